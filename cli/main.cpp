@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// llm-memory: the command-line front end. Flags are the settings keys; --help comes from the table.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_memory/config_json.hpp"
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/presets.hpp"
+#include "llm_memory/report.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+constexpr int exit_usage = 2;
+
+struct options {
+  settings values;
+  std::string config_path;
+  bool json = false;
+  bool help = false;
+  bool list_models = false;
+  bool list_gpus = false;
+  bool schema = false;
+};
+
+void print_help() {
+  fmt::print(
+      "llm-memory: GPU memory needed to train or run a large language model, per device.\n\n"
+      "Usage: llm-memory [--KEY VALUE ...] [--config config.json] [--json]\n"
+      "       llm-memory --list-models [--json] | --list-gpus [--json] | --schema\n\n"
+      "Settings (the same keys work as URL query keys and widget attributes):\n");
+  std::string_view group;
+  for (const auto& def : setting_table()) {
+    if (def.group != group) {
+      group = def.group;
+      fmt::print("\n  [{}]\n", group);
+    }
+    std::string accepted;
+    switch (def.kind) {
+      case setting_kind::choice: accepted = std::string(def.choices); break;
+      case setting_kind::flag: accepted = "on|off"; break;
+      case setting_kind::text: accepted = "text"; break;
+      default: accepted = std::string(to_string(def.kind)); break;
+    }
+    fmt::print("  --{:<32} {}\n  {:<34} {} (default: {}{}{})\n", def.key, accepted, "", def.doc,
+               def.default_value.empty() ? "none" : def.default_value, def.unit.empty() ? "" : ", unit: ",
+               def.unit);
+  }
+  fmt::print(
+      "\nOther flags:\n"
+      "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
+      "  --json              print one JSON object instead of the table\n"
+      "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
+      "  --schema            print the settings table as JSON\n"
+      "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
+}
+
+// Returns false (after printing) on a usage error.
+bool parse_args(int argc, char** argv, options& opt) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json") { opt.json = true; continue; }
+    if (arg == "--help" || arg == "-h") { opt.help = true; continue; }
+    if (arg == "--list-models") { opt.list_models = true; continue; }
+    if (arg == "--list-gpus") { opt.list_gpus = true; continue; }
+    if (arg == "--schema") { opt.schema = true; continue; }
+    if (!arg.starts_with("--")) {
+      fmt::print(stderr, "llm-memory: unexpected argument \"{}\"; settings are given as --key value\n", arg);
+      return false;
+    }
+    std::string key = arg.substr(2), value;
+    if (const auto eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key.resize(eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      fmt::print(stderr, "{}: missing value after --{}\n", key, key);
+      return false;
+    }
+    if (key == "config") { opt.config_path = value; continue; }
+    if (find_setting(key) == nullptr) {
+      fmt::print(stderr, "{}: unknown setting; see llm-memory --help\n", key);
+      return false;
+    }
+    const auto [it, inserted] = opt.values.emplace(key, value);
+    if (!inserted && it->second != value) {
+      fmt::print(stderr, "{}: given twice with different values (\"{}\" and \"{}\")\n", key, it->second, value);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string group_digits(double v) {
+  const std::string digits = fmt::format("{:.0f}", v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void print_table(const estimate_result& r) {
+  const bool gib = r.settings.units == "GiB";
+  const double unit = gib ? 1073741824.0 : 1e9;
+  const char* unit_name = gib ? "GiB" : "GB";
+  const auto& s = r.settings;
+  fmt::print("llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n",
+             s.model.empty() ? "custom model" : s.model, s.mode,
+             s.mode == "train" ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
+             s.devices == 1 ? "1 device" : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices,
+                                                        r.data_parallel, s.tp, s.pp, s.zero),
+             s.batch, s.seq);
+  fmt::print("parameters {} · trainable {}\n\n", group_digits(r.params), group_digits(r.trainable_params));
+  fmt::print("{:<58} {:>12}\n", fmt::format("per device{}", r.stage == "only" ? "" : " (" + r.stage + " stage)"),
+             unit_name);
+  for (const auto& b : r.buckets) {
+    fmt::print("{:<58} {:>12.2f}\n", b.label, b.bytes / unit);
+    for (const auto& i : b.items) fmt::print("  {:<56} {:>12.3f}   {}\n", i.name, i.bytes / unit, i.formula);
+  }
+  fmt::print("{:<58} {:>12.2f}\n", "Total", r.total_bytes / unit);
+  fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
+  if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
+  fmt::print("\n{}\n", r.fits ? "fits" : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit, unit_name));
+  for (const auto& note : r.notes) fmt::print("note: {}\n", note);
+}
+
+int list_models(bool json) {
+  if (json) fmt::print("[");
+  bool first = true;
+  for (const auto& p : model_presets()) {
+    auto r = estimate(settings{{"model", p.id}});
+    const double params = r.ok() ? r.value().params : 0;
+    if (json) {
+      fmt::print("{}\n  {{\"id\": \"{}\", \"name\": \"{}\", \"hf_repo\": \"{}\", \"params\": {:.0f}, \"official_params\": {}}}",
+                 first ? "" : ",", p.id, p.name, p.hf_repo, params, p.official_params);
+    } else {
+      fmt::print("{:<28} {:<28} {:>18}\n", p.id, p.name, group_digits(params));
+    }
+    first = false;
+  }
+  if (json) fmt::print("\n]\n");
+  return 0;
+}
+
+int list_gpus(bool json) {
+  if (json) fmt::print("[");
+  bool first = true;
+  for (const auto& g : gpu_presets()) {
+    if (json)
+      fmt::print("{}\n  {{\"id\": \"{}\", \"name\": \"{}\", \"memory_bytes\": {:.0f}}}", first ? "" : ",", g.id, g.name,
+                 g.memory_bytes);
+    else
+      fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
+    first = false;
+  }
+  if (json) fmt::print("\n]\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  if (!parse_args(argc, argv, opt)) return exit_usage;
+  if (opt.help) {
+    print_help();
+    return 0;
+  }
+  if (opt.schema) {
+    fmt::print("{}\n", settings_schema_json());
+    return 0;
+  }
+  if (opt.list_models) return list_models(opt.json);
+  if (opt.list_gpus) return list_gpus(opt.json);
+
+  settings config;
+  if (!opt.config_path.empty()) {
+    std::ifstream file(opt.config_path, std::ios::binary);
+    if (!file) {
+      fmt::print(stderr, "config: cannot read \"{}\"\n", opt.config_path);
+      return exit_usage;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    auto parsed = parse_config(text.str());
+    if (!parsed.ok()) {
+      for (const auto& e : parsed.errors()) fmt::print(stderr, "{}\n", to_string(e));
+      if (opt.json) fmt::print("{}\n", errors_to_json(parsed.errors()));
+      return exit_usage;
+    }
+    config = parsed.value();
+  }
+
+  const auto r = estimate(opt.values, config);
+  if (!r.ok()) {
+    for (const auto& e : r.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    if (opt.json) fmt::print("{}\n", errors_to_json(r.errors()));
+    return exit_usage;
+  }
+  if (opt.json)
+    fmt::print("{}\n", to_json(r.value()));
+  else
+    print_table(r.value());
+  return 0;
+}

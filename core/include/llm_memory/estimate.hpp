@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// The estimate: per-device bytes in buckets, each with its items and the formula behind them.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_memory/model.hpp"
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory {
+
+/// Bucket keys, in display order.
+inline constexpr std::array<std::string_view, 6> bucket_keys = {
+    "parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead"};
+
+/// One line inside a bucket.
+struct item {
+  std::string name;     ///< e.g. "fp32 master weights"
+  double bytes = 0;     ///< per device, whole bytes
+  std::string formula;  ///< how it was computed, with the numbers used
+};
+
+/// One bucket of device memory.
+struct bucket {
+  std::string key;       ///< one of bucket_keys
+  std::string label;     ///< display name
+  double bytes = 0;      ///< per device: the sum of the items
+  std::string includes;  ///< what the bucket covers
+  std::string assumes;   ///< what it assumes (and what it leaves out)
+  std::vector<item> items;
+};
+
+/// Result of estimate(): memory of the most-loaded device.
+struct estimate_result {
+  setting_values settings;     ///< every resolved setting
+  model_spec model;            ///< the architecture and its exact parameter count
+  double params = 0;           ///< total parameters (the `params` override when given)
+  double trainable_params = 0; ///< parameters that get gradients and optimizer state
+  std::vector<bucket> buckets; ///< in bucket_keys order; every bucket present (possibly 0 bytes)
+  double total_bytes = 0;      ///< per device, sum of the buckets
+  double gpu_memory_bytes = 0; ///< capacity of one device
+  double cpu_bytes = 0;        ///< host RAM for offloaded state (whole job's share per device)
+  std::int64_t data_parallel = 1;   ///< devices / (tp x pp)
+  std::int64_t effective_batch = 1; ///< batch x grad_accum x data_parallel, sequences per step
+  std::string stage;           ///< which pipeline stage is reported ("only", "first", "last")
+  bool fits = false;           ///< total_bytes <= gpu_memory_bytes
+  std::vector<std::string> notes;  ///< assumptions applied and settings that were ignored
+
+  /// Bytes of one bucket by key (0 for an unknown key).
+  [[nodiscard]] double bytes(std::string_view bucket_key) const;
+};
+
+/// Estimates from already-resolved settings (never fails).
+[[nodiscard]] estimate_result estimate(const setting_values& values);
+
+/// Resolves then estimates; errors name the setting.
+[[nodiscard]] result<estimate_result> estimate(const settings& explicit_values, const settings& config = {});
+
+/// Bytes per stored value of a dtype name (fp32 4, bf16 2, fp8 1, int4 0.5, nf4 4.5/8, q4_0 18/32 ...).
+[[nodiscard]] double dtype_bytes(std::string_view dtype, bool double_quant = false);
+
+}  // namespace llm_memory

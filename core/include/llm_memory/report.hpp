@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Machine-readable output shared by the CLI (--json) and the wasm API: one JSON shape everywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/result.hpp"
+
+namespace llm_memory {
+
+/// The estimate as a JSON object (byte values as integers, per device).
+[[nodiscard]] std::string to_json(const estimate_result& r, int indent = 2);
+
+/// {"ok": false, "errors": [{"setting": ..., "message": ...}]}
+[[nodiscard]] std::string errors_to_json(const std::vector<error>& errors, int indent = 2);
+
+/// The settings table as JSON: [{key, kind, default, min, max, choices, unit, group, doc}].
+[[nodiscard]] std::string settings_schema_json(int indent = 2);
+
+}  // namespace llm_memory

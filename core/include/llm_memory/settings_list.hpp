@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// THE settings table. Every input of llm-memory is one row here; CLI flags (--key), URL query keys
+// (?key=), widget attributes, form controls, JSON input/output and validation errors all come from it.
+// Keys follow Hugging Face config.json names where one exists.
+//
+// X(key, kind, default, min, max, choices, unit, group, doc)
+//   kind: integer | number | count (7e9, 7B, 0.5) | bytes (80GB, 80GiB, 8e10) | flag (on/off) | choice | text
+//   min/max bound numeric kinds (inclusive); choices is "a|b|c" for kind choice.
+// Adding a knob = one row here + its use in the estimate.
+#pragma once
+
+#define LLM_MEMORY_SETTINGS(X)                                                                                       \
+  /* ---- model ---- */                                                                                              \
+  X(model, text, "", 0, 0, "", "", "model",                                                                          \
+    "Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture")             \
+  X(params, count, "0", 0, 1e15, "", "parameters", "model",                                                          \
+    "Total parameter count (7e9, 7B); overrides the count computed from the architecture; 0 = compute it")           \
+  X(hidden_size, integer, "4096", 1, 1e6, "", "", "model", "Width of the residual stream (h)")                       \
+  X(num_hidden_layers, integer, "32", 1, 1e5, "", "layers", "model", "Number of transformer layers (L)")            \
+  X(num_attention_heads, integer, "32", 1, 1e5, "", "heads", "model", "Query heads per layer (a)")                   \
+  X(num_key_value_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                 \
+    "Key/value heads per layer (grouped-query attention); 0 = same as num_attention_heads")                          \
+  X(head_dim, integer, "0", 0, 1e5, "", "", "model", "Width of one attention head; 0 = hidden_size / heads")         \
+  X(intermediate_size, integer, "0", 0, 1e7, "", "", "model", "MLP inner width; 0 = 4 x hidden_size")                \
+  X(vocab_size, integer, "0", 0, 1e8, "", "tokens", "model",                                                         \
+    "Vocabulary size; 0 = unknown (no embedding, lm_head or logits are counted)")                                    \
+  X(tie_word_embeddings, flag, "off", 0, 0, "", "", "model", "lm_head shares the input embedding matrix")           \
+  X(max_position_embeddings, integer, "0", 0, 1e8, "", "tokens", "model",                                           \
+    "Rows of the learned position embedding (counted only when position_embedding = learned)")                      \
+  X(position_embedding, choice, "rope", 0, 0, "rope|learned|none", "", "model",                                      \
+    "How positions are encoded: rotary (no parameters), a learned table (GPT-2), or none")                          \
+  X(norm, choice, "layernorm", 0, 0, "layernorm|rmsnorm", "", "model",                                               \
+    "Normalisation: LayerNorm (weight + bias) or RMSNorm (weight only)")                                             \
+  X(norms_per_layer, integer, "2", 1, 4, "", "norms", "model",                                                       \
+    "Norms in each layer: 2 (pre-attention, pre-MLP), 4 (Gemma 2/3 add post-norms), 1 (Falcon parallel block)")     \
+  X(mlp, choice, "plain", 0, 0, "plain|gated", "", "model",                                                          \
+    "MLP shape: plain (up, act, down: 2 h i) or gated (SwiGLU/GeGLU: gate, up, down: 3 h i)")                      \
+  X(attention_bias, choice, "none", 0, 0, "none|qkv|all", "", "model",                                               \
+    "Biases on attention projections: none (Llama), qkv (Qwen2), all of q/k/v/o (GPT-2)")                           \
+  X(mlp_bias, flag, "off", 0, 0, "", "", "model", "Biases on the MLP projections (GPT-2)")                           \
+  X(qk_norm, choice, "none", 0, 0, "none|head|full", "", "model",                                                    \
+    "Norm on queries and keys: per head (Qwen3, Gemma 3: 2 head_dim weights) or full width (OLMo 2)")               \
+  X(dropout, flag, "on", 0, 0, "", "", "model",                                                                      \
+    "Dropout in training (GPT as in Korthikanti et al.; modern LLMs train without): saves 1-byte masks")            \
+  X(sliding_window, integer, "0", 0, 1e8, "", "tokens", "model",                                                     \
+    "Sliding-window attention span; 0 = every layer attends to the whole context")                                  \
+  X(sliding_window_pattern, integer, "0", 0, 1e5, "", "layers", "model",                                             \
+    "Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide")                   \
+  X(num_experts, integer, "0", 0, 1e5, "", "experts", "model", "Routed experts per MoE layer; 0 = dense model")    \
+  X(num_experts_per_tok, integer, "0", 0, 1e5, "", "experts", "model", "Experts each token is routed to (top-k)")  \
+  X(moe_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                                    \
+    "Inner width of one routed expert; 0 = intermediate_size")                                                        \
+  X(n_shared_experts, integer, "0", 0, 1e4, "", "experts", "model", "Always-active shared experts per MoE layer")   \
+  X(shared_expert_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                          \
+    "Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size")                     \
+  X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                              \
+    "The first k layers use a dense MLP instead of experts (DeepSeek)")                                               \
+  X(q_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the query compression; 0 = no compression")  \
+  X(kv_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the joint key/value latent; 0 = not MLA")   \
+  X(qk_nope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head query/key width without rotary part")  \
+  X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width")                \
+  X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width")                                  \
+  /* ---- workload ---- */                                                                                           \
+  X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")   \
+  X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device")                              \
+  X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                          \
+    "Tokens per sequence; for inference, the context held in the KV cache")                                          \
+  X(grad_accum, integer, "1", 1, 1e6, "", "micro-batches", "workload",                                              \
+    "Gradient accumulation steps: raises the effective batch, not activation memory")                                \
+  /* ---- fine-tuning ---- */                                                                                        \
+  X(finetune, choice, "full", 0, 0, "full|lora|qlora", "", "finetune",                                               \
+    "Full training, LoRA adapters on a frozen base, or QLoRA (NF4 base + LoRA)")                                     \
+  X(lora_rank, integer, "16", 1, 1e5, "", "", "finetune", "LoRA rank r")                                             \
+  X(lora_targets, text, "q_proj,v_proj", 0, 0, "", "", "finetune",                                                   \
+    "Comma-separated PEFT module names (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all-linear")   \
+  X(trainable_params, count, "1", 0, 1e15, "", "parameters", "finetune",                                             \
+    "For full training: trainable count (1e9) or fraction (0.1); 1 = all")                                           \
+  /* ---- precision & optimizer ---- */                                                                              \
+  X(weights_dtype, choice, "bf16", 0, 0,                                                                             \
+    "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k", "", "precision",                    \
+    "Storage format of the weights")                                                                                  \
+  X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)")    \
+  X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                       \
+    "Gradient storage; auto = the trainable weights' dtype")                                                         \
+  X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",           \
+    "Optimizer, which sets the number of states kept per trainable parameter")                                       \
+  X(optimizer_dtype, choice, "fp32", 0, 0, "fp32|bf16|fp16", "", "precision",                                        \
+    "Storage of the optimizer states (adamw_8bit ignores it)")                                                       \
+  X(master_weights, flag, "on", 0, 0, "", "", "precision",                                                           \
+    "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)")                                        \
+  X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash", "", "precision",                               \
+    "Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, "          \
+    "K/V repeated for GQA), sdpa or flash (no seq^2 term)")                                                          \
+  X(norm_upcast, flag, "off", 0, 0, "", "", "precision",                                                             \
+    "Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not)")              \
+  X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                         \
+    "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)")        \
+  X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                \
+    "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised")            \
+  X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                            \
+    "KV-cache storage; auto = the activation dtype")                                                                 \
+  /* ---- parallelism ---- */                                                                                        \
+  X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)")       \
+  X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                            \
+    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters")                \
+  X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (with sequence parallelism)")  \
+  X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)")             \
+  X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                            \
+    "Move optimizer state (and parameters, ZeRO-3) to CPU RAM")                                                      \
+  /* ---- device & overheads ---- */                                                                                 \
+  X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory")               \
+  X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)")       \
+  X(overhead, choice, "detailed", 0, 0, "none|factor|detailed", "", "device",                                        \
+    "Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items")                 \
+  X(overhead_factor, number, "1.2", 1, 10, "", "x weights", "device", "Multiplier on the weights for overhead = factor") \
+  X(cuda_context, bytes, "1GiB", 0, 1e12, "", "bytes", "device",                                                     \
+    "CUDA context and framework kernels, held before the model loads (peers use 650 MB to 1 GiB)")                  \
+  X(fragmentation, number, "5", 0, 100, "", "%", "device",                                                           \
+    "Allocator fragmentation reserve, as a percentage of the allocated buckets")                                      \
+  X(units, choice, "GB", 0, 0, "GB|GiB", "", "device", "Display units: decimal GB (1e9) or GiB (2^30)")

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+// The estimate. Every formula is documented, with its source, in docs/methodology.md.
+#include "llm_memory/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "llm_memory/presets.hpp"
+#include "text.hpp"
+
+namespace llm_memory {
+namespace {
+
+using detail::format_number;
+
+constexpr double fp32_bytes = 4;
+
+bool is_float_format(std::string_view dtype) { return dtype == "fp32" || dtype == "bf16" || dtype == "fp16"; }
+
+std::string n(double v) { return format_number(v); }
+
+// Everything the formulas need, derived once.
+struct context {
+  const setting_values& s;
+  const model_spec& m;
+  bool train = true;
+  double t = 1;                 // tensor-parallel degree
+  double dp = 1;                // data-parallel degree
+  double layers_on_stage = 0;   // layers held by the reported pipeline stage
+  double in_flight = 1;         // micro-batches whose activations the stage holds (1F1B)
+  bool first_stage = true;      // holds the embedding
+  bool last_stage = true;       // holds the final norm, lm_head and the loss
+  double act = 2;               // bytes per activation value
+  double tokens = 0;            // b x s of one micro-batch
+};
+
+struct builder {
+  bucket b;
+  void add(std::string name, double bytes, std::string formula) {
+    bytes = std::ceil(bytes);
+    b.bytes += bytes;
+    b.items.push_back({std::move(name), bytes, std::move(formula)});
+  }
+};
+
+// ---- parameters ------------------------------------------------------------------------------------------------
+
+struct stage_params {
+  double matrices = 0;     // weights a quantised format compresses (per device, after tp)
+  double kept_16bit = 0;   // embeddings, lm_head and norms a quantised format leaves in 16-bit
+  double total = 0;        // matrices + kept_16bit
+  double adapters = 0;     // LoRA parameters on this device
+  double largest_layer = 0;// one layer's parameters on this device (ZeRO-3 gathers)
+  double full_model = 0;   // whole model, for scaling
+};
+
+double adapter_params(const layer_params& layer, const setting_values& s) {
+  const bool all = s.lora_targets.find("all-linear") != std::string::npos;
+  double total = 0;
+  const auto targets = detail::split(s.lora_targets, ',');
+  for (const auto& l : layer.linears) {
+    const bool wanted = all || std::find(targets.begin(), targets.end(), l.name) != targets.end();
+    if (wanted) total += static_cast<double>(s.lora_rank) * (l.in_features + l.out_features) * l.copies;
+  }
+  return total;
+}
+
+stage_params count_stage(const context& c, double total_params) {
+  const auto& p = c.m.params;
+  const double layers = static_cast<double>(c.m.layers);
+  const double share = c.layers_on_stage / layers;
+  const double layer_norms =
+      static_cast<double>(p.dense_layers) * p.dense_layer.norms + static_cast<double>(p.moe_layers) * p.moe_layer.norms;
+  const double layer_all = static_cast<double>(p.dense_layers) * p.dense_layer.total() +
+                           static_cast<double>(p.moe_layers) * p.moe_layer.total();
+  stage_params sp;
+  sp.full_model = total_params;
+  double embed = c.first_stage ? p.embedding : 0;
+  double head = c.last_stage ? p.lm_head : 0;
+  // With a tied head split across stages, the last stage keeps its own copy of the embedding (Megatron).
+  if (c.last_stage && !c.first_stage && c.s.tie_word_embeddings) head = p.embedding;
+  double norms = share * layer_norms + (c.last_stage ? p.final_norm : 0);
+  double matrices = share * (layer_all - layer_norms);
+  if (c.s.params > 0) {
+    // A given total overrides the architecture: the layers take what embeddings and norms do not.
+    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms;
+    const double scale = c.s.params / std::max(1.0, p.total);
+    if (c.s.params >= fixed) {
+      matrices = share * (c.s.params - fixed);
+    } else {
+      embed *= scale, head *= scale, norms *= scale, matrices *= scale;
+    }
+  }
+  sp.matrices = matrices / c.t;
+  sp.kept_16bit = (embed + head) / c.t + norms;
+  sp.total = sp.matrices + sp.kept_16bit;
+  const double adapters_all = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, c.s) +
+                              static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, c.s);
+  sp.adapters = c.s.finetune == "full" ? 0 : share * adapters_all / c.t;
+  sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
+  return sp;
+}
+
+// ---- activations ------------------------------------------------------------------------------------------------
+
+struct layer_activations {
+  double linear_terms = 0;  // terms linear in s (bytes)
+  double square_terms = 0;  // terms in s^2 (attention scores)
+};
+
+// Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
+layer_activations layer_saved(const context& c, bool moe) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  const double T = c.tokens, h = m.hidden, B = c.act;
+  const double a = m.heads, d = m.head_dim;
+  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
+  const bool drop = s.dropout;
+  layer_activations out;
+  // Norm inputs (Korthikanti: 2sbh each), fp32 when the norm upcasts.
+  out.linear_terms += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes : B) * T * h;
+  // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
+  double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
+  if (m.mla) {
+    const auto qk = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
+    q_width = a * qk, kv_width = a * qk, v_width = a * static_cast<double>(s.v_head_dim), o_width = v_width;
+    out.linear_terms += B * T * static_cast<double>(s.q_lora_rank + s.kv_lora_rank);
+  } else if (s.attention == "eager" || s.attention == "sdpa") {
+    kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
+  }
+  out.linear_terms += B * T * (h + q_width + kv_width + v_width + o_width);
+  if (s.qk_norm != "none") out.linear_terms += B * T * (q_width + kv_width);
+  if (drop) out.linear_terms += T * h;
+  if (s.attention == "standard") {
+    out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
+  } else if (s.attention == "eager") {
+    out.square_terms += fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
+                        (drop ? (1 + B) * a * sq * sq * b : 0);
+  } else {
+    out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
+  }
+  // MLP (dense, or routed experts + shared experts).
+  auto mlp = [&](double tokens, double inner) {
+    return m.gated_mlp ? B * tokens * (h + 4 * inner) : B * tokens * (h + 2 * inner);
+  };
+  if (!moe) {
+    out.linear_terms += mlp(T, m.intermediate);
+  } else {
+    const auto k = static_cast<double>(s.num_experts_per_tok);
+    const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
+                                                                        : s.intermediate_size);
+    const double shared = s.shared_expert_intermediate_size > 0
+                              ? static_cast<double>(s.shared_expert_intermediate_size)
+                              : static_cast<double>(s.n_shared_experts) * inner;
+    out.linear_terms += B * T * h + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+    out.linear_terms += mlp(k * T, inner);
+    if (shared > 0) out.linear_terms += mlp(T, shared) - B * T * h;  // shares the MLP input
+  }
+  if (drop) out.linear_terms += T * h;
+  return out;
+}
+
+bucket activations_train(const context& c) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  builder out{{"activations", "Activations", 0,
+               "Tensors saved in the forward pass for the backward pass, for the micro-batches in flight, plus the "
+               "logits and cross-entropy peak at the start of the backward pass",
+               "Korthikanti et al. 2022 per-tensor count generalised to GQA, gated MLPs and MoE; sequence "
+               "parallelism divides by tp; intermediate buffers freed within an op are not counted",
+               {}}};
+  const double dense_share = static_cast<double>(m.params.dense_layers) / static_cast<double>(m.layers);
+  const layer_activations dense = layer_saved(c, false);
+  const layer_activations moe = m.params.moe_layers > 0 ? layer_saved(c, true) : dense;
+  const double per_layer_linear = dense_share * dense.linear_terms + (1 - dense_share) * moe.linear_terms;
+  const double per_layer_square = dense_share * dense.square_terms + (1 - dense_share) * moe.square_terms;
+  const double L = c.layers_on_stage, mb = c.in_flight, t = c.t;
+  const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
+  const double T = c.tokens, h = m.hidden, B = c.act;
+  if (s.recompute == "none") {
+    out.add("transformer layers", (per_layer_linear + per_layer_square) * L * mb / t,
+            n(L) + " layers x " + n((per_layer_linear + per_layer_square) / t) + " B per layer" + per_micro);
+  } else if (s.recompute == "selective") {
+    out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb / t,
+            n(L) + " layers x " + n(per_layer_linear / t) + " B per layer" + per_micro);
+  } else {
+    out.add("layer inputs (checkpoints)", B * T * h * L * mb / t,
+            n(L) + " layers x " + n(B) + " B x " + n(T) + " tokens x h " + n(h) + per_micro);
+    out.add("one layer recomputed during backward", (per_layer_linear + per_layer_square) / t,
+            "activations of one layer: " + n((per_layer_linear + per_layer_square) / t) + " B");
+  }
+  if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t, "1 B x tokens x h");
+  if (c.last_stage) {
+    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes : B) + B) * T * h / t,
+            "(norm input + lm_head input) x tokens x h");
+    if (m.vocab > 0) {
+      const double V = m.vocab;
+      if (s.fused_ce) {
+        out.add("logits (fused cross-entropy: not materialised)", 0, "chunked loss keeps no b x s x V tensor");
+      } else {
+        out.add("logits", B * T * V / t, n(B) + " B x " + n(T) + " tokens x V " + n(V));
+        out.add("log-softmax output (fp32, saved by the loss)", fp32_bytes * T * V / t, "4 B x tokens x V");
+        out.add("logits gradient (fp32, two buffers at the start of backward)", 2 * fp32_bytes * T * V / t,
+                "2 x 4 B x tokens x V");
+      }
+    }
+  }
+  if (s.finetune != "full") {
+    // LoRA: each adapted matrix saves the rank-r intermediate (A x) for the gradient of B.
+    double adapted = 0;
+    const auto all = s.lora_targets.find("all-linear") != std::string::npos;
+    const auto targets = detail::split(s.lora_targets, ',');
+    for (const auto& l : m.params.dense_layer.linears)
+      if (all || std::find(targets.begin(), targets.end(), l.name) != targets.end()) adapted += 1;
+    out.add("LoRA intermediates", B * T * static_cast<double>(s.lora_rank) * adapted * L * mb / t,
+            n(adapted) + " adapted matrices x r " + std::to_string(s.lora_rank) + " x tokens x " + n(B) + " B x " +
+                n(L) + " layers");
+  }
+  return out.b;
+}
+
+bucket activations_inference(const context& c) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  builder out{{"activations", "Activations", 0,
+               "Transient workspace of the largest layer during prefill of the whole context, plus the last "
+               "token's logits",
+               "Buffers are reused layer to layer (only one layer's transients live at once); the prompt is "
+               "processed in one pass",
+               {}}};
+  const double T = c.tokens, h = m.hidden, B = c.act, t = c.t;
+  const double a = m.heads, d = m.head_dim;
+  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
+  out.add("hidden states (residual + normalised)", 2 * B * T * h, "2 x " + n(B) + " B x tokens x h");
+  double scores = 0;
+  if (s.attention == "standard") scores = B * a * sq * sq * b / t;
+  if (s.attention == "eager") scores = (fp32_bytes + B) * a * sq * sq * b / t;
+  const double qkvo = B * T * (2 * a + 2 * m.kv_heads) * d / t;
+  const auto expert_tokens = m.params.moe_layers > 0 ? static_cast<double>(s.num_experts_per_tok) : 1.0;
+  const double inner = m.params.moe_layers > 0 && s.moe_intermediate_size > 0
+                           ? static_cast<double>(s.moe_intermediate_size)
+                           : m.intermediate;
+  const double mlp = B * T * expert_tokens * (m.gated_mlp ? 3 : 2) * inner / t;
+  if (qkvo + scores >= mlp)
+    out.add("attention workspace (largest transient)", qkvo + scores,
+            "q, k, v, output" + std::string(scores > 0 ? " + attention scores a x s^2 x b" : ""));
+  else
+    out.add("MLP workspace (largest transient)", mlp, "tokens x inner x " + n(B) + " B");
+  if (m.vocab > 0) out.add("last-token logits", (B + fp32_bytes) * b * m.vocab, "b x V x (16-bit + fp32)");
+  return out.b;
+}
+
+bucket kv_cache(const context& c) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  builder out{{"kv_cache", "KV cache", 0, "Keys and values of every cached token in every layer of this device",
+               "The cache is allocated for the full context (seq) and batch", {}}};
+  if (c.train) return out.b;
+  const double kv_bytes = s.kv_dtype == "auto" ? c.act : dtype_bytes(s.kv_dtype);
+  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), L = c.layers_on_stage;
+  if (m.mla) {
+    const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
+    out.add("MLA latent cache", L * b * sq * latent * kv_bytes,
+            n(L) + " layers x b x s x (kv_lora_rank + qk_rope_head_dim = " + n(latent) + ") x " + n(kv_bytes) + " B");
+    return out.b;
+  }
+  const double heads = std::max(1.0, m.kv_heads / c.t);
+  const double per_token_layer = 2 * heads * m.head_dim * kv_bytes;
+  double global_layers = L, sliding_layers = 0;
+  if (s.sliding_window > 0) {
+    global_layers = s.sliding_window_pattern > 0 ? std::floor(L / static_cast<double>(s.sliding_window_pattern)) : 0;
+    sliding_layers = L - global_layers;
+  }
+  if (global_layers > 0)
+    out.add("full-attention layers", global_layers * b * sq * per_token_layer,
+            "2 x " + n(global_layers) + " layers x b " + n(b) + " x s " + n(sq) + " x n_kv " + n(heads) +
+                " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  if (sliding_layers > 0) {
+    const double window = std::min(sq, static_cast<double>(s.sliding_window));
+    out.add("sliding-window layers", sliding_layers * b * window * per_token_layer,
+            "2 x " + n(sliding_layers) + " layers x b x min(s, " + std::to_string(s.sliding_window) + ") x n_kv " +
+                n(heads) + " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  }
+  return out.b;
+}
+
+// ---- one pipeline stage ----------------------------------------------------------------------------------------
+
+estimate_result estimate_stage(const setting_values& s, const model_spec& m, bool first, bool last) {
+  estimate_result r;
+  r.settings = s;
+  r.model = m;
+  const auto& p = m.params;
+  context c{s, m};
+  c.train = s.mode == "train";
+  c.t = static_cast<double>(s.tp);
+  c.dp = static_cast<double>(s.devices / (s.tp * s.pp));
+  c.layers_on_stage = std::ceil(static_cast<double>(m.layers) / static_cast<double>(s.pp));
+  c.first_stage = first;
+  c.last_stage = last;
+  c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
+  c.act = s.weights_dtype == "fp32" ? fp32_bytes : 2;
+  c.tokens = static_cast<double>(s.batch) * static_cast<double>(s.seq);
+  r.params = s.params > 0 ? s.params : p.total;
+  r.data_parallel = s.devices / (s.tp * s.pp);
+  r.effective_batch = s.batch * s.grad_accum * r.data_parallel;
+  r.stage = s.pp == 1 ? "only" : (first ? "first" : "last");
+
+  const stage_params sp = count_stage(c, r.params);
+  const bool lora = s.finetune != "full";
+  const bool quantised = !is_float_format(s.weights_dtype);
+  const double w = dtype_bytes(s.weights_dtype, s.double_quant);
+  const double kept_w = quantised ? 2 : w;
+  const double zero_params = s.zero >= 3 ? c.dp : 1;
+  const double zero_grads = s.zero >= 2 ? c.dp : 1;
+  const double zero_opt = s.zero >= 1 ? c.dp : 1;
+  const std::string shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
+
+  // Trainable parameters on this device.
+  double trainable_fraction = 1;
+  if (lora) {
+    r.trainable_params = sp.adapters * c.t * static_cast<double>(m.layers) / c.layers_on_stage;
+  } else {
+    trainable_fraction = s.trainable_params <= 1 ? s.trainable_params : s.trainable_params / r.params;
+    r.trainable_params = trainable_fraction * r.params;
+  }
+  if (!c.train) r.trainable_params = 0;
+  const double trainable_dev = lora ? sp.adapters : trainable_fraction * sp.total;
+  const std::string train_dtype = lora ? (quantised ? "bf16" : s.weights_dtype) : s.weights_dtype;
+  const double train_w = dtype_bytes(train_dtype);
+
+  // Parameters.
+  builder params{{"parameters", "Parameters", 0, "The weights held on this device",
+                  quantised ? "Quantised formats compress the layers' matrices; embeddings, lm_head and norms stay "
+                              "16-bit"
+                            : "Weights stored in " + s.weights_dtype,
+                  {}}};
+  const bool params_offloaded = s.offload == "optimizer+params";
+  double cpu = 0;
+  {
+    double base = quantised ? sp.matrices * w + sp.kept_16bit * kept_w : sp.total * w;
+    std::string formula = quantised ? n(sp.matrices) + " x " + n(w) + " B + " + n(sp.kept_16bit) + " x 2 B (kept 16-bit)"
+                                    : n(sp.total) + " x " + n(w) + " B";
+    if (c.t > 1) formula += " (tp " + std::to_string(s.tp) + ")";
+    base /= zero_params;
+    if (zero_params > 1) formula += shard;
+    if (params_offloaded) {
+      cpu += base;
+      params.add(lora ? "frozen base weights (offloaded to CPU)" : "weights (offloaded to CPU)", 0, formula + " on CPU");
+    } else {
+      params.add(lora ? "frozen base weights" : "weights", base, formula);
+    }
+    if (lora)
+      params.add("LoRA adapters", sp.adapters * train_w / zero_params,
+                 n(sp.adapters) + " adapter parameters x " + n(train_w) + " B");
+    if (s.zero >= 3 && c.dp > 1)
+      params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * sp.largest_layer * kept_w,
+                 "2 x largest layer " + n(sp.largest_layer) + " x " + n(kept_w) + " B");
+  }
+
+  builder grads{{"gradients", "Gradients", 0, "One gradient per trainable parameter",
+                 "Gradients of the frozen base are never stored; buckets for reduction are not counted", {}}};
+  builder opt{{"optimizer", "Optimizer state", 0, "Optimizer states and the fp32 master copy of trainable weights",
+               "Per trainable parameter; states of frozen weights do not exist", {}}};
+  if (c.train) {
+    const std::string g_dtype = s.grads_dtype == "auto" ? train_dtype : s.grads_dtype;
+    const double g = dtype_bytes(g_dtype);
+    grads.add(g_dtype + " gradients", trainable_dev * g / zero_grads,
+              n(trainable_dev) + " trainable x " + n(g) + " B" + (zero_grads > 1 ? shard : ""));
+    const double o = dtype_bytes(s.optimizer_dtype);
+    const bool to_cpu = s.offload != "none";
+    auto add_opt = [&](std::string name, double bytes, std::string formula) {
+      bytes /= zero_opt;
+      if (zero_opt > 1) formula += shard;
+      if (to_cpu) {
+        cpu += std::ceil(bytes);
+        opt.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
+      } else {
+        opt.add(std::move(name), bytes, std::move(formula));
+      }
+    };
+    if (s.master_weights && train_w < fp32_bytes)
+      add_opt("fp32 master weights", trainable_dev * fp32_bytes, n(trainable_dev) + " x 4 B");
+    const std::string od = s.optimizer_dtype;
+    if (s.optimizer == "adamw") {
+      add_opt(od + " Adam first moment (m)", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
+      add_opt(od + " Adam second moment (v)", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
+    } else if (s.optimizer == "adamw_8bit") {
+      const double per = 1 + fp32_bytes / 256;
+      add_opt("8-bit Adam moments (m, v) + block scales", 2 * trainable_dev * per,
+              "2 x " + n(trainable_dev) + " x (1 B + 4 B absmax per 256-value block)");
+    } else if (s.optimizer == "sgd_momentum") {
+      add_opt(od + " momentum", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
+    } else if (s.optimizer == "lion") {
+      add_opt(od + " Lion momentum", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
+    } else if (s.optimizer == "adafactor") {
+      // Factored second moment: a row and a column vector per matrix (Shazeer & Stern 2018).
+      auto layer_factored = [&](const layer_params& layer) {
+        double f = layer.norms + (layer.router > 0 ? m.hidden + static_cast<double>(s.num_experts) : 0);
+        for (const auto& l : layer.linears)
+          f += lora ? 2 * static_cast<double>(s.lora_rank) + l.in_features + l.out_features
+                    : (l.in_features + l.out_features + l.bias) * l.copies;
+        return f;
+      };
+      const double factored = static_cast<double>(p.dense_layers) * layer_factored(p.dense_layer) +
+                              static_cast<double>(p.moe_layers) * layer_factored(p.moe_layer);
+      const double full = lora ? 0
+                               : (p.embedding > 0 ? m.vocab + m.hidden : 0) + (p.lm_head > 0 ? m.vocab + m.hidden : 0) +
+                                     p.final_norm;
+      const double share = r.trainable_params > 0 ? trainable_dev / r.trainable_params : 0;
+      add_opt(od + " Adafactor factored second moment", (factored + full) * share * trainable_fraction * o,
+              "(rows + columns of each matrix) x " + n(o) + " B");
+    }
+  }
+
+  bucket act = c.train ? activations_train(c) : activations_inference(c);
+  bucket kv = kv_cache(c);
+
+  r.buckets = {params.b, grads.b, opt.b, act, kv};
+  double allocated = 0;
+  for (const auto& b : r.buckets) allocated += b.bytes;
+
+  builder over{{"overhead", "Overhead", 0, "Memory the runtime takes beyond the tensors above",
+                "Estimates of runtime behaviour, not arithmetic: change the defaults to match your stack", {}}};
+  if (s.overhead == "factor") {
+    over.add("overhead factor on the weights", (s.overhead_factor - 1) * r.buckets[0].bytes,
+             "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
+  } else if (s.overhead == "detailed") {
+    over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
+    over.add("allocator fragmentation reserve", allocated * s.fragmentation / 100,
+             n(s.fragmentation) + " % of " + n(allocated) + " B");
+  }
+  r.buckets.push_back(over.b);
+  r.total_bytes = allocated + over.b.bytes;
+  r.gpu_memory_bytes = s.gpu_memory;
+  r.cpu_bytes = cpu;
+  r.fits = r.total_bytes <= r.gpu_memory_bytes;
+  return r;
+}
+
+}  // namespace
+
+double estimate_result::bytes(std::string_view bucket_key) const {
+  for (const auto& b : buckets)
+    if (b.key == bucket_key) return b.bytes;
+  return 0;
+}
+
+double dtype_bytes(std::string_view dtype, bool double_quant) {
+  if (dtype == "fp32") return 4;
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp8" || dtype == "int8") return 1;
+  if (dtype == "int4") return 0.5;
+  // NF4: 4-bit codes + one fp32 absmax per 64 weights; double quantisation stores the absmax in 8 bits with
+  // one fp32 scale per 256 blocks (Dettmers et al. 2023, QLoRA section 3).
+  if (dtype == "nf4") return double_quant ? (4 + 8.0 / 64 + 32.0 / (64 * 256)) / 8 : (4 + 32.0 / 64) / 8;
+  // GGUF block layouts (llama.cpp ggml-common.h): bytes per block / weights per block.
+  if (dtype == "q8_0") return 34.0 / 32;
+  if (dtype == "q4_0") return 18.0 / 32;
+  if (dtype == "q6_k") return 210.0 / 256;
+  if (dtype == "q5_k_m") return 176.0 / 256;
+  if (dtype == "q4_k_m") return 144.0 / 256;
+  if (dtype == "q3_k_m") return 110.0 / 256;
+  if (dtype == "q2_k") return 84.0 / 256;
+  return 2;
+}
+
+estimate_result estimate(const setting_values& values) {
+  const model_spec m = make_model(values);
+  if (values.pp == 1) return estimate_stage(values, m, true, true);
+  estimate_result first = estimate_stage(values, m, true, false);
+  estimate_result last = estimate_stage(values, m, false, true);
+  return first.total_bytes >= last.total_bytes ? first : last;
+}
+
+result<estimate_result> estimate(const settings& explicit_values, const settings& config) {
+  auto resolved = resolve(explicit_values, config);
+  if (!resolved.ok()) return resolved.errors();
+  const setting_values& s = resolved.value();
+  const model_spec m = make_model(s);
+  constexpr double exact_limit = 9007199254740992.0;  // 2^53: parameter counts stay exact integers
+  if (m.params.total > exact_limit)
+    return error{"hidden_size", "the architecture has " + format_number(m.params.total) +
+                                    " parameters, more than 2^53; reduce hidden_size or num_hidden_layers"};
+  const double total = s.params > 0 ? s.params : m.params.total;
+  if (s.finetune == "full" && s.trainable_params > 1 && s.trainable_params > total)
+    return error{"trainable_params", "must not exceed the model's " + format_number(total) + " parameters, got " +
+                                         format_number(s.trainable_params)};
+  if (s.mode == "train" && s.finetune == "full" && !is_float_format(s.weights_dtype))
+    return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + s.weights_dtype +
+                                      "\"; use finetune=lora or qlora for a quantised base"};
+  return estimate(s);
+}
+
+}  // namespace llm_memory

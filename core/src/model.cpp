@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// Exact parameter counting from the architecture. Formulas: docs/methodology.md, "Parameters".
+#include "llm_memory/model.hpp"
+
+namespace llm_memory {
+namespace {
+
+double norm_params(const setting_values& s, double width) { return s.norm == "layernorm" ? 2 * width : width; }
+
+void add(layer_params& layer, std::string name, double in, double out, double copies, bool bias, bool routed = false) {
+  layer.linears.push_back({std::move(name), in, out, copies, bias ? out : 0, routed});
+}
+
+double sum(const layer_params& layer, bool routed_only) {
+  double n = 0;
+  for (const auto& l : layer.linears)
+    if (!routed_only || l.routed) n += (l.in_features * l.out_features + l.bias) * l.copies;
+  return n;
+}
+
+// q/k/v/o (or MLA) projections of one layer; returns the q/k norm parameters.
+double add_attention(const setting_values& s, const model_spec& m, layer_params& layer) {
+  const double h = m.hidden;
+  const bool qkv_bias = s.attention_bias != "none";
+  const bool o_bias = s.attention_bias == "all";
+  if (m.mla) {
+    const auto qk_head = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
+    const auto q_rank = static_cast<double>(s.q_lora_rank);
+    const auto kv_rank = static_cast<double>(s.kv_lora_rank);
+    if (s.q_lora_rank > 0) {
+      add(layer, "q_a_proj", h, q_rank, 1, false);
+      add(layer, "q_b_proj", q_rank, m.heads * qk_head, 1, false);
+    } else {
+      add(layer, "q_proj", h, m.heads * qk_head, 1, false);
+    }
+    add(layer, "kv_a_proj_with_mqa", h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
+    add(layer, "kv_b_proj", kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1, false);
+    add(layer, "o_proj", m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
+    // q_a_layernorm and kv_a_layernorm (RMSNorm weights).
+    return (s.q_lora_rank > 0 ? q_rank : 0) + kv_rank;
+  }
+  add(layer, "q_proj", h, m.heads * m.head_dim, 1, qkv_bias);
+  add(layer, "k_proj", h, m.kv_heads * m.head_dim, 1, qkv_bias);
+  add(layer, "v_proj", h, m.kv_heads * m.head_dim, 1, qkv_bias);
+  add(layer, "o_proj", m.heads * m.head_dim, h, 1, o_bias);
+  if (s.qk_norm == "head") return norm_params(s, m.head_dim) * 2;
+  if (s.qk_norm == "full") return norm_params(s, m.heads * m.head_dim) + norm_params(s, m.kv_heads * m.head_dim);
+  return 0;
+}
+
+void add_mlp(const setting_values& s, layer_params& layer, double h, double inner, double copies, bool routed) {
+  const bool bias = s.mlp_bias;
+  if (s.mlp == "gated") {
+    add(layer, "gate_proj", h, inner, copies, bias, routed);
+    add(layer, "up_proj", h, inner, copies, bias, routed);
+  } else {
+    add(layer, "up_proj", h, inner, copies, bias, routed);
+  }
+  add(layer, "down_proj", inner, h, copies, bias, routed);
+}
+
+layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
+  layer_params layer;
+  const double qk_norms = add_attention(s, m, layer);
+  layer.attention = sum(layer, false) + qk_norms;
+  if (!moe) {
+    add_mlp(s, layer, m.hidden, m.intermediate, 1, false);
+  } else {
+    const auto expert_inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
+                                                                                : s.intermediate_size);
+    add_mlp(s, layer, m.hidden, expert_inner, static_cast<double>(s.num_experts), true);
+    const double shared_inner = s.shared_expert_intermediate_size > 0
+                                    ? static_cast<double>(s.shared_expert_intermediate_size)
+                                    : static_cast<double>(s.n_shared_experts) * expert_inner;
+    if (shared_inner > 0) add_mlp(s, layer, m.hidden, shared_inner, 1, false);
+    layer.router = m.hidden * static_cast<double>(s.num_experts);
+    const double per_expert = sum(layer, true) / static_cast<double>(s.num_experts);
+    layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
+  }
+  layer.mlp = sum(layer, false) - layer.attention + qk_norms;
+  layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(s, m.hidden);
+  return layer;
+}
+
+}  // namespace
+
+model_spec make_model(const setting_values& s) {
+  model_spec m;
+  m.hidden = static_cast<double>(s.hidden_size);
+  m.layers = s.num_hidden_layers;
+  m.heads = static_cast<double>(s.num_attention_heads);
+  m.kv_heads = static_cast<double>(s.num_key_value_heads > 0 ? s.num_key_value_heads : s.num_attention_heads);
+  m.head_dim = s.head_dim > 0 ? static_cast<double>(s.head_dim) : m.hidden / m.heads;
+  m.intermediate = s.intermediate_size > 0 ? static_cast<double>(s.intermediate_size) : 4 * m.hidden;
+  m.vocab = static_cast<double>(s.vocab_size);
+  m.gated_mlp = s.mlp == "gated";
+  m.mla = s.kv_lora_rank > 0;
+
+  param_breakdown& p = m.params;
+  p.embedding = m.vocab * m.hidden;
+  if (s.position_embedding == "learned") p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
+  p.lm_head = s.tie_word_embeddings ? 0 : m.vocab * m.hidden;
+  p.final_norm = norm_params(s, m.hidden);
+  const bool moe = s.num_experts > 0;
+  p.moe_layers = moe ? s.num_hidden_layers - s.first_k_dense_replace : 0;
+  p.dense_layers = s.num_hidden_layers - p.moe_layers;
+  p.dense_layer = make_layer(s, m, false);
+  if (moe) p.moe_layer = make_layer(s, m, true);
+  const auto dense = static_cast<double>(p.dense_layers);
+  const auto sparse = static_cast<double>(p.moe_layers);
+  p.total = p.embedding + p.lm_head + p.final_norm + dense * p.dense_layer.total() + sparse * p.moe_layer.total();
+  p.active = p.total - sparse * p.moe_layer.routed_inactive;
+  return m;
+}
+
+}  // namespace llm_memory

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "text.hpp"
+
+namespace llm_memory {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Byte counts are whole numbers; beyond 2^63 (absurd inputs) they stay finite doubles.
+json whole(double v) {
+  if (std::isfinite(v) && std::fabs(v) < 9.2e18) return static_cast<std::int64_t>(std::llround(v));
+  return v;
+}
+
+json layer_json(const layer_params& layer) {
+  json j = {{"attention", whole(layer.attention)}, {"mlp", whole(layer.mlp)}, {"norms", whole(layer.norms)}};
+  if (layer.router > 0) j["router"] = whole(layer.router);
+  j["total"] = whole(layer.total());
+  return j;
+}
+
+}  // namespace
+
+std::string to_json(const estimate_result& r, int indent) {
+  json bytes = json::object();
+  for (const auto& b : r.buckets) bytes[b.key] = whole(b.bytes);
+  bytes["total"] = whole(r.total_bytes);
+
+  json buckets = json::array();
+  for (const auto& b : r.buckets) {
+    json items = json::array();
+    for (const auto& i : b.items) items.push_back({{"name", i.name}, {"bytes", whole(i.bytes)}, {"formula", i.formula}});
+    buckets.push_back({{"key", b.key}, {"label", b.label}, {"bytes", whole(b.bytes)}, {"includes", b.includes},
+                       {"assumes", b.assumes}, {"items", items}});
+  }
+  const auto& p = r.model.params;
+  json breakdown = {{"embedding", whole(p.embedding)},
+                    {"lm_head", whole(p.lm_head)},
+                    {"final_norm", whole(p.final_norm)},
+                    {"dense_layers", p.dense_layers},
+                    {"dense_layer", layer_json(p.dense_layer)}};
+  if (p.moe_layers > 0) {
+    breakdown["moe_layers"] = p.moe_layers;
+    breakdown["moe_layer"] = layer_json(p.moe_layer);
+  }
+  breakdown["total"] = whole(p.total);
+  breakdown["active"] = whole(p.active);
+
+  json settings_json = json::object();
+  for (const auto& [key, value] : to_settings(r.settings)) settings_json[key] = value;
+
+  json out = {{"ok", true},
+              {"params", whole(r.params)},
+              {"trainable_params", whole(r.trainable_params)},
+              {"bytes", bytes},
+              {"cpu_bytes", whole(r.cpu_bytes)},
+              {"devices", r.settings.devices},
+              {"data_parallel", r.data_parallel},
+              {"effective_batch", r.effective_batch},
+              {"stage", r.stage},
+              {"fits", r.fits},
+              {"gpu_memory", whole(r.gpu_memory_bytes)},
+              {"buckets", buckets},
+              {"param_breakdown", breakdown},
+              {"notes", r.notes},
+              {"settings", settings_json}};
+  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string errors_to_json(const std::vector<error>& errors, int indent) {
+  json list = json::array();
+  for (const auto& e : errors) list.push_back({{"setting", e.setting}, {"message", e.message}});
+  return json{{"ok", false}, {"errors", list}}.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string settings_schema_json(int indent) {
+  json list = json::array();
+  for (const auto& def : setting_table()) {
+    json row = {{"key", def.key}, {"kind", to_string(def.kind)}, {"default", def.default_value}};
+    if (def.kind == setting_kind::integer || def.kind == setting_kind::number || def.kind == setting_kind::count ||
+        def.kind == setting_kind::bytes) {
+      row["min"] = def.min_value;
+      row["max"] = def.max_value;
+    }
+    if (def.kind == setting_kind::choice) {
+      json choices = json::array();
+      for (auto c : detail::split(def.choices, '|')) choices.push_back(c);
+      row["choices"] = choices;
+    }
+    row["unit"] = def.unit;
+    row["group"] = def.group;
+    row["doc"] = def.doc;
+    list.push_back(row);
+  }
+  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace llm_memory

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+
+#include "llm_memory/presets.hpp"
+#include "text.hpp"
+
+namespace llm_memory {
+namespace {
+
+using detail::format_number;
+using detail::quoted;
+
+constexpr std::array table = {
+#define LLM_MEMORY_ROW(key, kind, def, lo, hi, choices, unit, group, doc) \
+  setting_def{#key, setting_kind::kind, def, lo, hi, choices, unit, group, doc},
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_ROW)
+#undef LLM_MEMORY_ROW
+};
+
+constexpr std::size_t max_text_length = 256;
+
+// A plain decimal number: digits, one point, optional exponent. No inf, nan, hex or spaces.
+bool parse_decimal(std::string_view text, double& out) {
+  if (text.empty() || text.size() > 64) return false;
+  bool digit = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9')
+      digit = true;
+    else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
+      return false;
+  }
+  if (!digit) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  out = std::strtod(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size() && std::isfinite(out);
+}
+
+struct suffix {
+  std::string_view text;
+  double scale;
+};
+
+// Longest suffixes first so "GiB" is not read as "B".
+constexpr std::array count_suffixes = {suffix{"k", 1e3}, suffix{"m", 1e6}, suffix{"b", 1e9}, suffix{"t", 1e12}};
+constexpr std::array byte_suffixes = {
+    suffix{"kib", 1024.0}, suffix{"mib", 1048576.0}, suffix{"gib", 1073741824.0}, suffix{"tib", 1099511627776.0},
+    suffix{"kb", 1e3},     suffix{"mb", 1e6},        suffix{"gb", 1e9},           suffix{"tb", 1e12},
+    suffix{"pb", 1e15},    suffix{"b", 1.0}};
+
+template <std::size_t N>
+bool parse_scaled(std::string_view text, const std::array<suffix, N>& suffixes, double& out) {
+  const std::string low = detail::lower(text);
+  for (const auto& s : suffixes) {
+    if (low.size() > s.text.size() && low.ends_with(s.text)) {
+      double v = 0;
+      if (!parse_decimal(detail::trim(std::string_view(low).substr(0, low.size() - s.text.size())), v)) return false;
+      out = v * s.scale;
+      return std::isfinite(out);
+    }
+  }
+  return parse_decimal(low, out);
+}
+
+std::string range_text(const setting_def& def) {
+  return "from " + format_number(def.min_value) + " to " + format_number(def.max_value);
+}
+
+error bad(const setting_def& def, std::string_view what, std::string_view text) {
+  return {std::string(def.key), std::string(what) + ", got " + quoted(text)};
+}
+
+// The table's spelling of `value`, matched case-insensitively ("gib" -> "GiB"); empty when not a choice.
+std::string_view canonical_choice(const setting_def& def, std::string_view value) {
+  const std::string low = detail::lower(value);
+  for (auto option : detail::split(def.choices, '|'))
+    if (detail::lower(option) == low) return option;
+  return {};
+}
+
+// Parses `text` into the field for `def`; returns the error when it does not fit the row.
+template <class T>
+std::optional<error> assign(const setting_def& def, std::string_view raw, T& field) {
+  const std::string_view text = detail::trim(raw);
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (def.kind == setting_kind::choice) {
+      const std::string_view option = canonical_choice(def, text);
+      if (option.empty()) return bad(def, "must be one of " + std::string(def.choices), raw);
+      field = std::string(option);
+    } else {
+      if (text.size() > max_text_length)
+        return bad(def, "must be at most " + std::to_string(max_text_length) + " characters", raw);
+      field = std::string(text);
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    const std::string low = detail::lower(text);
+    if (low == "on" || low == "true" || low == "yes" || low == "1")
+      field = true;
+    else if (low == "off" || low == "false" || low == "no" || low == "0")
+      field = false;
+    else
+      return bad(def, "must be on or off", raw);
+  } else {
+    auto parsed = parse_number(def, text);
+    if (!parsed.ok()) return parsed.errors().front();
+    field = static_cast<T>(parsed.value());
+  }
+  return std::nullopt;
+}
+
+// Applies one layer of raw values onto `values`, collecting errors.
+void apply(const settings& layer, setting_values& values, std::vector<error>& errors, std::string_view origin) {
+  for (const auto& [key, text] : layer) {
+    const setting_def* def = find_setting(key);
+    if (def == nullptr) {
+      errors.push_back({key, "unknown setting" + std::string(origin)});
+      continue;
+    }
+    std::optional<error> problem;
+#define LLM_MEMORY_ASSIGN(k, ...) \
+  if (key == #k) problem = assign(*def, text, values.k);
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_ASSIGN)
+#undef LLM_MEMORY_ASSIGN
+    if (problem) {
+      problem->message += origin;
+      errors.push_back(std::move(*problem));
+    }
+  }
+}
+
+void check_consistency(const setting_values& v, const settings& explicit_values, std::vector<error>& errors) {
+  auto fail = [&](std::string setting, std::string message) { errors.push_back({std::move(setting), std::move(message)}); };
+  const auto kv = v.num_key_value_heads == 0 ? v.num_attention_heads : v.num_key_value_heads;
+  if (kv > v.num_attention_heads)
+    fail("num_key_value_heads", "must not exceed num_attention_heads (" + std::to_string(v.num_attention_heads) +
+                                    "), got " + std::to_string(kv));
+  else if (v.num_attention_heads % kv != 0)
+    fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) +
+                                    "), got " + std::to_string(kv));
+  if (v.head_dim == 0 && v.kv_lora_rank == 0 && v.hidden_size % v.num_attention_heads != 0)
+    fail("head_dim", "hidden_size " + std::to_string(v.hidden_size) + " is not divisible by num_attention_heads " +
+                         std::to_string(v.num_attention_heads) + "; give head_dim explicitly");
+  if (v.num_experts > 0 && (v.num_experts_per_tok < 1 || v.num_experts_per_tok > v.num_experts))
+    fail("num_experts_per_tok", "must be from 1 to num_experts (" + std::to_string(v.num_experts) + "), got " +
+                                    std::to_string(v.num_experts_per_tok));
+  if (v.first_k_dense_replace > v.num_hidden_layers)
+    fail("first_k_dense_replace", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
+  if (v.kv_lora_rank > 0 && (v.qk_rope_head_dim < 1 || v.v_head_dim < 1 || v.qk_nope_head_dim < 1))
+    fail("kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
+  if (v.devices % (v.tp * v.pp) != 0)
+    fail("devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
+                        std::to_string(v.devices));
+  if (v.pp > v.num_hidden_layers)
+    fail("pp", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
+                   std::to_string(v.pp));
+  if (v.num_attention_heads % v.tp != 0)
+    fail("tp", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " +
+                   std::to_string(v.tp));
+  if (v.offload == "optimizer+params" && v.zero != 3)
+    fail("offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
+  if (v.finetune != "full") {
+    static constexpr std::array<std::string_view, 8> modules = {"q_proj", "k_proj",    "v_proj",  "o_proj",
+                                                               "gate_proj", "up_proj", "down_proj", "all-linear"};
+    for (auto name : detail::split(v.lora_targets, ','))
+      if (std::find(modules.begin(), modules.end(), name) == modules.end()) {
+        fail("lora_targets", "unknown module " + quoted(name) +
+                                 "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
+        break;
+      }
+  }
+  if (v.finetune == "qlora" && explicit_values.contains("weights_dtype") && v.weights_dtype != "nf4")
+    fail("weights_dtype", "QLoRA stores the base in nf4; got " + quoted(v.weights_dtype));
+}
+
+}  // namespace
+
+std::string_view to_string(setting_kind kind) {
+  switch (kind) {
+    case setting_kind::integer: return "integer";
+    case setting_kind::number: return "number";
+    case setting_kind::count: return "count";
+    case setting_kind::bytes: return "bytes";
+    case setting_kind::flag: return "flag";
+    case setting_kind::choice: return "choice";
+    case setting_kind::text: return "text";
+  }
+  return "text";
+}
+
+std::span<const setting_def> setting_table() { return table; }
+
+const setting_def* find_setting(std::string_view key) {
+  for (const auto& def : table)
+    if (def.key == key) return &def;
+  return nullptr;
+}
+
+result<double> parse_number(const setting_def& def, std::string_view raw) {
+  const std::string_view text = detail::trim(raw);
+  double v = 0;
+  bool ok = false;
+  std::string expected;
+  switch (def.kind) {
+    case setting_kind::integer:
+      ok = parse_decimal(text, v) && v == std::floor(v);
+      expected = "must be an integer " + range_text(def);
+      break;
+    case setting_kind::number:
+      ok = parse_decimal(text, v);
+      expected = "must be a number " + range_text(def);
+      break;
+    case setting_kind::count:
+      ok = parse_scaled(text, count_suffixes, v);
+      expected = "must be a count like 7e9 or 7B (or a fraction up to 1) " + range_text(def);
+      break;
+    case setting_kind::bytes:
+      ok = parse_scaled(text, byte_suffixes, v);
+      v = std::round(v);
+      expected = "must be a size like 80GB, 80GiB or a byte count, " + range_text(def) + " bytes";
+      break;
+    default:
+      return bad(def, "is not numeric", raw);
+  }
+  if (!ok || v < def.min_value || v > def.max_value) return bad(def, expected, raw);
+  return v;
+}
+
+result<setting_values> resolve(const settings& explicit_values, const settings& config) {
+  std::vector<error> errors;
+  setting_values values;
+  settings defaults;
+  for (const auto& def : table) defaults.emplace(def.key, def.default_value);
+  apply(defaults, values, errors, "");
+
+  const auto model_it = explicit_values.find("model");
+  const std::string model_id =
+      detail::lower(detail::trim(model_it != explicit_values.end() ? model_it->second : std::string()));
+  if (!model_id.empty()) {
+    if (const model_preset* preset = find_model(model_id))
+      apply(preset->fields, values, errors, " (from model preset)");
+    else
+      errors.push_back({"model", "unknown model " + quoted(model_id) + "; list them with --list-models"});
+  }
+  apply(config, values, errors, " (from config.json)");
+  apply(explicit_values, values, errors, "");
+  values.model = model_id;
+
+  const auto gpu_it = explicit_values.find("gpu");
+  if (gpu_it != explicit_values.end() && !detail::trim(gpu_it->second).empty()) {
+    values.gpu = detail::lower(detail::trim(gpu_it->second));
+    if (const gpu_preset* gpu = find_gpu(values.gpu)) {
+      if (!explicit_values.contains("gpu_memory")) values.gpu_memory = gpu->memory_bytes;
+    } else {
+      errors.push_back({"gpu", "unknown GPU " + quoted(values.gpu) + "; list them with --list-gpus"});
+    }
+  }
+  if (values.finetune == "qlora") values.weights_dtype = "nf4";
+  if (errors.empty()) check_consistency(values, explicit_values, errors);
+  if (!errors.empty()) return errors;
+  return values;
+}
+
+settings to_settings(const setting_values& values) {
+  settings out;
+  auto text = [](const auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>)
+      return v;
+    else if constexpr (std::is_same_v<T, bool>)
+      return std::string(v ? "on" : "off");
+    else
+      return format_number(static_cast<double>(v));
+  };
+#define LLM_MEMORY_TEXT(k, ...) out.emplace(#k, text(values.k));
+  LLM_MEMORY_SETTINGS(LLM_MEMORY_TEXT)
+#undef LLM_MEMORY_TEXT
+  return out;
+}
+
+}  // namespace llm_memory

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/estimate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "../random_settings.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+double total(settings s) {
+  auto r = estimate(s);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
+  return r.ok() ? r.value().total_bytes : 0;
+}
+
+TEST(estimate, totals_grow_with_batch_seq_and_layers) {
+  for (const char* mode : {"train", "inference"}) {
+    settings base{{"model", "llama-2-7b"}, {"mode", mode}};
+    double previous = 0;
+    for (int batch : {1, 2, 4, 8}) {
+      auto s = base;
+      s["batch"] = std::to_string(batch);
+      const double t = total(s);
+      EXPECT_GT(t, previous) << mode << " batch " << batch;
+      previous = t;
+    }
+    previous = 0;
+    for (int seq : {128, 512, 2048, 8192}) {
+      auto s = base;
+      s["seq"] = std::to_string(seq);
+      const double t = total(s);
+      EXPECT_GT(t, previous) << mode << " seq " << seq;
+      previous = t;
+    }
+    previous = 0;
+    for (int layers : {1, 2, 16, 32}) {
+      auto s = base;
+      s["num_hidden_layers"] = std::to_string(layers);
+      const double t = total(s);
+      EXPECT_GT(t, previous) << mode << " layers " << layers;
+      previous = t;
+    }
+  }
+}
+
+TEST(estimate, buckets_sum_to_total_and_items_to_buckets) {
+  auto r = estimate(settings{{"model", "meta-llama-3-8b"}, {"devices", "8"}, {"zero", "3"}});
+  ASSERT_TRUE(r.ok());
+  double sum = 0;
+  for (const auto& b : r.value().buckets) {
+    double items = 0;
+    for (const auto& i : b.items) items += i.bytes;
+    EXPECT_EQ(items, b.bytes) << b.key;
+    sum += b.bytes;
+  }
+  EXPECT_EQ(sum, r.value().total_bytes);
+  ASSERT_EQ(r.value().buckets.size(), bucket_keys.size());
+  for (std::size_t i = 0; i < bucket_keys.size(); ++i) EXPECT_EQ(r.value().buckets[i].key, bucket_keys[i]);
+}
+
+TEST(estimate, random_valid_settings_give_finite_non_negative_results) {
+  std::mt19937_64 rng(20261202);
+  int valid = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const settings s = llm_memory::testing::random_settings(rng);
+    const auto r = estimate(s);
+    if (!r.ok()) continue;
+    ++valid;
+    const auto& e = r.value();
+    ASSERT_TRUE(std::isfinite(e.total_bytes)) << i;
+    ASSERT_GE(e.total_bytes, 0) << i;
+    ASSERT_TRUE(std::isfinite(e.cpu_bytes) && e.cpu_bytes >= 0) << i;
+    for (const auto& b : e.buckets)
+      for (const auto& it : b.items) ASSERT_TRUE(std::isfinite(it.bytes) && it.bytes >= 0) << b.key << " " << it.name;
+  }
+  EXPECT_GT(valid, 1500);
+}
+
+// Korthikanti et al. 2022, Table 2: with tensor and sequence parallelism every per-layer term divides by t.
+TEST(estimate, tensor_parallel_divides_layer_activations) {
+  settings s{{"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"}};
+  auto one = estimate(s);
+  s["tp"] = "8";
+  s["devices"] = "8";
+  auto eight = estimate(s);
+  ASSERT_TRUE(one.ok() && eight.ok());
+  EXPECT_EQ(one.value().buckets[3].items[0].bytes, 30601641984);
+  EXPECT_EQ(eight.value().buckets[3].items[0].bytes, 30601641984 / 8);
+}
+
+// Selective recompute drops the 5as/h term: 34 sbh L = 34 x 2048 x 4096 x 32 = 9,126,805,504 B.
+// Full recompute keeps 2 sbh per layer (2 x 2048 x 4096 x 32 = 536,870,912) plus one layer (956,301,312).
+TEST(estimate, recompute_levels_match_korthikanti) {
+  settings s{{"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"}};
+  s["recompute"] = "selective";
+  auto sel = estimate(s);
+  s["recompute"] = "full";
+  auto full = estimate(s);
+  ASSERT_TRUE(sel.ok() && full.ok());
+  EXPECT_EQ(sel.value().buckets[3].items[0].bytes, 9126805504);
+  EXPECT_EQ(full.value().buckets[3].items[0].bytes, 536870912);
+  EXPECT_EQ(full.value().buckets[3].items[1].bytes, 956301312);
+}
+
+// KV cache = 2 x L x b x s x n_kv x head_dim x 2 B. Llama 2 7B at 4096 tokens: 2*32*4096*32*128*2 = 2,147,483,648.
+TEST(estimate, kv_cache_follows_gqa) {
+  auto r = estimate(settings{{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().bytes("kv_cache"), 2147483648.0);
+  r = estimate(settings{{"model", "meta-llama-3-8b"}, {"mode", "inference"}, {"seq", "4096"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().bytes("kv_cache"), 2147483648.0 / 4);
+}
+
+TEST(estimate, cross_setting_errors_name_the_setting) {
+  auto r = estimate(settings{{"params", "7e9"}, {"trainable_params", "8e9"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "trainable_params");
+  r = estimate(settings{{"weights_dtype", "q4_0"}, {"mode", "train"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "weights_dtype");
+}
+
+}  // namespace

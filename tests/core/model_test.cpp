@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "llm_memory/settings.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+setting_values resolved(const settings& s) {
+  auto r = resolve(s);
+  EXPECT_TRUE(r.ok());
+  return r.value();
+}
+
+// GPT-2 small by hand: wte 50257*768 = 38,597,376; wpe 1024*768 = 786,432; per layer 2 LayerNorms 2*1536,
+// c_attn 768*2304 + 2304, c_proj 768*768 + 768, c_fc 768*3072 + 3072, mlp c_proj 3072*768 + 768 = 7,087,872;
+// x 12 = 85,054,464; ln_f 1,536. Total 124,439,808 (the published "124M").
+TEST(model, gpt2_small_exact_count) {
+  const auto m = make_model(resolved({{"hidden_size", "768"}, {"num_hidden_layers", "12"}, {"num_attention_heads", "12"},
+                                      {"vocab_size", "50257"}, {"max_position_embeddings", "1024"},
+                                      {"position_embedding", "learned"}, {"tie_word_embeddings", "on"},
+                                      {"attention_bias", "all"}, {"mlp_bias", "on"}}));
+  EXPECT_EQ(m.params.embedding, 38597376 + 786432);
+  EXPECT_EQ(m.params.lm_head, 0);
+  EXPECT_EQ(m.params.dense_layer.total(), 7087872);
+  EXPECT_EQ(m.params.total, 124439808);
+}
+
+// Llama 2 7B by hand: embeddings 32000*4096 twice (untied) = 262,144,000; per layer 4*4096^2 + 3*4096*11008
+// + 2*4096 = 202,383,360; x 32 = 6,476,267,520; final norm 4096. Total 6,738,415,616.
+TEST(model, llama2_7b_exact_count) {
+  const auto m = make_model(resolved({{"hidden_size", "4096"}, {"num_hidden_layers", "32"}, {"num_attention_heads", "32"},
+                                      {"intermediate_size", "11008"}, {"vocab_size", "32000"}, {"norm", "rmsnorm"},
+                                      {"mlp", "gated"}, {"dropout", "off"}}));
+  EXPECT_EQ(m.params.dense_layer.attention, 4.0 * 4096 * 4096);
+  EXPECT_EQ(m.params.dense_layer.mlp, 3.0 * 4096 * 11008);
+  EXPECT_EQ(m.params.total, 6738415616);
+}
+
+// Grouped-query attention: k and v project to n_kv * head_dim = 8 * 128 = 1024, so attention is
+// 2*4096*4096 + 2*4096*1024 = 41,943,040 per layer (Llama 3 8B).
+TEST(model, gqa_narrows_k_and_v) {
+  const auto m = make_model(resolved({{"hidden_size", "4096"}, {"num_attention_heads", "32"},
+                                      {"num_key_value_heads", "8"}, {"norm", "rmsnorm"}, {"mlp", "gated"}}));
+  EXPECT_EQ(m.params.dense_layer.attention, 41943040);
+}
+
+// Mixture of experts: active = total - (E - k) experts per MoE layer.
+TEST(model, moe_active_parameters) {
+  const auto m = make_model(resolved({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+                                      {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"},
+                                      {"num_experts", "8"}, {"num_experts_per_tok", "2"}}));
+  const double expert = 3.0 * 64 * 128;
+  EXPECT_EQ(m.params.moe_layer.mlp, 8 * expert);
+  EXPECT_EQ(m.params.moe_layer.router, 64 * 8);
+  EXPECT_EQ(m.params.total - m.params.active, 2 * 6 * expert);
+}
+
+}  // namespace
