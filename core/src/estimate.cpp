@@ -46,35 +46,42 @@ struct builder {
 // ---- parameters ------------------------------------------------------------------------------------------------
 
 struct stage_params {
-  double matrices = 0;     // weights a quantised format compresses (per device, after tp)
-  double kept_16bit = 0;   // embeddings, lm_head and norms a quantised format leaves in 16-bit
-  double total = 0;        // matrices + kept_16bit
-  double adapters = 0;     // LoRA parameters on this device
-  double largest_layer = 0;// one layer's parameters on this device (ZeRO-3 gathers)
-  double full_model = 0;   // whole model, for scaling
+  double matrices = 0;      // linear-layer weights (and their biases) on this device, after tp
+  double matrix_rows = 0;   // output rows of those matrices (per-row quantisation scales)
+  double embed = 0;         // input embedding on this device
+  double head = 0;          // lm_head on this device (0 when tied and on the same stage)
+  double norms = 0;         // norm weights (replicated across tp)
+  double adapters = 0;      // LoRA parameters on this device
+  double largest_layer = 0; // one layer's parameters on this device (ZeRO-3 gathers)
+  [[nodiscard]] double total() const { return matrices + embed + head + norms; }
 };
 
-double adapter_params(const layer_params& layer, const setting_values& s) {
-  const bool all = s.lora_targets.find("all-linear") != std::string::npos;
-  double total = 0;
+bool targeted(const setting_values& s, std::string_view name) {
+  if (s.lora_targets.find("all-linear") != std::string::npos) return true;
   const auto targets = detail::split(s.lora_targets, ',');
-  for (const auto& l : layer.linears) {
-    const bool wanted = all || std::find(targets.begin(), targets.end(), l.name) != targets.end();
-    if (wanted) total += static_cast<double>(s.lora_rank) * (l.in_features + l.out_features) * l.copies;
-  }
+  return std::find(targets.begin(), targets.end(), name) != targets.end();
+}
+
+double adapter_params(const layer_params& layer, const setting_values& s) {
+  double total = 0;
+  for (const auto& l : layer.linears)
+    if (targeted(s, l.name)) total += static_cast<double>(s.lora_rank) * (l.in_features + l.out_features) * l.copies;
   return total;
 }
 
-stage_params count_stage(const context& c, double total_params) {
+double rows(const layer_params& layer) {
+  double n = 0;
+  for (const auto& l : layer.linears) n += l.out_features * l.copies;
+  return n;
+}
+
+stage_params count_stage(const context& c) {
   const auto& p = c.m.params;
-  const double layers = static_cast<double>(c.m.layers);
-  const double share = c.layers_on_stage / layers;
-  const double layer_norms =
-      static_cast<double>(p.dense_layers) * p.dense_layer.norms + static_cast<double>(p.moe_layers) * p.moe_layer.norms;
-  const double layer_all = static_cast<double>(p.dense_layers) * p.dense_layer.total() +
-                           static_cast<double>(p.moe_layers) * p.moe_layer.total();
+  const auto dense = static_cast<double>(p.dense_layers), sparse = static_cast<double>(p.moe_layers);
+  const double share = c.layers_on_stage / static_cast<double>(c.m.layers);
+  const double layer_norms = dense * p.dense_layer.norms + sparse * p.moe_layer.norms;
+  const double layer_all = dense * p.dense_layer.total() + sparse * p.moe_layer.total();
   stage_params sp;
-  sp.full_model = total_params;
   double embed = c.first_stage ? p.embedding : 0;
   double head = c.last_stage ? p.lm_head : 0;
   // With a tied head split across stages, the last stage keeps its own copy of the embedding (Megatron).
@@ -84,21 +91,104 @@ stage_params count_stage(const context& c, double total_params) {
   if (c.s.params > 0) {
     // A given total overrides the architecture: the layers take what embeddings and norms do not.
     const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms;
-    const double scale = c.s.params / std::max(1.0, p.total);
     if (c.s.params >= fixed) {
       matrices = share * (c.s.params - fixed);
     } else {
+      const double scale = c.s.params / std::max(1.0, p.total);
       embed *= scale, head *= scale, norms *= scale, matrices *= scale;
     }
   }
   sp.matrices = matrices / c.t;
-  sp.kept_16bit = (embed + head) / c.t + norms;
-  sp.total = sp.matrices + sp.kept_16bit;
-  const double adapters_all = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, c.s) +
-                              static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, c.s);
+  sp.matrix_rows = share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) / c.t;
+  sp.embed = embed / c.t;
+  sp.head = head / c.t;
+  sp.norms = norms;
+  const double adapters_all = dense * adapter_params(p.dense_layer, c.s) + sparse * adapter_params(p.moe_layer, c.s);
   sp.adapters = c.s.finetune == "full" ? 0 : share * adapters_all / c.t;
   sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
   return sp;
+}
+
+// GGUF block layouts (llama.cpp ggml-common.h): bytes per block / weights per block.
+double gguf_type_bytes(std::string_view type) {
+  if (type == "Q2_K") return 84.0 / 256;
+  if (type == "Q3_K") return 110.0 / 256;
+  if (type == "Q4_K") return 144.0 / 256;
+  if (type == "Q5_K") return 176.0 / 256;
+  if (type == "Q6_K") return 210.0 / 256;
+  if (type == "Q8_0") return 34.0 / 32;
+  return 18.0 / 32;  // Q4_0
+}
+
+// llama.cpp gives a few layers more bits: the first and last eighth and every third layer between.
+bool use_more_bits(std::int64_t i, std::int64_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// The tensor type llama.cpp's quantiser picks for one matrix of layer i (llama_tensor_get_type, for dense
+// non-Falcon models; the 70B and 8-expert special cases are not modelled).
+std::string_view gguf_matrix_type(const setting_values& s, const model_spec& m, std::string_view name,
+                                  std::int64_t i) {
+  const std::string& f = s.weights_dtype;
+  const std::int64_t n = m.layers;
+  const std::string_view base = f == "q2_k" ? "Q2_K" : f == "q3_k_m" ? "Q3_K" : f == "q4_k_m" ? "Q4_K"
+                              : f == "q5_k_m" ? "Q5_K" : f == "q6_k" ? "Q6_K" : f == "q8_0" ? "Q8_0" : "Q4_0";
+  if (name == "v_proj") {
+    if (f == "q2_k") return m.heads / m.kv_heads >= 4 ? "Q4_K" : "Q3_K";
+    if (f == "q3_k_m") return i < 2 ? "Q5_K" : "Q4_K";
+    if ((f == "q4_k_m" || f == "q5_k_m") && use_more_bits(i, n)) return "Q6_K";
+  } else if (name == "down_proj") {
+    if (f == "q2_k") return "Q3_K";
+    if (f == "q3_k_m") return i < n / 16 ? "Q5_K" : "Q4_K";
+    if ((f == "q4_k_m" || f == "q5_k_m") && use_more_bits(i, n)) return "Q6_K";
+  } else if (name == "o_proj") {
+    if (f == "q2_k") return "Q3_K";
+    if (f == "q3_k_m") return "Q4_K";
+  }
+  return base;
+}
+
+struct weight_storage {
+  double bytes = 0;     // per device, before ZeRO sharding
+  std::string formula;  // how
+};
+
+// Bytes of the stored weights in the chosen format. Quantised formats compress the linear layers only:
+// bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit; GGUF keeps norms in fp32 and stores the
+// output matrix in Q6_K (Q8_0 for q8_0).
+weight_storage store_weights(const context& c, const stage_params& sp) {
+  const auto& s = c.s;
+  const std::string& f = s.weights_dtype;
+  const double others = sp.embed + sp.head + sp.norms;
+  if (is_float_format(f)) {
+    const double w = dtype_bytes(f);
+    return {sp.total() * w, n(sp.total()) + " x " + n(w) + " B"};
+  }
+  if (f == "nf4" || f == "fp8" || f == "int4") {
+    const double w = dtype_bytes(f, s.double_quant);
+    return {sp.matrices * w + others * 2,
+            n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) + " embedding/norm weights x 2 B"};
+  }
+  if (f == "int8") {
+    return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
+            n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
+  }
+  // GGUF: average bytes per matrix weight over every layer's tensor types.
+  const auto& p = c.m.params;
+  double weights = 0, bytes = 0;
+  for (std::int64_t i = 0; i < c.m.layers; ++i) {
+    const layer_params& layer = i < p.dense_layers ? p.dense_layer : p.moe_layer;
+    for (const auto& l : layer.linears) {
+      const double count = l.in_features * l.out_features * l.copies;
+      weights += count;
+      bytes += count * gguf_type_bytes(gguf_matrix_type(s, c.m, l.name, i));
+    }
+  }
+  const double per_matrix_weight = weights > 0 ? bytes / weights : gguf_type_bytes("Q4_0");
+  const bool tied_output = sp.head == 0 && s.tie_word_embeddings;
+  const double output_type = gguf_type_bytes(f == "q8_0" ? "Q8_0" : "Q6_K");
+  const double embed_type = tied_output ? output_type : gguf_type_bytes(gguf_matrix_type(s, c.m, "embed", 0));
+  return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * output_type + sp.norms * fp32_bytes,
+          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + f + " mix) + embedding " + n(sp.embed) +
+              " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(output_type) + " B + norms x 4 B"};
 }
 
 // ---- activations ------------------------------------------------------------------------------------------------
@@ -117,8 +207,10 @@ layer_activations layer_saved(const context& c, bool moe) {
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
   layer_activations out;
-  // Norm inputs (Korthikanti: 2sbh each), fp32 when the norm upcasts.
-  out.linear_terms += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes : B) * T * h;
+  // Norm inputs (Korthikanti: 2sbh each). An upcasting norm (Hugging Face's eager RMSNorm) instead saves its
+  // input cast to fp32 and the normalised value cast back, which the weight multiply keeps (measured:
+  // docs/validation.md).
+  out.linear_terms += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes + B : B) * T * h;
   // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
   double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
   if (m.mla) {
@@ -191,8 +283,9 @@ bucket activations_train(const context& c) {
   }
   if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t, "1 B x tokens x h");
   if (c.last_stage) {
-    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes : B) + B) * T * h / t,
-            "(norm input + lm_head input) x tokens x h");
+    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes + B : B) + B) * T * h / t,
+            s.norm_upcast ? "(fp32 norm input + normalised + lm_head input) x tokens x h"
+                          : "(norm input + lm_head input) x tokens x h");
     if (m.vocab > 0) {
       const double V = m.vocab;
       if (s.fused_ce) {
@@ -306,56 +399,58 @@ estimate_result estimate_stage(const setting_values& s, const model_spec& m, boo
   r.effective_batch = s.batch * s.grad_accum * r.data_parallel;
   r.stage = s.pp == 1 ? "only" : (first ? "first" : "last");
 
-  const stage_params sp = count_stage(c, r.params);
+  const stage_params sp = count_stage(c);
   const bool lora = s.finetune != "full";
   const bool quantised = !is_float_format(s.weights_dtype);
-  const double w = dtype_bytes(s.weights_dtype, s.double_quant);
-  const double kept_w = quantised ? 2 : w;
   const double zero_params = s.zero >= 3 ? c.dp : 1;
   const double zero_grads = s.zero >= 2 ? c.dp : 1;
   const double zero_opt = s.zero >= 1 ? c.dp : 1;
   const std::string shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
 
-  // Trainable parameters on this device.
+  // Trainable parameters, in the whole model and on this device.
   double trainable_fraction = 1;
   if (lora) {
-    r.trainable_params = sp.adapters * c.t * static_cast<double>(m.layers) / c.layers_on_stage;
+    r.trainable_params = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, s) +
+                         static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, s);
   } else {
     trainable_fraction = s.trainable_params <= 1 ? s.trainable_params : s.trainable_params / r.params;
     r.trainable_params = trainable_fraction * r.params;
   }
   if (!c.train) r.trainable_params = 0;
-  const double trainable_dev = lora ? sp.adapters : trainable_fraction * sp.total;
-  const std::string train_dtype = lora ? (quantised ? "bf16" : s.weights_dtype) : s.weights_dtype;
+  const double trainable_dev = lora ? sp.adapters : trainable_fraction * sp.total();
+  // LoRA adapters live in the compute dtype (bf16 over a quantised base).
+  const std::string train_dtype = lora && quantised ? "bf16" : s.weights_dtype;
   const double train_w = dtype_bytes(train_dtype);
+  const double gather_w = quantised ? 2 : dtype_bytes(s.weights_dtype);
 
   // Parameters.
   builder params{{"parameters", "Parameters", 0, "The weights held on this device",
-                  quantised ? "Quantised formats compress the layers' matrices; embeddings, lm_head and norms stay "
-                              "16-bit"
-                            : "Weights stored in " + s.weights_dtype,
+                  quantised ? "Quantised formats compress the linear layers; embeddings, lm_head and norms keep "
+                              "higher precision (16-bit; GGUF: norms fp32, output Q6_K)"
+                            : "Weights stored in " + s.weights_dtype + "; tensor parallelism splits matrices and "
+                                                                       "embeddings, norms are replicated",
                   {}}};
   const bool params_offloaded = s.offload == "optimizer+params";
   double cpu = 0;
   {
-    double base = quantised ? sp.matrices * w + sp.kept_16bit * kept_w : sp.total * w;
-    std::string formula = quantised ? n(sp.matrices) + " x " + n(w) + " B + " + n(sp.kept_16bit) + " x 2 B (kept 16-bit)"
-                                    : n(sp.total) + " x " + n(w) + " B";
+    const weight_storage stored = store_weights(c, sp);
+    std::string formula = stored.formula;
     if (c.t > 1) formula += " (tp " + std::to_string(s.tp) + ")";
-    base /= zero_params;
     if (zero_params > 1) formula += shard;
+    const double base = stored.bytes / zero_params;
+    const std::string name = lora ? "frozen base weights" : "weights";
     if (params_offloaded) {
-      cpu += base;
-      params.add(lora ? "frozen base weights (offloaded to CPU)" : "weights (offloaded to CPU)", 0, formula + " on CPU");
+      cpu += std::ceil(base);
+      params.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
     } else {
-      params.add(lora ? "frozen base weights" : "weights", base, formula);
+      params.add(name, base, formula);
     }
-    if (lora)
+    if (lora && c.train)
       params.add("LoRA adapters", sp.adapters * train_w / zero_params,
-                 n(sp.adapters) + " adapter parameters x " + n(train_w) + " B");
+                 n(sp.adapters) + " adapter parameters x " + n(train_w) + " B" + (zero_params > 1 ? shard : ""));
     if (s.zero >= 3 && c.dp > 1)
-      params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * sp.largest_layer * kept_w,
-                 "2 x largest layer " + n(sp.largest_layer) + " x " + n(kept_w) + " B");
+      params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * sp.largest_layer * gather_w,
+                 "2 x largest layer " + n(sp.largest_layer) + " x " + n(gather_w) + " B");
   }
 
   builder grads{{"gradients", "Gradients", 0, "One gradient per trainable parameter",
@@ -396,10 +491,15 @@ estimate_result estimate_stage(const setting_values& s, const model_spec& m, boo
     } else if (s.optimizer == "adafactor") {
       // Factored second moment: a row and a column vector per matrix (Shazeer & Stern 2018).
       auto layer_factored = [&](const layer_params& layer) {
+        if (lora) {
+          double f = 0;
+          for (const auto& l : layer.linears)
+            if (targeted(s, l.name))
+              f += (2 * static_cast<double>(s.lora_rank) + l.in_features + l.out_features) * l.copies;
+          return f;
+        }
         double f = layer.norms + (layer.router > 0 ? m.hidden + static_cast<double>(s.num_experts) : 0);
-        for (const auto& l : layer.linears)
-          f += lora ? 2 * static_cast<double>(s.lora_rank) + l.in_features + l.out_features
-                    : (l.in_features + l.out_features + l.bias) * l.copies;
+        for (const auto& l : layer.linears) f += (l.in_features + l.out_features + l.bias) * l.copies;
         return f;
       };
       const double factored = static_cast<double>(p.dense_layers) * layer_factored(p.dense_layer) +
@@ -427,10 +527,42 @@ estimate_result estimate_stage(const setting_values& s, const model_spec& m, boo
              "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
   } else if (s.overhead == "detailed") {
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
+    if (c.train && c.dp > 1) {
+      // Gradient communication needs buffers beyond the gradients themselves. PyTorch DDP (zero 0) copies
+      // every gradient into its flat buckets unless gradient_as_bucket_view=True; DeepSpeed ZeRO reduces
+      // through reduce_bucket_size = 5e8 elements (and ZeRO-1/2 all-gather updated weights through
+      // allgather_bucket_size = 5e8), capped here at the size of what they carry.
+      const std::string g_dtype = s.grads_dtype == "auto" ? train_dtype : s.grads_dtype;
+      const double g = dtype_bytes(g_dtype);
+      constexpr double bucket_elements = 5e8;
+      if (s.zero == 0) {
+        over.add("DDP gradient buckets", trainable_dev * g, "a flat copy of the " + n(trainable_dev) + " gradients x " +
+                                                               n(g) + " B (gradient_as_bucket_view=False)");
+      } else {
+        over.add("ZeRO reduce bucket", std::min(bucket_elements, trainable_dev) * g,
+                 "min(5e8, trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
+        if (s.zero <= 2)
+          over.add("ZeRO all-gather bucket", std::min(bucket_elements, trainable_dev) * train_w,
+                   "min(5e8, trainable) x " + n(train_w) + " B (DeepSpeed allgather_bucket_size)");
+      }
+    }
     over.add("allocator fragmentation reserve", allocated * s.fragmentation / 100,
              n(s.fragmentation) + " % of " + n(allocated) + " B");
   }
   r.buckets.push_back(over.b);
+
+  auto note = [&](std::string text) { r.notes.push_back(std::move(text)); };
+  if (!c.train && lora) note("finetune is ignored for inference: the base weights are estimated as stored");
+  if (c.train && lora && s.trainable_params != 1)
+    note("trainable_params is ignored with LoRA: the adapters' shapes give the trainable count");
+  if (c.train && s.pp > 1 && s.grad_accum < s.pp)
+    note("pp > grad_accum: the 1F1B pipeline is not full (" + std::to_string(s.grad_accum) + " of " +
+         std::to_string(s.pp) + " micro-batches in flight)");
+  if (s.params > 0 && !is_float_format(s.weights_dtype))
+    note("params overrides the architecture: embeddings and norms are still taken from the architecture");
+  if (!c.train && m.mla) note("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
+  if (!is_float_format(s.weights_dtype) && s.weights_dtype.starts_with("q"))
+    note("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not modelled");
   r.total_bytes = allocated + over.b.bytes;
   r.gpu_memory_bytes = s.gpu_memory;
   r.cpu_bytes = cpu;
@@ -465,12 +597,16 @@ double dtype_bytes(std::string_view dtype, bool double_quant) {
   return 2;
 }
 
-estimate_result estimate(const setting_values& values) {
+std::vector<estimate_result> estimate_stages(const setting_values& values) {
   const model_spec m = make_model(values);
-  if (values.pp == 1) return estimate_stage(values, m, true, true);
-  estimate_result first = estimate_stage(values, m, true, false);
-  estimate_result last = estimate_stage(values, m, false, true);
-  return first.total_bytes >= last.total_bytes ? first : last;
+  if (values.pp == 1) return {estimate_stage(values, m, true, true)};
+  return {estimate_stage(values, m, true, false), estimate_stage(values, m, false, true)};
+}
+
+estimate_result estimate(const setting_values& values) {
+  std::vector<estimate_result> stages = estimate_stages(values);
+  if (stages.size() == 1 || stages[0].total_bytes >= stages[1].total_bytes) return std::move(stages[0]);
+  return std::move(stages[1]);
 }
 
 result<estimate_result> estimate(const settings& explicit_values, const settings& config) {

@@ -57,6 +57,10 @@ struct estimate_result {
 /// Estimates from already-resolved settings (never fails).
 [[nodiscard]] estimate_result estimate(const setting_values& values);
 
+/// Every pipeline stage that can be the most loaded: one with pp = 1, else the first and the last.
+/// estimate() reports the larger; the sweep (sweep.hpp) lowers each one separately.
+[[nodiscard]] std::vector<estimate_result> estimate_stages(const setting_values& values);
+
 /// Resolves then estimates; errors name the setting.
 [[nodiscard]] result<estimate_result> estimate(const settings& explicit_values, const settings& config = {});
 
