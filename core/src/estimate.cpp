@@ -582,7 +582,8 @@ double dtype_bytes(std::string_view dtype, bool double_quant) {
   if (dtype == "fp32") return 4;
   if (dtype == "bf16" || dtype == "fp16") return 2;
   if (dtype == "fp8" || dtype == "int8") return 1;
-  if (dtype == "int4") return 0.5;
+  // GPTQ/AWQ-style int4: groups of 128 weights share an fp16 scale and a 4-bit zero point.
+  if (dtype == "int4") return (4.0 * 128 + 16 + 4) / 128 / 8;
   // NF4: 4-bit codes + one fp32 absmax per 64 weights; double quantisation stores the absmax in 8 bits with
   // one fp32 scale per 256 blocks (Dettmers et al. 2023, QLoRA section 3).
   if (dtype == "nf4") return double_quant ? (4 + 8.0 / 64 + 32.0 / (64 * 256)) / 8 : (4 + 32.0 / 64) / 8;
