@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Exact parameter counting from the architecture. Formulas: docs/methodology.md, "Parameters".
+// Exact parameter counting from the architecture. Formulas per family: docs/models.md.
 #include "llm_memory/model.hpp"
 
 namespace llm_memory {
@@ -73,7 +73,10 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
                                     ? static_cast<double>(s.shared_expert_intermediate_size)
                                     : static_cast<double>(s.n_shared_experts) * expert_inner;
     if (shared_inner > 0) add_mlp(s, layer, m.hidden, shared_inner, 1, false);
-    layer.router = m.hidden * static_cast<double>(s.num_experts);
+    // Router: one h-wide row per expert, plus DeepSeek-V3's per-expert score-correction bias and
+    // Qwen2-MoE's h-wide shared_expert_gate (modeling_deepseek_v3.py, modeling_qwen2_moe.py).
+    const auto experts = static_cast<double>(s.num_experts);
+    layer.router = m.hidden * experts + (s.router_bias ? experts : 0) + (s.shared_expert_gate ? m.hidden : 0);
     const double per_expert = sum(layer, true) / static_cast<double>(s.num_experts);
     layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
   }

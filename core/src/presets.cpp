@@ -54,6 +54,7 @@ std::vector<gpu_preset> load_gpus() {
     p.id = str(g, "id");
     p.name = str(g, "name");
     p.source = str(g, "source");
+    p.note = str(g, "note");
     if (const auto it = g.find("memory_bytes"); it != g.end() && it->is_number()) p.memory_bytes = it->get<double>();
     out.push_back(std::move(p));
   }

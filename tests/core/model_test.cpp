@@ -59,4 +59,46 @@ TEST(model, moe_active_parameters) {
   EXPECT_EQ(m.params.total - m.params.active, 2 * 6 * expert);
 }
 
+// q/k norms: per head (Qwen3, Gemma 3) is two head_dim-wide RMSNorm weights; full width (OLMo 2) norms all
+// query heads (a x head_dim) and all key heads (n_kv x head_dim). With h 64, a 4, n_kv 2, head_dim 32:
+// attention 64 x 128 + 2 x 64 x 64 + 128 x 64 = 24,576; head norms + 64; full norms + 128 + 64.
+TEST(model, qk_norm_variants) {
+  const settings base{{"hidden_size", "64"}, {"num_attention_heads", "4"}, {"num_key_value_heads", "2"},
+                      {"head_dim", "32"}, {"norm", "rmsnorm"}, {"mlp", "gated"}};
+  auto with = [&](const char* qk) {
+    settings s = base;
+    s["qk_norm"] = qk;
+    return make_model(resolved(s)).params.dense_layer.attention;
+  };
+  EXPECT_EQ(with("none"), 24576);
+  EXPECT_EQ(with("head"), 24576 + 64);
+  EXPECT_EQ(with("full"), 24576 + 128 + 64);
+}
+
+// Router extras: DeepSeek-V3's score-correction bias adds one value per expert; Qwen2-MoE's shared_expert_gate
+// adds one h-wide row. h 64, 8 experts: 512, + 8, + 64.
+TEST(model, router_bias_and_shared_expert_gate) {
+  settings s{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+             {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"}, {"num_experts", "8"},
+             {"num_experts_per_tok", "2"}, {"n_shared_experts", "1"}};
+  EXPECT_EQ(make_model(resolved(s)).params.moe_layer.router, 512);
+  s["router_bias"] = "on";
+  EXPECT_EQ(make_model(resolved(s)).params.moe_layer.router, 512 + 8);
+  s["shared_expert_gate"] = "on";
+  const auto p = make_model(resolved(s)).params;
+  EXPECT_EQ(p.moe_layer.router, 512 + 8 + 64);
+  // The router and the shared expert are active for every token: only 6 routed experts per layer idle.
+  EXPECT_EQ(p.total - p.active, 2 * 6 * 3.0 * 64 * 128);
+}
+
+// Falcon-style block: one LayerNorm (weight + bias) per layer, plain 4h MLP, no biases, one k/v head.
+// h 64, a 4: q 64 x 64, k and v 64 x 16 each, o 64 x 64 = 10,240; MLP 2 x 64 x 256 = 32,768; norm 128.
+TEST(model, falcon_style_layer) {
+  const auto m = make_model(resolved({{"hidden_size", "64"}, {"num_attention_heads", "4"},
+                                      {"num_key_value_heads", "1"}, {"norms_per_layer", "1"}}));
+  EXPECT_EQ(m.params.dense_layer.attention, 10240);
+  EXPECT_EQ(m.params.dense_layer.mlp, 32768);
+  EXPECT_EQ(m.params.dense_layer.norms, 128);
+}
+
 }  // namespace

@@ -29,6 +29,7 @@ struct gpu_preset {
   std::string name;                ///< e.g. "NVIDIA H100 80GB SXM"
   double memory_bytes = 0;         ///< usable device memory in bytes
   std::string source;              ///< where the figure comes from
+  std::string note;                ///< caveat on how much of it a job can use, when there is one
 };
 
 [[nodiscard]] std::span<const model_preset> model_presets();

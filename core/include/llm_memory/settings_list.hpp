@@ -55,6 +55,10 @@
     "Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size")                     \
   X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                              \
     "The first k layers use a dense MLP instead of experts (DeepSeek)")                                               \
+  X(router_bias, flag, "off", 0, 0, "", "", "model",                                                                 \
+    "MoE router has a per-expert score-correction bias (DeepSeek-V3 topk_method noaux_tc)")                        \
+  X(shared_expert_gate, flag, "off", 0, 0, "", "", "model",                                                          \
+    "A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE)")                                     \
   X(q_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the query compression; 0 = no compression")  \
   X(kv_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the joint key/value latent; 0 = not MLA")   \
   X(qk_nope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head query/key width without rotary part")  \

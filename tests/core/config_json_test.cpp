@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// config.json import: the shipped configs (tests/data/configs/<preset id>.json) reproduce their presets; field
+// names per model_type; malformed or hostile documents give errors naming the setting, never a crash.
+#include "llm_memory/config_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "llm_memory/model.hpp"
+#include "llm_memory/presets.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+settings parsed(std::string_view text) {
+  auto r = parse_config(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
+  return r.ok() ? r.value() : settings{};
+}
+
+double imported_params(std::string_view text) {
+  auto r = resolve({}, parsed(text));
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
+  return r.ok() ? make_model(r.value()).params.total : 0;
+}
+
+double preset_params(const std::string& id) {
+  auto r = resolve({{"model", id}});
+  EXPECT_TRUE(r.ok()) << id;
+  return r.ok() ? make_model(r.value()).params.total : 0;
+}
+
+// Some message of `errors` names `setting` and contains `text`.
+bool has_error(const result<settings>& r, std::string_view setting, std::string_view text = "") {
+  if (r.ok()) return false;
+  for (const auto& e : r.errors())
+    if (e.setting == setting && e.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(config_json, shipped_configs_reproduce_their_presets) {
+  const std::filesystem::path dir = std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "data" / "configs";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string id = entry.path().stem().string();
+    ASSERT_NE(find_model(id), nullptr) << id << ".json has no preset";
+    EXPECT_EQ(imported_params(read(entry.path())), preset_params(id)) << id;
+    ++count;
+  }
+  EXPECT_GE(count, 6);
+}
+
+// GPT-2 names: n_embd, n_layer, n_head, n_positions; n_inner null = 4 x n_embd. LayerNorms with bias, biases on
+// every linear, learned positions, tied head: 124,439,808 (model_test derives it).
+TEST(config_json, gpt2_field_names) {
+  const auto s = parsed(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+                           "n_inner": null, "vocab_size": 50257})");
+  EXPECT_EQ(s.at("hidden_size"), "768");
+  EXPECT_EQ(s.at("max_position_embeddings"), "1024");
+  EXPECT_EQ(s.at("norm"), "layernorm");
+  EXPECT_EQ(s.at("attention_bias"), "all");
+  EXPECT_EQ(s.at("tie_word_embeddings"), "on");
+  EXPECT_FALSE(s.contains("intermediate_size"));
+  EXPECT_EQ(imported_params(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
+                                "n_positions": 1024, "vocab_size": 50257})"),
+            124439808);
+}
+
+TEST(config_json, expert_count_names) {
+  for (const char* name : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    const auto s = parsed(std::string(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                                          "vocab_size": 100, "num_experts_per_tok": 2, ")") +
+                          name + "\": 8}");
+    EXPECT_EQ(s.at("num_experts"), "8") << name;
+  }
+}
+
+// Falcon: multi_query means one k/v head; parallel attention shares one LayerNorm; the new decoder has
+// num_kv_heads and two LayerNorms (ln_attn, ln_mlp); "bias" switches every linear's bias.
+TEST(config_json, falcon_flags) {
+  auto s = parsed(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+                      "num_hidden_layers": 32, "vocab_size": 65024, "multi_query": true, "parallel_attn": true,
+                      "new_decoder_architecture": false, "bias": false})");
+  EXPECT_EQ(s.at("num_key_value_heads"), "1");
+  EXPECT_EQ(s.at("norms_per_layer"), "1");
+  EXPECT_EQ(s.at("mlp"), "plain");
+  EXPECT_EQ(s.at("attention_bias"), "none");
+  s = parsed(R"({"model_type": "falcon", "hidden_size": 8192, "num_attention_heads": 128, "num_kv_heads": 8,
+                 "num_hidden_layers": 60, "vocab_size": 65024, "new_decoder_architecture": true, "bias": true})");
+  EXPECT_EQ(s.at("num_key_value_heads"), "8");
+  EXPECT_EQ(s.at("norms_per_layer"), "2");
+  EXPECT_EQ(s.at("attention_bias"), "all");
+  EXPECT_EQ(s.at("mlp_bias"), "on");
+}
+
+// Multimodal wrappers: the language model is text_config; Gemma 3 fills what it omits from Gemma3TextConfig.
+TEST(config_json, nested_text_config) {
+  const auto s = parsed(R"({"model_type": "gemma3", "vision_config": {"hidden_size": 1152},
+                            "text_config": {"model_type": "gemma3_text", "hidden_size": 2560,
+                                            "intermediate_size": 10240, "num_hidden_layers": 34}})");
+  EXPECT_EQ(s.at("hidden_size"), "2560");
+  EXPECT_EQ(s.at("num_attention_heads"), "8");
+  EXPECT_EQ(s.at("head_dim"), "256");
+  EXPECT_EQ(s.at("vocab_size"), "262208");
+  EXPECT_EQ(s.at("qk_norm"), "head");
+  EXPECT_EQ(s.at("norms_per_layer"), "4");
+  EXPECT_EQ(s.at("sliding_window_pattern"), "6");
+}
+
+TEST(config_json, layer_types_and_sliding_windows) {
+  const std::string base = R"({"hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4, "vocab_size": 100,
+                               "sliding_window": 512, )";
+  // Five sliding layers, then a global one: every 6th layer is global.
+  auto s = parsed(base + R"("layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+                          "sliding_attention", "sliding_attention", "full_attention"]})");
+  EXPECT_EQ(s.at("sliding_window"), "512");
+  EXPECT_EQ(s.at("sliding_window_pattern"), "6");
+  // Alternating (Gemma 2 style, global second).
+  s = parsed(base + R"("layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+                       "full_attention", "sliding_attention", "full_attention"]})");
+  EXPECT_EQ(s.at("sliding_window_pattern"), "2");
+  // Every layer global: the window is not used.
+  s = parsed(base + R"("layer_types": ["full_attention", "full_attention", "full_attention", "full_attention",
+                       "full_attention", "full_attention"]})");
+  EXPECT_EQ(s.at("sliding_window"), "0");
+  // Qwen2 keeps a sliding_window it does not use.
+  s = parsed(base + R"("use_sliding_window": false})");
+  EXPECT_EQ(s.at("sliding_window"), "0");
+  EXPECT_TRUE(has_error(parse_config(base + R"("layer_types": [1, 2]})"), "sliding_window_pattern"));
+}
+
+TEST(config_json, family_conventions) {
+  const std::string dims = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100)";
+  EXPECT_EQ(parsed(R"({"model_type": "qwen2", )" + dims + "}").at("attention_bias"), "qkv");
+  EXPECT_EQ(parsed(R"({"model_type": "qwen3", )" + dims + "}").at("qk_norm"), "head");
+  EXPECT_EQ(parsed(R"({"model_type": "olmo2", )" + dims + "}").at("qk_norm"), "full");
+  EXPECT_EQ(parsed(R"({"model_type": "llama", )" + dims + "}").at("tie_word_embeddings"), "off");
+  EXPECT_EQ(parsed(R"({"model_type": "gemma2", )" + dims + "}").at("tie_word_embeddings"), "on");
+  EXPECT_EQ(parsed(R"({"model_type": "llama", "attention_bias": true, )" + dims + "}").at("attention_bias"), "all");
+  EXPECT_EQ(parsed(R"({"model_type": "deepseek_v3", "topk_method": "noaux_tc", )" + dims + "}").at("router_bias"), "on");
+}
+
+TEST(config_json, unknown_fields_are_ignored_missing_ones_named) {
+  const auto s = parsed(R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+                            "some_future_field": {"nested": [1, 2, 3]}, "rope_scaling": null})");
+  EXPECT_FALSE(s.contains("some_future_field"));
+  const auto r = parse_config(R"({"model_type": "llama", "hidden_size": 64})");
+  EXPECT_TRUE(has_error(r, "num_hidden_layers", "num_hidden_layers"));
+  EXPECT_TRUE(has_error(r, "num_attention_heads"));
+  EXPECT_TRUE(has_error(r, "vocab_size"));
+}
+
+TEST(config_json, malformed_documents_are_errors) {
+  const std::string full = read(std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "data" / "configs" / "deepseek-v3.json");
+  // Every truncation of a real config is rejected with a message, never a crash.
+  for (std::size_t n = 0; n + 1 < full.size(); n += 7) {
+    const auto r = parse_config(std::string_view(full).substr(0, n));
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_EQ(r.errors().front().setting, "config.json");
+  }
+  EXPECT_TRUE(has_error(parse_config("{\"hidden_size\": 64,"), "config.json", "byte"));
+  EXPECT_TRUE(has_error(parse_config("[1, 2]"), "config.json", "object"));
+  EXPECT_TRUE(has_error(parse_config(""), "config.json"));
+  EXPECT_TRUE(has_error(parse_config("{\"a\": 1} trailing"), "config.json"));
+}
+
+TEST(config_json, wrong_types_and_ranges_name_the_setting) {
+  const std::string rest = R"("num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})";
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": "4096", )" + rest), "hidden_size", "whole number"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": -1, )" + rest), "hidden_size"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 1e300, )" + rest), "hidden_size"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64.5, )" + rest), "hidden_size"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": true, )" + rest), "hidden_size"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": [64], )" + rest), "hidden_size"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64, "tie_word_embeddings": "yes", )" + rest),
+                        "tie_word_embeddings"));
+  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64, "num_key_value_heads": 1e9, )" + rest),
+                        "num_key_value_heads"));
+}
+
+}  // namespace

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// Model and GPU presets: every computed parameter count against its published count (core/data/models.json,
+// docs/models.md). Where a checkpoint stores more than the parameters, the difference is derived by hand below.
+#include "llm_memory/presets.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "llm_memory/model.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+param_breakdown params_of(const std::string& id) {
+  auto r = resolve({{"model", id}});
+  EXPECT_TRUE(r.ok()) << id;
+  return r.ok() ? make_model(r.value()).params : param_breakdown{};
+}
+
+// official_params - computed, for the checkpoints whose published count is not the parameter count.
+const std::map<std::string, std::int64_t, std::less<>>& documented_differences() {
+  static const std::map<std::string, std::int64_t, std::less<>> differences = {
+      // GPT-2 stores each layer's causal mask attn.bias, 1 x 1 x 1024 x 1024: 12 x 1,048,576.
+      {"gpt2", 12582912},
+      // Llama 2 checkpoints store each layer's rotary inv_freq, head_dim / 2 = 64 values: L x 64.
+      {"llama-2-7b", 32 * 64},
+      {"llama-2-13b", 40 * 64},
+      {"llama-2-70b", 80 * 64},
+      // Qwen3-0.6B ties its embeddings but also stores lm_head.weight: 151,936 x 1,024.
+      {"qwen3-0.6b", 155582464},
+      // Gemma 3 4B/12B/27B include the SigLIP vision tower and the projector. Tower: per layer
+      // q/k/v/o 4 x (1152^2 + 1152) = 5,313,024, fc1 1152 x 4304 + 4304 = 4,962,512, fc2 4304 x 1152 + 1152
+      // = 4,959,360, two LayerNorms 4,608: 15,239,504; x 27 = 411,466,608; patch conv 3 x 14 x 14 x 1152 + 1152
+      // = 678,528; 4096 position rows x 1152 = 4,718,592; post-LayerNorm 2,304. Tower = 416,866,032.
+      // Projector: 1152 x hidden + an RMSNorm of 1152.
+      {"gemma-3-4b-pt", 416866032 + 1152 * 2560 + 1152},
+      {"gemma-3-12b-pt", 416866032 + 1152 * 3840 + 1152},
+      {"gemma-3-27b-pt", 416866032 + 1152 * 5376 + 1152},
+      // DeepSeek-V3: the multi-token-prediction module plus the FP8 block scales (see deepseek_v3 below).
+      {"deepseek-v3", 13463426304 + 41540496},
+  };
+  return differences;
+}
+
+TEST(presets, at_least_thirty_models_with_hugging_face_ids) {
+  EXPECT_GE(model_presets().size(), 30u);
+  std::set<std::string> ids;
+  for (const auto& p : model_presets()) {
+    EXPECT_TRUE(ids.insert(p.id).second) << "duplicate " << p.id;
+    EXPECT_FALSE(p.id.empty());
+    EXPECT_FALSE(p.id.ends_with("-hf")) << p.id;
+    for (char c : p.id) EXPECT_FALSE(c >= 'A' && c <= 'Z') << p.id;
+    // The id is the repo name without the organisation, lower-cased, without -hf.
+    std::string repo = p.hf_repo.substr(p.hf_repo.find('/') + 1);
+    for (auto& c : repo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (repo.ends_with("-hf")) repo.resize(repo.size() - 3);
+    EXPECT_EQ(p.id, repo);
+    EXPECT_FALSE(p.source.empty()) << p.id;
+  }
+}
+
+TEST(presets, computed_count_equals_the_published_count) {
+  for (const auto& p : model_presets()) {
+    const auto total = static_cast<std::int64_t>(params_of(p.id).total);
+    if (p.id == "falcon-7b") continue;  // only a rounded count is published: falcon_7b below
+    const auto it = documented_differences().find(p.id);
+    const std::int64_t difference = it != documented_differences().end() ? it->second : 0;
+    EXPECT_EQ(total + difference, p.official_params) << p.id;
+    if (difference != 0) {
+      EXPECT_FALSE(p.note.empty()) << p.id << ": say why the published count differs";
+    }
+  }
+}
+
+// Llama 3 8B by hand: attention 2 x 4096^2 + 2 x 4096 x (8 x 128) = 41,943,040; SwiGLU 3 x 4096 x 14336 =
+// 176,160,768; two RMSNorms 8,192: 218,112,000 per layer, x 32 = 6,979,584,000. Embedding and untied lm_head
+// 2 x 128,256 x 4,096 = 1,050,673,152; final norm 4,096. Total 8,030,261,248.
+TEST(presets, llama3_8b_by_hand) {
+  const auto p = params_of("meta-llama-3-8b");
+  EXPECT_EQ(p.dense_layer.total(), 218112000);
+  EXPECT_EQ(p.total, 8030261248.0);
+}
+
+// Qwen2.5-0.5B by hand: q 896 x 896 + 896 bias, k and v 896 x 128 + 128 each (2 kv heads x 64), o 896 x 896:
+// 1,836,160; SwiGLU 3 x 896 x 4864 = 13,074,432; norms 1,792: 14,912,384 per layer, x 24 = 357,897,216.
+// Tied embedding 151,936 x 896 = 136,134,656, counted once; final norm 896. Total 494,032,768.
+TEST(presets, qwen25_half_b_tied_with_qkv_bias_by_hand) {
+  const auto p = params_of("qwen2.5-0.5b");
+  EXPECT_EQ(p.dense_layer.attention, 1836160);
+  EXPECT_EQ(p.lm_head, 0);
+  EXPECT_EQ(p.total, 494032768);
+}
+
+// Mixtral 8x7B by hand: per layer attention 41,943,040 (as Llama 3 8B), 8 experts x 3 x 4096 x 14336 =
+// 1,409,286,144, router 4096 x 8 = 32,768, norms 8,192: 1,451,270,144; x 32 = 46,440,644,608; embeddings
+// 2 x 32000 x 4096 = 262,144,000; final norm 4,096: total 46,702,792,704. A token uses 2 of 8 experts:
+// active = total - 32 x 6 x 176,160,768 = 12,879,925,248.
+TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
+  const auto p = params_of("mixtral-8x7b-v0.1");
+  EXPECT_EQ(p.moe_layers, 32);
+  EXPECT_EQ(p.moe_layer.router, 32768);
+  EXPECT_EQ(p.total, 46702792704.0);
+  EXPECT_EQ(p.active, 12879925248.0);
+}
+
+// Falcon 7B by hand: fused query_key_value 4544 x (71 + 2) x 64 = 21,229,568 (multi-query: one k and one v head),
+// dense 4544^2 = 20,647,936, MLP 2 x 4544 x 18176 = 165,183,488, one LayerNorm 2 x 4544: 207,070,080 per layer;
+// x 32 = 6,626,242,560; tied embedding 65,024 x 4,544 = 295,469,056; ln_f 9,088. Total 6,921,720,704, which the
+// model card rounds to 7B.
+TEST(presets, falcon_7b) {
+  const auto p = params_of("falcon-7b");
+  EXPECT_EQ(p.dense_layer.total(), 207070080);
+  EXPECT_EQ(p.total, 6921720704.0);
+  EXPECT_EQ(std::llround(p.total / 1e9), find_model("falcon-7b")->official_params / 1000000000);
+}
+
+// DeepSeek-V3 (MLA + MoE) by hand. MLA per layer: q_a 7168 x 1536 = 11,010,048, q_a_layernorm 1,536,
+// q_b 1536 x 128 x 192 = 37,748,736, kv_a_proj_with_mqa 7168 x 576 = 4,128,768, kv_a_layernorm 512,
+// kv_b 512 x 128 x 256 = 16,777,216, o 128 x 128 x 7168 = 117,440,512: 187,107,328.
+// Dense layers (3): + 3 x 7168 x 18432 = 396,361,728 + norms 14,336 = 583,483,392.
+// MoE layers (58): 257 experts (256 routed + 1 shared) x 3 x 7168 x 2048 = 11,318,329,344, router 256 x 7168 +
+// 256 correction biases = 1,835,264, norms 14,336: 11,507,286,272.
+// Main model: 3 x 583,483,392 + 58 x 11,507,286,272 + 2 x 129,280 x 7168 + 7168 = 671,026,419,200 (the paper's
+// 671B); active: minus 58 x 248 x 44,040,192 idle experts = 37,552,297,472 (the paper's 37B).
+// The checkpoint adds the MTP module: one MoE layer 11,507,286,272 + enorm, hnorm 14,336 + eh_proj 14336 x 7168
+// = 102,760,448 + norm 7,168 + its own embedding and head 2 x 926,679,040 = 13,463,426,304; and FP8 scales, one
+// fp32 per 128 x 128 block: attention 12x56 + 192x12 + 5x56 + 256x4 + 56x128 = 11,448 per layer, dense MLP
+// 3 x 144 x 56 = 24,192, 257 experts x 3 x 16 x 56 = 690,816: 3 x 35,640 + 59 x 702,264 = 41,540,496.
+TEST(presets, deepseek_v3) {
+  const auto p = params_of("deepseek-v3");
+  EXPECT_EQ(p.dense_layer.attention, 187107328);
+  EXPECT_EQ(p.dense_layer.total(), 583483392);
+  EXPECT_EQ(p.moe_layer.total(), 11507286272.0);
+  EXPECT_EQ(p.total, 671026419200.0);
+  EXPECT_EQ(p.active, 37552297472.0);
+}
+
+// Qwen1.5-MoE-A2.7B: the shared expert's sigmoid gate adds 2,048 weights to the router of each of 24 layers.
+TEST(presets, qwen2_moe_shared_expert_gate) {
+  const auto p = params_of("qwen1.5-moe-a2.7b");
+  EXPECT_EQ(p.moe_layer.router, 2048 * 60 + 2048);
+}
+
+TEST(presets, gpus) {
+  EXPECT_GE(gpu_presets().size(), 20u);
+  std::set<std::string> ids;
+  for (const auto& g : gpu_presets()) {
+    EXPECT_TRUE(ids.insert(g.id).second) << g.id;
+    EXPECT_GT(g.memory_bytes, 1e9) << g.id;
+    EXPECT_EQ(g.memory_bytes, std::floor(g.memory_bytes)) << g.id;
+    EXPECT_FALSE(g.source.empty()) << g.id;
+  }
+  // nvidia-smi reports an H100 80GB as 81,559 MiB = 81,559 x 1,048,576 bytes.
+  EXPECT_EQ(find_gpu("h100-80gb")->memory_bytes, 85520809984.0);
+  // A100 80GB: 81,920 MiB = 80 GiB.
+  EXPECT_EQ(find_gpu("a100-80gb")->memory_bytes, 85899345920.0);
+  auto r = resolve({{"gpu", "h200-141gb"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().gpu_memory, 143771.0 * 1048576.0);
+}
+
+}  // namespace
