@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// The knob diagnosis (seed 1: "find the bucket over budget, then pick a knob that drains that bucket"):
+// every applicable knob of the design's table moved one step, each re-estimated for the user's own setting.
+// Each knob is a named change to the raw settings, so a front end applies it by merging `delta`.
+// See docs/solve-and-advise.md for the knob table and the step each takes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory {
+
+/// How one bucket changed under a knob.
+struct bucket_change {
+  std::string bucket;   ///< one of bucket_keys
+  double before = 0;    ///< bytes per device now
+  double after = 0;     ///< bytes per device with the knob applied
+  [[nodiscard]] double saved() const { return before - after; }  ///< bytes; negative = the knob adds memory
+};
+
+/// One knob moved one step, re-estimated.
+struct knob_advice {
+  std::string id;                      ///< stable identifier, e.g. "zero", "offload_optimizer", "recompute"
+  std::string name;                    ///< for people, e.g. "ZeRO stage 1 -> 2"
+  settings delta;                      ///< raw settings to merge over the user's to apply the knob
+  std::string drains;                  ///< bucket with the largest decrease ("" when none decreased)
+  std::vector<bucket_change> changes;  ///< buckets whose bytes changed, in bucket_keys order
+  double total_bytes = 0;              ///< per-device total with the knob applied (bytes)
+  double saved_bytes = 0;              ///< total now - total with the knob (bytes; negative = costs memory)
+  double cpu_bytes = 0;                ///< host RAM for offloaded state with the knob applied (bytes)
+  bool fits = false;                   ///< the total with the knob applied fits one device
+  std::string note;                    ///< what else the step changes or assumes ("" when nothing)
+};
+
+/// A knob that applied to the setting but was left out of the list, and why.
+struct skipped_knob {
+  std::string name;    ///< as knob_advice::name
+  std::string reason;  ///< "changes no bucket", or the error the changed settings give
+};
+
+/// The diagnosis of one setting.
+struct advice_result {
+  double total_bytes = 0;              ///< per-device total now (bytes)
+  double gpu_memory_bytes = 0;         ///< capacity of one device (bytes)
+  bool fits = false;                   ///< the setting fits now
+  std::string largest_bucket;          ///< the bucket holding the most bytes now
+  std::vector<knob_advice> knobs;      ///< by saved_bytes, largest first
+  std::vector<skipped_knob> skipped;   ///< knobs that changed nothing or gave invalid settings
+};
+
+/// Re-estimates the setting with each applicable knob moved one step; errors name the setting.
+/// Never fails for settings that estimate() accepts.
+[[nodiscard]] result<advice_result> advise(const settings& explicit_values, const settings& config = {});
+
+/// The diagnosis as the JSON object the CLI prints under "advice" (bytes as integers).
+[[nodiscard]] std::string advice_to_json(const advice_result& r, int indent = 2);
+
+}  // namespace llm_memory

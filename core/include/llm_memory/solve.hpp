@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// The solver: the questions users ask after "does it fit?" — how many devices, the largest micro-batch and
+// the longest sequence — answered exactly by searching estimate() itself (no formula is duplicated).
+//
+// The per-device total is non-decreasing in batch and in seq, and non-increasing in the data-parallel degree
+// from 2 devices on (ZeRO shards divide by it; ZeRO-3 adds its gather buffers only once dp > 1). On such a
+// function, galloping (1, 2, 4, ...) brackets the boundary and bisection finds it, in O(log answer) estimates.
+// See docs/solve-and-advise.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory {
+
+/// Largest total device count (dp x tp x pp) the device search considers.
+inline constexpr std::int64_t solve_device_limit = 100000;
+
+/// One solver answer: the value of the varied setting(s) at the fit boundary, everything else held.
+struct solve_answer {
+  std::string key;                  ///< "min_devices", "max_batch" or "max_seq"
+  std::vector<std::string> varied;  ///< settings keys the search changed (all others keep their current value)
+  bool found = false;               ///< some value within the searched range fits
+  std::int64_t value = 0;           ///< devices / sequences / tokens at the boundary; 0 when !found
+  std::int64_t limit = 0;           ///< largest value searched (same unit as value)
+  bool at_limit = false;            ///< value == limit and it fits: the true maximum may be larger
+  double total_bytes = 0;           ///< per-device total at `value` (bytes); 0 when !found
+  settings delta;                   ///< raw settings that apply the answer (empty when !found)
+  std::string message;              ///< one line for people, e.g. "largest micro-batch that fits: 3"
+};
+
+/// Every solver answer for one setting.
+struct solve_result {
+  bool fits = false;            ///< the current setting fits one device
+  double total_bytes = 0;       ///< per-device total of the current setting (bytes)
+  double gpu_memory_bytes = 0;  ///< capacity of one device (bytes)
+  double headroom_bytes = 0;    ///< gpu_memory - total (bytes); negative when it does not fit
+  solve_answer min_devices;     ///< smallest dp (devices = dp x tp x pp) that fits, for the chosen ZeRO stage
+  solve_answer max_batch;       ///< largest micro-batch that fits (0 when batch 1 does not)
+  solve_answer max_seq;         ///< largest sequence (inference: context) length that fits (0 when 1 does not)
+};
+
+/// Solves for settings already accepted by estimate(settings) (resolved and checked). Never fails.
+[[nodiscard]] solve_result solve(const setting_values& values);
+
+/// Resolves and checks like estimate(), then solves; errors name the setting.
+[[nodiscard]] result<solve_result> solve(const settings& explicit_values, const settings& config = {});
+
+/// The answers as the JSON object the CLI prints under "solve" (bytes as integers).
+[[nodiscard]] std::string solve_to_json(const solve_result& r, int indent = 2);
+
+}  // namespace llm_memory

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/advise.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "json_bytes.hpp"
+#include "llm_memory/estimate.hpp"
+
+namespace llm_memory {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// A knob moved one step, before it is re-estimated.
+struct candidate {
+  std::string id;
+  std::string name;
+  settings delta;
+  std::string note;
+};
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+bool is_16bit(std::string_view dtype) { return dtype == "bf16" || dtype == "fp16"; }
+bool is_8bit(std::string_view dtype) { return dtype == "int8" || dtype == "fp8" || dtype == "q8_0"; }
+
+// Every knob of the design's table that applies to `s`, moved one step from where it is.
+std::vector<candidate> knobs_for(const setting_values& s, const settings& explicit_values) {
+  std::vector<candidate> out;
+  const bool train = s.mode == "train";
+  const std::int64_t devices = s.devices, dp = s.devices / (s.tp * s.pp);
+  const auto max_of = [](std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); };
+  const bool can_double_devices = 2 * devices <= max_of("devices");
+
+  // Parallelism: shard over more data-parallel devices, or split the layers with tensor parallelism.
+  if (s.zero < 3 && dp > 1)
+    out.push_back({"zero", "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1), {{"zero", str(s.zero + 1)}},
+                   "shards over the " + str(dp) + " data-parallel devices: stage 1 the optimizer state, 2 also the "
+                   "gradients, 3 also the parameters"});
+  if (s.zero < 3 && dp == 1 && can_double_devices)
+    out.push_back({"add_devices_zero3", "2x devices with ZeRO-3 (" + str(devices) + " -> " + str(2 * devices) + ")",
+                   {{"devices", str(2 * devices)}, {"zero", "3"}},
+                   "ZeRO needs more than one data-parallel device; ZeRO-3 (FSDP) shards parameters, gradients and "
+                   "optimizer state"});
+  if (can_double_devices)
+    out.push_back({"devices_x2", "2x devices, data-parallel (" + str(devices) + " -> " + str(2 * devices) + ")",
+                   {{"devices", str(2 * devices)}}, "ZeRO stage " + str(s.zero) + " unchanged"});
+  if (can_double_devices && 2 * s.tp <= max_of("tp"))
+    out.push_back({"tp_x2", "tensor parallel " + str(s.tp) + " -> " + str(2 * s.tp) + " (devices " + str(devices) +
+                                " -> " + str(2 * devices) + ")",
+                   {{"tp", str(2 * s.tp)}, {"devices", str(2 * devices)}},
+                   "the data-parallel degree stays " + str(dp)});
+
+  // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
+  if (train && s.recompute != "full") {
+    const std::string next = s.recompute == "none" ? "selective" : "full";
+    out.push_back({"recompute", "recompute " + s.recompute + " -> " + next, {{"recompute", next}},
+                   "costs extra forward compute in the backward pass"});
+  }
+  if (train && s.finetune != "qlora") {
+    // All linear layers at rank 16 unless the user chose modules: the QLoRA paper (Dettmers et al. 2023) found
+    // adapting every linear layer necessary to match full fine-tuning.
+    const std::string targets =
+        s.finetune == "lora" || explicit_values.contains("lora_targets") ? s.lora_targets : "all-linear";
+    const std::string rank = str(s.lora_rank);
+    const std::string adapters = "rank " + rank + " on " + targets;
+    if (s.finetune == "full")
+      out.push_back({"lora", "full fine-tune -> LoRA (" + adapters + ")",
+                     {{"finetune", "lora"}, {"lora_rank", rank}, {"lora_targets", targets}},
+                     "trains adapters only; the " + s.weights_dtype + " base is frozen"});
+    out.push_back({"qlora", s.finetune + " -> QLoRA (" + adapters + ")",
+                   {{"finetune", "qlora"}, {"weights_dtype", "nf4"}, {"lora_rank", rank}, {"lora_targets", targets}},
+                   "NF4 4-bit frozen base + 16-bit adapters"});
+  }
+  if (train && s.optimizer == "adamw")
+    out.push_back({"optimizer_8bit", "AdamW -> 8-bit AdamW", {{"optimizer", "adamw_8bit"}},
+                   "bitsandbytes block-wise 8-bit moments"});
+  if (train && (s.optimizer == "adamw" || s.optimizer == "adamw_8bit"))
+    out.push_back({"adafactor", s.optimizer + " -> Adafactor", {{"optimizer", "adafactor"}},
+                   "factored second moment, no first moment"});
+  if (train && !s.fused_ce)
+    out.push_back({"fused_ce", "fused cross-entropy on", {{"fused_ce", "on"}},
+                   "Liger / Cut Cross-Entropy kernels: the logits are never materialised"});
+  if (train && s.offload == "none")
+    out.push_back({"offload_optimizer", "offload optimizer state to CPU", {{"offload", "optimizer"}},
+                   "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
+  if (s.zero == 3 && s.offload != "optimizer+params")
+    out.push_back({"offload_params", "offload optimizer state and parameters to CPU",
+                   {{"offload", "optimizer+params"}}, "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+
+  // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
+  const bool frozen_or_served = !train || s.finetune == "lora";
+  if (s.weights_dtype == "fp32")
+    out.push_back({"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}},
+                   train ? "mixed precision: an fp32 master copy joins the optimizer state" : ""});
+  if (frozen_or_served && is_16bit(s.weights_dtype))
+    out.push_back({"weights_8bit", "weights " + s.weights_dtype + " -> int8", {{"weights_dtype", "int8"}},
+                   "8-bit weight-only quantisation"});
+  if (frozen_or_served && is_8bit(s.weights_dtype))
+    out.push_back({"weights_4bit", "weights " + s.weights_dtype + " -> nf4", {{"weights_dtype", "nf4"}},
+                   "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"});
+
+  // Attention, sequences and the KV cache.
+  if (s.attention != "flash")
+    out.push_back({"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}},
+                   "no seq^2 scores are stored"});
+  if (train && s.batch >= 2 && s.batch % 2 == 0 && 2 * s.grad_accum <= max_of("grad_accum"))
+    out.push_back({"half_batch", "micro-batch " + str(s.batch) + " -> " + str(s.batch / 2) + ", grad_accum " +
+                                     str(s.grad_accum) + " -> " + str(2 * s.grad_accum),
+                   {{"batch", str(s.batch / 2)}, {"grad_accum", str(2 * s.grad_accum)}},
+                   "effective batch unchanged; more steps per optimizer update"});
+  if (!train && s.batch >= 2)
+    out.push_back({"half_batch", "batch " + str(s.batch) + " -> " + str(s.batch / 2), {{"batch", str(s.batch / 2)}},
+                   "fewer sequences served at once"});
+  if (s.seq >= 2)
+    out.push_back({"half_seq", "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
+                   {{"seq", str(s.seq / 2)}}, train ? "trains on shorter contexts" : "holds a shorter context"});
+  if (!train) {
+    // auto = the activation dtype, always 16- or 32-bit.
+    const double kv = s.kv_dtype == "auto" ? 2 : dtype_bytes(s.kv_dtype);
+    if (kv > 1)
+      out.push_back({"kv_8bit", "KV cache " + s.kv_dtype + " -> fp8", {{"kv_dtype", "fp8"}},
+                     "8-bit KV-cache quantisation"});
+    else if (kv == 1)
+      out.push_back({"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}},
+                     "4-bit KV-cache quantisation"});
+  }
+  return out;
+}
+
+json knob_json(const knob_advice& k) {
+  json delta = json::object();
+  for (const auto& [key, value] : k.delta) delta[key] = value;
+  json changes = json::array();
+  for (const auto& c : k.changes)
+    changes.push_back({{"bucket", c.bucket},
+                       {"before", detail::json_bytes(c.before)},
+                       {"after", detail::json_bytes(c.after)},
+                       {"saved", detail::json_bytes(c.saved())}});
+  return {{"id", k.id},
+          {"name", k.name},
+          {"delta", delta},
+          {"drains", k.drains},
+          {"changes", changes},
+          {"total", detail::json_bytes(k.total_bytes)},
+          {"saved", detail::json_bytes(k.saved_bytes)},
+          {"cpu_bytes", detail::json_bytes(k.cpu_bytes)},
+          {"fits", k.fits},
+          {"note", k.note}};
+}
+
+}  // namespace
+
+result<advice_result> advise(const settings& explicit_values, const settings& config) {
+  auto now_or_errors = estimate(explicit_values, config);
+  if (!now_or_errors.ok()) return now_or_errors.errors();
+  const estimate_result& now = now_or_errors.value();
+  advice_result out;
+  out.total_bytes = now.total_bytes;
+  out.gpu_memory_bytes = now.gpu_memory_bytes;
+  out.fits = now.fits;
+  const auto largest = std::max_element(now.buckets.begin(), now.buckets.end(),
+                                        [](const bucket& a, const bucket& b) { return a.bytes < b.bytes; });
+  if (largest != now.buckets.end()) out.largest_bucket = largest->key;
+
+  for (auto& c : knobs_for(now.settings, explicit_values)) {
+    settings changed = explicit_values;
+    for (const auto& [key, value] : c.delta) changed[key] = value;
+    const auto after = estimate(changed, config);
+    if (!after.ok()) {
+      out.skipped.push_back({c.name, to_string(after.errors().front())});
+      continue;
+    }
+    const estimate_result& r = after.value();
+    knob_advice k{c.id, c.name, std::move(c.delta), "", {}, r.total_bytes, now.total_bytes - r.total_bytes,
+                  r.cpu_bytes, r.fits, std::move(c.note)};
+    double best = 0;
+    for (const auto& b : now.buckets) {
+      const double before = b.bytes, later = r.bytes(b.key);
+      if (before == later) continue;
+      k.changes.push_back({b.key, before, later});
+      if (before - later > best) {
+        best = before - later;
+        k.drains = b.key;
+      }
+    }
+    if (k.changes.empty() && r.cpu_bytes == now.cpu_bytes) {
+      out.skipped.push_back({k.name, "changes no bucket"});
+      continue;
+    }
+    out.knobs.push_back(std::move(k));
+  }
+  std::stable_sort(out.knobs.begin(), out.knobs.end(),
+                   [](const knob_advice& a, const knob_advice& b) { return a.saved_bytes > b.saved_bytes; });
+  return out;
+}
+
+std::string advice_to_json(const advice_result& r, int indent) {
+  json knobs = json::array();
+  for (const auto& k : r.knobs) knobs.push_back(knob_json(k));
+  json skipped = json::array();
+  for (const auto& s : r.skipped) skipped.push_back({{"name", s.name}, {"reason", s.reason}});
+  const json out = {{"total", detail::json_bytes(r.total_bytes)},
+                    {"gpu_memory", detail::json_bytes(r.gpu_memory_bytes)},
+                    {"fits", r.fits},
+                    {"largest_bucket", r.largest_bucket},
+                    {"knobs", knobs},
+                    {"skipped", skipped}};
+  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace llm_memory

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/advise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "../random_settings.hpp"
+#include "llm_memory/estimate.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+// The case: the seed's 7B full fine-tune (mixed-precision AdamW) on one 80 GB GPU, with the default
+// detailed overhead (1 GiB CUDA context + 5 % fragmentation reserve).
+const settings seed_7b = {{"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+                          {"num_attention_heads", "32"}, {"mode", "train"}, {"seq", "2048"},
+                          {"batch", "1"}, {"gpu_memory", "80GB"}};
+
+advice_result advised(const settings& s) {
+  const auto r = advise(s);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
+  return r.ok() ? r.value() : advice_result{};
+}
+
+const knob_advice* find_knob(const advice_result& a, std::string_view id) {
+  const auto it = std::find_if(a.knobs.begin(), a.knobs.end(), [&](const knob_advice& k) { return k.id == id; });
+  return it == a.knobs.end() ? nullptr : &*it;
+}
+
+settings with(settings s, const settings& delta) {
+  for (const auto& [key, value] : delta) s[key] = value;
+  return s;
+}
+
+// Each knob's saving equals the total now minus the estimate re-run with its delta, exactly; its bucket
+// changes are those of the re-run; the list is sorted by saving.
+void expect_consistent(const settings& s, const advice_result& a) {
+  const auto now = estimate(s);
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(a.total_bytes, now.value().total_bytes);
+  for (const auto& k : a.knobs) {
+    const auto after = estimate(with(s, k.delta));
+    ASSERT_TRUE(after.ok()) << k.name;
+    EXPECT_EQ(k.total_bytes, after.value().total_bytes) << k.name;
+    EXPECT_EQ(k.saved_bytes, now.value().total_bytes - after.value().total_bytes) << k.name;
+    EXPECT_EQ(k.fits, after.value().fits) << k.name;
+    double changed = 0, largest = 0;
+    for (const auto& c : k.changes) {
+      EXPECT_EQ(c.before, now.value().bytes(c.bucket)) << k.name << " " << c.bucket;
+      EXPECT_EQ(c.after, after.value().bytes(c.bucket)) << k.name << " " << c.bucket;
+      changed += c.saved();
+      largest = std::max(largest, c.saved());
+    }
+    EXPECT_EQ(changed, k.saved_bytes) << k.name;  // buckets sum to the total (whole bytes, exact in doubles)
+    if (largest > 0) {
+      EXPECT_EQ(now.value().bytes(k.drains) - after.value().bytes(k.drains), largest) << k.name;
+    }
+    EXPECT_FALSE(k.delta.empty()) << k.name;
+  }
+  EXPECT_TRUE(std::is_sorted(a.knobs.begin(), a.knobs.end(),
+                             [](const knob_advice& x, const knob_advice& y) { return x.saved_bytes > y.saved_bytes; }));
+}
+
+TEST(advise, seed_7b_lists_optimizer_and_activation_knobs) {
+  const auto a = advised(seed_7b);
+  EXPECT_FALSE(a.fits);
+  EXPECT_EQ(a.largest_bucket, "optimizer");  // 84e9 B of master weights + Adam moments
+  expect_consistent(seed_7b, a);
+
+  const auto* offload = find_knob(a, "offload_optimizer");
+  ASSERT_NE(offload, nullptr);
+  EXPECT_EQ(offload->drains, "optimizer");
+  EXPECT_EQ(offload->delta, (settings{{"offload", "optimizer"}}));
+  // Offload moves the whole optimizer bucket to CPU RAM: fp32 master + m + v = 12 B x 7e9 = 84e9 B. The
+  // fragmentation reserve is 5 % of the allocated buckets, so it shrinks by 4.2e9 B with them (both reserves,
+  // 5 % of 142,643,585,024 and of 58,643,585,024 B, end in .2 B and round up alike):
+  // saved = 84e9 x 1.05 = 88.2e9 B.
+  EXPECT_EQ(offload->saved_bytes, 88.2e9);
+  EXPECT_EQ(offload->cpu_bytes, 84e9);
+  EXPECT_TRUE(offload->fits);  // 150.85e9 - 88.2e9 = 62.65e9 <= 80e9
+
+  // One device cannot shard: the ZeRO knob doubles the devices with ZeRO-3. The largest decrease is the
+  // optimizer state, 84e9 -> 42e9 B.
+  const auto* zero = find_knob(a, "add_devices_zero3");
+  ASSERT_NE(zero, nullptr);
+  EXPECT_EQ(zero->drains, "optimizer");
+  EXPECT_EQ(zero->delta, (settings{{"devices", "2"}, {"zero", "3"}}));
+  EXPECT_EQ(find_knob(a, "zero"), nullptr);  // ZeRO +1 needs more than one data-parallel device
+
+  // Selective recompute drops the 5 a s / h term (Korthikanti et al. 2022, table 2):
+  // L s b h x 5 a s / h = 32 x 2048 x 4096 x 80 = 21,474,836,480 B of activations, x 1.05 with the reserve.
+  const auto* recompute = find_knob(a, "recompute");
+  ASSERT_NE(recompute, nullptr);
+  EXPECT_EQ(recompute->drains, "activations");
+  EXPECT_EQ(recompute->delta, (settings{{"recompute", "selective"}}));
+  EXPECT_EQ(recompute->saved_bytes, 21474836480.0 + 1073741824.0);
+
+  // 8-bit AdamW: moments 2 x 4 B -> 2 x (1 + 4/256) B per parameter, the fp32 master copy stays:
+  // optimizer 84e9 -> 28e9 + 14.21875e9 = 42.21875e9 B; saved 41.78125e9 B + 5 % reserve.
+  const auto* adam8 = find_knob(a, "optimizer_8bit");
+  ASSERT_NE(adam8, nullptr);
+  EXPECT_EQ(adam8->drains, "optimizer");
+  EXPECT_EQ(adam8->saved_bytes, 41.78125e9 + 2.0890625e9);
+
+  // Knobs that cannot apply here are absent: no half micro-batch at batch 1, no KV knob in training.
+  EXPECT_EQ(find_knob(a, "half_batch"), nullptr);
+  EXPECT_EQ(find_knob(a, "kv_8bit"), nullptr);
+  // vocab_size 0: no logits, so fused cross-entropy changes nothing and is reported as skipped.
+  EXPECT_TRUE(std::any_of(a.skipped.begin(), a.skipped.end(),
+                          [](const skipped_knob& k) { return k.reason == "changes no bucket"; }));
+}
+
+TEST(advise, zero_steps_up_over_data_parallel_devices) {
+  auto s = seed_7b;
+  s["devices"] = "8";
+  s["zero"] = "1";
+  const auto a = advised(s);
+  expect_consistent(s, a);
+  const auto* zero = find_knob(a, "zero");
+  ASSERT_NE(zero, nullptr);
+  EXPECT_EQ(zero->delta, (settings{{"zero", "2"}}));
+  // ZeRO-2 shards the 14e9 B of bf16 gradients over 8: 14e9 - 1.75e9 = 12.25e9 B from the gradients bucket.
+  EXPECT_EQ(zero->drains, "gradients");
+  double gradients_saved = 0;
+  for (const auto& c : zero->changes)
+    if (c.bucket == "gradients") gradients_saved = c.saved();
+  EXPECT_EQ(gradients_saved, 12.25e9);
+}
+
+TEST(advise, inference_offers_weight_and_kv_quantisation) {
+  const settings s = {{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
+  const auto a = advised(s);
+  expect_consistent(s, a);
+  const auto* kv = find_knob(a, "kv_8bit");
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->drains, "kv_cache");
+  // bf16 -> fp8 halves the cache: 2 x 32 layers x 8 x 4096 x 32 heads x 128 x 2 B = 17,179,869,184 B -> half.
+  double kv_saved = 0;
+  for (const auto& c : kv->changes)
+    if (c.bucket == "kv_cache") kv_saved = c.saved();
+  EXPECT_EQ(kv_saved, 17179869184.0 / 2);
+  const auto* weights = find_knob(a, "weights_8bit");
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->drains, "parameters");
+  EXPECT_EQ(find_knob(a, "recompute"), nullptr);  // training-only knobs are not offered
+  EXPECT_EQ(find_knob(a, "offload_optimizer"), nullptr);
+}
+
+TEST(advise, json_lists_knobs_with_deltas) {
+  const auto a = advised(seed_7b);
+  const std::string j = advice_to_json(a);
+  for (const char* key : {"\"knobs\"", "\"delta\"", "\"drains\"", "\"saved\"", "\"skipped\"", "\"offload\": \"optimizer\""})
+    EXPECT_NE(j.find(key), std::string::npos) << key;
+}
+
+TEST(advise, errors_name_the_setting) {
+  const auto r = advise(settings{{"seq", "-1"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "seq");
+}
+
+// Never crashes on random settings; whatever it lists re-estimates exactly.
+TEST(advise, random_settings_are_consistent) {
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (int n = 0; n < 120; ++n) {
+    const settings s = llm_memory::testing::random_settings(rng);
+    const auto a = advise(s);
+    if (!a.ok()) {
+      EXPECT_FALSE(estimate(s).ok());
+      continue;
+    }
+    ++checked;
+    expect_consistent(s, a.value());
+  }
+  EXPECT_GE(checked, 50);
+}
+
+}  // namespace

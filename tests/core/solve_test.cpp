@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+#include "llm_memory/solve.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+#include "../random_settings.hpp"
+#include "llm_memory/estimate.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+// Per-device total with one setting changed, through the public raw-settings path.
+double total_with(settings s, const std::string& key, std::int64_t value) {
+  s[key] = std::to_string(value);
+  const auto r = estimate(s);
+  EXPECT_TRUE(r.ok()) << key << " = " << value << ": " << (r.ok() ? "" : to_string(r.errors()[0]));
+  return r.ok() ? r.value().total_bytes : 0;
+}
+
+std::string whole_bytes(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+solve_result solved(const settings& s) {
+  const auto r = solve(s);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? r.value() : solve_result{};
+}
+
+// The seed's 7B (h 4096, L 32, a 32, params 7e9) full fine-tune with mixed-precision AdamW, written out so that
+// changes of defaults do not move the derivations below.
+settings seed_7b() {
+  return {{"params", "7e9"},         {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+          {"num_attention_heads", "32"}, {"mode", "train"},   {"seq", "2048"},
+          {"batch", "1"},            {"gpu_memory", "80GB"},  {"overhead", "none"},
+          {"attention", "standard"}, {"dropout", "on"},      {"norm", "layernorm"},
+          {"mlp", "plain"},          {"recompute", "none"},  {"vocab_size", "0"}};
+}
+
+// Hand derivation for seed_7b() with ZeRO-3 over dp devices (overhead none):
+//   fixed state: (2 + 2 + 12) B x 7e9 = 112e9 B, divided by dp;
+//   ZeRO-3 gathered layers: 2 x one layer x 2 B, one layer = 4h^2 (attention) + 2 x h x 4h (plain MLP)
+//     + 2 LayerNorms x 2h = 67,108,864 + 134,217,728 + 16,384 = 201,342,976 -> 805,371,904 B;
+//   activations per sequence (Korthikanti et al. 2022, 16-bit, dropout, no recompute):
+//     L s h (34 + 5 a s / h) + embedding dropout mask s h + final norm and lm_head inputs (2 + 2) s h
+//     = 32 x 4096 x 34 s + 32 x 5 x 32 s^2 + 4096 s + 16384 s = 4,476,928 s + 5120 s^2 bytes;
+//     at s = 2048: 30,643,585,024 B.
+constexpr double gathered = 805371904;
+constexpr double act_2048 = 30643585024;
+
+TEST(solve, seed_7b_zero3_min_devices_by_hand) {
+  // dp: 112e9 / dp + 805,371,904 + 30,643,585,024 <= 80e9  <=>  dp >= 112e9 / 48,551,043,072 = 2.31  ->  3.
+  auto s = seed_7b();
+  s["zero"] = "3";
+  const auto r = solved(s);
+  EXPECT_FALSE(r.fits);
+  EXPECT_TRUE(r.min_devices.found);
+  EXPECT_EQ(r.min_devices.value, 3);
+  // Each of the five sharded items rounds up to whole bytes: weights and gradients 14e9 / 3 -> 4,666,666,667,
+  // master, m and v 28e9 / 3 -> 9,333,333,334: 37,333,333,336 B.
+  EXPECT_EQ(r.min_devices.total_bytes, 37333333336 + gathered + act_2048);
+  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "3"}}));
+  EXPECT_EQ(r.min_devices.varied, std::vector<std::string>{"devices"});
+}
+
+TEST(solve, seed_7b_zero3_over_8_max_batch_and_seq_by_hand) {
+  auto s = seed_7b();
+  s["zero"] = "3";
+  s["devices"] = "8";
+  const auto r = solved(s);
+  // Fixed: 112e9 / 8 + 805,371,904 = 14,805,371,904 B; room for activations: 65,194,628,096 B.
+  // Batch: activations scale with b: b <= 65,194,628,096 / 30,643,585,024 = 2.13 -> 2.
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.max_batch.value, 2);
+  EXPECT_EQ(r.max_batch.total_bytes, 14805371904 + 2 * act_2048);
+  // Seq: 5120 s^2 + 4,476,928 s <= 65,194,628,096  ->  s <= 3157.9 -> 3157
+  //   (3157: 51,029,242,880 + 14,133,661,696 = 65,162,904,576 fits; 3158: 65,199,714,304 does not).
+  EXPECT_EQ(r.max_seq.value, 3157);
+  EXPECT_EQ(r.max_seq.total_bytes, 14805371904 + 65162904576);
+  // Devices: already fits on 8; the smallest dp is 3 (previous test).
+  EXPECT_EQ(r.min_devices.value, 3);
+}
+
+TEST(solve, zero0_says_devices_never_help) {
+  const auto r = solved(seed_7b());  // 112e9 + 30.6e9 on every replica: never fits 80 GB
+  EXPECT_FALSE(r.min_devices.found);
+  EXPECT_NE(r.min_devices.message.find("ZeRO 0"), std::string::npos);
+  EXPECT_TRUE(r.min_devices.delta.empty());
+  // Batch 1 does not fit and neither does 1 token: fixed state alone (112e9) exceeds 80e9.
+  EXPECT_FALSE(r.max_batch.found);
+  EXPECT_EQ(r.max_batch.value, 0);
+  EXPECT_FALSE(r.max_seq.found);
+  EXPECT_EQ(r.max_seq.value, 0);
+}
+
+TEST(solve, reports_none_within_the_device_limit) {
+  // ZeRO-1 shards only the 84e9 B of optimizer state; 28e9 B of weights and gradients plus 30.6e9 B of
+  // activations stay on every device, above a 40 GB device at any count.
+  auto s = seed_7b();
+  s["zero"] = "1";
+  s["gpu_memory"] = "40GB";
+  const auto r = solved(s);
+  EXPECT_FALSE(r.min_devices.found);
+  EXPECT_EQ(r.min_devices.limit, solve_device_limit);
+  EXPECT_NE(r.min_devices.message.find("none within 100000 devices"), std::string::npos);
+}
+
+TEST(solve, maximum_at_the_settings_limit_is_flagged) {
+  // A tiny model on a huge device: the batch search stops at the batch setting's maximum.
+  const auto r = solved({{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"},
+                         {"seq", "1"}, {"gpu_memory", "1e15"}, {"overhead", "none"}});
+  EXPECT_TRUE(r.max_batch.found);
+  EXPECT_TRUE(r.max_batch.at_limit);
+  EXPECT_EQ(r.max_batch.value, static_cast<std::int64_t>(find_setting("batch")->max_value));
+}
+
+TEST(solve, errors_name_the_setting) {
+  const auto r = solve(settings{{"batch", "0"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "batch");
+}
+
+TEST(solve, json_has_every_answer) {
+  auto s = seed_7b();
+  s["zero"] = "3";
+  const std::string j = solve_to_json(solved(s));
+  for (const char* key : {"\"min_devices\"", "\"max_batch\"", "\"max_seq\"", "\"varied\"", "\"delta\"", "\"headroom\""})
+    EXPECT_NE(j.find(key), std::string::npos) << key;
+}
+
+// The search relies on the estimate being monotone: non-decreasing in batch and seq, non-increasing in the
+// data-parallel degree from 2 on. Checked on random settings over each axis.
+TEST(solve, estimate_is_monotone_in_the_searched_settings) {
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  for (int n = 0; n < 300 && checked < 60; ++n) {
+    const settings s = llm_memory::testing::random_settings(rng);
+    const auto base = estimate(s);
+    if (!base.ok()) continue;
+    ++checked;
+    const auto& v = base.value().settings;
+    double previous = 0;
+    for (std::int64_t b = 1; b <= 512; b = b * 3 / 2 + 1) {
+      const double t = total_with(s, "batch", b);
+      EXPECT_GE(t, previous) << "batch " << b;
+      previous = t;
+    }
+    previous = 0;
+    for (std::int64_t q = 1; q <= 1 << 17; q = q * 3 / 2 + 1) {
+      const double t = total_with(s, "seq", q);
+      EXPECT_GE(t, previous) << "seq " << q;
+      previous = t;
+    }
+    previous = total_with(s, "devices", 2 * v.tp * v.pp);
+    for (std::int64_t dp = 3; dp <= 200; dp = dp * 3 / 2 + 1) {
+      const double t = total_with(s, "devices", dp * v.tp * v.pp);
+      EXPECT_LE(t, previous) << "dp " << dp;
+      previous = t;
+    }
+  }
+  EXPECT_GE(checked, 40);
+}
+
+// Solver answers equal a brute-force linear search over the estimate. The device capacity is set to the
+// total at a random target so that the boundary lands where a linear scan can reach it.
+TEST(solve, answers_equal_brute_force_linear_search) {
+  std::mt19937_64 rng(2024);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  int checked = 0;
+  for (int n = 0; n < 200 && checked < 25; ++n) {
+    settings s = llm_memory::testing::random_settings(rng);
+    const auto base = estimate(s);
+    if (!base.ok()) continue;
+    ++checked;
+    const auto& v = base.value().settings;
+    const std::int64_t mp = v.tp * v.pp;
+
+    // Largest micro-batch: scan b = 1, 2, ... while it fits.
+    auto sb = s;
+    const double target_b = total_with(s, "batch", pick(1, 32)) + static_cast<double>(pick(0, 1 << 20));
+    if (target_b > find_setting("gpu_memory")->max_value) continue;
+    sb["gpu_memory"] = whole_bytes(target_b);
+    const double cap_b = estimate(sb).value().gpu_memory_bytes;
+    std::int64_t brute = 0;
+    while (brute < 1024 && total_with(sb, "batch", brute + 1) <= cap_b) ++brute;
+    const auto rb = solved(sb);
+    if (brute < 1024) {
+      EXPECT_EQ(rb.max_batch.value, brute) << "max_batch, case " << n;
+    } else {  // beyond the scan: the answer is a boundary
+      EXPECT_GE(rb.max_batch.value, 1024);
+      EXPECT_LE(total_with(sb, "batch", rb.max_batch.value), cap_b);
+      if (!rb.max_batch.at_limit) {
+        EXPECT_GT(total_with(sb, "batch", rb.max_batch.value + 1), cap_b);
+      }
+    }
+
+    // Longest sequence: scan q = 1, 2, ... while it fits.
+    auto sq = s;
+    const double target_q = total_with(s, "seq", pick(1, 200));
+    if (target_q > find_setting("gpu_memory")->max_value) continue;
+    sq["gpu_memory"] = whole_bytes(target_q);
+    const double cap_q = estimate(sq).value().gpu_memory_bytes;
+    brute = 0;
+    while (brute < 1024 && total_with(sq, "seq", brute + 1) <= cap_q) ++brute;
+    const auto rq = solved(sq);
+    if (brute < 1024) {
+      EXPECT_EQ(rq.max_seq.value, brute) << "max_seq, case " << n;
+    } else {  // beyond the scan: the answer is a boundary
+      EXPECT_GE(rq.max_seq.value, 1024);
+      EXPECT_LE(total_with(sq, "seq", rq.max_seq.value), cap_q);
+      if (!rq.max_seq.at_limit) {
+        EXPECT_GT(total_with(sq, "seq", rq.max_seq.value + 1), cap_q);
+      }
+    }
+
+    // Fewest devices: scan dp = 1, 2, ... until one fits.
+    auto sd = s;
+    const double target_d = total_with(s, "devices", pick(1, 40) * mp);
+    if (target_d > find_setting("gpu_memory")->max_value) continue;
+    sd["gpu_memory"] = whole_bytes(target_d);
+    const double cap_d = estimate(sd).value().gpu_memory_bytes;
+    std::int64_t dp = 1;
+    while (dp <= 64 && total_with(sd, "devices", dp * mp) > cap_d) ++dp;
+    const auto rd = solved(sd);
+    ASSERT_LE(dp, 64) << "case " << n;  // the target itself fits
+    EXPECT_TRUE(rd.min_devices.found);
+    EXPECT_EQ(rd.min_devices.value, dp * mp) << "min_devices, case " << n;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+}  // namespace
