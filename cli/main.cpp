@@ -2,6 +2,8 @@
 // llm-memory: the command-line front end. Flags are the settings keys; --help comes from the table.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -9,11 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "llm_memory/advise.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/settings.hpp"
+#include "llm_memory/solve.hpp"
 
 namespace {
 
@@ -25,6 +29,8 @@ struct options {
   settings values;
   std::string config_path;
   bool json = false;
+  bool solve = false;
+  bool advise = false;
   bool help = false;
   bool list_models = false;
   bool list_gpus = false;
@@ -58,6 +64,8 @@ void print_help() {
       "\nOther flags:\n"
       "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
       "  --json              print one JSON object instead of the table\n"
+      "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
+      "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
@@ -68,6 +76,8 @@ bool parse_args(int argc, char** argv, options& opt) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json") { opt.json = true; continue; }
+    if (arg == "--solve") { opt.solve = true; continue; }
+    if (arg == "--advise") { opt.advise = true; continue; }
     if (arg == "--help" || arg == "-h") { opt.help = true; continue; }
     if (arg == "--list-models") { opt.list_models = true; continue; }
     if (arg == "--list-gpus") { opt.list_gpus = true; continue; }
@@ -133,6 +143,28 @@ void print_table(const estimate_result& r) {
   if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
   fmt::print("\n{}\n", r.fits ? "fits" : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit, unit_name));
   for (const auto& note : r.notes) fmt::print("note: {}\n", note);
+}
+
+void print_solve(const solve_result& s) {
+  fmt::print("\nsolve (exact search on the estimate; everything else held):\n");
+  fmt::print("  fits now: {}\n", s.fits ? "yes" : "no");
+  for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) fmt::print("  {:<12} {}\n", a->key, a->message);
+}
+
+void print_advice(const advice_result& a, const std::string& units) {
+  const bool gib = units == "GiB";
+  const double unit = gib ? 1073741824.0 : 1e9;
+  fmt::print("\nadvice (each knob moved one step, re-estimated; by bytes saved):\n");
+  fmt::print("  {:<56} {:>12} {:>12} {:<12} {}\n", "knob", fmt::format("saved {}", gib ? "GiB" : "GB"),
+             fmt::format("total {}", gib ? "GiB" : "GB"), "drains", "fits");
+  for (const auto& k : a.knobs) {
+    std::string delta;
+    for (const auto& [key, value] : k.delta) delta += fmt::format("{}--{} {}", delta.empty() ? "" : " ", key, value);
+    fmt::print("  {:<56} {:>12.2f} {:>12.2f} {:<12} {}\n", k.name, k.saved_bytes / unit, k.total_bytes / unit,
+               k.drains.empty() ? "-" : k.drains, k.fits ? "yes" : "no");
+    fmt::print("    {}{}\n", delta, k.note.empty() ? "" : "  (" + k.note + ")");
+  }
+  for (const auto& k : a.skipped) fmt::print("  skipped: {}: {}\n", k.name, k.reason);
 }
 
 int list_models(bool json) {
@@ -208,9 +240,22 @@ int main(int argc, char** argv) {
     if (opt.json) fmt::print("{}\n", errors_to_json(r.errors()));
     return exit_usage;
   }
-  if (opt.json)
-    fmt::print("{}\n", to_json(r.value()));
-  else
-    print_table(r.value());
+  // Both succeed: they re-run estimate() on settings it has just accepted.
+  const auto solved = opt.solve ? solve(r.value().settings) : solve_result{};
+  const auto advice = opt.advise ? advise(opt.values, config) : result<advice_result>(advice_result{});
+  if (opt.json) {
+    if (!opt.solve && !opt.advise) {
+      fmt::print("{}\n", to_json(r.value()));
+      return 0;
+    }
+    auto out = nlohmann::ordered_json::parse(to_json(r.value()));
+    if (opt.solve) out["solve"] = nlohmann::ordered_json::parse(solve_to_json(solved));
+    if (opt.advise && advice.ok()) out["advice"] = nlohmann::ordered_json::parse(advice_to_json(advice.value()));
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    return 0;
+  }
+  print_table(r.value());
+  if (opt.solve) print_solve(solved);
+  if (opt.advise && advice.ok()) print_advice(advice.value(), r.value().settings.units);
   return 0;
 }
