@@ -131,7 +131,19 @@ void print_table(const estimate_result& r) {
              s.devices == 1 ? "1 device" : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices,
                                                         r.data_parallel, s.tp, s.pp, s.zero),
              s.batch, s.seq);
-  fmt::print("parameters {} · trainable {}\n\n", group_digits(r.params), group_digits(r.trainable_params));
+  fmt::print("parameters {} · trainable {}\n", group_digits(r.params), group_digits(r.trainable_params));
+  // The exact count from the architecture, by component (param_breakdown in --json).
+  const auto& p = r.model.params;
+  fmt::print("  embedding {} · lm_head {} · final norm {}", group_digits(p.embedding), group_digits(p.lm_head),
+             group_digits(p.final_norm));
+  if (p.dense_layers > 0)
+    fmt::print(" · {} × layer (attention {} + MLP {} + norms {})", p.dense_layers, group_digits(p.dense_layer.attention),
+               group_digits(p.dense_layer.mlp), group_digits(p.dense_layer.norms));
+  if (p.moe_layers > 0)
+    fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {}) · active per token {}",
+               p.moe_layers, group_digits(p.moe_layer.attention), group_digits(p.moe_layer.mlp),
+               group_digits(p.moe_layer.router), group_digits(p.moe_layer.norms), group_digits(p.active));
+  fmt::print("\n\n");
   fmt::print("{:<58} {:>12}\n", fmt::format("per device{}", r.stage == "only" ? "" : " (" + r.stage + " stage)"),
              unit_name);
   for (const auto& b : r.buckets) {
