@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// The sweep: total memory over a micro-batch x sequence grid (and its fit frontier), and over devices x ZeRO.
+//
+// lower() turns a resolved estimate into the coefficients of total memory as a function of (batch b, seq s):
+//   stage total(b, s) = fixed + b * (c0 + c1 s + c2 s^2)      on each piece seq_first <= s <= seq_last,
+// the reported total being the largest stage (pipeline parallelism has a first and a last stage).
+// The coefficients are read off estimate() itself (no formula is duplicated); see docs/sweep.md.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory {
+
+/// Bytes per sequence of the batch as a quadratic in s, valid for seq_first <= s <= seq_last.
+struct seq_piece {
+  std::int64_t seq_first = 1;  ///< tokens, inclusive
+  std::int64_t seq_last = 1;   ///< tokens, inclusive
+  double c0 = 0;               ///< bytes per sequence
+  double c1 = 0;               ///< bytes per sequence per token
+  double c2 = 0;               ///< bytes per sequence per token^2
+};
+
+/// One pipeline stage: total(b, s) = fixed + b * per_sequence(s); overhead (fragmentation) included.
+struct stage_lowering {
+  std::string stage;              ///< "only", "first" or "last" (as in estimate_result::stage)
+  double fixed = 0;               ///< bytes at batch 0: everything that does not scale with the batch
+  std::vector<seq_piece> pieces;  ///< in order, covering 1 .. the seq setting's maximum
+  /// Bytes per sequence of the batch at `seq` tokens.
+  [[nodiscard]] double per_sequence(double seq) const;
+};
+
+/// A resolved estimate lowered to its (batch, seq) coefficients.
+struct lowered_estimate {
+  setting_values values;               ///< the settings it was lowered from (batch and seq are the axes)
+  std::vector<stage_lowering> stages;  ///< one per stage of estimate_stages()
+  double gpu_memory = 0;               ///< bytes of one device
+  std::int64_t batch_limit = 1;        ///< largest micro-batch the settings table allows (sequences)
+  /// Bytes: estimate().total_bytes - total(b, s) lies in [-1, rounding_bound] (plus relative_tolerance x total)
+  /// because estimate() rounds every item up to whole bytes and the sweep does not.
+  double rounding_bound = 0;
+  /// Relative error of the double-precision coefficients, well above what was measured (unitless).
+  static constexpr double relative_tolerance = 1e-12;
+  /// Total bytes per device at micro-batch `batch` and `seq` tokens (the largest stage).
+  [[nodiscard]] double total(double batch, double seq) const;
+};
+
+/// Lowers resolved settings; fails (naming "seq") only if memory is not piecewise quadratic in seq.
+[[nodiscard]] result<lowered_estimate> lower(const setting_values& values);
+
+/// The kernel's input for one seq axis: per stage, the fixed bytes and the bytes per sequence of each column.
+struct sweep_columns {
+  std::vector<double> fixed;  ///< bytes, one per stage
+  std::vector<double> slope;  ///< bytes per sequence, [stage][seq column], row-major
+  std::size_t seq_count = 0;  ///< columns
+};
+
+[[nodiscard]] sweep_columns columns(const lowered_estimate& lowered, std::span<const double> seq);
+
+/// Kernel selection, for tests and benchmarks; both give bit-identical results.
+enum class kernel {
+  scalar,  ///< one double at a time
+  simd,    ///< the widest vectors available: AVX2 (4 doubles) or SSE2 (2) natively, SIMD128 (2) in wasm
+};
+
+/// The instruction set kernel::simd uses on this machine: "avx2", "sse2", "wasm-simd128" or "none".
+[[nodiscard]] std::string_view simd_isa();
+
+/// Fills out[i * seq_count + j] with the total bytes at batch[i] and column j. out.size() must be
+/// batch.size() x seq_count.
+void evaluate(const sweep_columns& cols, std::span<const double> batch, std::span<double> out, kernel k);
+
+/// Largest micro-batch (1 .. batch_limit) whose estimate() fits gpu_memory at each seq; 0 if none.
+/// Exact: where the rounding bound leaves a doubt, estimate() itself decides.
+[[nodiscard]] std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<const double> seq);
+
+/// A whole sweep: axes, totals and the frontier.
+struct sweep_grid {
+  std::vector<double> batch;              ///< sequences (micro-batch), one per row
+  std::vector<double> seq;                ///< tokens, one per column
+  std::vector<double> total;              ///< bytes per device, row-major [batch][seq]
+  std::vector<std::int64_t> max_batch;    ///< sequences, one per column (0 = nothing fits)
+};
+
+[[nodiscard]] sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
+                               std::span<const double> seq, kernel k = kernel::simd);
+
+/// Total bytes per device for each device count x ZeRO stage 0..3, row-major [devices][zero];
+/// errors name the setting (e.g. a device count that tp x pp does not divide).
+[[nodiscard]] result<std::vector<double>> sweep_parallel(const settings& explicit_values,
+                                                         std::span<const std::int64_t> devices);
+
+}  // namespace llm_memory

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// The sweep: hand-derived coefficients, and differential tests of both kernels against estimate().
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "../random_settings.hpp"
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/sweep.hpp"
+
+using namespace llm_memory;
+
+namespace {
+
+setting_values resolved(const settings& s) {
+  auto r = resolve(s);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
+  return r.value();
+}
+
+lowered_estimate lowered(const settings& s) {
+  auto r = lower(resolved(s));
+  EXPECT_TRUE(r.ok());
+  return r.value();
+}
+
+}  // namespace
+
+// GPT layer of Korthikanti et al. 2022 (section 4.1, eq. 2): s b h (34 + 5 a s / h) bytes per layer with 16-bit
+// activations, dropout and no recompute. Plus the embedding dropout mask (1 B x s b h) and the last stage's final
+// norm and lm_head inputs (2 B + 2 B) x s b h; no vocabulary, so no logits; overhead none.
+// h 64, L 2, a 4: bytes per sequence = s h (34 L + 1 + 4) + 5 a L s^2 = 4672 s + 40 s^2.
+TEST(sweep, gpt_training_coefficients_match_korthikanti) {
+  const auto low = lowered({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+                            {"vocab_size", "0"}, {"attention", "standard"}, {"overhead", "none"}});
+  ASSERT_EQ(low.stages.size(), 1u);
+  ASSERT_EQ(low.stages[0].pieces.size(), 1u);
+  const seq_piece& p = low.stages[0].pieces[0];
+  EXPECT_EQ(p.seq_first, 1);
+  EXPECT_EQ(p.seq_last, 100000000);
+  EXPECT_NEAR(p.c0, 0, 1e-6);
+  EXPECT_NEAR(p.c1, 4672, 4672 * 1e-12);
+  EXPECT_NEAR(p.c2, 40, 40 * 1e-12);
+}
+
+// Inference, flash attention (no scores), plain MLP, every layer sliding with window 100, no vocabulary.
+// h 64, a 4, n_kv 4, head_dim 16, inner 4h = 256, L 2, 16-bit:
+//   hidden states 2 x 2 B x s h = 256 s; largest transient = MLP 2 B x s x 2 x 256 = 1024 s
+//   (q, k, v, o: 2 B x s x (2a + 2 n_kv) x 16 = 512 s is smaller);
+//   KV cache 2 (K, V) x L x min(s, 100) x n_kv x head_dim x 2 B = 512 min(s, 100).
+// So 1792 s up to s = 100, then 1280 s + 51200: the min(s, window) kink.
+TEST(sweep, sliding_window_kink_is_a_piece_boundary) {
+  const auto low = lowered({{"mode", "inference"}, {"hidden_size", "64"}, {"num_hidden_layers", "2"},
+                            {"num_attention_heads", "4"}, {"vocab_size", "0"}, {"attention", "flash"},
+                            {"sliding_window", "100"}, {"overhead", "none"}});
+  const auto& st = low.stages.at(0);
+  EXPECT_NEAR(st.per_sequence(1), 1792, 1e-9);
+  EXPECT_NEAR(st.per_sequence(50), 1792 * 50, 1e-9);
+  EXPECT_NEAR(st.per_sequence(100), 179200, 1e-9);
+  EXPECT_NEAR(st.per_sequence(101), 1280 * 101 + 51200, 1e-9);
+  EXPECT_NEAR(st.per_sequence(1e6), 1280e6 + 51200, 1e-3);
+}
+
+// The fragmentation reserve scales the growing part: 5 % on top of the 4672 s + 40 s^2 above.
+TEST(sweep, fragmentation_scales_the_batch_terms) {
+  const auto low = lowered({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+                            {"vocab_size", "0"}, {"attention", "standard"}, {"fragmentation", "5"}});
+  EXPECT_NEAR(low.stages.at(0).per_sequence(1000), 1.05 * (4672e3 + 40e6), 1e-3);
+}
+
+namespace {
+
+std::vector<double> random_axis(std::mt19937_64& rng, double lo, double hi) {
+  const int n = std::uniform_int_distribution<int>(1, 11)(rng);  // 1 .. 11: ragged for 2 and 4 lanes
+  std::vector<double> axis;
+  for (int i = 0; i < n; ++i) {
+    // Log-uniform integers, so short and long sequences and small and large batches all appear.
+    const double x = std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
+    axis.push_back(std::round(x));
+  }
+  return axis;
+}
+
+}  // namespace
+
+// Both kernels give the same bits; both stay within the documented rounding bound of estimate() at every point;
+// the frontier is exactly the largest micro-batch estimate() fits.
+TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
+  std::mt19937_64 rng(20240612);
+  int checked = 0, points = 0;
+  for (int n = 0; n < 1500; ++n) {
+    const settings s = llm_memory::testing::random_settings(rng);
+    const auto values = resolve(s);
+    if (!values.ok() || !estimate(s).ok()) continue;
+    const auto low = lower(values.value());
+    ASSERT_TRUE(low.ok()) << n;
+    const lowered_estimate& l = low.value();
+    const auto batch = random_axis(rng, 1, 4096);
+    const auto seq = random_axis(rng, 1, 262144);
+    const sweep_grid scalar = sweep(l, batch, seq, kernel::scalar);
+    const sweep_grid simd = sweep(l, batch, seq, kernel::simd);
+    ASSERT_EQ(scalar.total.size(), batch.size() * seq.size());
+    ASSERT_EQ(0, std::memcmp(scalar.total.data(), simd.total.data(), scalar.total.size() * sizeof(double))) << n;
+    setting_values v = values.value();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      for (std::size_t j = 0; j < seq.size(); ++j) {
+        v.batch = static_cast<std::int64_t>(batch[i]);
+        v.seq = static_cast<std::int64_t>(seq[j]);
+        const double want = estimate(v).total_bytes;
+        const double got = simd.total[i * seq.size() + j];
+        const double slack = lowered_estimate::relative_tolerance * want;
+        ASSERT_GE(want - got, -1 - slack) << "setting " << n << " b " << batch[i] << " s " << seq[j];
+        ASSERT_LE(want - got, l.rounding_bound + slack) << "setting " << n << " b " << batch[i] << " s " << seq[j];
+        ++points;
+      }
+    }
+    // Frontier at the first seq: the largest b that fits, by estimate() itself.
+    v.seq = static_cast<std::int64_t>(seq[0]);
+    const std::int64_t mb = simd.max_batch[0];
+    EXPECT_EQ(mb, scalar.max_batch[0]);
+    auto fits = [&](std::int64_t b) {
+      v.batch = b;
+      return estimate(v).total_bytes <= l.gpu_memory;
+    };
+    if (mb > 0) {
+      EXPECT_TRUE(fits(mb)) << n;
+    }
+    if (mb < l.batch_limit) {
+      EXPECT_FALSE(fits(mb + 1)) << n << " max_batch " << mb;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(points, 10000);
+}
+
+// A 1 x 1 grid, an empty axis, and grid widths 1 .. 9 around the lane counts.
+TEST(sweep, degenerate_and_ragged_grids) {
+  const auto l = lowered({{"model", ""}});
+  const std::vector<double> one{1};
+  EXPECT_EQ(sweep(l, one, one).total.size(), 1u);
+  EXPECT_TRUE(sweep(l, {}, one).total.empty());
+  std::vector<double> seq;
+  for (int w = 1; w <= 9; ++w) {
+    seq.push_back(256.0 * w);
+    const std::vector<double> batch{1, 3, 8};
+    const auto a = sweep(l, batch, seq, kernel::scalar), b = sweep(l, batch, seq, kernel::simd);
+    EXPECT_EQ(a.total, b.total) << w;
+  }
+}
+
+// Brute force over b for a small model whose frontier is at a modest batch.
+TEST(sweep, max_batch_equals_brute_force) {
+  const settings s{{"hidden_size", "256"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "4"},
+                   {"vocab_size", "32000"}, {"gpu_memory", "2GB"}, {"cuda_context", "0"}};
+  const auto l = lowered(s);
+  const std::vector<double> seq{64, 512, 1000, 4096};
+  const auto mb = max_batch(l, seq);
+  setting_values v = resolved(s);
+  for (std::size_t j = 0; j < seq.size(); ++j) {
+    std::int64_t brute = 0;
+    v.seq = static_cast<std::int64_t>(seq[j]);
+    for (v.batch = 1; v.batch < 100000 && estimate(v).total_bytes <= l.gpu_memory; ++v.batch) brute = v.batch;
+    EXPECT_EQ(mb[j], brute) << seq[j];
+  }
+}
+
+TEST(sweep, devices_by_zero_stage) {
+  const std::vector<std::int64_t> devices{1, 8};
+  const auto r = sweep_parallel({{"model", ""}}, devices);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.value().size(), 8u);
+  // ZeRO is a no-op on one device; over 8 devices each stage shards more (seed 1: ZeRO-3 divides state by N).
+  EXPECT_EQ(r.value()[0], r.value()[3]);
+  EXPECT_GT(r.value()[4], r.value()[5]);
+  EXPECT_GT(r.value()[5], r.value()[6]);
+  EXPECT_GT(r.value()[6], r.value()[7]);
+  const auto bad = sweep_parallel({{"tp", "2"}}, std::vector<std::int64_t>{3});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors()[0].setting, "devices");
+}
