@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: native GoogleTest (unit + golden) and the sanitizer build.
+# Builds everything and runs every test: native GoogleTest (unit + golden), the same under ASan + UBSan, the
+# libFuzzer targets for a fixed number of runs, then the
+# WebAssembly build: the same GoogleTest suite under node, and tests/web/ (wasm equals native).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -7,3 +9,11 @@ jobs=$(nproc)
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzzer for a fixed run count.
+cmake --preset dev >/dev/null
+cmake --build --preset dev -j "$jobs"
+ctest --preset dev
+./scripts/fuzz.sh 5000
+./scripts/build-wasm.sh build/wasm
+ctest --preset wasm
+LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs

@@ -119,7 +119,8 @@ void apply(const settings& layer, setting_values& values, std::vector<error>& er
   for (const auto& [key, text] : layer) {
     const setting_def* def = find_setting(key);
     if (def == nullptr) {
-      errors.push_back({key, "unknown setting" + std::string(origin)});
+      // A URL like "?=5" has an empty key: the error still has to name something.
+      errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting" + std::string(origin)});
       continue;
     }
     std::optional<error> problem;

@@ -66,6 +66,13 @@ TEST(settings, every_invalid_class_is_rejected_with_its_setting) {
   }
 }
 
+// Found by the settings fuzzer: "?=32" gave an error naming the empty string.
+TEST(settings, empty_key_is_named_in_the_error) {
+  const auto r = resolve({{"", "32"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "(empty key)");
+}
+
 TEST(settings, layers_apply_in_order) {
   // The preset gives 32 layers; config.json overrides it; an explicit value overrides both.
   auto r = resolve({{"model", "llama-2-7b"}, {"num_hidden_layers", "4"}}, {{"num_hidden_layers", "8"}});

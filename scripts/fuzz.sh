@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each one.
+#   scripts/fuzz.sh            -> 20000 runs per target (what the test command does)
+#   scripts/fuzz.sh 600s       -> 600 seconds per target
+#   scripts/fuzz.sh 5000000    -> 5 million runs per target
+# New inputs found go to build/fuzz/corpus/<target> (the seeds in tests/fuzz/corpus stay untouched).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget=${1:-20000}
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+for target in config_json settings estimate; do
+  work="build/fuzz/corpus/$target"
+  mkdir -p "$work"
+  if [[ $budget == *s ]]; then limit=(-max_total_time="${budget%s}"); else limit=(-runs="$budget"); fi
+  echo "fuzz: $target (${budget})"
+  "build/fuzz/tests/fuzz/fuzz_$target" "${limit[@]}" -max_len=4096 -print_final_stats=1 \
+    "$work" "tests/fuzz/corpus/$target" 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)|SUMMARY" || true
+  # libFuzzer exits non-zero on a finding; re-check explicitly so a crash fails the script.
+  "build/fuzz/tests/fuzz/fuzz_$target" -runs=0 "$work" "tests/fuzz/corpus/$target" >/dev/null 2>&1
+done
