@@ -100,8 +100,9 @@ solve_answer solve_devices(const setting_values& s, double capacity) {
     a.message = "fits on " + std::to_string(a.value) + " device" + (a.value == 1 ? "" : "s") + " (data-parallel " +
                 std::to_string(*dp) + " x " + parallel + ", ZeRO " + std::to_string(s.zero) + ")";
   } else if (s.zero == 0) {
-    a.message = "no device count fits with ZeRO 0: every data-parallel device holds a full replica of parameters, "
-                "gradients and optimizer state, so adding devices never lowers per-device memory; raise zero, tp or pp";
+    const std::string replica = s.mode == "train" ? "parameters, gradients and optimizer state" : "the weights";
+    a.message = "no device count fits with ZeRO 0: every data-parallel device holds a full replica of " + replica +
+                ", so adding devices never lowers per-device memory; raise zero, tp or pp";
   } else {
     a.message = "none within " + std::to_string(solve_device_limit) + " devices (" + parallel + ", ZeRO " +
                 std::to_string(s.zero) + ")";
