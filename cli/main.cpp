@@ -18,6 +18,7 @@
 #include "llm_memory/report.hpp"
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
+#include "llm_memory/sweep.hpp"
 
 namespace {
 
@@ -35,12 +36,16 @@ struct options {
   bool list_models = false;
   bool list_gpus = false;
   bool schema = false;
+  bool sweep = false;  ///< the `sweep` subcommand: --batch and --seq are axes
 };
 
 void print_help() {
   fmt::print(
       "llm-memory: GPU memory needed to train or run a large language model, per device.\n\n"
       "Usage: llm-memory [--KEY VALUE ...] [--config config.json] [--json]\n"
+      "       llm-memory sweep [--batch 1:256] [--seq 256:131072] [--KEY VALUE ...] [--json]\n"
+      "         total memory over micro-batch x sequence and the largest micro-batch that fits each sequence;\n"
+      "         an axis is a value, a:b (doubling from a) or a:b:n (n evenly spaced values)\n"
       "       llm-memory --list-models [--json] | --list-gpus [--json] | --schema\n\n"
       "Settings (the same keys work as URL query keys and widget attributes):\n");
   std::string_view group;
@@ -82,6 +87,7 @@ bool parse_args(int argc, char** argv, options& opt) {
     if (arg == "--list-models") { opt.list_models = true; continue; }
     if (arg == "--list-gpus") { opt.list_gpus = true; continue; }
     if (arg == "--schema") { opt.schema = true; continue; }
+    if (arg == "sweep" && i == 1) { opt.sweep = true; continue; }
     if (!arg.starts_with("--")) {
       fmt::print(stderr, "llm-memory: unexpected argument \"{}\"; settings are given as --key value\n", arg);
       return false;
@@ -212,6 +218,62 @@ int list_gpus(bool json) {
   return 0;
 }
 
+// `llm-memory sweep`: the --batch and --seq values are axes (sweep.hpp parse_axis); every other flag is a setting.
+int run_sweep(settings values, const settings& config, bool json) {
+  std::vector<error> errors;
+  std::vector<double> axes[2];
+  const char* keys[2] = {"batch", "seq"};
+  const char* defaults[2] = {"1:256", "256:131072"};
+  for (int k = 0; k < 2; ++k) {
+    const auto given = values.find(keys[k]);
+    auto axis = parse_axis(keys[k], given == values.end() ? defaults[k] : given->second);
+    if (given != values.end()) values.erase(given);
+    if (axis.ok()) axes[k] = std::move(axis.value());
+    else errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
+  }
+  auto resolved = resolve(values, config);
+  if (!resolved.ok()) errors.insert(errors.end(), resolved.errors().begin(), resolved.errors().end());
+  if (errors.empty()) {  // the cross-setting checks of estimate() (e.g. weights_dtype for training)
+    const auto checked = estimate(values, config);
+    if (!checked.ok()) errors = checked.errors();
+  }
+  const auto lowered = errors.empty() ? lower(resolved.value()) : result<lowered_estimate>(errors);
+  if (!lowered.ok()) {
+    for (const auto& e : lowered.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    if (json) fmt::print("{}\n", errors_to_json(lowered.errors()));
+    return exit_usage;
+  }
+  const sweep_grid g = sweep(lowered.value(), axes[0], axes[1]);
+  const std::size_t n = g.seq.size();
+  if (json) {
+    nlohmann::json out = {{"batch", std::vector<std::int64_t>(g.batch.begin(), g.batch.end())},
+                          {"seq", std::vector<std::int64_t>(g.seq.begin(), g.seq.end())}, {"max_batch", g.max_batch},
+                          {"gpu_memory", lowered.value().gpu_memory}, {"rounding_bound", lowered.value().rounding_bound}};
+    auto& total = out["total"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < g.batch.size(); ++i)
+      total.push_back(std::vector<double>(g.total.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                          g.total.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
+    fmt::print("{}\n", out.dump());
+    return 0;
+  }
+  const bool gib = resolved.value().units == "GiB";
+  const double unit = gib ? 1073741824.0 : 1e9;
+  fmt::print("total memory per device, {} (* = over {:.1f} {})\n{:>10}", gib ? "GiB" : "GB",
+             lowered.value().gpu_memory / unit, gib ? "GiB" : "GB", "batch\\seq");
+  for (const double s : g.seq) fmt::print(" {:>9.0f}", s);
+  for (std::size_t i = 0; i < g.batch.size(); ++i) {
+    fmt::print("\n{:>10.0f}", g.batch[i]);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double t = g.total[i * n + j];
+      fmt::print(" {:>8.1f}{}", t / unit, t > lowered.value().gpu_memory ? '*' : ' ');
+    }
+  }
+  fmt::print("\n{:>10}", "max batch");
+  for (const auto b : g.max_batch) fmt::print(" {:>9}", b);
+  fmt::print("\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,6 +308,7 @@ int main(int argc, char** argv) {
     config = parsed.value();
   }
 
+  if (opt.sweep) return run_sweep(opt.values, config, opt.json);
   const auto r = estimate(opt.values, config);
   if (!r.ok()) {
     for (const auto& e : r.errors()) fmt::print(stderr, "{}\n", to_string(e));

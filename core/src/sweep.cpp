@@ -354,6 +354,52 @@ sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
   return g;
 }
 
+result<std::vector<double>> parse_axis(std::string_view key, std::string_view text) {
+  const setting_def* def = find_setting(key);
+  if (def == nullptr) return error{std::string(key), "is not a setting"};
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  const std::string usage = "must be a value, a range a:b (doubling from a) or a:b:n (n steps), got \"" +
+                            std::string(text) + "\"";
+  if (parts.size() > 3) return error{std::string(def->key), usage};
+  std::vector<double> ends;
+  for (std::size_t i = 0; i < std::min<std::size_t>(parts.size(), 2); ++i) {
+    auto v = parse_number(*def, parts[i]);
+    if (!v.ok()) return v.errors();
+    ends.push_back(v.value());
+  }
+  std::vector<double> axis;
+  if (parts.size() == 1) return std::vector<double>{ends[0]};
+  const double a = ends[0], b = ends[1];
+  if (b < a) return error{std::string(def->key), "range " + std::string(text) + " must not end below its start"};
+  if (parts.size() == 2) {
+    for (double v = a; v <= b && axis.size() <= max_axis_values; v *= 2) axis.push_back(v);
+  } else {
+    setting_def steps;
+    steps.kind = setting_kind::integer;
+    steps.min_value = 1;
+    steps.max_value = static_cast<double>(max_axis_values);
+    auto n = parse_number(steps, parts[2]);
+    if (!n.ok())
+      return error{std::string(def->key), "the step count of " + std::string(text) + " must be an integer from 1 to " +
+                                               std::to_string(max_axis_values)};
+    const double count = n.value();
+    for (double i = 0; i < count; ++i) {
+      const double v = count == 1 ? a : std::round(a + (b - a) * i / (count - 1));
+      if (axis.empty() || v != axis.back()) axis.push_back(v);
+    }
+  }
+  if (axis.size() > max_axis_values)
+    return error{std::string(def->key), "range " + std::string(text) + " has more than " +
+                                            std::to_string(max_axis_values) + " values"};
+  return axis;
+}
+
 result<std::vector<double>> sweep_parallel(const settings& explicit_values, std::span<const std::int64_t> devices) {
   std::vector<double> out;
   std::vector<error> errors;

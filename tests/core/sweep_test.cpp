@@ -180,3 +180,19 @@ TEST(sweep, devices_by_zero_stage) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.errors()[0].setting, "devices");
 }
+
+// Axis syntax: a:b doubles from a (1..256 = 2^0..2^8, 9 values); a:b:n is n evenly spaced integers,
+// 1:10:4 = 1 + 9 i / 3 for i = 0..3 = 1, 4, 7, 10.
+TEST(sweep, axis_syntax) {
+  const auto pow2 = parse_axis("batch", "1:256");
+  ASSERT_TRUE(pow2.ok());
+  EXPECT_EQ(pow2.value(), (std::vector<double>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+  EXPECT_EQ(parse_axis("seq", "256:131072").value().size(), 10u);
+  EXPECT_EQ(parse_axis("batch", "1:10:4").value(), (std::vector<double>{1, 4, 7, 10}));
+  EXPECT_EQ(parse_axis("seq", "2048").value(), (std::vector<double>{2048}));
+  for (const char* bad : {"0:4", "4:1", "1:2:3:4", "1:8:0", "a:b", "1:1e9"}) {
+    const auto r = parse_axis("batch", bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.errors()[0].setting, "batch") << bad;
+  }
+}

@@ -92,6 +92,14 @@ struct sweep_grid {
 [[nodiscard]] sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
                                std::span<const double> seq, kernel k = kernel::simd);
 
+/// Most values one axis may have.
+inline constexpr std::size_t max_axis_values = 4096;
+
+/// An axis of the setting `key` (batch or seq) from text: "a" (one value), "a:b" (a, 2a, 4a, ... while <= b:
+/// powers of two when a is one), or "a:b:n" (n integers evenly spaced from a to b, rounded, duplicates dropped).
+/// Every value is checked against the setting's row; errors name the setting.
+[[nodiscard]] result<std::vector<double>> parse_axis(std::string_view key, std::string_view text);
+
 /// Total bytes per device for each device count x ZeRO stage 0..3, row-major [devices][zero];
 /// errors name the setting (e.g. a device count that tp x pp does not divide).
 [[nodiscard]] result<std::vector<double>> sweep_parallel(const settings& explicit_values,
