@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# Runs the CLI with ARGS (a ;-list) and checks its exit code and that stderr matches PATTERN.
+execute_process(COMMAND "${CLI}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL EXIT)
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXIT}\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
+  message(FATAL_ERROR "stderr does not match \"${PATTERN}\": ${err}")
+endif()
+if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
+  message(FATAL_ERROR "stdout does not match \"${STDOUT}\": ${out}")
+endif()
+string(REGEX MATCHALL "\n" lines "${err}")
+list(LENGTH lines line_count)
+if(EXIT EQUAL 2 AND NOT line_count EQUAL 1)
+  message(FATAL_ERROR "expected exactly one line on stderr, got ${line_count}: ${err}")
+endif()
