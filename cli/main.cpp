@@ -29,6 +29,7 @@ constexpr int exit_usage = 2;
 struct options {
   settings values;
   std::string config_path;
+  std::string batch_path;
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -73,6 +74,8 @@ void print_help() {
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
+      "  --batch-json FILE   estimate every settings object of a JSON array; print a JSON array of results\n"
+      "                      (for scripts and tests: one process for many estimates)\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
 }
 
@@ -103,6 +106,7 @@ bool parse_args(int argc, char** argv, options& opt) {
       return false;
     }
     if (key == "config") { opt.config_path = value; continue; }
+    if (key == "batch-json") { opt.batch_path = value; continue; }
     if (find_setting(key) == nullptr) {
       fmt::print(stderr, "{}: unknown setting; see llm-memory --help\n", key);
       return false;
@@ -186,35 +190,52 @@ void print_advice(const advice_result& a, const std::string& units) {
 }
 
 int list_models(bool json) {
-  if (json) fmt::print("[");
-  bool first = true;
+  if (json) {
+    fmt::print("{}\n", models_json());
+    return 0;
+  }
   for (const auto& p : model_presets()) {
     auto r = estimate(settings{{"model", p.id}});
-    const double params = r.ok() ? r.value().params : 0;
-    if (json) {
-      fmt::print("{}\n  {{\"id\": \"{}\", \"name\": \"{}\", \"hf_repo\": \"{}\", \"params\": {:.0f}, \"official_params\": {}}}",
-                 first ? "" : ",", p.id, p.name, p.hf_repo, params, p.official_params);
-    } else {
-      fmt::print("{:<28} {:<28} {:>18}\n", p.id, p.name, group_digits(params));
-    }
-    first = false;
+    fmt::print("{:<28} {:<28} {:>18}\n", p.id, p.name, group_digits(r.ok() ? r.value().params : 0));
   }
-  if (json) fmt::print("\n]\n");
   return 0;
 }
 
 int list_gpus(bool json) {
-  if (json) fmt::print("[");
-  bool first = true;
-  for (const auto& g : gpu_presets()) {
-    if (json)
-      fmt::print("{}\n  {{\"id\": \"{}\", \"name\": \"{}\", \"memory_bytes\": {:.0f}}}", first ? "" : ",", g.id, g.name,
-                 g.memory_bytes);
-    else
-      fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
-    first = false;
+  if (json) {
+    fmt::print("{}\n", gpus_json());
+    return 0;
   }
-  if (json) fmt::print("\n]\n");
+  for (const auto& g : gpu_presets()) fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
+  return 0;
+}
+
+// --batch-json FILE: a JSON array of settings objects in, a JSON array of results out (the --json shape, or
+// {"ok": false, "errors": [...]}), one process for many estimates: scripting, and the native-vs-wasm tests.
+// Values may be strings, numbers or booleans; numbers and booleans are read as their JSON text.
+int batch_json(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  const auto cases = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!file || cases.is_discarded() || !cases.is_array()) {
+    fmt::print(stderr, "batch-json: \"{}\" is not a readable JSON array of settings objects\n", path);
+    return exit_usage;
+  }
+  fmt::print("[");
+  for (std::size_t n = 0; n < cases.size(); ++n) {
+    if (!cases[n].is_object()) {
+      fmt::print("{}\n{}", n == 0 ? "" : ",",
+                 errors_to_json({{"batch-json", "entry " + std::to_string(n) + " is not an object"}}));
+      continue;
+    }
+    settings input;
+    for (const auto& [key, value] : cases[n].items())
+      input[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    const auto r = estimate(input);
+    fmt::print("{}\n{}", n == 0 ? "" : ",", r.ok() ? to_json(r.value()) : errors_to_json(r.errors()));
+  }
+  fmt::print("\n]\n");
   return 0;
 }
 
@@ -289,6 +310,7 @@ int main(int argc, char** argv) {
   }
   if (opt.list_models) return list_models(opt.json);
   if (opt.list_gpus) return list_gpus(opt.json);
+  if (!opt.batch_path.empty()) return batch_json(opt.batch_path);
 
   settings config;
   if (!opt.config_path.empty()) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "llm_memory/presets.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -98,6 +99,29 @@ std::string settings_schema_json(int indent) {
     row["doc"] = def.doc;
     list.push_back(row);
   }
+  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string models_json(int indent) {
+  json list = json::array();
+  for (const auto& p : model_presets()) {
+    const auto r = estimate(settings{{"model", p.id}});
+    list.push_back({{"id", p.id},
+                    {"name", p.name},
+                    {"hf_repo", p.hf_repo},
+                    {"params", whole(r.ok() ? r.value().params : 0)},
+                    {"official_params", p.official_params},
+                    {"source", p.source},
+                    {"note", p.note}});
+  }
+  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string gpus_json(int indent) {
+  json list = json::array();
+  for (const auto& g : gpu_presets())
+    list.push_back({{"id", g.id}, {"name", g.name}, {"memory_bytes", whole(g.memory_bytes)}, {"source", g.source},
+                    {"note", g.note}});
   return list.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 

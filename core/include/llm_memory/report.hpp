@@ -19,4 +19,11 @@ namespace llm_memory {
 /// The settings table as JSON: [{key, kind, default, min, max, choices, unit, group, doc}].
 [[nodiscard]] std::string settings_schema_json(int indent = 2);
 
+/// The model presets: [{id, name, hf_repo, params, official_params, source, note}]; params is the exact
+/// count computed from the preset's architecture, official_params the published one (0 when none).
+[[nodiscard]] std::string models_json(int indent = 2);
+
+/// The GPU presets: [{id, name, memory_bytes, source, note}].
+[[nodiscard]] std::string gpus_json(int indent = 2);
+
 }  // namespace llm_memory

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// The JS API itself: the same answers as the native CLI for every entry point, errors as values for any
+// input, plain numbers for bytes, and the single-file variant identical to the split one.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { loadApi, native } from "./support.mjs";
+
+const api = await loadApi();
+const nativeJson = (args) => JSON.parse(native(args));
+
+test("load() without options shares one instance", async () => {
+  assert.equal(await loadApi(), api);
+});
+
+test("settingsSchema, listModels and listGpus equal the CLI's --schema and --list-*", () => {
+  assert.deepEqual(api.settingsSchema(), nativeJson(["--schema"]));
+  assert.deepEqual(api.listModels(), nativeJson(["--list-models", "--json"]));
+  assert.deepEqual(api.listGpus(), nativeJson(["--list-gpus", "--json"]));
+  assert.ok(api.listModels().length > 0 && api.listGpus().length > 0);
+});
+
+test("returned objects are fresh copies", () => {
+  api.settingsSchema().pop();
+  assert.deepEqual(api.settingsSchema(), nativeJson(["--schema"]));
+});
+
+test("estimate equals llm-memory --json text for text", () => {
+  const text = native(["--json", "--model", "llama-2-7b", "--seq", "4096"]);
+  assert.equal(api.estimateJson({ model: "llama-2-7b", seq: 4096 }) + "\n", text);
+});
+
+test("numbers and strings are the same input", () => {
+  assert.deepEqual(api.estimate({ model: "llama-2-7b", seq: 4096, batch: 2, fused_ce: true }),
+                   api.estimate({ model: "llama-2-7b", seq: "4096", batch: "2", fused_ce: "true" }));
+});
+
+test("byte counts are plain numbers", () => {
+  const out = api.estimate({ model: "llama-2-7b" });
+  assert.equal(out.ok, true);
+  for (const value of [out.params, out.gpu_memory, out.cpu_bytes, ...Object.values(out.bytes)])
+    assert.equal(typeof value, "number");
+  assert.ok(Number.isSafeInteger(out.bytes.total));
+});
+
+test("bad input comes back as errors naming the setting, never as an exception", () => {
+  assert.deepEqual(api.estimate({ batch: 0 }), nativeJson(["--json", "--batch", "0"]));
+  const odd = api.estimate({ seq: {}, batch: [], gpu_memory: NaN, unknown_knob: 1, vocab_size: -1 });
+  assert.equal(odd.ok, false);
+  assert.deepEqual(odd.errors.map((e) => e.setting).sort(), ["batch", "gpu_memory", "seq", "unknown_knob", "vocab_size"]);
+  for (const input of [undefined, null, 7, "text", []]) assert.equal(api.estimate(input).ok, true);
+  assert.equal(api.estimate({ batch: null, seq: undefined }).settings.batch, "1");
+  for (const config of ["", "{", "[]", "null", { hidden_size: "wide" }]) assert.equal(api.parseConfig(config).ok, false);
+  assert.equal(api.advise({ tp: 3 }).ok, false);
+  assert.equal(api.solve({ devices: 0 }).errors[0].setting, "devices");
+});
+
+test("parseConfig + estimate equal the CLI's --config", () => {
+  const config = {
+    model_type: "llama", hidden_size: 2048, intermediate_size: 5632, num_hidden_layers: 22, num_attention_heads: 32,
+    num_key_value_heads: 4, vocab_size: 32000, tie_word_embeddings: false, max_position_embeddings: 2048,
+  };
+  const parsed = api.parseConfig(JSON.stringify(config));
+  assert.equal(parsed.ok, true, JSON.stringify(parsed));
+  assert.deepEqual(api.parseConfig(config), parsed);
+  const dir = mkdtempSync(join(tmpdir(), "llm-memory-"));
+  try {
+    writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+    const expected = nativeJson(["--json", "--config", join(dir, "config.json"), "--batch", "4"]);
+    assert.deepEqual(api.estimate({ batch: 4 }, parsed.settings), expected);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("advise and solve equal the CLI's --advise and --solve", () => {
+  for (const args of [["--model", "llama-2-7b"], ["--model", "llama-2-7b", "--mode", "inference", "--gpu_memory", "24GB"]]) {
+    const expected = nativeJson(["--json", "--advise", "--solve", ...args]);
+    const settings = Object.fromEntries(args.map((a, i) => (i % 2 ? null : [a.slice(2), args[i + 1]])).filter(Boolean));
+    assert.deepEqual(api.advise(settings), { ok: true, ...expected.advice });
+    assert.deepEqual(api.solve(settings), { ok: true, ...expected.solve });
+  }
+});
+
+test("the single-file variant gives the same answers", async () => {
+  const single = await loadApi("single");
+  assert.notEqual(single, api);
+  for (const settings of [{ model: "llama-2-7b" }, { mode: "inference", seq: 32768 }, { batch: "x" }])
+    assert.equal(single.estimateJson(settings), api.estimateJson(settings));
+  assert.deepEqual(single.settingsSchema(), api.settingsSchema());
+});

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Shared by tests/web/*.test.mjs: the wasm API under test, the native CLI to compare with, the golden files.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/// The JS API module: dist/llm-memory.js (LLM_MEMORY_WASM overrides), or its single-file variant.
+export async function loadApi(variant = "split") {
+  const path = variant === "single"
+    ? resolve(root, "dist/llm-memory.single.js")
+    : resolve(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js");
+  const { load } = await import(path);
+  return load();
+}
+
+const cli = resolve(root, process.env.LLM_MEMORY_CLI ?? "build/release/llm-memory");
+
+/// Runs the native CLI; returns its stdout (a non-zero exit is fine: --json prints errors as JSON).
+export function native(args) {
+  const run = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (run.error) throw new Error(`cannot run the native CLI ${cli} (set LLM_MEMORY_CLI): ${run.error.message}`);
+  return run.stdout;
+}
+
+/// Native results for many settings objects in one process (llm-memory --batch-json).
+export function nativeBatch(cases) {
+  const dir = mkdtempSync(join(tmpdir(), "llm-memory-"));
+  try {
+    const file = join(dir, "cases.json");
+    writeFileSync(file, JSON.stringify(cases));
+    return JSON.parse(native(["--batch-json", file]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/// Every case of tests/golden/*.json as {file, case}.
+export function goldenCases() {
+  const dir = join(root, "tests/golden");
+  return readdirSync(dir).filter((f) => f.endsWith(".json")).sort().flatMap((file) =>
+    JSON.parse(readFileSync(join(dir, file), "utf8")).cases.map((body) => ({ file, body })));
+}
+
+/// Same paths as tests/golden/golden_test.cpp: "bytes.total", or "item:<bucket>:<item name>" for an item's bytes.
+export function lookup(out, path) {
+  if (path.startsWith("item:")) {
+    const colon = path.indexOf(":", 5);
+    const bucket = path.slice(5, colon), name = path.slice(colon + 1);
+    return out.buckets?.find((b) => b.key === bucket)?.items.find((i) => i.name === name)?.bytes;
+  }
+  let node = out;
+  for (const part of path.split(".")) {
+    if (node === null || typeof node !== "object" || !(part in node)) return undefined;
+    node = node[part];
+  }
+  return node;
+}

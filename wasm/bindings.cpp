@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// Embind registrations only. Inputs arrive as plain JS objects ({key: value}, the settings keys);
+// outputs leave as the JSON text the CLI prints (report.hpp), which wasm/api.js parses into plain objects:
+// one serialiser for both front ends, so native and wasm agree byte for byte (docs/wasm.md).
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "llm_memory/advise.hpp"
+#include "llm_memory/config_json.hpp"
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/report.hpp"
+#include "llm_memory/settings.hpp"
+#include "llm_memory/solve.hpp"
+#include "llm_memory/sweep.hpp"
+
+namespace {
+
+using emscripten::val;
+using namespace llm_memory;
+
+// {key: value} -> raw settings. Strings pass through; anything else goes through String() (7 -> "7",
+// true -> "true"); null and undefined mean "not given". Never throws on odd input: bad values become
+// validation errors that name the setting.
+settings settings_from(const val& object) {
+  settings out;
+  if (object.isNull() || object.isUndefined() || object.typeOf().as<std::string>() != "object") return out;
+  const val entries = val::global("Object").call<val>("entries", object);
+  const val to_text = val::global("String");
+  const auto count = entries["length"].as<unsigned>();
+  for (unsigned i = 0; i < count; ++i) {
+    const val entry = entries[i];
+    const val value = entry[1];
+    if (value.isNull() || value.isUndefined()) continue;
+    out[entry[0].as<std::string>()] = value.isString() ? value.as<std::string>() : to_text(value).as<std::string>();
+  }
+  return out;
+}
+
+// estimate(settings, config?): config holds architecture settings from parse_config, layered under the
+// explicit settings exactly as the CLI's --config.
+std::string estimate_json(const val& explicit_values, const val& config) {
+  const auto r = estimate(settings_from(explicit_values), settings_from(config));
+  return r.ok() ? to_json(r.value()) : errors_to_json(r.errors());
+}
+
+// The knob diagnosis (the CLI's "advice" object) or the errors object.
+std::string advise_json(const val& explicit_values, const val& config) {
+  const auto r = advise(settings_from(explicit_values), settings_from(config));
+  return r.ok() ? advice_to_json(r.value()) : errors_to_json(r.errors());
+}
+
+// Devices needed, largest micro-batch, longest sequence (the CLI's "solve" object) or the errors object.
+std::string solve_json(const val& explicit_values, const val& config) {
+  const auto r = solve(settings_from(explicit_values), settings_from(config));
+  return r.ok() ? solve_to_json(r.value()) : errors_to_json(r.errors());
+}
+
+// {"ok": true, "settings": {key: text}} or the errors object.
+std::string parse_config_json(const std::string& text) {
+  const auto r = parse_config(text);
+  if (!r.ok()) return errors_to_json(r.errors());
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : r.value()) fields[key] = value;
+  return nlohmann::ordered_json{{"ok", true}, {"settings", fields}}.dump(2, ' ', false,
+                                                                          nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
+val copy_out(const std::vector<double>& values) {
+  return val::global("Float64Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+// sweep(settings, config, {batch, seq, kernel}): axes as the CLI's --batch/--seq ("1:256", "256:131072:64"),
+// kernel "simd" (default) or "scalar". Returns {ok: true, batch, seq, total (row-major [batch][seq]),
+// max_batch, fixed, slope (the kernel's input), gpu_memory, rounding_bound, isa}, every array a copy;
+// or {ok: false, errors} (docs/sweep.md).
+val sweep_js(const val& explicit_values, const val& config, const val& axes) {
+  settings values = settings_from(explicit_values);
+  const settings options = settings_from(axes);
+  std::vector<error> errors;
+  std::vector<double> axis[2];
+  const char* keys[2] = {"batch", "seq"};
+  for (int k = 0; k < 2; ++k) {
+    const auto given = options.find(keys[k]);
+    auto parsed = parse_axis(keys[k], given == options.end() ? (k == 0 ? "1:256" : "256:131072") : given->second);
+    values.erase(keys[k]);
+    if (parsed.ok()) axis[k] = std::move(parsed.value());
+    else errors.insert(errors.end(), parsed.errors().begin(), parsed.errors().end());
+  }
+  const auto checked = estimate(values, settings_from(config));
+  if (!checked.ok()) errors.insert(errors.end(), checked.errors().begin(), checked.errors().end());
+  const auto lowered = errors.empty() ? lower(checked.value().settings) : result<lowered_estimate>(errors);
+  if (!lowered.ok()) return val::global("JSON").call<val>("parse", errors_to_json(lowered.errors()));
+  const auto kernel_name = options.find("kernel");
+  const kernel k = kernel_name != options.end() && kernel_name->second == "scalar" ? kernel::scalar : kernel::simd;
+  const sweep_grid g = sweep(lowered.value(), axis[0], axis[1], k);
+  const sweep_columns c = columns(lowered.value(), axis[1]);
+  val out = val::object();
+  out.set("ok", true);
+  out.set("batch", copy_out(g.batch));
+  out.set("seq", copy_out(g.seq));
+  out.set("total", copy_out(g.total));
+  out.set("max_batch", copy_out(std::vector<double>(g.max_batch.begin(), g.max_batch.end())));
+  out.set("fixed", copy_out(c.fixed));
+  out.set("slope", copy_out(c.slope));
+  out.set("gpu_memory", lowered.value().gpu_memory);
+  out.set("rounding_bound", lowered.value().rounding_bound);
+  out.set("isa", std::string(simd_isa()));
+  return out;
+}
+
+// For benchmarks/sweep_bench.mjs: milliseconds per evaluation of the kernel alone on an n_batch x n_seq grid
+// (batch 1..n_batch, seq evenly spaced over 256..131072), the mean of `reps` runs, timed inside wasm.
+double sweep_kernel_ms(const val& explicit_values, int n_batch, int n_seq, const std::string& kernel_name, int reps) {
+  const auto checked = estimate(settings_from(explicit_values));
+  if (!checked.ok() || n_batch < 1 || n_seq < 1 || reps < 1) return -1;
+  const auto lowered = lower(checked.value().settings);
+  if (!lowered.ok()) return -1;
+  std::vector<double> batch, seq;
+  for (int i = 0; i < n_batch; ++i) batch.push_back(i + 1);
+  for (int j = 0; j < n_seq; ++j) seq.push_back(std::round(256 + (131072.0 - 256) * j / std::max(1, n_seq - 1)));
+  const sweep_columns c = columns(lowered.value(), seq);
+  std::vector<double> out(batch.size() * seq.size());
+  const kernel k = kernel_name == "scalar" ? kernel::scalar : kernel::simd;
+  const double start = emscripten_get_now();
+  for (int r = 0; r < reps; ++r) evaluate(c, batch, out, k);
+  return (emscripten_get_now() - start) / reps;
+}
+
+std::string settings_schema() { return settings_schema_json(); }
+std::string list_models() { return models_json(); }
+std::string list_gpus() { return gpus_json(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(llm_memory) {
+  emscripten::function("estimate", &estimate_json);
+  emscripten::function("advise", &advise_json);
+  emscripten::function("solve", &solve_json);
+  emscripten::function("settings_schema", &settings_schema);
+  emscripten::function("list_models", &list_models);
+  emscripten::function("list_gpus", &list_gpus);
+  emscripten::function("parse_config", &parse_config_json);
+  emscripten::function("sweep", &sweep_js);
+  emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);
+}
