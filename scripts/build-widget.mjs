@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Bundles the widget (web/widget*.js) and the iframe embed with esbuild into dist/ (docs/embedding.md):
+//   dist/widget.js          <llm-memory>, defined on import; ONE ES module, fetches llm-memory.wasm beside it
+//   dist/widget-element.js  the class only (LlmMemoryElement.define(tag, registry) registers it)
+//   dist/widget.single.js   as widget.js with the wasm inlined: one self-contained file, no .wasm to host
+//   dist/widget.d.ts        the element's types
+//   dist/embed.html + embed.js   the iframe calculator (embed.js imports ./widget.js, so a page loads it once)
+//   dist/examples/          web/examples/, a blog post with three widgets
+// Expects the wasm modules in dist/ (scripts/build-wasm.sh); scripts/build-web.mjs runs this after the page.
+import { cp, mkdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = `${root}dist`;
+const web = `${root}web`;
+
+// The glue's node-only branches name node modules; they never run in a browser.
+const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
+
+/** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules. */
+function wasmModule(file) {
+  return {
+    name: "llm-memory-wasm",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
+    },
+  };
+}
+
+/** Leaves embed.js's import of the widget to the browser, aimed at dist/widget.js. */
+const widgetExternal = {
+  name: "llm-memory-widget-external",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/widget(-define)?\.js$/ }, () => ({ path: "./widget.js", external: true }));
+  },
+};
+
+const common = {
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["chrome100", "firefox100", "safari15"],
+  minify: true,
+  legalComments: "none",
+  external: NODE_ONLY,
+  logLevel: "warning",
+};
+
+await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [wasmModule("llm-memory.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [wasmModule("llm-memory.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [wasmModule("llm-memory.single.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [widgetExternal] });
+await cp(`${web}/embed.html`, `${dist}/embed.html`);
+await cp(`${web}/widget.d.ts`, `${dist}/widget.d.ts`);
+await mkdir(`${dist}/examples`, { recursive: true });
+await cp(`${web}/examples`, `${dist}/examples`, { recursive: true });
+
+const embed = await readFile(`${dist}/embed.js`, "utf8");
+if (!embed.includes('"./widget.js"')) throw new Error("dist/embed.js must import ./widget.js, not carry its own copy");
+for (const file of ["widget.js", "widget-element.js", "widget.single.js", "embed.js", "embed.html"]) {
+  const bytes = await readFile(`${dist}/${file}`);
+  console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
+}

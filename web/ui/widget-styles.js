@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// The stylesheet of <llm-memory>'s shadow root. The widget renders with the page's own render functions
+// (results-table.js, stacked-bar.js, knobs.js, settings-form.js), so these rules style the same class names
+// as web/styles.css, scoped to the shadow root: nothing leaks in from the host page or out to it.
+// Theming goes through the --llm-memory-* custom properties (they inherit through the shadow boundary)
+// and the parts (docs/embedding.md, "Theming"). The widget lays itself out by its own width (container
+// queries), not the viewport's, because a blog column can be narrow on a wide screen.
+
+export const WIDGET_CSS = `
+:host {
+  all: initial;
+  --bg: var(--llm-memory-bg, #ffffff);
+  --fg: var(--llm-memory-fg, #1b1f24);
+  --muted: var(--llm-memory-muted, #57606a);
+  --line: var(--llm-memory-line, #d0d7de);
+  --panel: var(--llm-memory-panel, #f6f8fa);
+  --accent: var(--llm-memory-accent, #0b5cad);
+  --focus: var(--llm-memory-focus, #d9480f);
+  --ok: var(--llm-memory-ok, #1a7f37);
+  --bad: var(--llm-memory-bad, #c21c1c);
+  --ok-bg: var(--llm-memory-ok-bg, #effaf1);
+  --bad-bg: var(--llm-memory-bad-bg, #fff0f0);
+  --parameters: var(--llm-memory-parameters, #3b6fd4);
+  --gradients: var(--llm-memory-gradients, #e0851b);
+  --optimizer: var(--llm-memory-optimizer, #8e44ad);
+  --activations: var(--llm-memory-activations, #199e8e);
+  --kv_cache: var(--llm-memory-kv-cache, #c9406b);
+  --overhead: var(--llm-memory-overhead, #7d8590);
+  --radius: var(--llm-memory-radius, 6px);
+  display: block;
+  container-type: inline-size;
+  color-scheme: light dark;
+  background: var(--bg);
+  color: var(--fg);
+  border: 1px solid var(--line);
+  border-radius: var(--radius);
+  padding: 0.75rem;
+  margin: 1rem 0;
+  font-family: var(--llm-memory-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
+  font-size: var(--llm-memory-font-size, 15px);
+  line-height: 1.45;
+  text-align: left;
+  overflow-wrap: normal;
+}
+
+@media (prefers-color-scheme: dark) {
+  :host {
+    --bg: var(--llm-memory-bg, #0d1117);
+    --fg: var(--llm-memory-fg, #e6edf3);
+    --muted: var(--llm-memory-muted, #9198a1);
+    --line: var(--llm-memory-line, #3d444d);
+    --panel: var(--llm-memory-panel, #161b22);
+    --accent: var(--llm-memory-accent, #58a6ff);
+    --focus: var(--llm-memory-focus, #ffa657);
+    --ok: var(--llm-memory-ok, #3fb950);
+    --bad: var(--llm-memory-bad, #ff7b72);
+    --ok-bg: var(--llm-memory-ok-bg, #10261a);
+    --bad-bg: var(--llm-memory-bad-bg, #2d1416);
+    --parameters: var(--llm-memory-parameters, #6c9cf0);
+    --gradients: var(--llm-memory-gradients, #f0a04b);
+    --optimizer: var(--llm-memory-optimizer, #b77fd6);
+    --activations: var(--llm-memory-activations, #39c5b3);
+    --kv_cache: var(--llm-memory-kv-cache, #e7739a);
+    --overhead: var(--llm-memory-overhead, #9ea7b3);
+  }
+}
+
+:host([hidden]) { display: none; }
+*, *::before, *::after { box-sizing: border-box; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+[hidden] { display: none !important; }
+p { margin: 0.25rem 0; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+.muted { color: var(--muted); }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+}
+
+.title { margin: 0 0 0.25rem; font-size: 1em; font-weight: 700; }
+.problems {
+  border-left: 4px solid var(--bad); background: var(--bad-bg); padding: 0.35rem 0.6rem; margin: 0 0 0.5rem;
+  font-size: 0.9em; overflow-wrap: anywhere;
+}
+.problems ul { margin: 0; padding-left: 1.1rem; }
+.status { color: var(--muted); }
+.field-error { color: var(--bad); margin: 0.25rem 0 0; font-size: 0.9em; overflow-wrap: anywhere; }
+
+/* Controls: the page's pickers and settings form, flattened into a grid. */
+button, input, select, textarea { font: inherit; color: inherit; }
+button {
+  background: var(--accent); color: var(--bg); border: 1px solid var(--accent); border-radius: var(--radius);
+  padding: 0.25rem 0.7rem; cursor: pointer; min-height: 2rem;
+}
+button.secondary { background: transparent; color: var(--accent); }
+input[type="text"], input[type="search"], select {
+  background: var(--bg); border: 1px solid var(--line); border-radius: var(--radius);
+  padding: 0.25rem 0.45rem; min-height: 2rem; min-width: 0;
+}
+[aria-invalid] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
+.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0.5rem 0.75rem; margin-bottom: 0.5rem; }
+.controls:empty { display: none; }
+.controls .form { display: contents; }
+.picker > label, .field > label { display: block; font-weight: 600; font-size: 0.9em; }
+.picker .control, .field .control { display: flex; gap: 0.4rem; align-items: center; margin: 0.1rem 0; }
+.picker input, .picker select, .field .control input[type="text"], .field .control select { flex: 1 1 auto; width: 100%; }
+.picker .control button { display: none; }
+.picker-info { margin: 0.1rem 0 0; color: var(--muted); font-size: 0.8em; overflow-wrap: anywhere; }
+.picker-info strong { color: var(--fg); }
+details.group { display: contents; }
+details.group > summary { display: none; }
+fieldset { display: contents; border: 0; margin: 0; padding: 0; }
+.field { min-width: 0; }
+.field .unit { color: var(--muted); font-size: 0.85em; white-space: nowrap; }
+.field .help { margin: 0; color: var(--muted); font-size: 0.8em; }
+.field input[type="checkbox"] { width: 1.2rem; height: 1.2rem; }
+button.reset { min-height: 1.6rem; padding: 0 0.4rem; background: transparent; color: var(--accent); }
+
+/* Results: the same markup as the page's. */
+.summary-line { color: var(--muted); margin: 0.25rem 0; }
+.notes { margin: 0.25rem 0; padding-left: 1.25rem; font-size: 0.85em; color: var(--muted); }
+.verdict { padding: 0.4rem 0.65rem; border-radius: var(--radius); margin: 0.4rem 0; border-left: 4px solid; }
+.verdict.fits { background: var(--ok-bg); border-color: var(--ok); }
+.verdict.does-not-fit { background: var(--bad-bg); border-color: var(--bad); }
+.verdict.fits strong { color: var(--ok); }
+.verdict.does-not-fit strong { color: var(--bad); }
+.bar {
+  position: relative; height: 1.75rem; margin: 1.6rem 0.25rem 0.5rem 0; background: var(--panel);
+  border: 1px solid var(--line); border-radius: 3px;
+}
+.bar .segment { position: absolute; top: 0; bottom: 0; border-right: 1px solid var(--bg); }
+.bar .capacity { position: absolute; top: -1.4rem; bottom: -0.3rem; width: 0; border-left: 3px solid var(--fg); }
+.capacity-label { position: absolute; top: 0; right: 0.3rem; white-space: nowrap; font-size: 0.78em; font-weight: 600; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; list-style: none; padding: 0; margin: 0 0 0.5rem; font-size: 0.82em; }
+.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.05rem; }
+.segment.bucket-parameters, .swatch.bucket-parameters, tbody.bucket-parameters .swatch { background-color: var(--parameters); }
+.segment.bucket-gradients, .swatch.bucket-gradients, tbody.bucket-gradients .swatch { background-color: var(--gradients); }
+.segment.bucket-optimizer, .swatch.bucket-optimizer, tbody.bucket-optimizer .swatch { background-color: var(--optimizer); }
+.segment.bucket-activations, .swatch.bucket-activations, tbody.bucket-activations .swatch { background-color: var(--activations); }
+.segment.bucket-kv_cache, .swatch.bucket-kv_cache, tbody.bucket-kv_cache .swatch { background-color: var(--kv_cache); }
+.segment.bucket-overhead, .swatch.bucket-overhead, tbody.bucket-overhead .swatch { background-color: var(--overhead); }
+
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9em; color: inherit; background: transparent; }
+caption { text-align: left; color: var(--muted); padding-bottom: 0.25rem; caption-side: top; }
+th, td {
+  text-align: left; padding: 0.25rem 0.45rem; border: 0; border-bottom: 1px solid var(--line); vertical-align: top;
+  color: inherit; background: transparent; font-size: inherit;
+}
+thead th { border-bottom: 2px solid var(--line); }
+.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+tr.bucket th, tr.bucket td { font-weight: 600; background: var(--panel); }
+tr.item th { font-weight: 400; padding-left: 1.5rem; }
+tr.item .how code { color: var(--muted); overflow-wrap: anywhere; }
+td.how { min-width: 12rem; }
+tfoot th, tfoot td { font-weight: 700; border-top: 2px solid var(--fg); }
+tfoot tr.cpu th, tfoot tr.cpu td { font-weight: 400; border-top: 0; }
+.knobs-table .knob-note { display: block; font-size: 0.8em; }
+.knobs-table td.fits .fit-mark { color: var(--ok); }
+.knobs-table td.does-not-fit .fit-mark { color: var(--bad); }
+.knobs-table th[scope="row"] { font-weight: 400; }
+
+.footer { margin: 0.4rem 0 0; font-size: 0.78em; color: var(--muted); }
+.footer a { color: var(--accent); }
+
+/* compact: buckets and total only, no formulas, no help text. */
+:host([compact]) { padding: 0.5rem; }
+:host([compact]) tr.item, :host([compact]) .how, :host([compact]) .help, :host([compact]) .picker-info,
+:host([compact]) .legend, :host([compact]) .notes, :host([compact]) caption,
+:host([compact]) .results-table thead th:nth-child(4) { display: none; }
+
+/* Narrow columns (a phone reading a blog): drop the formula column, keep bytes and shares. */
+@container (max-width: 560px) {
+  .how, .results-table thead th:nth-child(4), .knobs-table td:nth-child(2), .knobs-table th:nth-child(2) { display: none; }
+  .controls { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
+}
+@container (max-width: 360px) {
+  .controls { grid-template-columns: minmax(0, 1fr); }
+  .share, .knobs-table td:nth-child(4), .knobs-table th:nth-child(4) { display: none; }
+  th, td { padding: 0.25rem 0.3rem; }
+}
+`;

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// <llm-memory>: the calculator as a custom element for docs and blog posts (docs/embedding.md). The class
+// only; widget-define.js registers the tag. Modelled on github/relative-time-element:
+// - attributes are the source of truth: each settings key is an attribute (model="llama-2-7b" seq="4096"),
+//   validated by the core; an invalid value falls back to the default with a visible note;
+// - re-renders are batched in a microtask and announced with a `llm-memory-change` event;
+// - an open shadow root with parts and --llm-memory-* custom properties; the page's own render functions
+//   draw the same table (tr[data-bucket][data-bytes]), bar, knob table and form controls.
+// Every widget of a page shares one engine: the wasm is fetched and compiled once.
+import { createEngine } from "./engine.js";
+import { PAGE_DEFAULTS } from "./state.js";
+import { h } from "./ui/dom.js";
+import { GpuPicker } from "./ui/gpu-picker.js";
+import { renderKnobs } from "./ui/knobs.js";
+import { ModelPicker } from "./ui/model-picker.js";
+import { renderResultsTable, renderSummary } from "./ui/results-table.js";
+import { SettingsForm } from "./ui/settings-form.js";
+import { renderStackedBar } from "./ui/stacked-bar.js";
+import { WIDGET_CSS } from "./ui/widget-styles.js";
+
+/** What `show` accepts, and what it shows when absent. */
+export const SHOW_PARTS = Object.freeze(["bar", "table", "advice"]);
+export const DEFAULT_SHOW = Object.freeze(["bar", "table"]);
+
+/** The widget's own attributes (every other attribute it reads is a settings key). */
+export const WIDGET_ATTRIBUTES = Object.freeze(["controls", "compact", "show"]);
+
+/** Attributes any element may carry; they are not reported as unknown settings. */
+const GLOBAL_ATTRIBUTES = new Set(["class", "id", "style", "title", "lang", "dir", "hidden", "slot", "part", "exportparts",
+  "tabindex", "role", "nonce", "autofocus", "inert", "translate", "accesskey", "draggable", "spellcheck", "is", "popover"]);
+
+let engine_promise = null;
+
+/** The page's one engine, shared by every widget (and embed.js). */
+export function sharedEngine() {
+  return (engine_promise ??= createEngine());
+}
+
+let shared_sheet = null;
+
+function adoptStyles(root) {
+  if ("adoptedStyleSheets" in root && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {
+    if (!shared_sheet) {
+      shared_sheet = new CSSStyleSheet();
+      shared_sheet.replaceSync(WIDGET_CSS);
+    }
+    root.adoptedStyleSheets = [shared_sheet];
+  } else {
+    root.append(h("style", { text: WIDGET_CSS }));
+  }
+}
+
+/** "a, b ,c" -> ["a", "b", "c"] (empty items dropped). */
+function list(text) {
+  return (text ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+export class LlmMemoryElement extends HTMLElement {
+  static observedAttributes = WIDGET_ATTRIBUTES;
+
+  /** Registers the element as `tag` (once; a tag already defined is left as it is). Returns the class. */
+  static define(tag = "llm-memory", registry = customElements) {
+    if (!registry.get(tag)) registry.define(tag, this);
+    return this;
+  }
+
+  #root;
+  #engine = null;
+  #observer = null;
+  #scheduled = false;
+  #estimate = null;
+  #controls_key = null;
+  #form = null;
+  #model_picker = null;
+  #gpu_picker = null;
+  #parts = {};
+  #resolve_ready;
+  #ready = new Promise((resolve) => (this.#resolve_ready = resolve));
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: "open" });
+    adoptStyles(this.#root);
+    this.#parts = {
+      problems: h("div", { class: "problems", part: "problems", role: "status", hidden: true }),
+      controls: h("div", { class: "controls", part: "controls" }),
+      status: h("p", { class: "status", part: "status", text: "Loading the calculator…" }),
+      summary: h("div", { class: "summary", part: "summary" }),
+      bar: h("div", { class: "stacked-bar", part: "bar" }),
+      table: h("div", { class: "table-wrap", part: "table" }),
+      advice: h("div", { class: "table-wrap advice", part: "advice" }),
+    };
+    this.#root.append(h("div", { class: "root", part: "root" }, Object.values(this.#parts)));
+  }
+
+  connectedCallback() {
+    // Properties set before the element was defined shadow the accessors: route them through the setters.
+    for (const property of ["settings", "controls", "compact", "show"]) {
+      if (!Object.hasOwn(this, property)) continue;
+      const value = this[property];
+      delete this[property];
+      this[property] = value;
+    }
+    sharedEngine().then(
+      (engine) => {
+        if (this.#engine) return;
+        this.#engine = engine;
+        // Settings keys are known once the core has loaded its table; they are observed from then on.
+        this.#observer = new MutationObserver(() => this.#schedule());
+        this.#observer.observe(this, { attributes: true });
+        this.#schedule();
+      },
+      (error) => {
+        this.#parts.status.textContent = `The calculator could not start: ${error?.message ?? error}`;
+        this.#parts.status.className = "status field-error";
+      });
+  }
+
+  attributeChangedCallback() {
+    this.#schedule();
+  }
+
+  /** The settings the attributes hold (keys of the settings table only, as written). */
+  get settings() {
+    const settings = {};
+    for (const { name, value } of this.attributes) if (this.#engine?.known_keys.has(name)) settings[name] = value;
+    return settings;
+  }
+
+  /** Replaces every settings attribute with `settings` (key -> text; null or undefined removes it). */
+  set settings(settings) {
+    for (const key of Object.keys(this.settings)) if (!Object.hasOwn(settings, key)) this.removeAttribute(key);
+    for (const [key, value] of Object.entries(settings)) {
+      if (value === null || value === undefined) this.removeAttribute(key);
+      else this.setAttribute(key, String(value));
+    }
+  }
+
+  /** Settings the reader may change (the `controls` attribute), in the order given. */
+  get controls() {
+    return list(this.getAttribute("controls"));
+  }
+
+  set controls(keys) {
+    this.setAttribute("controls", keys.join(","));
+  }
+
+  /** Buckets only, no formulas or help text. */
+  get compact() {
+    return this.hasAttribute("compact");
+  }
+
+  set compact(value) {
+    this.toggleAttribute("compact", Boolean(value));
+  }
+
+  /** Which views to show (`show`: bar, table, advice); unknown names are ignored, none given = bar and table. */
+  get show() {
+    const names = list(this.getAttribute("show")).filter((name) => SHOW_PARTS.includes(name));
+    return names.length ? names : [...DEFAULT_SHOW];
+  }
+
+  set show(names) {
+    this.setAttribute("show", names.join(","));
+  }
+
+  /** The last estimate shown (the core's --json object), or null before the first. */
+  get estimate() {
+    return this.#estimate;
+  }
+
+  /** Resolves with the first estimate, once it is on screen. */
+  get ready() {
+    return this.#ready;
+  }
+
+  #schedule() {
+    if (this.#scheduled || !this.#engine) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#render();
+    });
+  }
+
+  /** Notes for attributes the widget does not use: misspelled settings keys, most likely. */
+  #unknownAttributes() {
+    const problems = [];
+    for (const { name } of this.attributes) {
+      if (this.#engine.known_keys.has(name) || WIDGET_ATTRIBUTES.includes(name) || GLOBAL_ATTRIBUTES.has(name)) continue;
+      if (name.includes("-") || name.startsWith("on")) continue;
+      problems.push({ key: name, message: `${name}: not a setting; ignored` });
+    }
+    for (const name of list(this.getAttribute("show"))) {
+      if (!SHOW_PARTS.includes(name)) problems.push({ key: "show", message: `show: unknown view "${name}" ignored (views: ${SHOW_PARTS.join(", ")})` });
+    }
+    for (const key of this.controls) {
+      if (!this.#engine.known_keys.has(key)) problems.push({ key: "controls", message: `controls: "${key}" is not a setting; ignored` });
+    }
+    return problems;
+  }
+
+  #render() {
+    const engine = this.#engine;
+    const attributes = this.settings;
+    const { overrides, problems } = engine.sanitise(PAGE_DEFAULTS, attributes);
+    const inputs = { ...PAGE_DEFAULTS, ...overrides };
+    const estimate = engine.estimate(inputs);
+    const notes = this.#unknownAttributes();
+    if (estimate.ok) {
+      for (const problem of problems) {
+        notes.push({ key: problem.key, message: `${problem.message}, using ${JSON.stringify(estimate.settings[problem.key] ?? "")}` });
+      }
+    } else {
+      notes.push(...estimate.errors.map((e) => ({ key: e.setting, message: `${e.setting}: ${e.message}` })));
+    }
+    replaceNotes(this.#parts.problems, notes);
+    this.#updateControls(attributes, estimate.ok ? estimate.settings : null, problems);
+    if (!estimate.ok) {
+      this.#parts.status.textContent = "No estimate for these settings.";
+      this.#parts.status.hidden = false;
+      return;
+    }
+    this.#parts.status.hidden = true;
+    this.#estimate = estimate;
+    const units = estimate.settings.units;
+    const show = new Set(this.show);
+    renderSummary(this.#parts.summary, estimate);
+    this.#parts.summary.hidden = this.compact;
+    this.#parts.bar.hidden = !show.has("bar");
+    if (show.has("bar")) renderStackedBar(this.#parts.bar, estimate, { units });
+    else this.#parts.bar.replaceChildren();
+    this.#parts.table.hidden = !show.has("table");
+    if (show.has("table")) renderResultsTable(this.#parts.table, estimate, { units })?.setAttribute("part", "results-table");
+    else this.#parts.table.replaceChildren();
+    this.#parts.advice.hidden = !show.has("advice");
+    if (show.has("advice")) this.#renderAdvice(inputs, estimate);
+    else this.#parts.advice.replaceChildren();
+    this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");
+
+    this.#resolve_ready(estimate);
+    this.dispatchEvent(new CustomEvent("llm-memory-change", {
+      bubbles: true,
+      detail: { estimate, settings: { ...estimate.settings }, problems: notes },
+    }));
+  }
+
+  /** The knob table; a knob gets an Apply button only when the reader may change every setting it moves. */
+  #renderAdvice(inputs, estimate) {
+    const allowed = new Set(this.controls);
+    const advice = this.#engine.advise(inputs);
+    const applicable = (knob) => Object.keys(knob.delta).every((key) => allowed.has(key));
+    const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
+    const onApply = allowed.size ? (delta) => {
+      for (const [key, value] of Object.entries(delta)) this.setAttribute(key, value);
+    } : undefined;
+    renderKnobs(this.#parts.advice, advice, { units: estimate.settings.units, bucketLabels: labels, onApply });
+    if (!onApply || !advice.ok) return;
+    for (const knob of advice.knobs) {
+      if (applicable(knob)) continue;
+      for (const row of this.#parts.advice.querySelectorAll("tr[data-knob]")) {
+        if (row.dataset.knob === knob.id) row.querySelector("button")?.remove();
+      }
+    }
+  }
+
+  /** Builds the reader's controls when `controls` changes, and shows the current values in them. */
+  #updateControls(attributes, resolved, problems) {
+    const engine = this.#engine;
+    const keys = this.controls.filter((key) => engine.known_keys.has(key));
+    const controls_key = keys.join(",");
+    if (controls_key !== this.#controls_key) {
+      this.#controls_key = controls_key;
+      this.#buildControls(new Set(keys));
+    }
+    if (!resolved) return;
+    this.#model_picker?.update(resolved.model, this.#estimate?.params ?? 0);
+    this.#gpu_picker?.update(resolved.gpu, Number(this.#estimate?.gpu_memory ?? 0), resolved.units);
+    this.#form?.update({
+      overrides: attributes,
+      resolved,
+      errors: problems.map((p) => ({ setting: p.key, message: p.message })),
+    });
+  }
+
+  #buildControls(keys) {
+    const engine = this.#engine;
+    const parts = [];
+    this.#model_picker = this.#gpu_picker = this.#form = null;
+    const model_keys = engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key);
+    if (keys.has("model")) {
+      const container = h("div", { class: "picker", part: "control" });
+      this.#model_picker = new ModelPicker(container, engine.models);
+      this.#model_picker.addEventListener("model", (e) => {
+        for (const key of model_keys) this.removeAttribute(key);
+        this.setAttribute("model", e.detail.id);
+      });
+      parts.push(container);
+    }
+    if (keys.has("gpu")) {
+      const container = h("div", { class: "picker", part: "control" });
+      this.#gpu_picker = new GpuPicker(container, engine.gpus);
+      this.#gpu_picker.addEventListener("gpu", (e) => {
+        this.removeAttribute("gpu_memory");
+        this.setAttribute("gpu", e.detail.id);
+      });
+      parts.push(container);
+    }
+    const rest = engine.keys.filter((key) => keys.has(key) && key !== "model" && key !== "gpu");
+    if (rest.length) {
+      const container = h("div", { class: "form" });
+      this.#form = new SettingsForm(container, engine.schema, { exclude: new Set(engine.keys.filter((key) => !rest.includes(key))) });
+      this.#form.addEventListener("setting", (e) => {
+        // A typed memory size leaves the GPU preset, as on the page.
+        if (e.detail.key === "gpu_memory") this.setAttribute("gpu", "");
+        this.setAttribute(e.detail.key, e.detail.value);
+      });
+      this.#form.addEventListener("reset", (e) => this.removeAttribute(e.detail.key));
+      for (const field of container.querySelectorAll(".field")) field.setAttribute("part", "control");
+      parts.push(container);
+    }
+    this.#parts.controls.replaceChildren(...parts);
+  }
+}
+
+function replaceNotes(container, notes) {
+  container.hidden = notes.length === 0;
+  container.replaceChildren(...(notes.length ? [h("ul", {}, notes.map((n) => h("li", { text: n.message })))] : []));
+}
