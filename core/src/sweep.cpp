@@ -49,6 +49,8 @@ class prober {
   // Items (outside the overhead bucket) whose bytes grow with the batch, counted over all probes.
   [[nodiscard]] std::size_t batch_items() const { return batch_items_; }
   [[nodiscard]] double overhead_rate() const { return overhead_rate_; }
+  // Whether some stage's bytes at batch 0 changed with seq: then "fixed + b x per_sequence(s)" does not hold.
+  [[nodiscard]] bool fixed_varies() const { return fixed_varies_; }
 
   const probe& at(std::int64_t seq) {
     if (const auto it = cache_.find(seq); it != cache_.end()) return it->second;
@@ -56,6 +58,7 @@ class prober {
     const auto zero = estimate_at(0, seq);
     probe p;
     for (std::size_t st = 0; st < big.size(); ++st) {
+      if (zero[st].total_bytes != at_zero_[st].total_bytes) fixed_varies_ = true;
       double items = 0, allocated_big = 0, allocated_zero = 0, over_big = 0, over_zero = 0;
       std::size_t growing = 0;
       for (std::size_t k = 0; k < big[st].buckets.size(); ++k) {
@@ -96,6 +99,7 @@ class prober {
   std::map<std::int64_t, probe> cache_;
   std::size_t batch_items_ = 0;
   double overhead_rate_ = 0;
+  bool fixed_varies_ = false;
 };
 
 // Fits one stage's bytes per sequence on [lo, hi] with quadratics, splitting where a quadratic through three
@@ -266,7 +270,9 @@ result<lowered_estimate> lower(const setting_values& values) {
     const std::int64_t w = values.sliding_window;
     const bool ok = w > 0 && w < seq_limit ? f.fit(1, w, stage.pieces) && f.fit(w + 1, seq_limit, stage.pieces)
                                            : f.fit(1, seq_limit, stage.pieces);
-    if (!ok) return error{"seq", "memory is not piecewise quadratic in seq; the sweep cannot lower this estimate"};
+    if (!ok || probes.fixed_varies())
+      return error{"seq", "memory is not batch x (piecewise quadratic in seq) plus a constant; the sweep cannot "
+                          "lower this estimate"};
     out.stages.push_back(std::move(stage));
   }
   // Each growing item is rounded up by estimate() (< 1 byte, scaled by the fragmentation reserve), the reserve
