@@ -18,6 +18,7 @@ llm-memory { margin: 0; }
 .notice { font: 14px system-ui, sans-serif; color: #c21c1c; margin: 0 0 0.5rem; display: flex; gap: 0.5rem; }
 .notice[hidden] { display: none; }
 .notice ul, .notice p { margin: 0.15rem 0; }
+.notice button { font: inherit; color: inherit; background: none; border: 1px solid; border-radius: 4px; cursor: pointer; }
 .open { font: 13px system-ui, sans-serif; margin: 0.35rem 0 0; text-align: right; }
 `;
 

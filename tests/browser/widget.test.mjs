@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { dist, root, start } from "./support.mjs";
+import { bucketBytes, dist, open, root, start } from "./support.mjs";
 
 // Hand-derived bytes (docs/methodology.md), Llama 2 7B (Meta's config: 32 layers, 32 heads of 128, no GQA):
 // KV cache = 2 (K and V) x 32 layers x 1 sequence x 4096 tokens x 32 kv heads x 128 head_dim x 2 B (bf16)
@@ -146,6 +146,16 @@ describe("<llm-memory>", () => {
     await page.waitForFunction(() => document.querySelector("llm-memory").estimate.settings.batch === "4");
     assert.equal(await page.getAttribute("llm-memory", "batch"), "4");
     assert.ok((await rows(page, 0)).activations > before_edit);
+    await done(page);
+  });
+
+  test("typing in a widget's field keeps the text being typed while it re-renders", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" finetune="lora" controls="lora_targets"></llm-memory>');
+    const field = page.locator('llm-memory >> input[name="lora_targets"]');
+    await field.fill("");
+    await field.pressSequentially("q_proj, v_proj, o_proj");
+    await page.waitForFunction(() => document.querySelector("llm-memory").estimate.settings.lora_targets.includes("o_proj"));
+    assert.equal(await field.inputValue(), "q_proj, v_proj, o_proj");
     await done(page);
   });
 
@@ -327,5 +337,58 @@ src="../embed.html?v=1&model=llama-2-7b&mode=inference&seq=4096&controls=seq&bog
     await page.screenshot({ path: join(root, "test-artifacts", "embed-iframe.png"), fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();
+  });
+});
+
+describe("the page's Embed button", () => {
+  let browser;
+  before(async () => {
+    browser = await start();
+  });
+  after(() => browser?.close());
+
+  test("both snippets reproduce the page's estimate for the current state", async () => {
+    const state = "?v=1&model=llama-2-7b&mode=inference&seq=4096&batch=2";
+    const page = await open(browser.context, `${browser.url}index.html${state}`);
+    const page_total = await bucketBytes(page, "total");
+    await page.click("#embed-open");
+    await page.fill('.embed-dialog input[type="text"]', "batch,seq");
+    const [element, iframe] = await page.locator(".embed-dialog textarea").evaluateAll((areas) => areas.map((a) => a.value));
+    assert.match(element, new RegExp(`^<script type="module" src="${browser.url}widget.js"></script>`));
+    assert.match(element, /<llm-memory model="llama-2-7b" mode="inference" batch="2" seq="4096" gpu="h100-80gb" controls="batch,seq"><\/llm-memory>$/);
+    assert.match(iframe, /<iframe class="llm-memory" src="[^"]*embed\.html\?v=1&amp;model=llama-2-7b&amp;mode=inference&amp;batch=2&amp;seq=4096&amp;controls=batch,seq"/);
+    await page.close();
+
+    // Pasted into someone's page, each snippet shows the same total.
+    const host = await browser.context.newPage();
+    await host.route(`${browser.url}test/pasted.html`, (route) => route.fulfill({ contentType: "text/html",
+      body: `<!doctype html><html><head><link rel="icon" href="data:,"></head><body>${element}\n${iframe}</body></html>` }));
+    await host.goto(`${browser.url}test/pasted.html`);
+    const widget_total = await host.locator('llm-memory >> tr[data-bucket="total"]').getAttribute("data-bytes");
+    assert.equal(Number(widget_total), page_total);
+    const framed_total = await host.frameLocator("iframe.llm-memory").locator('llm-memory tr[data-bucket="total"]').getAttribute("data-bytes");
+    assert.equal(Number(framed_total), page_total);
+    // The snippet's optional script fits the frame to the height the embed reports.
+    await host.waitForFunction(() => {
+      const frame = document.querySelector("iframe.llm-memory");
+      const content = frame.contentDocument?.getElementById("embed");
+      return content && Math.abs(frame.getBoundingClientRect().height - content.getBoundingClientRect().height) < 1;
+    });
+    await host.close();
+  });
+});
+
+describe("docs/embedding.md", () => {
+  test("documents every settings attribute with the widget's default in its heading", async () => {
+    const { load } = await import(join(dist, "llm-memory.js"));
+    const { PAGE_DEFAULTS } = await import(join(root, "web/state.js"));
+    const schema = (await load()).settingsSchema();
+    const text = await readFile(join(root, "docs/embedding.md"), "utf8");
+    const headings = new Map([...text.matchAll(/^#### `([a-z0-9_]+)` \((.*); default `(.*)`\)$/gm)].map((m) => [m[1], m[3]]));
+    for (const row of schema) {
+      assert.ok(headings.has(row.key), `docs/embedding.md has no heading for ${row.key}`);
+      assert.equal(headings.get(row.key), PAGE_DEFAULTS[row.key] ?? row.default, `default of ${row.key}`);
+    }
+    for (const name of ["controls", "compact", "show"]) assert.match(text, new RegExp(`^#### \`${name}\` \\(`, "m"));
   });
 });
