@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: native GoogleTest (unit + golden), the same under ASan + UBSan, the
 # libFuzzer targets for a fixed number of runs, then the
-# WebAssembly build: the same GoogleTest suite under node, and tests/web/ (wasm equals native).
+# WebAssembly build: the same GoogleTest suite under node, and tests/web/ (wasm equals native), then the page
+# (dist/) and its browser tests (tests/browser/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -17,3 +18,8 @@ ctest --preset dev
 ./scripts/build-wasm.sh build/wasm
 ctest --preset wasm
 LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs
+# The page: npm packages (only when node_modules is missing or older than package-lock.json), dist/, then
+# the browser tests in headless Chromium.
+[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
+npm run build
+node --test --test-concurrency=1 tests/browser/

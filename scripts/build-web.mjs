@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// Bundles the page (web/) with esbuild into dist/:
+//   dist/index.html, app.js, styles.css + llm-memory.wasm   the hosted page (the .wasm fetched beside app.js)
+//   dist/llm-memory.html                                    ONE self-contained file: JS, CSS and wasm inlined
+// Expects the wasm modules in dist/ (scripts/build-wasm.sh puts them there); scripts/build-web.sh runs both.
+// Content-Security-Policy of each output: docs/web.md, "Security".
+import { createHash } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = `${root}dist`;
+const web = `${root}web`;
+
+// The glue's node-only branches name node modules; they never run in a browser.
+const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
+
+/** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules. */
+function wasmModule(file) {
+  return {
+    name: "llm-memory-wasm",
+    setup(build) {
+      build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
+    },
+  };
+}
+
+async function bundle(module_file, write_to) {
+  const result = await esbuild.build({
+    entryPoints: [`${web}/app.js`],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: ["chrome100", "firefox100", "safari15"],
+    minify: true,
+    legalComments: "none",
+    external: NODE_ONLY,
+    plugins: [wasmModule(module_file)],
+    outfile: write_to ?? "app.js",
+    write: Boolean(write_to),
+    logLevel: "warning",
+  });
+  return write_to ? null : result.outputFiles[0].text;
+}
+
+async function css() {
+  const result = await esbuild.build({ entryPoints: [`${web}/styles.css`], minify: true, write: false, logLevel: "warning" });
+  return result.outputFiles[0].text;
+}
+
+const sha256 = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+/** Replaces exactly one occurrence of `from` (the build must fail loudly when the template changes). */
+function replaceOnce(text, from, to) {
+  const at = text.indexOf(from);
+  if (at < 0 || text.indexOf(from, at + from.length) >= 0) throw new Error(`web/index.html: expected one ${JSON.stringify(from)}`);
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
+
+const template = await readFile(`${web}/index.html`, "utf8");
+const styles = await css();
+
+// The hosted page: scripts and styles from the same origin, the .wasm fetched from it.
+await bundle("llm-memory.js", `${dist}/app.js`);
+await writeFile(`${dist}/styles.css`, styles);
+await writeFile(`${dist}/index.html`, template);
+
+// The single file: the inline module and the inline style are allowed by their hashes, nothing else.
+const script = await bundle("llm-memory.single.js");
+if (/<\/script|<!--/i.test(script)) throw new Error("the inline script holds </script or <!--");
+const csp_single = [
+  "default-src 'none'",
+  `script-src ${sha256(script)} 'wasm-unsafe-eval'`,
+  `style-src ${sha256(styles)}`,
+  // Emscripten 3.1.6's SINGLE_FILE glue fetch()es its own data: URL for the wasm bytes.
+  "connect-src data:",
+  "img-src data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+let single = template;
+single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp_single}">`);
+single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
+single = replaceOnce(single, '<script type="module" src="app.js"></script>', `<script type="module">${script}</script>`);
+await writeFile(`${dist}/llm-memory.html`, single);
+
+for (const file of ["index.html", "app.js", "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
+  const bytes = await readFile(`${dist}/${file}`);
+  console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
+}
+
+// The widget (<llm-memory>) and the iframe embed use the same modules; they are bundled beside the page.
+await import("./build-widget.mjs");

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// The calculator page in real headless Chromium (Debian's, driven by playwright-core), served from dist/ on
+// the loopback interface, plus the single offline file opened from disk. Run: node --test tests/browser/
+// (after `npm run build`). Screenshots go to test-artifacts/.
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { bucketBytes, dist, open, root, start } from "./support.mjs";
+
+const BUCKETS = ["parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"];
+let session;
+
+before(async () => {
+  session = await start();
+});
+
+after(async () => {
+  await session?.close();
+});
+
+/** Every bucket's data-bytes, total included. */
+async function allBytes(page) {
+  const out = {};
+  for (const bucket of BUCKETS) out[bucket] = await bucketBytes(page, bucket);
+  return out;
+}
+
+/** Waits until the deferred parts (URL, solver, knob table) show the current settings. */
+async function settled(page) {
+  await page.waitForSelector('#results[data-answers="ready"]');
+}
+
+test("the default page renders Llama 3 8B and a total", async () => {
+  const page = await open(session.context, session.url);
+  const bytes = await allBytes(page);
+  // Llama 3 8B, counted by hand from its config.json (h 4096, L 32, 32 heads, 8 KV heads of 128, MLP 14336,
+  // vocab 128256, untied): per layer 2*4096*4096 + 2*4096*1024 (q,o,k,v) + 3*4096*14336 (gated MLP)
+  // + 2*4096 (norms) = 218,112,000; x 32 = 6,979,584,000; + 2*128256*4096 (embedding, lm_head)
+  // = 1,050,673,152; + 4096 (final norm) = 8,030,261,248 parameters (Meta's published count), at 2 B (bf16).
+  assert.equal(bytes.parameters, 8_030_261_248 * 2);
+  // Full fine-tuning with mixed-precision AdamW: bf16 gradients (2 B) and fp32 master + m + v (12 B).
+  assert.equal(bytes.gradients, 8_030_261_248 * 2);
+  assert.equal(bytes.optimizer, 8_030_261_248 * 12);
+  const buckets = BUCKETS.slice(0, -1).reduce((sum, b) => sum + bytes[b], 0);
+  assert.equal(bytes.total, buckets, "the total row is the sum of the bucket rows");
+  assert.equal(await page.inputValue("#model-search"), "meta-llama-3-8b");
+  assert.equal(await page.inputValue("#gpu-select"), "h100-80gb");
+  // 16 + 16 + 96 GB of fixed state alone exceed one 80 GB device.
+  assert.match(await page.textContent(".verdict"), /Does not fit/);
+  await settled(page);
+  assert.equal(new URL(page.url()).search, "?v=1", "defaults leave only the version in the URL");
+  assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table lists knobs");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("changing a field updates the table and the URL", async () => {
+  const page = await open(session.context, session.url);
+  const before_bytes = await allBytes(page);
+  await page.fill('input[name="batch"]', "4");
+  const after_bytes = await allBytes(page);
+  // Every activation term is proportional to the micro-batch b (Korthikanti et al. 2022: s*b*h*(34 + 5as/h),
+  // the embedding output and the logits likewise), so batch 4 holds exactly 4x the activations of batch 1.
+  assert.equal(after_bytes.activations, 4 * before_bytes.activations);
+  assert.equal(after_bytes.parameters, before_bytes.parameters, "the weights do not depend on the batch");
+  await settled(page);
+  assert.equal(new URL(page.url()).searchParams.get("batch"), "4");
+  assert.equal(await page.getAttribute('.field[data-key="batch"]', "class"), "field field-integer changed");
+  // Back to the default: the override disappears from the URL.
+  await page.fill('input[name="batch"]', "1");
+  await settled(page);
+  assert.equal(new URL(page.url()).searchParams.has("batch"), false);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a link with model=llama-2-7b&mode=inference&seq=4096 shows the KV cache", async () => {
+  const page = await open(session.context, `${session.url}?model=llama-2-7b&mode=inference&seq=4096`);
+  // 2 (K and V) x 32 layers x batch 1 x 4096 tokens x 32 KV heads x 128 head_dim x 2 B (bf16) = 2 GiB.
+  assert.equal(await bucketBytes(page, "kv_cache"), 2 * 32 * 1 * 4096 * 32 * 128 * 2);
+  assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648);
+  assert.equal(await page.locator("#notice").isHidden(), true);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("copy link round-trips the whole state", async () => {
+  const origin = new URL(session.url).origin;
+  await session.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  const page = await open(session.context, session.url);
+  await page.fill("#model-search", "qwen2.5-7b");
+  await page.selectOption('select[name="mode"]', "inference");
+  await page.fill('input[name="seq"]', "8192");
+  await page.fill('input[name="batch"]', "3");
+  await page.selectOption("#gpu-select", "a100-40gb");
+  await page.check('input[name="units"][value="GiB"]');
+  const bytes = await allBytes(page);
+  await page.click("#copy-link");
+  await page.waitForFunction(() => document.getElementById("copy-status").textContent.includes("copied"));
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const query = new URL(link).searchParams;
+  assert.equal(query.get("v"), "1");
+  assert.equal(query.get("model"), "qwen2.5-7b");
+  assert.equal(query.get("mode"), "inference");
+  assert.equal(query.get("seq"), "8192");
+  assert.equal(query.get("gpu"), "a100-40gb");
+  assert.equal(query.get("units"), "GiB");
+
+  const copy = await open(session.context, link);
+  assert.deepEqual(await allBytes(copy), bytes);
+  assert.equal(await copy.inputValue("#model-search"), "qwen2.5-7b");
+  assert.equal(await copy.inputValue('input[name="seq"]'), "8192");
+  assert.equal(await copy.isChecked('input[name="units"][value="GiB"]'), true);
+  assert.match(await copy.textContent('tr[data-bucket="total"]'), /GiB/);
+  assert.deepEqual([...page.problems, ...copy.problems], []);
+  await page.close();
+  await copy.close();
+});
+
+test("unknown keys and invalid values are reported; the rest of the link still loads", async () => {
+  const page = await open(session.context, `${session.url}?v=1&model=llama-2-7b&mode=inference&seq=4096&batch=0&colour=red`);
+  const notice = await page.textContent("#notice");
+  assert.match(notice, /colour/);
+  assert.match(notice, /batch/);
+  assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648, "model, mode and seq still apply");
+  await settled(page);
+  const query = new URL(page.url()).searchParams;
+  assert.equal(query.has("batch"), false);
+  assert.equal(query.has("colour"), false);
+  await page.close();
+});
+
+test("a malicious query is shown as text and runs nothing", async () => {
+  const page = await open(session.context, session.url);
+  const dialogs = [];
+  const requests = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    dialog.dismiss();
+  });
+  page.on("request", (request) => requests.push(request.url()));
+  const payload = "<img src=x onerror=alert(1)>";
+  await page.goto(`${session.url}?model=${encodeURIComponent(payload)}&seq=${encodeURIComponent("<script>alert(2)</script>")}`);
+  await page.waitForSelector("body[data-ready]");
+  assert.ok((await page.textContent("#notice")).includes(payload), "the payload appears as text");
+  assert.equal(await page.locator("img").count(), 0, "no img element was created");
+  assert.equal(await page.locator("#notice script").count(), 0);
+  await page.waitForTimeout(200);
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(requests.filter((url) => new URL(url).pathname === "/x"), [], "no request for the img source");
+  assert.ok(await bucketBytes(page, "total") > 0, "the default model still renders");
+  await page.close();
+});
+
+test("a knob applies with one click", async () => {
+  const page = await open(session.context, session.url);
+  await settled(page);
+  const total = await bucketBytes(page, "total");
+  const first = page.locator("#knobs tbody tr").first();
+  const saved = Number(await first.getAttribute("data-saved"));
+  await first.locator("button").click();
+  assert.equal(await bucketBytes(page, "total"), total - saved, "the knob table's saving is what applying it saves");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a config.json replaces the preset; its errors show next to the field; GB/GiB changes text only", async () => {
+  const page = await open(session.context, session.url);
+  // GPT-2's config.json (the fields that matter): 124,439,808 parameters = wte 50257*768 + wpe 1024*768
+  // + 12 layers x (qkv 768*2304+2304, proj 768*768+768, fc 768*3072+3072, proj 3072*768+768, 2 LayerNorms
+  // 4*768 = 7,087,872) + final LayerNorm 1536 (lm_head tied).
+  await page.click(".config summary");
+  await page.fill("#config-text", JSON.stringify({
+    model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257,
+    tie_word_embeddings: true,
+  }));
+  await page.click("text=Use this config");
+  const parameters = await bucketBytes(page, "parameters");
+  assert.equal(parameters % 2, 0);
+  const expected = 50257 * 768 + 1024 * 768 + 12 * 7_087_872 + 1536;
+  assert.equal(expected, 124_439_808);
+  assert.equal(await page.textContent("#model-info strong"), "Custom architecture");
+  assert.equal(parameters, expected * 2, "bf16 weights of GPT-2");
+  await page.fill("#config-text", "{not json");
+  await page.click("text=Use this config");
+  assert.match(await page.textContent("#config-error"), /config\.json/);
+  assert.equal(await bucketBytes(page, "parameters"), parameters, "a bad config.json changes nothing");
+
+  const gb_text = await page.textContent('tr[data-bucket="parameters"] td.num');
+  await page.check('input[name="units"][value="GiB"]');
+  assert.equal(await bucketBytes(page, "parameters"), parameters);
+  assert.notEqual(await page.textContent('tr[data-bucket="parameters"] td.num'), gb_text);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("the single file works from disk with the network blocked", async () => {
+  const context = session.context;
+  const page = await context.newPage();
+  const requests = [];
+  page.on("request", (request) => requests.push(request.url()));
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    return url.startsWith("file:") || url.startsWith("data:") ? route.continue() : route.abort();
+  });
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+  const file = pathToFileURL(join(dist, "llm-memory.html"));
+  await page.goto(`${file}?model=llama-2-7b&mode=inference&seq=4096`);
+  await page.waitForSelector("body[data-ready]");
+  assert.equal(await page.getAttribute("body", "data-ready"), "true");
+  assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648);
+  assert.deepEqual(requests.filter((url) => !url.startsWith("file:") && !url.startsWith("data:")), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("screenshots at desktop and phone width; nothing scrolls sideways at 360 px", async () => {
+  const artifacts = join(root, "test-artifacts");
+  await mkdir(artifacts, { recursive: true });
+  const desktop = await open(session.context, session.url, { viewport: { width: 1280, height: 900 } });
+  await settled(desktop);
+  await desktop.screenshot({ path: join(artifacts, "page-desktop.png") });
+  await desktop.close();
+  const phone = await open(session.context, session.url, { viewport: { width: 360, height: 740 } });
+  await settled(phone);
+  await phone.screenshot({ path: join(artifacts, "page-phone.png"), fullPage: true });
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 360);
+  await phone.close();
+});

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Shared by the browser tests and scripts/perf-web.mjs: Debian's Chromium driven by playwright-core (no
+// browser download), and dist/ served on the loopback interface.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "../../scripts/serve.mjs";
+
+export const root = fileURLToPath(new URL("../..", import.meta.url));
+export const dist = join(root, "dist");
+
+/** Flags that work on this machine and in CI (design.md, toolchain notes). */
+const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"];
+
+/**
+ * Starts headless Chromium (CHROMIUM, default /usr/bin/chromium) with a fresh profile and serves dist/.
+ * Resolves to {browser, url, close()}.
+ */
+export async function start() {
+  const profile = await mkdtemp(join(tmpdir(), "llm-memory-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  // Generous: CI machines with two shared cores start Chromium slowly.
+  context.setDefaultTimeout(120_000);
+  context.setDefaultNavigationTimeout(120_000);
+  const { server, url } = await serve(dist, 0);
+  return {
+    context,
+    url,
+    async close() {
+      await context.close();
+      await new Promise((done) => server.close(done));
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens `url` in a new page and waits until the calculator has rendered (or failed to start). */
+export async function open(context, url, { viewport } = {}) {
+  const page = await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.problems = problems;
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready]");
+  return page;
+}
+
+/** data-bytes of a bucket row ("total" included) as a number. */
+export async function bucketBytes(page, bucket) {
+  return Number(await page.getAttribute(`tr[data-bucket="${bucket}"]`, "data-bytes"));
+}

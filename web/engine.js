@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// The WebAssembly core behind the page. Every call is synchronous on the main thread: one estimate takes
+// well under a millisecond (docs/performance.md), so a worker would only add latency.
+// "./llm-memory.js" is the core's JS API (wasm/api.js); the build points it at the module with a separate
+// .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
+import { load } from "./llm-memory.js";
+
+export class Engine {
+  #api;
+  /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
+      that follows ask for the same few inputs. */
+  #recent = new Map();
+
+  constructor(api) {
+    this.#api = api;
+    /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc). */
+    this.schema = api.settingsSchema();
+    /** Keys in table order. */
+    this.keys = this.schema.map((row) => row.key);
+    this.known_keys = new Set(this.keys);
+    this.models = api.listModels();
+    this.gpus = api.listGpus();
+  }
+
+  /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
+  estimate(inputs) {
+    const key = JSON.stringify(inputs);
+    let result = this.#recent.get(key);
+    if (result === undefined) {
+      result = this.#api.estimate(inputs);
+      if (this.#recent.size >= 8) this.#recent.delete(this.#recent.keys().next().value);
+    } else {
+      this.#recent.delete(key);
+    }
+    this.#recent.set(key, result);
+    return result;
+  }
+
+  solve(inputs) {
+    return this.#api.solve(inputs);
+  }
+
+  advise(inputs) {
+    return this.#api.advise(inputs);
+  }
+
+  /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
+  parseConfig(text) {
+    return this.#api.parseConfig(text);
+  }
+
+  /**
+   * Drops overrides until the inputs estimate: first those the errors name, then (when an error names a
+   * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.
+   * Returns {overrides, problems} with one problem per dropped key.
+   */
+  sanitise(defaults, overrides) {
+    const kept = { ...overrides };
+    const problems = [];
+    for (;;) {
+      const result = this.estimate({ ...defaults, ...kept });
+      if (result.ok) return { overrides: kept, problems };
+      const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
+      const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
+      if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
+      for (const e of drop) {
+        if (!Object.hasOwn(kept, e.setting)) continue;
+        problems.push({ key: e.setting, message: `${e.setting}: ${e.message}; ignored` });
+        delete kept[e.setting];
+      }
+    }
+  }
+
+  /**
+   * Whether `key`'s override changes anything: false when the inputs without it resolve the key to the same
+   * value (a preset's or the table's default), so the URL carries only settings that matter.
+   */
+  overrideMatters(defaults, overrides, key) {
+    const without = { ...overrides };
+    delete without[key];
+    const with_it = this.estimate({ ...defaults, ...overrides });
+    const base = this.estimate({ ...defaults, ...without });
+    if (!with_it.ok || !base.ok) return true;
+    return with_it.settings[key] !== base.settings[key];
+  }
+}
+
+/** Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). */
+export async function createEngine() {
+  return new Engine(await load());
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// The page's one state object and its URL form. The state holds only the settings the user changed
+// (overrides over PAGE_DEFAULTS, which sit over the core's defaults); the query string mirrors them:
+//   ?v=1&model=llama-2-7b&mode=inference&seq=4096
+// Keys are the settings table's keys (the same as CLI flags and widget attributes); values are the text the
+// settings accept. Schema in docs/web.md, "URL".
+
+/** Version of the query-string schema; a link without `v` is read as this version. */
+export const SCHEMA_VERSION = "1";
+
+/**
+ * What an empty query shows: Llama 3 8B on one NVIDIA H100 80GB (the core's own default is a custom
+ * seed-7B architecture on an abstract 80 GB device). A link that clears one of these carries it empty (`model=`).
+ */
+export const PAGE_DEFAULTS = Object.freeze({ model: "meta-llama-3-8b", gpu: "h100-80gb" });
+
+/** The query's non-settings keys. */
+const RESERVED = new Set(["v"]);
+
+/** Longest key or value a link may carry (characters); real values (a lora_targets list) are far shorter. */
+export const MAX_VALUE_LENGTH = 1000;
+
+/** Problems listed one by one in the notice; the rest are counted in one more line. */
+export const MAX_PROBLEMS = 20;
+
+/** `text` quoted for a message, cut to 40 characters (a hostile link's 100 KB key stays one line). */
+const quote = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
+/** One form-urlencoded component decoded ('+' is a space); null when its percent-encoding is not UTF-8. */
+function decode(text) {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a query string. Returns {overrides, problems}: overrides maps known keys to their text; problems lists
+ * what was ignored or overruled ({key, message}) for the page's notice. Every problem drops only its own pair:
+ * a bad percent-encoding, a key or value over MAX_VALUE_LENGTH, an unknown key (keys are case-sensitive).
+ * A repeated key keeps its last value (and says so); an unknown `v` is read as SCHEMA_VERSION (and says so).
+ */
+export function readQuery(search, known_keys) {
+  const overrides = {};
+  const problems = [];
+  const counts = new Map();
+  let version = null;
+  for (const pair of search.replace(/^\?/, "").split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
+    if (key === null || value === null) {
+      problems.push({ key, message: `bad percent-encoding in ${quote(pair)}; ignored` });
+      continue;
+    }
+    if (key.length > MAX_VALUE_LENGTH || value.length > MAX_VALUE_LENGTH) {
+      problems.push({ key, message: `${quote(key)}: ${key.length + value.length} characters long, more than ${MAX_VALUE_LENGTH}; ignored` });
+      continue;
+    }
+    if (!RESERVED.has(key) && !known_keys.has(key)) {
+      const lower = key.toLowerCase();
+      const hint = lower !== key && known_keys.has(lower) ? ` (keys are lower-case: ${lower})` : "";
+      problems.push({ key, message: `unknown setting ${quote(key)} ignored${hint}` });
+      continue;
+    }
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (key === "v") version = value;
+    else overrides[key] = value;
+  }
+  for (const [key, count] of counts) {
+    if (count < 2) continue;
+    const last = key === "v" ? version : overrides[key];
+    problems.push({ key, message: `${quote(key)} appears ${count} times; the last value ${quote(last)} is used` });
+  }
+  if (version !== null && version !== SCHEMA_VERSION) {
+    problems.unshift({ key: "v", message: `unknown link version ${quote(version)}; read as version ${SCHEMA_VERSION}` });
+  }
+  if (problems.length > MAX_PROBLEMS) {
+    const rest = problems.length - MAX_PROBLEMS + 1;
+    problems.splice(MAX_PROBLEMS - 1, rest, { key: null, message: `… and ${rest} more problems` });
+  }
+  return { overrides, problems };
+}
+
+/** The query string for `overrides`, keys in settings-table order, `v` first: "?v=1&model=…". */
+export function writeQuery(overrides, key_order) {
+  const params = new URLSearchParams({ v: SCHEMA_VERSION });
+  for (const key of key_order) if (Object.hasOwn(overrides, key)) params.set(key, overrides[key]);
+  return `?${params}`;
+}
+
+/** The page state: overrides (key -> text) and the display units; every change notifies the listeners. */
+export class PageState extends EventTarget {
+  #overrides = {};
+
+  constructor(overrides = {}) {
+    super();
+    this.#overrides = { ...overrides };
+  }
+
+  /** A copy of the user's overrides. */
+  get overrides() {
+    return { ...this.#overrides };
+  }
+
+  /** The settings to estimate: page defaults, then the overrides. */
+  get inputs() {
+    return { ...PAGE_DEFAULTS, ...this.#overrides };
+  }
+
+  /** Replaces every override at once and notifies ("change"). */
+  replace(overrides) {
+    this.#overrides = { ...overrides };
+    this.dispatchEvent(new Event("change"));
+  }
+}
+
+/** Writes the state into the address bar without adding a history entry. */
+export function syncUrl(state, key_order, win = window) {
+  const url = new URL(win.location.href);
+  url.search = writeQuery(state.overrides, key_order);
+  win.history.replaceState(null, "", url);
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// Number formatting for display. Bytes stay exact integers everywhere else; they are converted only here.
+
+const GB = 1e9;
+const GIB = 2 ** 30;
+
+/** "14.00 GB" or "13.04 GiB" (units: the `units` setting, "GB" or "GiB"). */
+export function formatBytes(bytes, units = "GB") {
+  const scale = units === "GiB" ? GIB : GB;
+  const value = bytes / scale;
+  const digits = Math.abs(value) >= 1000 ? 0 : Math.abs(value) >= 100 ? 1 : 2;
+  return `${value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units}`;
+}
+
+/** Signed: "-1.20 GB" / "+0.50 GB" (for savings that can be negative). */
+export function formatSignedBytes(bytes, units = "GB") {
+  return bytes > 0 ? `+${formatBytes(bytes, units)}` : formatBytes(bytes, units);
+}
+
+/** 8030261248 -> "8,030,261,248". */
+export function formatCount(count) {
+  return Math.round(count).toLocaleString("en-US");
+}
+
+/** 8030261248 -> "8.03 B" (parameters, short form). */
+export function formatShortCount(count) {
+  for (const [scale, suffix] of [[1e12, "T"], [1e9, "B"], [1e6, "M"], [1e3, "K"]]) {
+    if (count >= scale) return `${(count / scale).toFixed(2)} ${suffix}`;
+  }
+  return String(count);
+}
+
+/** Share of a whole as "12.3 %" ("0 %" when the whole is 0). */
+export function formatShare(part, whole) {
+  return whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : "0 %";
+}
+
+/**
+ * A byte count as the shortest exact text the bytes settings accept ("80GB", "1GiB", "81559MiB"), so a
+ * resolved value shown in a form field reads well and still means exactly the same number.
+ */
+export function bytesSettingText(bytes) {
+  const n = Number(bytes);
+  if (!Number.isFinite(n)) return String(bytes);
+  if (n === 0) return "0";
+  const candidates = [[1e12, "TB"], [2 ** 40, "TiB"], [1e9, "GB"], [2 ** 30, "GiB"], [1e6, "MB"], [2 ** 20, "MiB"]];
+  for (const [scale, suffix] of candidates) {
+    if (n % scale === 0) return `${n / scale}${suffix}`;
+  }
+  return String(n);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Model preset search and picker: a search box over the presets (id and display name), the chosen preset's
+// facts, and "custom architecture". Events:
+//   "model"  {id}   a preset was chosen
+//   "custom" {}     leave the preset, keep its architecture as editable settings
+import { h, replace } from "./dom.js";
+import { formatCount, formatShortCount } from "./format.js";
+
+export class ModelPicker extends EventTarget {
+  #models;
+  #input;
+  #info;
+  #error;
+
+  constructor(container, models) {
+    super();
+    this.#models = models;
+    this.#input = h("input", {
+      type: "search", id: "model-search", list: "model-presets", autocomplete: "off", spellcheck: "false",
+      placeholder: `Search ${models.length} presets`, "aria-describedby": "model-info model-error",
+    });
+    const options = models.map((m) => h("option", { value: m.id, label: `${m.name} · ${formatShortCount(m.params)}` }));
+    this.#info = h("p", { class: "picker-info", id: "model-info" });
+    this.#error = h("p", { class: "field-error", id: "model-error", hidden: true });
+    const custom = h("button", { type: "button", class: "secondary", text: "Custom architecture" });
+    custom.addEventListener("click", () => this.dispatchEvent(new CustomEvent("custom", { detail: {} })));
+    this.#input.addEventListener("input", () => this.#pick(false));
+    this.#input.addEventListener("change", () => this.#pick(true));
+    container.replaceChildren(
+      h("label", { for: "model-search", text: "Model" }),
+      h("div", { class: "control" }, this.#input, custom),
+      h("datalist", { id: "model-presets" }, options),
+      this.#info, this.#error);
+  }
+
+  // A typed id or display name (any case) picks the preset; `final` (change: Enter or leaving the box)
+  // reports text that matches none.
+  #pick(final) {
+    const text = this.#input.value.trim().toLowerCase();
+    const match = this.#models.find((m) => m.id === text || m.name.toLowerCase() === text);
+    if (match) {
+      this.#error.hidden = true;
+      this.dispatchEvent(new CustomEvent("model", { detail: { id: match.id } }));
+    } else if (final && text) {
+      this.#error.textContent = `No preset matches "${this.#input.value.trim()}": pick one from the list, or use a custom architecture.`;
+      this.#error.hidden = false;
+    }
+  }
+
+  /** Shows the current preset (id "" = custom architecture; params: the resolved total). */
+  update(id, params) {
+    const model = this.#models.find((m) => m.id === id);
+    // getRootNode(): inside the widget's shadow root, document.activeElement is the widget itself.
+    if (this.#input !== this.#input.getRootNode().activeElement) this.#input.value = id;
+    if (model) {
+      replace(this.#info,
+        h("strong", { text: model.name }), ` · ${model.hf_repo} · `,
+        h("span", { text: `${formatCount(model.params)} parameters` }),
+        model.official_params && model.official_params !== model.params
+          ? h("span", { class: "muted", text: ` (published: ${formatCount(model.official_params)})` }) : null);
+    } else {
+      replace(this.#info, h("strong", { text: "Custom architecture" }),
+        ` · ${formatCount(params)} parameters from the settings below`);
+    }
+  }
+}

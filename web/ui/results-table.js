@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// The results table, the source of truth of the page: one row group per bucket (its row carries
+// data-bucket and data-bytes, the exact byte count), one row per item with the formula that produced it, and
+// the total. A pure render function of an estimate, so the widget can reuse it.
+import { h, replace } from "./dom.js";
+import { formatBytes, formatCount, formatShare } from "./format.js";
+
+/**
+ * Renders `estimate` (an ok estimate from the core) into `container`, replacing what was there.
+ * Options: units ("GB" | "GiB"), caption (text; default names the per-device scope).
+ */
+export function renderResultsTable(container, estimate, { units = "GB", caption } = {}) {
+  const total = estimate.bytes.total;
+  const groups = estimate.buckets.map((bucket) =>
+    h("tbody", { class: `bucket-group bucket-${bucket.key}` },
+      h("tr", { class: "bucket", dataset: { bucket: bucket.key, bytes: String(bucket.bytes) } },
+        h("th", { scope: "rowgroup", id: `bucket-${bucket.key}` },
+          h("span", { class: "swatch", "aria-hidden": "true" }), bucket.label),
+        h("td", { class: "num", text: formatBytes(bucket.bytes, units) }),
+        h("td", { class: "num share", text: formatShare(bucket.bytes, total) }),
+        h("td", { class: "how" }, bucket.includes, bucket.assumes ? h("span", { class: "muted", text: ` (${bucket.assumes})` }) : null)),
+      bucket.items.map((item) =>
+        h("tr", { class: "item" },
+          h("th", { scope: "row", headers: `bucket-${bucket.key}` }, item.name),
+          h("td", { class: "num", text: formatBytes(item.bytes, units) }),
+          h("td", { class: "num share", text: formatShare(item.bytes, total) }),
+          h("td", { class: "how" }, h("code", { text: item.formula }))))));
+  const devices = estimate.devices > 1 ? ` (most-loaded of ${estimate.devices} devices)` : "";
+  const table = h("table", { class: "results-table" },
+    h("caption", { text: caption ?? `Memory per device${devices}, by bucket and item` }),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col", text: "Bucket / item" }),
+      h("th", { scope: "col", class: "num", text: units }),
+      h("th", { scope: "col", class: "num share", text: "Share" }),
+      h("th", { scope: "col", text: "How it is computed" }))),
+    groups,
+    h("tfoot", {},
+      h("tr", { class: "total", dataset: { bucket: "total", bytes: String(total) } },
+        h("th", { scope: "row", text: "Total per device" }),
+        h("td", { class: "num", text: formatBytes(total, units) }),
+        h("td", { class: "num share", text: formatShare(total, estimate.gpu_memory) }),
+        h("td", { class: "how", text: `of ${formatBytes(estimate.gpu_memory, units)} device memory` })),
+      estimate.cpu_bytes > 0
+        ? h("tr", { class: "cpu", dataset: { bytes: String(estimate.cpu_bytes) } },
+          h("th", { scope: "row", text: "CPU RAM (offloaded)" }),
+          h("td", { class: "num", text: formatBytes(estimate.cpu_bytes, units) }),
+          h("td", { class: "num share" }),
+          h("td", { class: "how", text: "host memory per device's share; not on the GPU" }))
+        : null));
+  container.replaceChildren(table);
+  return table;
+}
+
+/** One line of context: parameters, trainable share, devices and batch, plus the core's notes. */
+export function renderSummary(container, estimate) {
+  const parts = [
+    `${formatCount(estimate.params)} parameters`,
+    estimate.trainable_params !== estimate.params && estimate.settings.mode !== "inference"
+      ? `${formatCount(estimate.trainable_params)} trainable` : null,
+    estimate.devices > 1 ? `${estimate.devices} devices (data-parallel ${estimate.data_parallel})` : "1 device",
+    estimate.settings.mode === "inference" ? `context ${estimate.settings.seq} tokens`
+      : `effective batch ${formatCount(estimate.effective_batch)} sequences`,
+  ].filter(Boolean);
+  replace(container,
+    h("p", { class: "summary-line", text: parts.join(" · ") }),
+    estimate.notes.length ? h("ul", { class: "notes" }, estimate.notes.map((note) => h("li", { text: note }))) : null);
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// The solver's answers: devices needed, largest micro-batch, longest sequence, each with the core's sentence
+// and a button that applies it. A render function; `onApply(delta)` receives the settings to merge.
+import { h } from "./dom.js";
+import { formatBytes, formatCount } from "./format.js";
+
+const ANSWERS = [
+  ["min_devices", "Devices needed", "devices"],
+  ["max_batch", "Largest micro-batch", "sequences"],
+  ["max_seq", "Longest sequence", "tokens"],
+];
+
+export function renderSolver(container, solve, { units = "GB", onApply } = {}) {
+  if (!solve?.ok) {
+    container.replaceChildren(h("p", { class: "muted", text: "No solver answers for these settings." }));
+    return;
+  }
+  const rows = ANSWERS.map(([key, title, unit]) => {
+    const answer = solve[key];
+    const value = answer.found ? `${formatCount(answer.value)} ${unit}${answer.at_limit ? " or more" : ""}` : "none fits";
+    const apply = answer.found && Object.keys(answer.delta).length && onApply
+      ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${title.toLowerCase()} ${answer.value}`, text: "Apply",
+                      on: { click: () => onApply(answer.delta) } })
+      : null;
+    return h("div", { class: "answer", dataset: { answer: key, value: String(answer.value), found: String(answer.found) } },
+      h("dt", { text: title }),
+      h("dd", {}, h("strong", { text: value }),
+        answer.found ? h("span", { class: "muted", text: ` · ${formatBytes(answer.total, units)} per device` }) : null,
+        apply,
+        h("span", { class: "answer-message", text: answer.message })));
+  });
+  container.replaceChildren(h("dl", { class: "answers" }, rows));
+}
