@@ -280,6 +280,42 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("properties write attributes; the class-only module defines nothing until asked", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+    const result = await page.evaluate(async () => {
+      const widget = document.querySelector("llm-memory");
+      widget.compact = true;
+      widget.show = ["table"];
+      widget.controls = ["seq"];
+      widget.settings = { model: "llama-2-7b", mode: "inference", seq: 1024 };
+      const attributes = Object.fromEntries([...widget.attributes].map((a) => [a.name, a.value]));
+      const element_module = await import("../widget-element.js");
+      const before_define = customElements.get("memory-estimate");
+      element_module.LlmMemoryElement.define("memory-estimate");
+      return { attributes, before_define: before_define === undefined,
+               defined: customElements.get("memory-estimate") === element_module.LlmMemoryElement };
+    });
+    assert.deepEqual(result.attributes, { model: "llama-2-7b", mode: "inference", seq: "1024", compact: "", show: "table", controls: "seq" });
+    assert.equal(result.before_define, true);
+    assert.equal(result.defined, true);
+    // 1024 tokens: a quarter of the 4096-token KV cache.
+    await page.waitForFunction(() => document.querySelector("llm-memory").estimate.settings.seq === "1024");
+    assert.equal((await rows(page)).kv_cache, KV_LLAMA2_7B_4096 / 4);
+    await done(page);
+  });
+
+  test("follows the reader's colour scheme", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+    const background = () => page.evaluate(() => getComputedStyle(document.querySelector("llm-memory")).backgroundColor);
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await background();
+    await page.emulateMedia({ colorScheme: "dark" });
+    const dark = await background();
+    assert.equal(light, "rgb(255, 255, 255)");
+    assert.equal(dark, "rgb(13, 17, 23)");
+    await done(page);
+  });
+
   test("the blog-post example renders its three widgets", async () => {
     const page = await browser.context.newPage();
     const problems = [];

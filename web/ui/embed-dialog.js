@@ -63,6 +63,8 @@ export class EmbedDialog {
         h("label", { for: controls_id, text: "Settings readers may change" }),
         this.#controls,
         h("p", { class: "help", id: `${controls_id}-help`, text: "Comma-separated settings keys; empty = read-only." })),
+      location.protocol === "http:" || location.protocol === "https:" ? null
+        : h("p", { class: "help", text: "This copy of the calculator is not on a web server: host the dist/ folder (widget.js, llm-memory.wasm, embed.html) and put its address in the snippets." }),
       this.#fields.element.block, this.#fields.iframe.block,
       h("div", { class: "dialog-actions" }, close));
     const open = h("button", { type: "button", id: "embed-open", class: "secondary", text: "Embed",
