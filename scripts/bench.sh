@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sweep benchmarks in one run (docs/performance.md): native scalar / SIMD / AVX2 intrinsics with Google
 # Benchmark, then wasm scalar / wasm SIMD / plain JavaScript in node; ratios printed. Not part of the tests.
-# Usage: scripts/bench.sh [BUILD_DIR, default build/bench]. Needs the wasm module: scripts/build-wasm.sh.
+# Usage: scripts/bench.sh [BUILD_DIR, default build/bench]. Needs the wasm module: scripts/build-wasm.sh
+# (or LLM_MEMORY_WASM_MODULE=path/to/llm-memory.js).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
@@ -23,9 +24,10 @@ node -e '
   console.log(`  1024 x 1024 grid, kernel: ${ms("simd/1024").toFixed(3)} ms wall (goal < 2 ms)`);
   console.log(`  1024 x 1024 whole sweep (lower + kernel + frontier): ${ms("whole_sweep_1024").toFixed(3)} ms wall`);
 ' "$json"
-if [ -f dist/llm-memory.js ]; then
+module=${LLM_MEMORY_WASM_MODULE:-dist/llm-memory.js}
+if [ -f "$module" ]; then
   echo
-  node benchmarks/sweep_bench.mjs dist/llm-memory.js
+  node benchmarks/sweep_bench.mjs "$module"
 else
-  echo "bench: dist/llm-memory.js missing; run scripts/build-wasm.sh for the wasm and plain-JS numbers" >&2
+  echo "bench: $module missing; run scripts/build-wasm.sh for the wasm and plain-JS numbers" >&2
 fi
