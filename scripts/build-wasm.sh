@@ -27,7 +27,7 @@ cp wasm/llm-memory.d.ts dist/llm-memory.single.d.ts
 echo '{"type": "module"}' > dist/package.json
 
 size() { printf '%-28s %10d B raw %10d B gzip\n' "$1" "$(wc -c < "$2")" "$(gzip -9c "$2" | wc -c)"; }
-echo "size budget ($(grep -E '^LLM_MEMORY_WASM_OPT' "$build/CMakeCache.txt" | cut -d= -f2)):"
+echo "size budget ($(grep -E '^LLM_MEMORY_WASM_OPT:' "$build/CMakeCache.txt" | cut -d= -f2)):"
 size "llm-memory.wasm" dist/llm-memory.wasm
 size "llm-memory.js (glue + API)" dist/llm-memory.js
 printf '%-28s %10d B raw %10d B gzip (goal < 102400)\n' "module + glue" \
