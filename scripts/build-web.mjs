@@ -11,7 +11,8 @@ import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const dist = `${root}dist`;
+// LLM_MEMORY_DIST: another output folder (holding the wasm modules), e.g. to build beside a running dist/.
+const dist = process.env.LLM_MEMORY_DIST ?? `${root}dist`;
 const web = `${root}web`;
 
 // The glue's node-only branches name node modules; they never run in a browser.
@@ -83,6 +84,7 @@ const csp_single = [
 let single = template;
 single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp_single}">`);
 single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
+single = replaceOnce(single, '<link rel="preload" href="llm-memory.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
 single = replaceOnce(single, '<script type="module" src="app.js"></script>', `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);
 

@@ -33,7 +33,7 @@ class App {
     this.state = new PageState(clean.overrides);
     this.last = null;
 
-    this.models = new ModelPicker($("model-picker"), engine.models);
+    this.models = new ModelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("model", (e) => this.pickModel(e.detail.id));
     this.models.addEventListener("custom", () => this.customArchitecture());
     this.gpus = new GpuPicker($("gpu-picker"), engine.gpus);
@@ -133,6 +133,7 @@ class App {
     $("results").dataset.answers = "pending";
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
+      this.models.load();
       const units = estimate.settings.units;
       const apply = (delta) => this.edit(delta);
       renderSolver($("solver"), this.engine.solve(inputs), { units, onApply: apply });
@@ -165,6 +166,7 @@ async function main() {
   performance.mark("llm-memory:start");
   try {
     const engine = await createEngine();
+    performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);
     document.body.dataset.ready = "true";
     performance.mark("llm-memory:first-result");

@@ -10,6 +10,7 @@ export class Engine {
   /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
       that follows ask for the same few inputs. */
   #recent = new Map();
+  #models;
 
   constructor(api) {
     this.#api = api;
@@ -18,8 +19,12 @@ export class Engine {
     /** Keys in table order. */
     this.keys = this.schema.map((row) => row.key);
     this.known_keys = new Set(this.keys);
-    this.models = api.listModels();
     this.gpus = api.listGpus();
+  }
+
+  /** The model presets (read on first use: computing every preset's exact count takes a while). */
+  get models() {
+    return (this.#models ??= this.#api.listModels());
   }
 
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */

@@ -9,7 +9,8 @@ import { chromium } from "playwright-core";
 import { serve } from "../../scripts/serve.mjs";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
-export const dist = join(root, "dist");
+/** The built page: dist/, or LLM_MEMORY_DIST (as scripts/build-web.mjs). */
+export const dist = process.env.LLM_MEMORY_DIST ?? join(root, "dist");
 
 /** Flags that work on this machine and in CI (design.md, toolchain notes). */
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

@@ -4,12 +4,20 @@
 const GB = 1e9;
 const GIB = 2 ** 30;
 
+// Plain digit grouping instead of Intl.NumberFormat / toLocaleString: the first Intl call loads locale data,
+// which alone took tens of milliseconds of the page's start (docs/performance.md).
+function grouped(value, digits) {
+  const [whole, fraction] = Math.abs(value).toFixed(digits).split(".");
+  const sign = value < 0 && Number(whole + (fraction ?? "")) !== 0 ? "-" : "";
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ",")}${fraction ? `.${fraction}` : ""}`;
+}
+
 /** "14.00 GB" or "13.04 GiB" (units: the `units` setting, "GB" or "GiB"). */
 export function formatBytes(bytes, units = "GB") {
   const scale = units === "GiB" ? GIB : GB;
   const value = bytes / scale;
   const digits = Math.abs(value) >= 1000 ? 0 : Math.abs(value) >= 100 ? 1 : 2;
-  return `${value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units}`;
+  return `${grouped(value, digits)} ${units}`;
 }
 
 /** Signed: "-1.20 GB" / "+0.50 GB" (for savings that can be negative). */
@@ -19,7 +27,7 @@ export function formatSignedBytes(bytes, units = "GB") {
 
 /** 8030261248 -> "8,030,261,248". */
 export function formatCount(count) {
-  return Math.round(count).toLocaleString("en-US");
+  return grouped(Math.round(count), 0);
 }
 
 /** 8030261248 -> "8.03 B" (parameters, short form). */

@@ -7,19 +7,27 @@ import { h, replace } from "./dom.js";
 import { formatCount, formatShortCount } from "./format.js";
 
 export class ModelPicker extends EventTarget {
-  #models;
+  #models = null;
+  #source;
   #input;
+  #datalist;
   #info;
   #error;
+  #shown = null;
 
+  /**
+   * `models`: the presets, or a function returning them, called on first need (load(), or a search): the
+   * list costs dozens of estimates' worth of work, which the page's first result should not wait for.
+   */
   constructor(container, models) {
     super();
-    this.#models = models;
+    this.#source = typeof models === "function" ? models : () => models;
     this.#input = h("input", {
       type: "search", id: "model-search", list: "model-presets", autocomplete: "off", spellcheck: "false",
-      placeholder: `Search ${models.length} presets`, "aria-describedby": "model-info model-error",
+      placeholder: "Search the presets", "aria-describedby": "model-info model-error",
     });
-    const options = models.map((m) => h("option", { value: m.id, label: `${m.name} · ${formatShortCount(m.params)}` }));
+    this.#datalist = h("datalist", { id: "model-presets" });
+    this.#input.addEventListener("focus", () => this.load(), { once: true });
     this.#info = h("p", { class: "picker-info", id: "model-info" });
     this.#error = h("p", { class: "field-error", id: "model-error", hidden: true });
     const custom = h("button", { type: "button", class: "secondary", text: "Custom architecture" });
@@ -29,15 +37,27 @@ export class ModelPicker extends EventTarget {
     container.replaceChildren(
       h("label", { for: "model-search", text: "Model" }),
       h("div", { class: "control" }, this.#input, custom),
-      h("datalist", { id: "model-presets" }, options),
+      this.#datalist,
       this.#info, this.#error);
+    if (typeof models !== "function") this.load();
+  }
+
+  /** Reads the presets (once) and fills the search list. */
+  load() {
+    if (this.#models) return this.#models;
+    this.#models = this.#source();
+    this.#input.placeholder = `Search ${this.#models.length} presets`;
+    this.#datalist.replaceChildren(...this.#models.map((m) =>
+      h("option", { value: m.id, label: `${m.name} · ${formatShortCount(m.params)}` })));
+    if (this.#shown) this.update(...this.#shown);
+    return this.#models;
   }
 
   // A typed id or display name (any case) picks the preset; `final` (change: Enter or leaving the box)
   // reports text that matches none.
   #pick(final) {
     const text = this.#input.value.trim().toLowerCase();
-    const match = this.#models.find((m) => m.id === text || m.name.toLowerCase() === text);
+    const match = this.load().find((m) => m.id === text || m.name.toLowerCase() === text);
     if (match) {
       this.#error.hidden = true;
       this.dispatchEvent(new CustomEvent("model", { detail: { id: match.id } }));
@@ -49,7 +69,8 @@ export class ModelPicker extends EventTarget {
 
   /** Shows the current preset (id "" = custom architecture; params: the resolved total). */
   update(id, params) {
-    const model = this.#models.find((m) => m.id === id);
+    this.#shown = [id, params];
+    const model = this.#models?.find((m) => m.id === id);
     // getRootNode(): inside the widget's shadow root, document.activeElement is the widget itself.
     if (this.#input !== this.#input.getRootNode().activeElement) this.#input.value = id;
     if (model) {
@@ -58,6 +79,8 @@ export class ModelPicker extends EventTarget {
         h("span", { text: `${formatCount(model.params)} parameters` }),
         model.official_params && model.official_params !== model.params
           ? h("span", { class: "muted", text: ` (published: ${formatCount(model.official_params)})` }) : null);
+    } else if (id && !this.#models) {
+      replace(this.#info, h("strong", { text: id }), ` · ${formatCount(params)} parameters`);
     } else {
       replace(this.#info, h("strong", { text: "Custom architecture" }),
         ` · ${formatCount(params)} parameters from the settings below`);
