@@ -136,7 +136,7 @@ class App {
       this.models.load();
       const units = estimate.settings.units;
       const apply = (delta) => this.edit(delta);
-      renderSolver($("solver"), this.engine.solve(inputs), { units, onApply: apply });
+      renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: apply });
       const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
       renderKnobs($("knobs"), this.engine.advise(inputs), { units, bucketLabels: labels, onApply: apply });
       $("results").dataset.answers = "ready";

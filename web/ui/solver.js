@@ -10,15 +10,18 @@ const ANSWERS = [
   ["max_seq", "Longest sequence", "tokens"],
 ];
 
-export function renderSolver(container, solve, { units = "GB", onApply } = {}) {
+/** `current`: the resolved settings, so an answer that changes nothing offers no Apply button. */
+export function renderSolver(container, solve, { units = "GB", current = {}, onApply } = {}) {
   if (!solve?.ok) {
     container.replaceChildren(h("p", { class: "muted", text: "No solver answers for these settings." }));
     return;
   }
   const rows = ANSWERS.map(([key, title, unit]) => {
     const answer = solve[key];
-    const value = answer.found ? `${formatCount(answer.value)} ${unit}${answer.at_limit ? " or more" : ""}` : "none fits";
-    const apply = answer.found && Object.keys(answer.delta).length && onApply
+    const unit_text = answer.value === 1 ? unit.replace(/s$/, "") : unit;
+    const value = answer.found ? `${formatCount(answer.value)} ${unit_text}${answer.at_limit ? " or more" : ""}` : "none fits";
+    const changes = Object.entries(answer.delta).some(([key, text]) => current[key] !== text);
+    const apply = answer.found && changes && onApply
       ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${title.toLowerCase()} ${answer.value}`, text: "Apply",
                       on: { click: () => onApply(answer.delta) } })
       : null;
