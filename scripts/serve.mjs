@@ -23,9 +23,15 @@ const TYPES = {
 /** Starts serving `dir` on 127.0.0.1:`port`; resolves to {server, url}. */
 export function serve(dir, port = 0) {
   const root = resolve(dir);
-  const server = createServer(async (request, response) => {
-    const path = decodeURIComponent(new URL(request.url, "http://localhost").pathname);
-    let file = normalize(join(root, path));
+  // Long queries are fine: a link holds every changed setting, and the tests try hostile ones.
+  const server = createServer({ maxHeaderSize: 1 << 20 }, async (request, response) => {
+    let file;
+    try {
+      file = normalize(join(root, decodeURIComponent(new URL(request.url, "http://localhost").pathname)));
+    } catch {
+      response.writeHead(400, { "Content-Type": "text/plain" }).end("bad request\n");
+      return;
+    }
     if (file !== root && !file.startsWith(root + sep)) {
       response.writeHead(403).end();
       return;
