@@ -13,7 +13,8 @@ import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const dist = `${root}dist`;
+// LLM_MEMORY_DIST: another output folder holding the wasm modules, as for scripts/build-web.mjs.
+const dist = process.env.LLM_MEMORY_DIST ?? `${root}dist`;
 const web = `${root}web`;
 
 // The glue's node-only branches name node modules; they never run in a browser.
