@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 
 #include "llm_memory/presets.hpp"
+#include "json_bytes.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -13,16 +13,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Byte counts are whole numbers; beyond 2^63 (absurd inputs) they stay finite doubles.
-json whole(double v) {
-  if (std::isfinite(v) && std::fabs(v) < 9.2e18) return static_cast<std::int64_t>(std::llround(v));
-  return v;
-}
+using detail::json_bytes;
 
 json layer_json(const layer_params& layer) {
-  json j = {{"attention", whole(layer.attention)}, {"mlp", whole(layer.mlp)}, {"norms", whole(layer.norms)}};
-  if (layer.router > 0) j["router"] = whole(layer.router);
-  j["total"] = whole(layer.total());
+  json j = {{"attention", json_bytes(layer.attention)}, {"mlp", json_bytes(layer.mlp)}, {"norms", json_bytes(layer.norms)}};
+  if (layer.router > 0) j["router"] = json_bytes(layer.router);
+  j["total"] = json_bytes(layer.total());
   return j;
 }
 
@@ -30,43 +26,43 @@ json layer_json(const layer_params& layer) {
 
 std::string to_json(const estimate_result& r, int indent) {
   json bytes = json::object();
-  for (const auto& b : r.buckets) bytes[b.key] = whole(b.bytes);
-  bytes["total"] = whole(r.total_bytes);
+  for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
+  bytes["total"] = json_bytes(r.total_bytes);
 
   json buckets = json::array();
   for (const auto& b : r.buckets) {
     json items = json::array();
-    for (const auto& i : b.items) items.push_back({{"name", i.name}, {"bytes", whole(i.bytes)}, {"formula", i.formula}});
-    buckets.push_back({{"key", b.key}, {"label", b.label}, {"bytes", whole(b.bytes)}, {"includes", b.includes},
+    for (const auto& i : b.items) items.push_back({{"name", i.name}, {"bytes", json_bytes(i.bytes)}, {"formula", i.formula}});
+    buckets.push_back({{"key", b.key}, {"label", b.label}, {"bytes", json_bytes(b.bytes)}, {"includes", b.includes},
                        {"assumes", b.assumes}, {"items", items}});
   }
   const auto& p = r.model.params;
-  json breakdown = {{"embedding", whole(p.embedding)},
-                    {"lm_head", whole(p.lm_head)},
-                    {"final_norm", whole(p.final_norm)},
+  json breakdown = {{"embedding", json_bytes(p.embedding)},
+                    {"lm_head", json_bytes(p.lm_head)},
+                    {"final_norm", json_bytes(p.final_norm)},
                     {"dense_layers", p.dense_layers},
                     {"dense_layer", layer_json(p.dense_layer)}};
   if (p.moe_layers > 0) {
     breakdown["moe_layers"] = p.moe_layers;
     breakdown["moe_layer"] = layer_json(p.moe_layer);
   }
-  breakdown["total"] = whole(p.total);
-  breakdown["active"] = whole(p.active);
+  breakdown["total"] = json_bytes(p.total);
+  breakdown["active"] = json_bytes(p.active);
 
   json settings_json = json::object();
   for (const auto& [key, value] : to_settings(r.settings)) settings_json[key] = value;
 
   json out = {{"ok", true},
-              {"params", whole(r.params)},
-              {"trainable_params", whole(r.trainable_params)},
+              {"params", json_bytes(r.params)},
+              {"trainable_params", json_bytes(r.trainable_params)},
               {"bytes", bytes},
-              {"cpu_bytes", whole(r.cpu_bytes)},
+              {"cpu_bytes", json_bytes(r.cpu_bytes)},
               {"devices", r.settings.devices},
               {"data_parallel", r.data_parallel},
               {"effective_batch", r.effective_batch},
               {"stage", r.stage},
               {"fits", r.fits},
-              {"gpu_memory", whole(r.gpu_memory_bytes)},
+              {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
               {"buckets", buckets},
               {"param_breakdown", breakdown},
               {"notes", r.notes},
@@ -109,7 +105,7 @@ std::string models_json(int indent) {
     list.push_back({{"id", p.id},
                     {"name", p.name},
                     {"hf_repo", p.hf_repo},
-                    {"params", whole(r.ok() ? r.value().params : 0)},
+                    {"params", json_bytes(r.ok() ? r.value().params : 0)},
                     {"official_params", p.official_params},
                     {"source", p.source},
                     {"note", p.note}});
@@ -120,7 +116,7 @@ std::string models_json(int indent) {
 std::string gpus_json(int indent) {
   json list = json::array();
   for (const auto& g : gpu_presets())
-    list.push_back({{"id", g.id}, {"name", g.name}, {"memory_bytes", whole(g.memory_bytes)}, {"source", g.source},
+    list.push_back({{"id", g.id}, {"name", g.name}, {"memory_bytes", json_bytes(g.memory_bytes)}, {"source", g.source},
                     {"note", g.note}});
   return list.dump(indent, ' ', false, json::error_handler_t::replace);
 }
