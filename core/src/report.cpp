@@ -3,16 +3,14 @@
 
 #include <nlohmann/json.hpp>
 
-
-#include "llm_memory/presets.hpp"
 #include "json_bytes.hpp"
+#include "llm_memory/presets.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
 namespace {
 
 using json = nlohmann::ordered_json;
-
 using detail::json_bytes;
 
 json layer_json(const layer_params& layer) {
