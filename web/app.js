@@ -7,6 +7,7 @@ import { PAGE_DEFAULTS, PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
+import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
 import { renderKnobs } from "./ui/knobs.js";
 import { ModelPicker } from "./ui/model-picker.js";
 import { Notice } from "./ui/notice.js";
@@ -48,6 +49,7 @@ class App {
       this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));
     this.form.addEventListener("reset", (e) => this.edit({ [e.detail.key]: null }));
     $("copy-link").addEventListener("click", () => this.copyLink());
+    this.heatmap = new Heatmap($("heatmap"));
     this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
 
     this.state.addEventListener("change", () => this.render());
@@ -139,6 +141,9 @@ class App {
       renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: apply });
       const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
       renderKnobs($("knobs"), this.engine.advise(inputs), { units, bucketLabels: labels, onApply: apply });
+      // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
+      // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
+      this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
       $("results").dataset.answers = "ready";
     }, ANSWERS_DELAY_MS);
   }

@@ -49,6 +49,11 @@ export class Engine {
     return this.#api.advise(inputs);
   }
 
+  /** Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors}. */
+  sweep(inputs, axes) {
+    return this.#api.sweep(inputs, axes);
+  }
+
   /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
   parseConfig(text) {
     return this.#api.parseConfig(text);

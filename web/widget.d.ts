@@ -24,7 +24,7 @@ export interface LlmMemoryChangeDetail {
 export type LlmMemoryChangeEvent = CustomEvent<LlmMemoryChangeDetail>;
 
 /** Views `show` accepts. */
-export type LlmMemoryView = "bar" | "table" | "advice";
+export type LlmMemoryView = "bar" | "table" | "advice" | "heatmap";
 
 export declare class LlmMemoryElement extends HTMLElement {
   /** Registers the class as `tag` in `registry`; a tag already defined is left as it is. */

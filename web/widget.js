@@ -11,6 +11,7 @@ import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { h } from "./ui/dom.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
+import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
 import { renderKnobs } from "./ui/knobs.js";
 import { ModelPicker } from "./ui/model-picker.js";
 import { renderResultsTable, renderSummary } from "./ui/results-table.js";
@@ -19,7 +20,7 @@ import { renderStackedBar } from "./ui/stacked-bar.js";
 import { WIDGET_CSS } from "./ui/widget-styles.js";
 
 /** What `show` accepts, and what it shows when absent. */
-export const SHOW_PARTS = Object.freeze(["bar", "table", "advice"]);
+export const SHOW_PARTS = Object.freeze(["bar", "table", "advice", "heatmap"]);
 export const DEFAULT_SHOW = Object.freeze(["bar", "table"]);
 
 /** The widget's own attributes (every other attribute it reads is a settings key). */
@@ -73,6 +74,7 @@ export class LlmMemoryElement extends HTMLElement {
   #form = null;
   #model_picker = null;
   #gpu_picker = null;
+  #heatmap = null;
   #parts = {};
   #resolve_ready;
   #ready = new Promise((resolve) => (this.#resolve_ready = resolve));
@@ -89,6 +91,7 @@ export class LlmMemoryElement extends HTMLElement {
       bar: h("div", { class: "stacked-bar", part: "bar" }),
       table: h("div", { class: "table-wrap", part: "table" }),
       advice: h("div", { class: "table-wrap advice", part: "advice" }),
+      heatmap: h("div", { class: "heatmap-wrap", part: "heatmap" }),
     };
     this.#root.append(h("div", { class: "root", part: "root" }, Object.values(this.#parts)));
   }
@@ -154,7 +157,7 @@ export class LlmMemoryElement extends HTMLElement {
     this.toggleAttribute("compact", Boolean(value));
   }
 
-  /** Which views to show (`show`: bar, table, advice); unknown names are ignored, none given = bar and table. */
+  /** Which views to show (`show`: bar, table, advice, heatmap); unknown names are ignored, none given = bar and table. */
   get show() {
     const names = list(this.getAttribute("show")).filter((name) => SHOW_PARTS.includes(name));
     return names.length ? names : [...DEFAULT_SHOW];
@@ -236,6 +239,11 @@ export class LlmMemoryElement extends HTMLElement {
     this.#parts.advice.hidden = !show.has("advice");
     if (show.has("advice")) this.#renderAdvice(inputs, estimate);
     else this.#parts.advice.replaceChildren();
+    this.#parts.heatmap.hidden = !show.has("heatmap");
+    if (show.has("heatmap")) {
+      this.#heatmap ??= new Heatmap(this.#parts.heatmap);
+      this.#heatmap.update(sweepHeatmap((i, axes) => this.#engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
+    }
     this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");
 
     this.#resolve_ready(estimate);

@@ -231,3 +231,87 @@ test("screenshots at desktop and phone width; nothing scrolls sideways at 360 px
   assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 360);
   await phone.close();
 });
+
+/** The heatmap's figure: its data attributes, the number of distinct colours drawn and the canvas as an image. */
+async function heatmapOf(page) {
+  const map = await page.$eval("figure.heatmap", (figure) => {
+    const canvas = figure.querySelector("canvas");
+    const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    for (let i = 0; i < pixels.length; i += 4) if (pixels[i + 3] === 255) colours.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
+    return {
+      frontier: JSON.parse(figure.dataset.frontier),
+      seq: Number(figure.dataset.seq),
+      batch: Number(figure.dataset.batch),
+      max_batch: Number(figure.dataset.maxBatch),
+      renders: Number(figure.dataset.renders),
+      colours: colours.size,
+      image: canvas.toDataURL(),
+      label: canvas.getAttribute("aria-label"),
+      caption: figure.querySelector("figcaption").textContent,
+      rows: figure.querySelectorAll("table.heatmap-frontier tbody tr").length,
+    };
+  });
+  return { ...map, frontier: new Map(map.frontier) };
+}
+
+/** The solver's "largest micro-batch" as shown on the page (0 when none fits). */
+async function solverMaxBatch(page) {
+  return Number(await page.getAttribute('[data-answer="max_batch"]', "data-value"));
+}
+
+test("the heatmap draws the grid, and its frontier at the page's sequence length is the solver's max micro-batch", async () => {
+  // The default page: Llama 3 8B (max_position_embeddings 8192) trained on one H100 80GB, 2048 tokens.
+  const page = await open(session.context, session.url);
+  await settled(page);
+  let map = await heatmapOf(page);
+  // Sequence axis: powers of two from 256 up to the model's context, 8192 (docs/web.md, "The heatmap").
+  assert.deepEqual([...map.frontier.keys()], [256, 512, 1024, 2048, 4096, 8192]);
+  assert.equal(map.seq, 2048);
+  // 16 + 16 + 96 GB of weights, gradients and AdamW state exceed 80 GB before any activation: nothing fits.
+  assert.equal(map.frontier.get(2048), 0);
+  assert.equal(map.frontier.get(2048), await solverMaxBatch(page));
+  assert.equal(map.max_batch, 0);
+  assert.match(map.caption, /No micro-batch fits at sequence length 2,048/);
+  assert.match(map.label, /micro-batch 1 to 256 and sequence length 256 to 8,192 tokens/);
+  assert.ok(map.colours > 20, `the canvas is drawn (${map.colours} colours)`);
+  assert.equal(map.rows, 6, "one frontier table row per sequence column");
+  await page.close();
+
+  // A model that fits: Llama 3.2 1B (context 131072) has a frontier that falls as the sequence grows.
+  const fits = await open(session.context, `${session.url}?model=llama-3.2-1b`);
+  await settled(fits);
+  map = await heatmapOf(fits);
+  assert.equal(map.frontier.size, 10, "256 .. 131072: ten powers of two");
+  const solver = await solverMaxBatch(fits);
+  assert.ok(solver > 0);
+  assert.equal(map.frontier.get(2048), solver);
+  assert.equal(map.max_batch, solver);
+  assert.match(map.caption, new RegExp(`Fits up to micro-batch ${solver} at sequence length 2,048`));
+  const levels = [...map.frontier.values()];
+  for (let j = 1; j < levels.length; j++) assert.ok(levels[j] <= levels[j - 1], "longer sequences fit fewer");
+  assert.deepEqual(fits.problems, []);
+  await fits.close();
+});
+
+test("the heatmap follows input changes, also to a sequence length off the grid", async () => {
+  const page = await open(session.context, `${session.url}?model=llama-3.2-1b`);
+  await settled(page);
+  const first = await heatmapOf(page);
+  await page.fill('input[name="batch"]', "4");
+  await settled(page);
+  const moved = await heatmapOf(page);
+  assert.ok(moved.renders > first.renders);
+  assert.equal(moved.batch, 4);
+  assert.notEqual(moved.image, first.image, "the point moved");
+  assert.deepEqual(moved.frontier, first.frontier, "the frontier does not depend on the micro-batch");
+  // 3000 tokens is between the grid's 2048 and 4096: the answer comes from a one-column sweep, and is the solver's.
+  await page.fill('input[name="seq"]', "3000");
+  await settled(page);
+  const off_grid = await heatmapOf(page);
+  assert.equal(off_grid.seq, 3000);
+  assert.equal(off_grid.max_batch, await solverMaxBatch(page));
+  assert.ok(off_grid.max_batch <= first.frontier.get(2048) && off_grid.max_batch >= first.frontier.get(4096));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

@@ -130,6 +130,38 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("show=heatmap draws the chart; its frontier is the solver's max micro-batch and follows the attributes", async () => {
+    const { load } = await import(join(dist, "llm-memory.js"));
+    const { PAGE_DEFAULTS } = await import(join(root, "web/state.js"));
+    const api = await load();
+    const page = await openPage('<llm-memory model="llama-3.2-1b" show="heatmap"></llm-memory>');
+    const read = () => page.evaluate(() => {
+      const root = document.querySelector("llm-memory").shadowRoot;
+      const figure = root.querySelector('[part="heatmap"] figure.heatmap');
+      const canvas = figure.querySelector("canvas");
+      const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      const colours = new Set();
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i + 3] === 255) colours.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
+      return { seq: Number(figure.dataset.seq), max_batch: Number(figure.dataset.maxBatch), frontier: JSON.parse(figure.dataset.frontier),
+               colours: colours.size, bar_hidden: root.querySelector('[part="bar"]').hidden, caption: figure.querySelector("figcaption").textContent };
+    });
+    const solver = (seq) => api.solve({ ...PAGE_DEFAULTS, model: "llama-3.2-1b", seq }).max_batch.value;
+    let shown = await read();
+    assert.ok(shown.colours > 20, `the canvas is drawn (${shown.colours} colours)`);
+    assert.equal(shown.bar_hidden, true, "only the views named in show");
+    assert.equal(shown.seq, 2048);
+    assert.ok(solver("2048") > 0);
+    assert.equal(shown.max_batch, solver("2048"));
+    assert.equal(new Map(shown.frontier).get(2048), solver("2048"));
+    assert.match(shown.caption, /^Fits up to micro-batch \d+ at sequence length 2,048/);
+    await page.evaluate(() => document.querySelector("llm-memory").setAttribute("seq", "1024"));
+    await page.waitForFunction(() => document.querySelector("llm-memory").shadowRoot.querySelector("figure.heatmap").dataset.seq === "1024");
+    shown = await read();
+    assert.equal(shown.max_batch, solver("1024"));
+    assert.ok(shown.max_batch > solver("2048"), "a shorter sequence fits more");
+    await done(page);
+  });
+
   test("controls limits the inputs the reader gets; none means read-only", async () => {
     const page = await openPage(
       '<llm-memory model="llama-2-7b" controls="batch,seq,recompute"></llm-memory><llm-memory model="llama-2-7b"></llm-memory>');

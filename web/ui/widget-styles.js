@@ -26,6 +26,8 @@ export const WIDGET_CSS = `
   --activations: var(--llm-memory-activations, #199e8e);
   --kv_cache: var(--llm-memory-kv-cache, #c9406b);
   --overhead: var(--llm-memory-overhead, #7d8590);
+  --heat-fits: var(--llm-memory-heat-fits, #2f6fd0);
+  --heat-over: var(--llm-memory-heat-over, #d9480f);
   --radius: var(--llm-memory-radius, 6px);
   display: block;
   container-type: inline-size;
@@ -62,6 +64,8 @@ export const WIDGET_CSS = `
     --activations: var(--llm-memory-activations, #39c5b3);
     --kv_cache: var(--llm-memory-kv-cache, #e7739a);
     --overhead: var(--llm-memory-overhead, #9ea7b3);
+    --heat-fits: var(--llm-memory-heat-fits, #58a6ff);
+    --heat-over: var(--llm-memory-heat-over, #ffa657);
   }
 }
 
@@ -158,6 +162,14 @@ tfoot tr.cpu th, tfoot tr.cpu td { font-weight: 400; border-top: 0; }
 .knobs-table td.fits .fit-mark { color: var(--ok); }
 .knobs-table td.does-not-fit .fit-mark { color: var(--bad); }
 .knobs-table th[scope="row"] { font-weight: 400; }
+
+/* The heatmap (heatmap.js): the canvas takes the figure's width. */
+.heatmap { margin: 0.5rem 0; min-width: 0; }
+.heatmap canvas { display: block; max-width: 100%; }
+.heatmap figcaption { margin-top: 0.25rem; font-size: 0.85em; color: var(--muted); }
+.heatmap details { margin-top: 0.25rem; font-size: 0.85em; }
+.heatmap .heatmap-frontier { width: auto; }
+:host([compact]) .heatmap details { display: none; }
 
 .footer { margin: 0.4rem 0 0; font-size: 0.78em; color: var(--muted); }
 .footer a { color: var(--accent); }
