@@ -12,7 +12,7 @@ import { formatBytes, formatCount } from "./format.js";
 const BATCH_HI = 256;
 const SEQ_LO = 256;
 const SEQ_HI = 131072;
-/** Colour scale: memory from capacity / 2^SCALE_OCTAVES (palest "fits") to capacity × 2^SCALE_OCTAVES. */
+/** Colour scale: full strength at capacity / 2^SCALE_OCTAVES and below, and at capacity × 2^SCALE_OCTAVES and above. */
 const SCALE_OCTAVES = 4;
 
 const pow2floor = (n) => 2 ** Math.floor(Math.log2(n));
@@ -79,9 +79,9 @@ function rgb(ctx, css, fallback) {
 const mix = (a, b, t) => `rgb(${a.map((v, i) => Math.round(v + (b[i] - v) * t)).join(",")})`;
 
 /**
- * Cell colour for `ratio` = memory / capacity: the "fits" hue below the device, the "over" hue above it, paler
- * near the device and full strength SCALE_OCTAVES octaves away (a quarter strength at the device itself, so the
- * two sides stay apart).
+ * Cell colour for `ratio` = memory / capacity: the "fits" hue below the device, the "over" hue above it, mixed
+ * with the background: a quarter strength at the device itself (so the two sides stay apart), full strength
+ * SCALE_OCTAVES octaves away.
  */
 function cellColour(colours, ratio, fits) {
   const octaves = ratio > 0 ? Math.abs(Math.log2(ratio)) : SCALE_OCTAVES;
@@ -157,7 +157,7 @@ export class Heatmap {
     const anything = grid.max_batch.some((n) => n > 0)
       ? "The line is the largest micro-batch that fits at each sequence length; cells above it do not fit."
       : "Nothing on the chart fits this device.";
-    this.#caption.textContent = `${answer} ${yours} ${anything} Colour: memory per device, blue where it fits, orange where it does not, paler near the device's capacity.`;
+    this.#caption.textContent = `${answer} ${yours} ${anything} Colour: memory per device, blue where it fits, orange where it does not, fainter near the device's capacity.`;
     const b = grid.batch;
     const s = grid.seq;
     this.#canvas.setAttribute("aria-label", `Heatmap of memory per device over micro-batch ${formatCount(b[0])} to ${formatCount(b[b.length - 1])} and sequence length ${formatCount(s[0])} to ${formatCount(s[s.length - 1])} tokens`);
