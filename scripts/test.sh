@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: native GoogleTest (unit + golden), the same under ASan + UBSan, the
 # libFuzzer targets for a fixed number of runs, then the
-# WebAssembly build: the same GoogleTest suite under node, and tests/web/ (wasm equals native), then the page
-# (dist/) and its browser tests (tests/browser/).
+# WebAssembly build and the same GoogleTest suite under node, then the page (dist/), tests/web/ (wasm equals
+# native) and the browser tests (tests/browser/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -17,9 +17,10 @@ ctest --preset dev
 ./scripts/fuzz.sh 5000
 ./scripts/build-wasm.sh build/wasm
 ctest --preset wasm
-LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs
-# The page: npm packages (only when node_modules is missing or older than package-lock.json), dist/, then
-# the browser tests in headless Chromium.
+# The page: npm packages (only when node_modules is missing or older than package-lock.json) and dist/;
+# then the node tests (wasm equals native, URL fixtures, the npm package) and the browser tests in headless
+# Chromium.
 [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 npm run build
+LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs
 node --test --test-concurrency=1 tests/browser/

@@ -56,7 +56,8 @@ export function readQuery(search, known_keys) {
       continue;
     }
     if (key.length > MAX_VALUE_LENGTH || value.length > MAX_VALUE_LENGTH) {
-      problems.push({ key, message: `${quote(key)}: ${key.length + value.length} characters long, more than ${MAX_VALUE_LENGTH}; ignored` });
+      const [part, length] = key.length > MAX_VALUE_LENGTH ? ["key", key.length] : ["value", value.length];
+      problems.push({ key, message: `${quote(key)}: ${part} is ${length} characters long, more than ${MAX_VALUE_LENGTH}; ignored` });
       continue;
     }
     if (!RESERVED.has(key) && !known_keys.has(key)) {

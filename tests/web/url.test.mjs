@@ -81,6 +81,8 @@ test("a key or value over MAX_VALUE_LENGTH is dropped with a short message", () 
   assert.deepEqual(overrides, { lora_targets: at_limit, seq: "8" });
   assert.equal(problems.length, 2);
   for (const p of problems) assert.ok(p.message.length < 200, p.message);
+  assert.match(problems[0].message, /"model": value is 1001 characters long, more than 1000; ignored$/);
+  assert.match(problems[1].message, /: key is 1001 characters long, more than 1000; ignored$/);
 });
 
 test("a megabyte of unknown keys lists MAX_PROBLEMS lines, the last one counting the rest", () => {
