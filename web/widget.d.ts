@@ -29,9 +29,12 @@ export type LlmMemoryView = "bar" | "table" | "advice" | "heatmap";
 export declare class LlmMemoryElement extends HTMLElement {
   /** Registers the class as `tag` in `registry`; a tag already defined is left as it is. */
   static define(tag?: string, registry?: CustomElementRegistry): typeof LlmMemoryElement;
-  /** The settings attributes (key -> text as written). Setting it replaces them all; null removes a key. */
+  /**
+   * The settings attributes (key -> text as written). Setting it replaces them all; null removes a key, and
+   * null for the whole object removes every one. Keys that cannot be settings keys are noted and skipped.
+   */
   get settings(): Record<string, string>;
-  set settings(settings: Record<string, string | number | boolean | null | undefined>);
+  set settings(settings: Record<string, string | number | boolean | null | undefined> | null);
   /** The `controls` attribute as a list of settings keys the reader may change. */
   controls: string[];
   /** The `compact` attribute. */

@@ -30,6 +30,9 @@ export const WIDGET_ATTRIBUTES = Object.freeze(["controls", "compact", "show"]);
 const GLOBAL_ATTRIBUTES = new Set(["class", "id", "style", "title", "lang", "dir", "hidden", "slot", "part", "exportparts",
   "tabindex", "role", "nonce", "autofocus", "inert", "translate", "accesskey", "draggable", "spellcheck", "is", "popover"]);
 
+/** Settings keys are lower-case snake_case; anything else cannot be one (and may not be a valid attribute name). */
+const ATTRIBUTE_NAME = /^[a-z][a-z0-9_]*$/;
+
 let engine_promise = null;
 
 /** The page's one engine, shared by every widget (and embed.js). */
@@ -70,6 +73,7 @@ export class LlmMemoryElement extends HTMLElement {
   #observer = null;
   #scheduled = false;
   #estimate = null;
+  #rejectedKeys = [];
   #controls_key = null;
   #form = null;
   #model_picker = null;
@@ -130,13 +134,26 @@ export class LlmMemoryElement extends HTMLElement {
     return settings;
   }
 
-  /** Replaces every settings attribute with `settings` (key -> text; null or undefined removes it). */
+  /**
+   * Replaces every settings attribute with `settings` (key -> text; null or undefined removes it; `null` for
+   * the whole object removes them all). Keys that cannot be settings keys are noted and skipped; a value that
+   * is not an object is noted and changes nothing.
+   */
   set settings(settings) {
-    for (const key of Object.keys(this.settings)) if (!Object.hasOwn(settings, key)) this.removeAttribute(key);
-    for (const [key, value] of Object.entries(settings)) {
-      if (value === null || value === undefined) this.removeAttribute(key);
+    if (settings !== null && settings !== undefined && typeof settings !== "object") {
+      this.#rejectedKeys = ["settings"];
+      this.#schedule();
+      return;
+    }
+    const given = settings ?? {};
+    this.#rejectedKeys = [];
+    for (const key of Object.keys(this.settings)) if (!Object.hasOwn(given, key)) this.removeAttribute(key);
+    for (const [key, value] of Object.entries(given)) {
+      if (!ATTRIBUTE_NAME.test(key)) this.#rejectedKeys.push(key);
+      else if (value === null || value === undefined) this.removeAttribute(key);
       else this.setAttribute(key, String(value));
     }
+    this.#schedule();
   }
 
   /** Settings the reader may change (the `controls` attribute), in the order given. */
@@ -188,7 +205,10 @@ export class LlmMemoryElement extends HTMLElement {
 
   /** Notes for attributes the widget does not use: misspelled settings keys, most likely. */
   #unknownAttributes() {
-    const problems = [];
+    const problems = this.#rejectedKeys.map((key) =>
+      key === "settings"
+        ? { key, message: "settings: must be an object of settings keys to values; ignored" }
+        : { key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
     for (const { name } of this.attributes) {
       if (this.#engine.known_keys.has(name) || WIDGET_ATTRIBUTES.includes(name) || GLOBAL_ATTRIBUTES.has(name)) continue;
       if (name.includes("-") || name.startsWith("on")) continue;

@@ -336,6 +336,27 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("the settings property notes keys that cannot be settings and keeps the rest", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+    const result = await page.evaluate(async () => {
+      const widget = document.querySelector("llm-memory");
+      await widget.ready;
+      widget.settings = { model: "llama-2-7b", mode: "inference", seq: 2048, "<img src=x>": 1, Batch: 2 };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const first = { seq: widget.estimate.settings.seq, notes: widget.shadowRoot.querySelector('[part="problems"]').textContent };
+      widget.settings = 42;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { first, after: widget.shadowRoot.querySelector('[part="problems"]').textContent,
+               attributes: [...widget.attributes].map((a) => a.name) };
+    });
+    assert.equal(result.first.seq, "2048");
+    assert.match(result.first.notes, /"<img src=x>": not a setting; ignored/);
+    assert.match(result.first.notes, /"Batch": not a setting; ignored/);
+    assert.match(result.after, /settings: must be an object/);
+    assert.deepEqual(result.attributes, ["model", "mode", "seq"], "a non-object changes nothing");
+    await done(page);
+  });
+
   test("follows the reader's colour scheme", async () => {
     const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
     const background = () => page.evaluate(() => getComputedStyle(document.querySelector("llm-memory")).backgroundColor);
