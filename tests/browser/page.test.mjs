@@ -312,6 +312,14 @@ test("the heatmap follows input changes, also to a sequence length off the grid"
   assert.equal(off_grid.seq, 3000);
   assert.equal(off_grid.max_batch, await solverMaxBatch(page));
   assert.ok(off_grid.max_batch <= first.frontier.get(2048) && off_grid.max_batch >= first.frontier.get(4096));
+  // A phone's width: the canvas is redrawn to the figure's new width, and nothing scrolls sideways.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.waitForFunction(() => {
+    const figure = document.querySelector("figure.heatmap");
+    return parseFloat(figure.querySelector("canvas").style.width) === Math.floor(figure.getBoundingClientRect().width);
+  });
+  assert.ok(await page.$eval("figure.heatmap canvas", (canvas) => parseFloat(canvas.style.width)) <= 360);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360);
   assert.deepEqual(page.problems, []);
   await page.close();
 });

@@ -96,6 +96,9 @@ export class Heatmap {
   #frontier_body;
   #data = null;
   #units = "GB";
+  /** The figure's width (CSS px), from the ResizeObserver: reading clientWidth after the caption and table
+      change would force a layout of the whole page in every update. */
+  #width = null;
   #drawn_width = 0;
 
   constructor(container) {
@@ -113,8 +116,9 @@ export class Heatmap {
     container.replaceChildren(this.#figure);
     // Redraw at the new width (phones turning, the widget's column resizing) and on a colour-scheme change.
     if (typeof ResizeObserver === "function") {
-      new ResizeObserver(() => {
-        if (this.#figure.clientWidth !== this.#drawn_width) this.#draw();
+      new ResizeObserver((entries) => {
+        this.#width = Math.floor(entries.at(-1).contentRect.width);
+        if (this.#width !== this.#drawn_width) this.#draw();
       }).observe(this.#figure);
     }
     globalThis.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", () => this.#draw());
@@ -165,7 +169,7 @@ export class Heatmap {
 
   #draw() {
     const data = this.#data;
-    const width = this.#figure.clientWidth;
+    const width = (this.#width ??= this.#figure.clientWidth);
     this.#drawn_width = width;
     if (!data || width === 0) return;
     const { grid } = data;
@@ -195,10 +199,13 @@ export class Heatmap {
     const legend_h = 40;
     const height = top + plot_h + axis_h + legend_h;
     const dpr = globalThis.devicePixelRatio || 1;
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
+    // Resizing a canvas reallocates it: only when the size changes.
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
+    }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, height);
     ctx.font = font;
