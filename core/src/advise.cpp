@@ -53,6 +53,11 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
                    {{"tp", str(2 * s.tp)}, {"devices", str(2 * devices)}},
                    "the data-parallel degree stays " + str(dp)});
 
+  if (train && s.tp > 1 && !s.sequence_parallel)
+    out.push_back({"sequence_parallel", "sequence parallelism on (tp " + str(s.tp) + ")", {{"sequence_parallel", "on"}},
+                   "splits the norms, dropouts and layer inputs over the sequence as well (Megatron "
+                   "--sequence-parallel); same devices"});
+
   // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
   if (train && s.recompute != "full") {
     const std::string next = s.recompute == "none" ? "selective" : "full";

@@ -196,6 +196,8 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
 struct layer_activations {
   double linear_terms = 0;  // terms linear in s (bytes)
   double square_terms = 0;  // terms in s^2 (attention scores)
+  double outside_tp = 0;    // part of linear_terms outside the tensor-parallel regions (bytes): norm inputs, the
+                            // attention and MLP inputs, residual dropout masks (Korthikanti et al. eq. 3: 10sbh)
 };
 
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
@@ -211,6 +213,7 @@ layer_activations layer_saved(const context& c, bool moe) {
   // input cast to fp32 and the normalised value cast back, which the weight multiply keeps (measured:
   // docs/validation.md).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes + B : B) * T * h;
+  out.outside_tp += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes + B : B) * T * h;
   // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
   double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
   if (m.mla) {
@@ -221,8 +224,9 @@ layer_activations layer_saved(const context& c, bool moe) {
     kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
   }
   out.linear_terms += B * T * (h + q_width + kv_width + v_width + o_width);
+  out.outside_tp += B * T * h;
   if (s.qk_norm != "none") out.linear_terms += B * T * (q_width + kv_width);
-  if (drop) out.linear_terms += T * h;
+  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   if (s.attention == "standard") {
     out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
   } else if (s.attention == "eager") {
@@ -235,6 +239,7 @@ layer_activations layer_saved(const context& c, bool moe) {
   auto mlp = [&](double tokens, double inner) {
     return m.gated_mlp ? B * tokens * (h + 4 * inner) : B * tokens * (h + 2 * inner);
   };
+  out.outside_tp += B * T * h;  // the MLP (or router) input
   if (!moe) {
     out.linear_terms += mlp(T, m.intermediate);
   } else {
@@ -245,10 +250,11 @@ layer_activations layer_saved(const context& c, bool moe) {
                               ? static_cast<double>(s.shared_expert_intermediate_size)
                               : static_cast<double>(s.n_shared_experts) * inner;
     out.linear_terms += B * T * h + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+    out.outside_tp += fp32_bytes * T * static_cast<double>(s.num_experts);  // the router is not tensor-parallel
     out.linear_terms += mlp(k * T, inner);
     if (shared > 0) out.linear_terms += mlp(T, shared) - B * T * h;  // shares the MLP input
   }
-  if (drop) out.linear_terms += T * h;
+  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   return out;
 }
 
@@ -258,32 +264,38 @@ bucket activations_train(const context& c) {
   builder out{{"activations", "Activations", 0,
                "Tensors saved in the forward pass for the backward pass, for the micro-batches in flight, plus the "
                "logits and cross-entropy peak at the start of the backward pass",
-               "Korthikanti et al. 2022 per-tensor count generalised to GQA, gated MLPs and MoE; sequence "
-               "parallelism divides by tp; intermediate buffers freed within an op are not counted",
+               "Korthikanti et al. 2022 per-tensor count generalised to GQA, gated MLPs and MoE; tensor "
+               "parallelism divides the tensors inside its regions by tp, and sequence parallelism the rest; "
+               "intermediate buffers freed within an op are not counted",
                {}}};
   const double dense_share = static_cast<double>(m.params.dense_layers) / static_cast<double>(m.layers);
   const layer_activations dense = layer_saved(c, false);
   const layer_activations moe = m.params.moe_layers > 0 ? layer_saved(c, true) : dense;
-  const double per_layer_linear = dense_share * dense.linear_terms + (1 - dense_share) * moe.linear_terms;
-  const double per_layer_square = dense_share * dense.square_terms + (1 - dense_share) * moe.square_terms;
   const double L = c.layers_on_stage, mb = c.in_flight, t = c.t;
+  // Without sequence parallelism the tensors outside the tensor-parallel regions stay whole on every rank
+  // (Korthikanti et al. 2022, eq. 3 against eq. 4: sbh(10 + 24/t) against sbh·34/t).
+  const double t_seq = s.sequence_parallel ? t : 1;
+  auto on_device = [&](const layer_activations& l) { return (l.linear_terms - l.outside_tp) / t + l.outside_tp / t_seq; };
+  const double per_layer_linear = dense_share * on_device(dense) + (1 - dense_share) * on_device(moe);
+  const double per_layer_square = (dense_share * dense.square_terms + (1 - dense_share) * moe.square_terms) / t;
   const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
+  const std::string whole = t > 1 && !s.sequence_parallel ? " (no sequence parallelism: not divided by tp)" : "";
   const double T = c.tokens, h = m.hidden, B = c.act;
   if (s.recompute == "none") {
-    out.add("transformer layers", (per_layer_linear + per_layer_square) * L * mb / t,
-            n(L) + " layers x " + n((per_layer_linear + per_layer_square) / t) + " B per layer" + per_micro);
+    out.add("transformer layers", (per_layer_linear + per_layer_square) * L * mb,
+            n(L) + " layers x " + n(per_layer_linear + per_layer_square) + " B per layer" + per_micro);
   } else if (s.recompute == "selective") {
-    out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb / t,
-            n(L) + " layers x " + n(per_layer_linear / t) + " B per layer" + per_micro);
+    out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb,
+            n(L) + " layers x " + n(per_layer_linear) + " B per layer" + per_micro);
   } else {
-    out.add("layer inputs (checkpoints)", B * T * h * L * mb / t,
-            n(L) + " layers x " + n(B) + " B x " + n(T) + " tokens x h " + n(h) + per_micro);
-    out.add("one layer recomputed during backward", (per_layer_linear + per_layer_square) / t,
-            "activations of one layer: " + n((per_layer_linear + per_layer_square) / t) + " B");
+    out.add("layer inputs (checkpoints)", B * T * h * L * mb / t_seq,
+            n(L) + " layers x " + n(B) + " B x " + n(T) + " tokens x h " + n(h) + per_micro + whole);
+    out.add("one layer recomputed during backward", per_layer_linear + per_layer_square,
+            "activations of one layer: " + n(per_layer_linear + per_layer_square) + " B");
   }
-  if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t, "1 B x tokens x h");
+  if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t_seq, "1 B x tokens x h" + whole);
   if (c.last_stage) {
-    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes + B : B) + B) * T * h / t,
+    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes + B : B) + B) * T * h / t_seq,
             s.norm_upcast ? "(fp32 norm input + normalised + lm_head input) x tokens x h"
                           : "(norm input + lm_head input) x tokens x h");
     if (m.vocab > 0) {

@@ -130,6 +130,28 @@ TEST(advise, zero_steps_up_over_data_parallel_devices) {
   EXPECT_EQ(gradients_saved, 12.25e9);
 }
 
+
+// Tensor parallelism without sequence parallelism (Korthikanti et al. eq. 3 against eq. 4), s 2048, b 1,
+// h 4096, a 32, L 32, t 8, dropout on, no vocabulary: turning it on divides by 8 what stayed whole —
+//   layers: 32 x sbh (10 + 24/8 + 10) = 6,174,015,488 -> 32 x sbh (34 + 80)/8 = 3,825,205,248: 2,348,810,240 saved
+//   embedding dropout mask 1 B x sbh = 8,388,608 -> 1,048,576: 7,340,032 saved
+//   final norm and lm_head inputs 2 x 2 B x sbh = 33,554,432 -> 4,194,304: 29,360,128 saved
+// 2,385,510,400 B of activations, x 1.05 with the fragmentation reserve = 2,504,785,920 B.
+TEST(advise, sequence_parallelism_is_offered_under_tensor_parallelism) {
+  auto s = seed_7b;
+  s["tp"] = "8";
+  s["devices"] = "8";
+  s["sequence_parallel"] = "off";
+  const auto a = advised(s);
+  expect_consistent(s, a);
+  const auto* sp = find_knob(a, "sequence_parallel");
+  ASSERT_NE(sp, nullptr);
+  EXPECT_EQ(sp->delta, (settings{{"sequence_parallel", "on"}}));
+  EXPECT_EQ(sp->drains, "activations");
+  EXPECT_EQ(sp->saved_bytes, 2385510400.0 * 1.05);
+  s["sequence_parallel"] = "on";
+  EXPECT_EQ(find_knob(advised(s), "sequence_parallel"), nullptr);
+}
 TEST(advise, inference_offers_weight_and_kv_quantisation) {
   const settings s = {{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
   const auto a = advised(s);

@@ -93,6 +93,24 @@ TEST(estimate, tensor_parallel_divides_layer_activations) {
   EXPECT_EQ(eight.value().buckets[3].items[0].bytes, 30601641984 / 8);
 }
 
+// Korthikanti et al. 2022, eq. 3: tensor parallelism alone leaves the norms, dropouts and layer inputs whole:
+// sbh(10 + 24/t + 5as/(ht)) per layer. s 2048, b 1, h 4096, a 32, t 8: 8,388,608 x (10 + 3 + 10) = 192,937,984,
+// x 32 layers = 6,174,015,488 B. Full recompute keeps the checkpoints whole too: 2sbhL = 536,870,912 B (8x the
+// sequence-parallel figure).
+TEST(estimate, tensor_parallel_without_sequence_parallelism_matches_korthikanti_eq3) {
+  settings s{{"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"},
+             {"tp", "8"},           {"devices", "8"},            {"sequence_parallel", "off"}};
+  auto none = estimate(s);
+  s["recompute"] = "full";
+  auto full = estimate(s);
+  s["sequence_parallel"] = "on";
+  auto full_sp = estimate(s);
+  ASSERT_TRUE(none.ok() && full.ok() && full_sp.ok());
+  EXPECT_EQ(none.value().buckets[3].items[0].bytes, 6174015488);
+  EXPECT_EQ(full.value().buckets[3].items[0].bytes, 536870912);
+  EXPECT_EQ(full_sp.value().buckets[3].items[0].bytes, 536870912 / 8);
+}
+
 // Selective recompute drops the 5as/h term: 34 sbh L = 34 x 2048 x 4096 x 32 = 9,126,805,504 B.
 // Full recompute keeps 2 sbh per layer (2 x 2048 x 4096 x 32 = 536,870,912) plus one layer (956,301,312).
 TEST(estimate, recompute_levels_match_korthikanti) {

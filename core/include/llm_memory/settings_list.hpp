@@ -107,7 +107,10 @@
   X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)")       \
   X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                            \
     "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters")                \
-  X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (with sequence parallelism)")  \
+  X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (Megatron-style)")            \
+  X(sequence_parallel, flag, "on", 0, 0, "", "", "parallelism",                                                      \
+    "With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); "     \
+    "off keeps them whole on every tensor-parallel rank")                                                            \
   X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)")             \
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                            \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM")                                                      \
