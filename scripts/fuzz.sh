@@ -13,8 +13,9 @@ for target in config_json settings estimate; do
   work="build/fuzz/corpus/$target"
   mkdir -p "$work"
   if [[ $budget == *s ]]; then limit=(-max_total_time="${budget%s}"); else limit=(-runs="$budget"); fi
+  dict=(); [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
   echo "fuzz: $target (${budget})"
-  "build/fuzz/tests/fuzz/fuzz_$target" "${limit[@]}" -max_len=4096 -print_final_stats=1 \
+  "build/fuzz/tests/fuzz/fuzz_$target" "${limit[@]}" "${dict[@]}" -max_len=4096 -print_final_stats=1 \
     "$work" "tests/fuzz/corpus/$target" 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)|SUMMARY" || true
   # libFuzzer exits non-zero on a finding; re-check explicitly so a crash fails the script.
   "build/fuzz/tests/fuzz/fuzz_$target" -runs=0 "$work" "tests/fuzz/corpus/$target" >/dev/null 2>&1
