@@ -53,6 +53,11 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
                    {{"tp", str(2 * s.tp)}, {"devices", str(2 * devices)}},
                    "the data-parallel degree stays " + str(dp)});
 
+  if (can_double_devices && 2 * s.pp <= std::min(max_of("pp"), s.num_hidden_layers))
+    out.push_back({"pp_x2", "pipeline stages " + str(s.pp) + " -> " + str(2 * s.pp) + " (devices " + str(devices) +
+                                " -> " + str(2 * devices) + ")",
+                   {{"pp", str(2 * s.pp)}, {"devices", str(2 * devices)}},
+                   "each stage holds half the layers; 1F1B keeps up to pp micro-batches in flight on the first"});
   if (train && s.tp > 1 && !s.sequence_parallel)
     out.push_back({"sequence_parallel", "sequence parallelism on (tp " + str(s.tp) + ")", {{"sequence_parallel", "on"}},
                    "splits the norms, dropouts and layer inputs over the sequence as well (Megatron "
@@ -82,6 +87,9 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
   if (train && s.optimizer == "adamw")
     out.push_back({"optimizer_8bit", "AdamW -> 8-bit AdamW", {{"optimizer", "adamw_8bit"}},
                    "bitsandbytes block-wise 8-bit moments"});
+  if (train && s.optimizer == "adamw")
+    out.push_back({"one_moment", "AdamW -> Lion (one moment, as SGD with momentum)", {{"optimizer", "lion"}},
+                   "one momentum buffer instead of two (Chen et al. 2023); usually needs a smaller learning rate"});
   if (train && (s.optimizer == "adamw" || s.optimizer == "adamw_8bit"))
     out.push_back({"adafactor", s.optimizer + " -> Adafactor", {{"optimizer", "adafactor"}},
                    "factored second moment, no first moment"});

@@ -131,6 +131,39 @@ TEST(advise, zero_steps_up_over_data_parallel_devices) {
 }
 
 
+// One moment instead of two: mixed-precision AdamW keeps master + m + v = 12 B per parameter (84e9 B for the
+// seed's 7B), Lion (or SGD with momentum) master + one fp32 moment = 8 B (56e9 B): 28e9 B saved, + 5 % reserve.
+// Two pipeline stages over two devices halve the layers per device (the seed's 32 layers -> 16 per stage).
+TEST(advise, one_moment_optimizer_and_pipeline_stages) {
+  const auto a = advised(seed_7b);
+  expect_consistent(seed_7b, a);
+  const auto* lion = find_knob(a, "one_moment");
+  ASSERT_NE(lion, nullptr);
+  EXPECT_EQ(lion->delta, (settings{{"optimizer", "lion"}}));
+  EXPECT_EQ(lion->drains, "optimizer");
+  EXPECT_EQ(lion->saved_bytes, 28e9 * 1.05);
+  const auto* pp = find_knob(a, "pp_x2");
+  ASSERT_NE(pp, nullptr);
+  EXPECT_EQ(pp->delta, (settings{{"pp", "2"}, {"devices", "2"}}));
+  // The stage with the most holds half of the 7e9 parameters (14e9 -> 7e9 B in bf16) plus the final norm
+  // (4096 x 2 B), and 16 of the 32 layers' activations: 16 x 956,301,312 B (sbh(34 + 5as/h), one micro-batch).
+  // The busiest stage is the last (it keeps the final norm and lm_head inputs), so the embedding dropout mask
+  // (1 B x sbh = 8,388,608 B) leaves the count with the first stage.
+  for (const auto& c : pp->changes) {
+    if (c.bucket == "parameters") {
+      EXPECT_NEAR(c.after, 7e9, 2 * 4096);
+    }
+    if (c.bucket == "activations") {
+      EXPECT_EQ(c.before - c.after, 16 * 956301312.0 + 8388608.0);
+    }
+  }
+  // No third stage when every layer already has its own stage.
+  auto one_layer_each = seed_7b;
+  one_layer_each["pp"] = "32";
+  one_layer_each["devices"] = "32";
+  EXPECT_EQ(find_knob(advised(one_layer_each), "pp_x2"), nullptr);
+}
+
 // Tensor parallelism without sequence parallelism (Korthikanti et al. eq. 3 against eq. 4), s 2048, b 1,
 // h 4096, a 32, L 32, t 8, dropout on, no vocabulary: turning it on divides by 8 what stayed whole —
 //   layers: 32 x sbh (10 + 24/8 + 10) = 6,174,015,488 -> 32 x sbh (34 + 80)/8 = 3,825,205,248: 2,348,810,240 saved
