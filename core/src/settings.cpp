@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <utility>
 
+#include "decimal.hpp"
 #include "llm_memory/presets.hpp"
 #include "text.hpp"
 
@@ -36,10 +36,7 @@ bool parse_decimal(std::string_view text, double& out) {
       return false;
   }
   if (!digit) return false;
-  const std::string copy(text);
-  char* end = nullptr;
-  out = std::strtod(copy.c_str(), &end);
-  return end == copy.c_str() + copy.size() && std::isfinite(out);
+  return detail::read_double(text, out) == text.size() && std::isfinite(out);
 }
 
 struct suffix {

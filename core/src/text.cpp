@@ -3,7 +3,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+
+#include "decimal.hpp"
 
 namespace llm_memory::detail {
 
@@ -16,7 +17,8 @@ std::string format_number(double v) {
   }
   for (int precision : {15, 16, 17}) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
+    double back = 0;
+    if (read_double(buf, back) && back == v) break;
   }
   return buf;
 }
