@@ -33,7 +33,22 @@ class App {
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
     this.last = null;
+    this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
+    this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
+    this.heatmap = new Heatmap($("heatmap"));
+    this.state.addEventListener("change", () => this.render());
+    this.render();
+    performance.mark("llm-memory:first-result");
+    /** Resolves once the pickers and the settings form are built, after the results have been painted. */
+    this.ready = afterPaint().then(() => this.buildControls());
+  }
 
+  /**
+   * The pickers and the settings form (a hundred fields) take longer to build than the results, so they
+   * follow in a task of their own once the results are on screen (docs/performance.md).
+   */
+  buildControls() {
+    const engine = this.engine;
     this.models = new ModelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("model", (e) => this.pickModel(e.detail.id));
     this.models.addEventListener("custom", () => this.customArchitecture());
@@ -41,19 +56,16 @@ class App {
     this.gpus.addEventListener("gpu", (e) => this.edit(e.detail.id ? { gpu: e.detail.id, gpu_memory: null } : { gpu: "" }));
     this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text));
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
-    this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
-    this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
     this.form = new SettingsForm($("settings-form"), engine.schema, { exclude: new Set(["model", "gpu", "units"]) });
     // Typing a memory size leaves the GPU preset: an explicit gpu_memory would silently override it.
     this.form.addEventListener("setting", (e) =>
       this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));
     this.form.addEventListener("reset", (e) => this.edit({ [e.detail.key]: null }));
     $("copy-link").addEventListener("click", () => this.copyLink());
-    this.heatmap = new Heatmap($("heatmap"));
     this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
-
-    this.state.addEventListener("change", () => this.render());
-    this.render();
+    if (this.last) this.updateControls(this.last);
+    // The deferred answers may have run before the picker existed: load its presets as they would have.
+    if ($("results").dataset.answers === "ready") this.models.load();
   }
 
   /**
@@ -96,7 +108,7 @@ class App {
   }
 
   showErrors(errors, overrides) {
-    this.form.update({ overrides, resolved: this.last?.settings, errors });
+    this.form?.update({ overrides, resolved: this.last?.settings, errors });
     const status = $("input-status");
     status.textContent = `${errors.map((e) => `${e.setting}: ${e.message}`).join("; ")}. The results below are for the last valid settings.`;
     status.hidden = false;
@@ -118,10 +130,14 @@ class App {
     renderStackedBar($("stacked-bar"), estimate, { units });
     renderResultsTable($("results-table"), estimate, { units });
     this.scheduleAnswers(inputs, estimate);
+    this.units.update(units);
+    if (this.form) this.updateControls(estimate);
+  }
+
+  updateControls(estimate) {
     this.form.update({ overrides: this.state.overrides, resolved: estimate.settings });
     this.models.update(estimate.settings.model, estimate.params);
-    this.gpus.update(estimate.settings.gpu, estimate.gpu_memory, units);
-    this.units.update(units);
+    this.gpus.update(estimate.settings.gpu, estimate.gpu_memory, estimate.settings.units);
   }
 
   /**
@@ -135,7 +151,7 @@ class App {
     $("results").dataset.answers = "pending";
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
-      this.models.load();
+      this.models?.load();
       const units = estimate.settings.units;
       const apply = (delta) => this.edit(delta);
       renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: apply });
@@ -167,14 +183,22 @@ class App {
   }
 }
 
+/** Resolves after the next frame has been painted (or after 100 ms where frames are not drawn, e.g. a hidden tab). */
+function afterPaint() {
+  return new Promise((done) => {
+    requestAnimationFrame(() => setTimeout(done, 0));
+    setTimeout(done, 100);
+  });
+}
+
 async function main() {
   performance.mark("llm-memory:start");
   try {
     const engine = await createEngine();
     performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);
+    await window.llmMemoryApp.ready;
     document.body.dataset.ready = "true";
-    performance.mark("llm-memory:first-result");
   } catch (error) {
     const message = document.createElement("p");
     message.className = "field-error";

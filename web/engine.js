@@ -11,6 +11,7 @@ export class Engine {
       that follows ask for the same few inputs. */
   #recent = new Map();
   #models;
+  #gpus;
 
   constructor(api) {
     this.#api = api;
@@ -19,7 +20,11 @@ export class Engine {
     /** Keys in table order. */
     this.keys = this.schema.map((row) => row.key);
     this.known_keys = new Set(this.keys);
-    this.gpus = api.listGpus();
+  }
+
+  /** The GPU presets (read on first use: only the pickers need them, and they are built after the results). */
+  get gpus() {
+    return (this.#gpus ??= this.#api.listGpus());
   }
 
   /** The model presets (read on first use: computing every preset's exact count takes a while). */

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <mutex>
+
 #include "llm_memory/config_json.hpp"
 #include "text.hpp"
 
@@ -21,27 +24,36 @@ std::string str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// The "models" array of the compiled-in catalogue, parsed once (null, which iterates as empty, if missing).
+const json& catalogue() {
+  static const json models = [] {
+    json root = json::parse(detail::models_json, nullptr, false);
+    return root.is_object() && root.contains("models") && root["models"].is_array() ? std::move(root["models"]) : json();
+  }();
+  return models;
+}
+
+model_preset make_model(const json& m) {
+  model_preset p;
+  p.id = str(m, "id");
+  p.name = str(m, "name");
+  p.hf_repo = str(m, "hf_repo");
+  p.source = str(m, "source");
+  p.note = str(m, "note");
+  if (const auto it = m.find("official_params"); it != m.end() && it->is_number_integer())
+    p.official_params = it->get<std::int64_t>();
+  if (const auto it = m.find("config"); it != m.end()) {
+    auto fields = parse_config(it->dump());
+    if (fields.ok()) p.fields = fields.value();
+  }
+  if (const auto it = m.find("settings"); it != m.end() && it->is_object())
+    for (const auto& [key, value] : it->items()) p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return p;
+}
+
 std::vector<model_preset> load_models() {
   std::vector<model_preset> out;
-  const json root = json::parse(detail::models_json, nullptr, false);
-  if (!root.is_object() || !root.contains("models")) return out;
-  for (const auto& m : root["models"]) {
-    model_preset p;
-    p.id = str(m, "id");
-    p.name = str(m, "name");
-    p.hf_repo = str(m, "hf_repo");
-    p.source = str(m, "source");
-    p.note = str(m, "note");
-    if (const auto it = m.find("official_params"); it != m.end() && it->is_number_integer())
-      p.official_params = it->get<std::int64_t>();
-    if (const auto it = m.find("config"); it != m.end()) {
-      auto fields = parse_config(it->dump());
-      if (fields.ok()) p.fields = fields.value();
-    }
-    if (const auto it = m.find("settings"); it != m.end() && it->is_object())
-      for (const auto& [key, value] : it->items()) p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
-    out.push_back(std::move(p));
-  }
+  for (const auto& m : catalogue()) out.push_back(make_model(m));
   return out;
 }
 
@@ -68,9 +80,15 @@ std::span<const model_preset> model_presets() {
   return presets;
 }
 
+// An estimate needs one preset: only its config is mapped onto settings (the page's first result waits for
+// it), not the whole catalogue's as model_presets() does.
 const model_preset* find_model(std::string_view id) {
-  for (const auto& p : model_presets())
-    if (p.id == id) return &p;
+  static std::mutex lock;
+  static std::map<std::string, model_preset, std::less<>> found;
+  const std::lock_guard guard(lock);
+  if (const auto it = found.find(id); it != found.end()) return &it->second;
+  for (const auto& m : catalogue())
+    if (str(m, "id") == id) return &found.emplace(std::string(id), make_model(m)).first->second;
   return nullptr;
 }
 
