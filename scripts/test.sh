@@ -10,7 +10,8 @@ jobs=$(nproc)
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzzer for a fixed run count.
+# The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
+# warning-free), then each fuzzer for a fixed run count.
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev
