@@ -111,6 +111,15 @@ std::optional<error> assign(const setting_def& def, std::string_view raw, T& fie
   return std::nullopt;
 }
 
+// One parser per row, in table order: a row's index picks its field without comparing keys.
+using assigner = std::optional<error> (*)(const setting_def&, std::string_view, setting_values&);
+constexpr std::array<assigner, table.size()> assigners = {
+#define LLM_MEMORY_ASSIGNER(k, ...) \
+  [](const setting_def& def, std::string_view text, setting_values& values) { return assign(def, text, values.k); },
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_ASSIGNER)
+#undef LLM_MEMORY_ASSIGNER
+};
+
 // Applies one layer of raw values onto `values`, collecting errors.
 void apply(const settings& layer, setting_values& values, std::vector<error>& errors, std::string_view origin) {
   for (const auto& [key, text] : layer) {
@@ -120,11 +129,7 @@ void apply(const settings& layer, setting_values& values, std::vector<error>& er
       errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting" + std::string(origin)});
       continue;
     }
-    std::optional<error> problem;
-#define LLM_MEMORY_ASSIGN(k, ...) \
-  if (key == #k) problem = assign(*def, text, values.k);
-    LLM_MEMORY_SETTINGS(LLM_MEMORY_ASSIGN)
-#undef LLM_MEMORY_ASSIGN
+    std::optional<error> problem = assigners[static_cast<std::size_t>(def - table.data())](*def, text, values);
     if (problem) {
       problem->message += origin;
       errors.push_back(std::move(*problem));
@@ -203,38 +208,38 @@ result<double> parse_number(const setting_def& def, std::string_view raw) {
   const std::string_view text = detail::trim(raw);
   double v = 0;
   bool ok = false;
-  std::string expected;
   switch (def.kind) {
-    case setting_kind::integer:
-      ok = parse_decimal(text, v) && v == std::floor(v);
-      expected = "must be an integer " + range_text(def);
-      break;
-    case setting_kind::number:
-      ok = parse_decimal(text, v);
-      expected = "must be a number " + range_text(def);
-      break;
-    case setting_kind::count:
-      ok = parse_scaled(text, count_suffixes, v);
-      expected = "must be a count like 7e9 or 7B (or a fraction up to 1) " + range_text(def);
-      break;
+    case setting_kind::integer: ok = parse_decimal(text, v) && v == std::floor(v); break;
+    case setting_kind::number: ok = parse_decimal(text, v); break;
+    case setting_kind::count: ok = parse_scaled(text, count_suffixes, v); break;
     case setting_kind::bytes:
       ok = parse_scaled(text, byte_suffixes, v);
       v = std::round(v);
-      expected = "must be a size like 80GB, 80GiB or a byte count, " + range_text(def) + " bytes";
       break;
-    default:
-      return bad(def, "is not numeric", raw);
+    default: return bad(def, "is not numeric", raw);
   }
-  if (!ok || v < def.min_value || v > def.max_value) return bad(def, expected, raw);
-  return v;
+  if (ok && v >= def.min_value && v <= def.max_value) return v;
+  switch (def.kind) {
+    case setting_kind::integer: return bad(def, "must be an integer " + range_text(def), raw);
+    case setting_kind::number: return bad(def, "must be a number " + range_text(def), raw);
+    case setting_kind::count:
+      return bad(def, "must be a count like 7e9 or 7B (or a fraction up to 1) " + range_text(def), raw);
+    default: return bad(def, "must be a size like 80GB, 80GiB or a byte count, " + range_text(def) + " bytes", raw);
+  }
 }
 
 result<setting_values> resolve(const settings& explicit_values, const settings& config) {
   std::vector<error> errors;
-  setting_values values;
-  settings defaults;
-  for (const auto& def : table) defaults.emplace(def.key, def.default_value);
-  apply(defaults, values, errors, "");
+  // The table's defaults, parsed once (they are constants and always valid: tests/core/settings_test.cpp).
+  static const setting_values defaults = [] {
+    settings text;
+    for (const auto& def : table) text.emplace(def.key, def.default_value);
+    setting_values parsed;
+    std::vector<error> none;
+    apply(text, parsed, none, "");
+    return parsed;
+  }();
+  setting_values values = defaults;
 
   const auto model_it = explicit_values.find("model");
   const std::string model_id =
