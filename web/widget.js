@@ -91,6 +91,9 @@ export class LlmMemoryElement extends HTMLElement {
       problems: h("div", { class: "problems", part: "problems", role: "status", hidden: true }),
       controls: h("div", { class: "controls", part: "controls" }),
       status: h("p", { class: "status", part: "status", text: "Loading the calculator…" }),
+      // The element's own children (a static summary written by the author) show until the first estimate
+      // and stay if the calculator cannot start; without JavaScript the browser shows them anyway.
+      fallback: h("div", { class: "fallback", part: "fallback" }, h("slot")),
       summary: h("div", { class: "summary", part: "summary" }),
       bar: h("div", { class: "stacked-bar", part: "bar" }),
       table: h("div", { class: "table-wrap", part: "table" }),
@@ -245,6 +248,7 @@ export class LlmMemoryElement extends HTMLElement {
       return;
     }
     this.#parts.status.hidden = true;
+    this.#parts.fallback.hidden = true;
     this.#estimate = estimate;
     const units = estimate.settings.units;
     const show = new Set(this.show);

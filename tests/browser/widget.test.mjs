@@ -336,6 +336,29 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("the element's children are its fallback: shown without the module or the wasm, hidden once it renders", async () => {
+    const markup = '<llm-memory model="llama-2-7b" mode="inference" seq="4096"><p id="fallback">KV cache 2.1 GB</p></llm-memory>';
+    // Rendered: the estimate replaces the fallback.
+    const page = await openPage(markup);
+    assert.equal(await page.isVisible("#fallback"), false);
+    assert.equal((await rows(page)).kv_cache, KV_LLAMA2_7B_4096);
+    await done(page);
+    // The wasm cannot be fetched (a blocked CDN): the start-up error and the fallback both show.
+    const blocked = await browser.context.newPage();
+    await blocked.route(/llm-memory\.wasm$/, (route) => route.abort());
+    const name = `test/fallback-${Math.random().toString(36).slice(2)}.html`;
+    await blocked.route(browser.url + name, (route) => route.fulfill({ contentType: "text/html", body: html(markup) }));
+    await blocked.goto(browser.url + name);
+    await blocked.waitForFunction(() => document.querySelector("llm-memory").shadowRoot.querySelector(".status.field-error"));
+    assert.equal(await blocked.isVisible("#fallback"), true);
+    // No module at all (scripts blocked): the browser shows the children as ordinary content.
+    await blocked.route(/widget\.js$/, (route) => route.abort());
+    await blocked.reload();
+    assert.equal(await blocked.textContent("#fallback"), "KV cache 2.1 GB");
+    assert.equal(await blocked.isVisible("#fallback"), true);
+    await blocked.close();
+  });
+
   test("the settings property notes keys that cannot be settings and keeps the rest", async () => {
     const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
     const result = await page.evaluate(async () => {
