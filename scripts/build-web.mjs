@@ -6,27 +6,9 @@
 // Content-Security-Policy of each output: docs/web.md, "Security".
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-
-const root = fileURLToPath(new URL("..", import.meta.url));
-// LLM_MEMORY_DIST: another output folder (holding the wasm modules), e.g. to build beside a running dist/.
-const dist = process.env.LLM_MEMORY_DIST ?? `${root}dist`;
-const web = `${root}web`;
-
-// The glue's node-only branches name node modules; they never run in a browser.
-const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
-
-/** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules. */
-function wasmModule(file) {
-  return {
-    name: "llm-memory-wasm",
-    setup(build) {
-      build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
-    },
-  };
-}
+import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
 
 async function bundle(module_file, write_to) {
   const result = await esbuild.build({

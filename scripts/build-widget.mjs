@@ -8,27 +8,9 @@
 //   dist/examples/          web/examples/, a blog post with three widgets
 // Expects the wasm modules in dist/ (scripts/build-wasm.sh); scripts/build-web.mjs runs this after the page.
 import { cp, mkdir, readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-
-const root = fileURLToPath(new URL("..", import.meta.url));
-// LLM_MEMORY_DIST: another output folder holding the wasm modules, as for scripts/build-web.mjs.
-const dist = process.env.LLM_MEMORY_DIST ?? `${root}dist`;
-const web = `${root}web`;
-
-// The glue's node-only branches name node modules; they never run in a browser.
-const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
-
-/** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules. */
-function wasmModule(file) {
-  return {
-    name: "llm-memory-wasm",
-    setup(build) {
-      build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
-    },
-  };
-}
+import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
 
 /** Leaves embed.js's import of the widget to the browser, aimed at dist/widget.js. */
 const widgetExternal = {
