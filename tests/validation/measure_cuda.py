@@ -255,6 +255,12 @@ def attn_implementation(model, default=None):
     return getattr(model.config, "_attn_implementation", default)
 
 
+def implementations(model):
+    """The kernels transformers chose (attention; MoE experts in releases that have a choice)."""
+    return {"attn_implementation": attn_implementation(model),
+            "experts_implementation": getattr(model.config, "_experts_implementation", None)}
+
+
 def quantise(model, config, impl):
     """QLoRA base: the random model saved and reloaded through bitsandbytes' NF4 (no download)."""
     import torch
@@ -380,7 +386,7 @@ def measure_train(c):
         "peak_allocated_first_step": first_peak,
         "step_seconds": round(step_s, 3),
     }
-    info = {"optimizer_impl": opt.kind, "attn_implementation": attn_implementation(model)}
+    info = dict(implementations(model), optimizer_impl=opt.kind)
     return out, info, None
 
 
@@ -410,7 +416,7 @@ def measure_inference(c):
         "peak_allocated": torch.cuda.max_memory_allocated() - base_alloc,
         "peak_reserved": torch.cuda.max_memory_reserved() - base_reserved,
     }
-    info = {"attn_implementation": attn_implementation(model), "cache_class": type(out.past_key_values).__name__}
+    info = dict(implementations(model), cache_class=type(out.past_key_values).__name__)
     return measured, info, cached_tokens
 
 
