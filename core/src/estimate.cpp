@@ -200,7 +200,18 @@ struct layer_activations {
                             // attention and MLP inputs, residual dropout masks (Korthikanti et al. eq. 3: 10sbh)
 };
 
+// Bytes per value of what one norm saves: its input; an upcasting norm (Hugging Face's eager RMSNorm) saves it
+// cast to fp32, plus the normalised value cast back, which the weight multiply keeps only to compute the
+// weight's gradient, so not under LoRA, where norms are frozen (measured: docs/validation.md).
+double norm_saved_bytes(const context& c) {
+  if (!c.s.norm_upcast) return c.act;
+  return c.s.finetune == "full" ? fp32_bytes + c.act : fp32_bytes;
+}
+
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
+// Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
+// the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
+// lora_dropout = 0 assumed) or another op keeps that tensor anyway.
 layer_activations layer_saved(const context& c, bool moe) {
   const auto& s = c.s;
   const auto& m = c.m;
@@ -208,12 +219,12 @@ layer_activations layer_saved(const context& c, bool moe) {
   const double a = m.heads, d = m.head_dim;
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
+  const bool lora = s.finetune != "full";
+  auto trains = [&](std::string_view name) { return !lora || targeted(s, name); };
   layer_activations out;
-  // Norm inputs (Korthikanti: 2sbh each). An upcasting norm (Hugging Face's eager RMSNorm) instead saves its
-  // input cast to fp32 and the normalised value cast back, which the weight multiply keeps (measured:
-  // docs/validation.md).
-  out.linear_terms += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes + B : B) * T * h;
-  out.outside_tp += static_cast<double>(s.norms_per_layer) * (s.norm_upcast ? fp32_bytes + B : B) * T * h;
+  // Norm inputs (Korthikanti: 2sbh each).
+  out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
+  out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
   double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
   if (m.mla) {
@@ -223,8 +234,13 @@ layer_activations layer_saved(const context& c, bool moe) {
   } else if (s.attention == "eager" || s.attention == "sdpa") {
     kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
   }
-  out.linear_terms += B * T * (h + q_width + kv_width + v_width + o_width);
-  out.outside_tp += B * T * h;
+  // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
+  // (their backward needs it) or by a trained o_proj.
+  const bool qkv_input = trains("q_proj") || trains("k_proj") || trains("v_proj") || trains("q_a_proj") ||
+                         trains("kv_a_proj_with_mqa");
+  const bool o_input = trains("o_proj") || s.attention == "flash" || s.attention == "sdpa";
+  out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
+  out.outside_tp += qkv_input ? B * T * h : 0;
   if (s.qk_norm != "none") out.linear_terms += B * T * (q_width + kv_width);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   if (s.attention == "standard") {
@@ -235,13 +251,17 @@ layer_activations layer_saved(const context& c, bool moe) {
   } else {
     out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
   }
-  // MLP (dense, or routed experts + shared experts).
-  auto mlp = [&](double tokens, double inner) {
-    return m.gated_mlp ? B * tokens * (h + 4 * inner) : B * tokens * (h + 2 * inner);
-  };
-  out.outside_tp += B * T * h;  // the MLP (or router) input
+  // MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the
+  // gate multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept
+  // for down). Under LoRA, targets name the routed and shared experts' projections alike.
+  const bool mlp_input = trains("gate_proj") || trains("up_proj");
+  const double kept_inner = (m.gated_mlp ? 3 : 1) + (trains("down_proj") ? 1 : 0);
+  auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
+  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
+  const bool router_input = mlp_input || !lora || s.lora_targets.find("all-linear") != std::string::npos;
   if (!moe) {
     out.linear_terms += mlp(T, m.intermediate);
+    out.outside_tp += mlp_input ? B * T * h : 0;
   } else {
     const auto k = static_cast<double>(s.num_experts_per_tok);
     const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
@@ -249,12 +269,21 @@ layer_activations layer_saved(const context& c, bool moe) {
     const double shared = s.shared_expert_intermediate_size > 0
                               ? static_cast<double>(s.shared_expert_intermediate_size)
                               : static_cast<double>(s.n_shared_experts) * inner;
-    out.linear_terms += B * T * h + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
-    out.outside_tp += fp32_bytes * T * static_cast<double>(s.num_experts);  // the router is not tensor-parallel
+    const double input = router_input ? B * T * h : 0;
+    out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+    out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // the router is not tp
     out.linear_terms += mlp(k * T, inner);
-    if (shared > 0) out.linear_terms += mlp(T, shared) - B * T * h;  // shares the MLP input
+    if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
   }
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
+  // experts' adapters see each token k times.
+  if (lora) {
+    const layer_params& layer = moe ? m.params.moe_layer : m.params.dense_layer;
+    const auto k = static_cast<double>(s.num_experts_per_tok);
+    for (const auto& l : layer.linears)
+      if (targeted(s, l.name)) out.linear_terms += B * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
+  }
   return out;
 }
 
@@ -295,9 +324,12 @@ bucket activations_train(const context& c) {
   }
   if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t_seq, "1 B x tokens x h" + whole);
   if (c.last_stage) {
-    out.add("final norm and lm_head inputs", ((s.norm_upcast ? fp32_bytes + B : B) + B) * T * h / t_seq,
-            s.norm_upcast ? "(fp32 norm input + normalised + lm_head input) x tokens x h"
-                          : "(norm input + lm_head input) x tokens x h");
+    // A frozen lm_head (LoRA) does not keep its input.
+    const bool lora = s.finetune != "full";
+    const std::string kept = s.norm_upcast ? (lora ? "fp32 norm input" : "fp32 norm input + normalised + lm_head input")
+                                           : (lora ? "norm input" : "norm input + lm_head input");
+    out.add("final norm and lm_head inputs", (norm_saved_bytes(c) + (lora ? 0 : B)) * T * h / t_seq,
+            "(" + kept + ") x tokens x h" + (lora ? " (frozen lm_head keeps no input)" : ""));
     if (m.vocab > 0) {
       const double V = m.vocab;
       if (s.fused_ce) {
@@ -309,17 +341,6 @@ bucket activations_train(const context& c) {
                 "2 x 4 B x tokens x V");
       }
     }
-  }
-  if (s.finetune != "full") {
-    // LoRA: each adapted matrix saves the rank-r intermediate (A x) for the gradient of B.
-    double adapted = 0;
-    const auto all = s.lora_targets.find("all-linear") != std::string::npos;
-    const auto targets = detail::split(s.lora_targets, ',');
-    for (const auto& l : m.params.dense_layer.linears)
-      if (all || std::find(targets.begin(), targets.end(), l.name) != targets.end()) adapted += 1;
-    out.add("LoRA intermediates", B * T * static_cast<double>(s.lora_rank) * adapted * L * mb / t,
-            n(adapted) + " adapted matrices x r " + std::to_string(s.lora_rank) + " x tokens x " + n(B) + " B x " +
-                n(L) + " layers");
   }
   return out.b;
 }

@@ -125,6 +125,72 @@ TEST(estimate, recompute_levels_match_korthikanti) {
   EXPECT_EQ(full.value().buckets[3].items[1].bytes, 956301312);
 }
 
+// LoRA: a frozen linear keeps its input only when it is adapted (autograd saves a matmul input for the weight's
+// gradient; lora_A needs the same input). Llama 2 7B (h 4096, a = n_kv = 32, d 128, i 11008), r 16, bf16 (B 2),
+// s 2048, b 1 (T 2048), standard attention, no upcast, q_proj,v_proj; per layer, B x T = 4096 B per value:
+//   2 norm inputs            2 x 4096 x 4096           =  33,554,432
+//   q/k/v input (q, v adapt) 4096 x 4096               =  16,777,216
+//   q, k, v                  3 x 4096 x 4096           =  50,331,648
+//   o_proj input             frozen, standard kernel   =           0
+//   scores                   2 x 32 x 2048^2           = 268,435,456
+//   MLP gate, silu, up       3 x 4096 x 11008          = 135,266,304 (input and down_proj input: frozen, 0)
+//   LoRA A outputs           2 x 4096 x 16             =     131,072
+//   per layer                                            504,496,128; x 32 = 16,143,876,096
+// The final norm keeps its input 4096 x 4096 = 16,777,216; the frozen lm_head keeps none. Full recompute keeps
+// 2 x T x h x 32 = 536,870,912 of checkpoints and one layer (LoRA intermediates included) while recomputing.
+TEST(estimate, lora_keeps_only_adapted_linear_inputs) {
+  settings s{{"model", "llama-2-7b"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"lora_targets", "q_proj,v_proj"},
+             {"seq", "2048"},         {"batch", "1"}};
+  auto none = estimate(s);
+  s["recompute"] = "full";
+  auto full = estimate(s);
+  ASSERT_TRUE(none.ok() && full.ok());
+  const auto& act = none.value().buckets[3];
+  EXPECT_EQ(act.items[0].bytes, 16143876096);
+  EXPECT_EQ(act.items[1].name, "final norm and lm_head inputs");
+  EXPECT_EQ(act.items[1].bytes, 16777216);
+  EXPECT_EQ(full.value().buckets[3].items[0].bytes, 536870912);
+  EXPECT_EQ(full.value().buckets[3].items[1].bytes, 504496128);
+}
+
+// The same model, all-linear, flash attention, Hugging Face's upcasting RMSNorm. Per layer:
+//   2 norms: fp32 input only  2 x 4 x 2048 x 4096  =  67,108,864 (frozen weight: the normalised value is not kept)
+//   q/k/v input, q, k, v, o_proj input (adapted; the flash kernel keeps its output anyway)
+//                             5 x 4096 x 4096      =  83,886,080
+//   log-sum-exp               4 x 32 x 2048        =     262,144
+//   MLP input, gate, silu, up, product  4096 x (4096 + 4 x 11008) = 197,132,288
+//   LoRA A outputs            7 x 4096 x 16        =     458,752
+//   per layer                                        348,848,128; x 32 = 11,163,140,096
+// Final norm: 4 x 2048 x 4096 = 33,554,432.
+TEST(estimate, lora_all_linear_flash_upcast_norms) {
+  auto r = estimate(settings{{"model", "llama-2-7b"}, {"finetune", "lora"}, {"lora_rank", "16"},
+                             {"lora_targets", "all-linear"}, {"seq", "2048"}, {"attention", "flash"},
+                             {"norm_upcast", "on"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().buckets[3].items[0].bytes, 11163140096);
+  EXPECT_EQ(r.value().buckets[3].items[1].bytes, 33554432);
+}
+
+// MoE: the rule applies per expert projection. Mixtral 8x7B (h 4096, n_kv 8, d 128, i 14336, E 8, k 2), r 16,
+// s 2048, b 1, standard attention; routed experts see k x T = 4096 tokens. q_proj,v_proj, per layer:
+//   norms 33,554,432; q/k/v input 16,777,216; q 16,777,216; k, v 2 x 2 x 2048 x 1024 = 8,388,608
+//   scores 268,435,456; router probabilities 4 x 2048 x 8 = 65,536 (router input: frozen router, 0)
+//   experts gate, silu, up 3 x 2 x 4096 x 14336 = 352,321,536 (their inputs and down inputs: 0)
+//   LoRA 2 x 4096 x 16 = 131,072                        total 696,451,072
+// all-linear adds o_proj input 16,777,216, router input 16,777,216 (peft adapts the router), expert inputs
+// 2 x 4096 x 4096 = 33,554,432, expert down inputs 2 x 4096 x 14336 = 117,440,512, and LoRA 4 x 65,536 (attention)
+// + 3 x 2 x 4096 x 16 (experts) = 655,360 instead of 131,072:  881,524,736.
+TEST(estimate, lora_rule_applies_per_expert) {
+  settings s{{"model", "mixtral-8x7b-v0.1"}, {"finetune", "lora"}, {"lora_rank", "16"},
+             {"lora_targets", "q_proj,v_proj"}, {"seq", "2048"}};
+  auto qv = estimate(s);
+  s["lora_targets"] = "all-linear";
+  auto all = estimate(s);
+  ASSERT_TRUE(qv.ok() && all.ok());
+  EXPECT_EQ(qv.value().buckets[3].items[0].bytes, 32.0 * 696451072);
+  EXPECT_EQ(all.value().buckets[3].items[0].bytes, 32.0 * 881524736);
+}
+
 // KV cache = 2 x L x b x s x n_kv x head_dim x 2 B. Llama 2 7B at 4096 tokens: 2*32*4096*32*128*2 = 2,147,483,648.
 TEST(estimate, kv_cache_follows_gqa) {
   auto r = estimate(settings{{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}});

@@ -109,7 +109,8 @@ TEST_P(validation, estimate_matches_measurement) {
 INSTANTIATE_TEST_SUITE_P(measured, validation, ::testing::ValuesIn(records()),
                          [](const ::testing::TestParamInfo<record>& p) { return p.param.name; });
 
-// The harness must cover what the issue asks for: both layer kinds, both dtypes, recompute on and off, GQA.
+// The harness must cover what the issue asks for: both layer kinds, both dtypes, recompute on and off, GQA, and
+// LoRA on two target sets for both layer kinds.
 TEST(validation, measurements_cover_the_grid) {
   std::vector<std::string> seen;
   bool gqa = false;
@@ -118,10 +119,12 @@ TEST(validation, measurements_cover_the_grid) {
     const json& s = r.body["settings"];
     seen.push_back(s.value("attention", "") + "/" + s.value("weights_dtype", "") + "/" + s.value("mode", "") + "/" +
                    s.value("recompute", ""));
+    if (s.contains("lora_targets")) seen.push_back(s.value("attention", "") + "/lora/" + s.value("lora_targets", ""));
     if (s.contains("num_key_value_heads") && s["num_key_value_heads"] != s["num_attention_heads"]) gqa = true;
   }
   for (const char* wanted : {"standard/fp32/train/none", "standard/bf16/train/full", "eager/bf16/train/none",
-                             "eager/fp32/train/full", "eager/bf16/inference/"})
+                             "eager/fp32/train/full", "eager/bf16/inference/", "standard/lora/q_proj,v_proj",
+                             "standard/lora/all-linear", "eager/lora/q_proj,v_proj", "eager/lora/all-linear"})
     EXPECT_NE(std::find(seen.begin(), seen.end(), wanted), seen.end()) << wanted;
   EXPECT_TRUE(gqa);
 }

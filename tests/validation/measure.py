@@ -9,6 +9,9 @@ Two small decoders are built from scratch (no transformers dependency):
   llama -- a Llama-style layer written the way Hugging Face's eager modelling code is: LlamaRMSNorm with its
            fp32 upcast, grouped-query attention with an explicit head_dim and repeat_kv, rotary positions,
            softmax in fp32 cast back, SwiGLU, no dropout.  llm-memory: attention=eager, norm_upcast=on.
+Both also run with LoRA (finetune=lora): every base parameter frozen, rank-r adapters on the targeted linears as
+peft's lora.Linear computes them (lora_dropout = 0), the embedding output requiring a gradient as
+enable_input_require_grads() makes it; --lora-only re-measures these alone and keeps the other records.
 
 Everything is measured, not computed:
   parameters / gradients   bytes of every parameter and its .grad after backward;
@@ -90,14 +93,63 @@ def dropout(x, p, training):
     return torch.native_dropout(x, p, True)[0]
 
 
+# ---- LoRA (as peft's lora.Linear runs it, lora_dropout = 0) --------------------------------------------------
+
+class LoraLinear(nn.Module):
+    """A frozen linear plus lora_B(lora_A(x)) * alpha / r, as peft's lora.Linear.forward with lora_dropout = 0."""
+
+    def __init__(self, base, r):
+        super().__init__()
+        self.base = base
+        for p in base.parameters():
+            p.requires_grad_(False)
+        g = torch.Generator().manual_seed(2)
+        # B is not zero (peft starts it at zero): what autograd saves does not depend on the values.
+        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, generator=g) * 0.01)
+        self.lora_B = nn.Parameter(torch.randn(base.out_features, r, generator=g) * 0.01)
+        self.scaling = 2.0  # lora_alpha / r
+
+    def forward(self, x):
+        return self.base(x) + F.linear(F.linear(x, self.lora_A), self.lora_B) * self.scaling
+
+
+# llm-memory's module names for the harness's linears (the gpt layer's proj/up/down are o_proj/up_proj/down_proj).
+LORA_NAMES = {"proj": "o_proj", "up": "up_proj", "down": "down_proj"}
+
+
+def apply_lora(model, targets, r):
+    """Freezes every base parameter and wraps the targeted linears of each layer; lm_head stays frozen, as peft's
+    all-linear leaves the output layer out."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for layer in model.layers:
+        for attr, module in list(layer.named_children()):
+            if isinstance(module, nn.Linear) and (targets == "all-linear" or LORA_NAMES.get(attr, attr) in
+                                                  targets.split(",")):
+                setattr(layer, attr, LoraLinear(module, r))
+
+
+# With LoRA the embedding is frozen, so its output needs no gradient and the first layer would save less before its
+# first adapter. transformers' enable_input_require_grads() (called by gradient checkpointing and by peft's
+# prepare_model_for_kbit_training) makes it require one; the harness does the same, so every layer is alike.
+INPUT_GRADS = False
+
+
+def input_embeddings(x):
+    return x.requires_grad_() if INPUT_GRADS and not x.requires_grad else x
+
+
 # ---- GPT (Korthikanti et al.) ------------------------------------------------------------------------------
 
 class GptLayer(nn.Module):
-    def __init__(self, h, a, p):
+    def __init__(self, h, a, p, split_qkv=False):
         super().__init__()
         self.a, self.p = a, p
         self.ln1, self.ln2 = nn.LayerNorm(h), nn.LayerNorm(h)
-        self.qkv = nn.Linear(h, 3 * h)
+        if split_qkv:  # LoRA names q_proj, k_proj and v_proj apart (same parameters as the fused qkv)
+            self.q_proj, self.k_proj, self.v_proj = nn.Linear(h, h), nn.Linear(h, h), nn.Linear(h, h)
+        else:
+            self.qkv = nn.Linear(h, 3 * h)
         self.proj = nn.Linear(h, h)
         self.up = nn.Linear(h, 4 * h)
         self.down = nn.Linear(4 * h, h)
@@ -105,7 +157,8 @@ class GptLayer(nn.Module):
     def forward(self, x, mask):
         b, s, h = x.shape
         d = h // self.a
-        q, k, v = self.qkv(self.ln1(x)).split(h, dim=-1)
+        y = self.ln1(x)
+        q, k, v = (self.q_proj(y), self.k_proj(y), self.v_proj(y)) if hasattr(self, "q_proj") else self.qkv(y).split(h, -1)
         q, k, v = (t.view(b, s, self.a, d).transpose(1, 2) for t in (q, k, v))
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d) + mask
         probs = dropout(F.softmax(scores, dim=-1), self.p, self.training)  # 16-bit softmax, as Megatron saves it
@@ -121,7 +174,8 @@ class Gpt(nn.Module):
         self.p = 0.1
         self.wte = nn.Embedding(VOCAB, h)
         self.wpe = nn.Embedding(c["seq"], h)
-        self.layers = nn.ModuleList(GptLayer(h, c["num_attention_heads"], self.p) for _ in range(c["layers"]))
+        self.layers = nn.ModuleList(GptLayer(h, c["num_attention_heads"], self.p, "lora_targets" in c)
+                                    for _ in range(c["layers"]))
         self.ln_f = nn.LayerNorm(h)
 
     def lm_head(self, x):
@@ -130,7 +184,7 @@ class Gpt(nn.Module):
     def body(self, ids, checkpoint):
         enter("embedding")
         s = ids.shape[1]
-        x = dropout(self.wte(ids) + self.wpe(torch.arange(s)), self.p, self.training)
+        x = dropout(input_embeddings(self.wte(ids)) + self.wpe(torch.arange(s)), self.p, self.training)
         mask = torch.full((s, s), float("-inf"), dtype=x.dtype).triu(1)
         for i, layer in enumerate(self.layers):
             x = run_layer(layer, i, x, (mask,), checkpoint)
@@ -240,7 +294,7 @@ class Llama(nn.Module):
     def body(self, ids, checkpoint, caches=None, start=0):
         enter("embedding")
         s = ids.shape[1]
-        x = self.embed_tokens(ids)
+        x = input_embeddings(self.embed_tokens(ids))
         cos, sin = self.rope(start, s, x.dtype)
         if TRACKER is not None:
             TRACKER.claim(cos, "rope")
@@ -293,6 +347,8 @@ def peak_above_start(step):
 def make_model(c):
     torch.manual_seed(0)
     model = Gpt(c) if c["model"] == "gpt" else Llama(c)
+    if "lora_targets" in c:
+        apply_lora(model, c["lora_targets"], c["lora_rank"])
     return model.to(c["dtype"])
 
 
@@ -312,7 +368,8 @@ def loss_path(model, hidden, labels):
 
 
 def measure_train(c, recompute):
-    global TRACKER
+    global TRACKER, INPUT_GRADS
+    INPUT_GRADS = "lora_targets" in c
     model = make_model(c)
     model.train()
     params = list(model.parameters())
@@ -323,12 +380,12 @@ def measure_train(c, recompute):
         logits, loss = loss_path(model, hidden, labels)
         TRACKER.scope = "backward"
         loss.backward()
-    t, TRACKER = TRACKER, None
+    t, TRACKER, INPUT_GRADS = TRACKER, None, False
     del logits, loss, hidden
     L = c["layers"]
     out = {
         "parameters": tensor_bytes(params),
-        "gradients": tensor_bytes(p.grad for p in params),
+        "gradients": tensor_bytes(p.grad for p in params if p.grad is not None),
         "activations.embedding": t.bytes("embedding"),
         "activations.head": t.bytes("head"),
     }
@@ -358,7 +415,7 @@ def measure_train(c, recompute):
 def measure_optimizer(c):
     """One real AdamW step; with 16-bit weights the optimizer updates an fp32 master copy (mixed precision)."""
     model = make_model(c)
-    params = list(model.parameters())
+    params = [p for p in model.parameters() if p.requires_grad]
     ids, labels = batch(c)
     hidden = model.body(ids, False)
     _, loss = loss_path(model, hidden, labels)
@@ -413,6 +470,8 @@ def settings_for(c):
                  intermediate_size=c["intermediate_size"], norm="rmsnorm", mlp="gated", dropout="off",
                  attention="eager", norm_upcast="on", attention_bias="none", mlp_bias="off",
                  tie_word_embeddings="off", position_embedding="rope")
+    if "lora_targets" in c:
+        s.update(finetune="lora", lora_rank=c["lora_rank"], lora_targets=c["lora_targets"])
     return {k: str(v) for k, v in s.items()}
 
 
@@ -432,21 +491,42 @@ def grid(quick):
         yield dict(c, dtype=dtype)
 
 
+def lora_grid():
+    """LoRA r 8 on two shapes of each layer (the llama ones with grouped-query attention), two target sets."""
+    shapes = [dict(model="gpt", hidden_size=128, num_attention_heads=4, layers=2, seq=128, batch=1),
+              dict(model="gpt", hidden_size=256, num_attention_heads=4, layers=2, seq=128, batch=2),
+              dict(model="llama", hidden_size=128, num_attention_heads=4, num_key_value_heads=2, head_dim=48,
+                   intermediate_size=352, layers=2, seq=64, batch=2),
+              dict(model="llama", hidden_size=256, num_attention_heads=8, num_key_value_heads=1, head_dim=32,
+                   intermediate_size=688, layers=3, seq=64, batch=2)]
+    for c, targets, dtype in itertools.product(shapes, ("q_proj,v_proj", "all-linear"),
+                                               (torch.float32, torch.bfloat16)):
+        yield dict(c, dtype=dtype, lora_rank=8, lora_targets=targets)
+
+
 def name_of(c, suffix):
     dtype = "fp32" if c["dtype"] == torch.float32 else "bf16"
     kv = f"_kv{c['num_key_value_heads']}_d{c['head_dim']}" if c["model"] == "llama" else ""
+    lora = ""
+    if "lora_targets" in c:
+        lora = f"_lora_r{c['lora_rank']}_" + ("all_linear" if c["lora_targets"] == "all-linear" else "qv")
     return (f"{c['model']}_{dtype}_h{c['hidden_size']}_a{c['num_attention_heads']}{kv}_L{c['layers']}"
-            f"_s{c['seq']}_b{c['batch']}_{suffix}")
+            f"_s{c['seq']}_b{c['batch']}{lora}_{suffix}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured.json"))
     parser.add_argument("--quick", action="store_true", help="two configurations only")
+    parser.add_argument("--lora-only", action="store_true",
+                        help="re-measure the LoRA configurations only, keeping the other records of --out")
     args = parser.parse_args()
     torch.set_num_threads(2)
     records = []
-    for c in grid(args.quick):
+    if args.lora_only:
+        with open(args.out) as f:
+            records = [r for r in json.load(f)["records"] if "lora_targets" not in r["settings"]]
+    for c in [] if args.lora_only else grid(args.quick):
         base = settings_for(c)
         opt = measure_optimizer(c)
         for recompute in ("none", "full"):
@@ -459,6 +539,16 @@ def main():
             records.append({"name": name_of(c, "inference"),
                             "settings": dict(base, mode="inference"), "measured": measure_kv(c)})
         print(records[-1]["name"], file=sys.stderr)
+    for c in lora_grid():
+        base = settings_for(c)
+        opt = measure_optimizer(c)
+        for recompute in ("none", "full"):
+            m = measure_train(c, recompute)
+            if recompute == "none":
+                m.update(opt)
+            records.append({"name": name_of(c, f"train_recompute_{recompute}"),
+                            "settings": dict(base, mode="train", recompute=recompute), "measured": m})
+            print(records[-1]["name"], file=sys.stderr)
     doc = {
         "description": "Memory measured by tests/validation/measure.py (scripts/measure.sh) in PyTorch "
                        f"{torch.__version__} on the CPU; compared with llm-memory by tests/core/validation_test.cpp. "
