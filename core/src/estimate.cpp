@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "llm_memory/presets.hpp"
 #include "text.hpp"
@@ -220,7 +221,13 @@ layer_activations layer_saved(const context& c, bool moe) {
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
   const bool lora = s.finetune != "full";
-  auto trains = [&](std::string_view name) { return !lora || targeted(s, name); };
+  const layer_params& layer = moe ? m.params.moe_layer : m.params.dense_layer;
+  // Whether any of this layer's linears with one of these names has a trained weight or an adapter.
+  auto trains = [&](std::initializer_list<std::string_view> names) {
+    return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
+      return std::find(names.begin(), names.end(), l.name) != names.end() && (!lora || targeted(s, l.name));
+    });
+  };
   layer_activations out;
   // Norm inputs (Korthikanti: 2sbh each).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
@@ -236,9 +243,8 @@ layer_activations layer_saved(const context& c, bool moe) {
   }
   // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
   // (their backward needs it) or by a trained o_proj.
-  const bool qkv_input = trains("q_proj") || trains("k_proj") || trains("v_proj") || trains("q_a_proj") ||
-                         trains("kv_a_proj_with_mqa");
-  const bool o_input = trains("o_proj") || s.attention == "flash" || s.attention == "sdpa";
+  const bool qkv_input = trains({"q_proj", "k_proj", "v_proj", "q_a_proj", "kv_a_proj_with_mqa"});
+  const bool o_input = trains({"o_proj"}) || s.attention == "flash" || s.attention == "sdpa";
   out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
   out.outside_tp += qkv_input ? B * T * h : 0;
   if (s.qk_norm != "none") out.linear_terms += B * T * (q_width + kv_width);
@@ -254,8 +260,8 @@ layer_activations layer_saved(const context& c, bool moe) {
   // MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the
   // gate multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept
   // for down). Under LoRA, targets name the routed and shared experts' projections alike.
-  const bool mlp_input = trains("gate_proj") || trains("up_proj");
-  const double kept_inner = (m.gated_mlp ? 3 : 1) + (trains("down_proj") ? 1 : 0);
+  const bool mlp_input = trains({"gate_proj", "up_proj"});
+  const double kept_inner = (m.gated_mlp ? 3 : 1) + (trains({"down_proj"}) ? 1 : 0);
   auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
   // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
   const bool router_input = mlp_input || !lora || s.lora_targets.find("all-linear") != std::string::npos;
@@ -279,7 +285,6 @@ layer_activations layer_saved(const context& c, bool moe) {
   // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
   // experts' adapters see each token k times.
   if (lora) {
-    const layer_params& layer = moe ? m.params.moe_layer : m.params.dense_layer;
     const auto k = static_cast<double>(s.num_experts_per_tok);
     for (const auto& l : layer.linears)
       if (targeted(s, l.name)) out.linear_terms += B * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
