@@ -159,6 +159,12 @@ void check_consistency(const setting_values& v, const settings& explicit_values,
   if (v.devices % (v.tp * v.pp) != 0)
     fail("devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
                         std::to_string(v.devices));
+  // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
+  const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
+                          static_cast<double>(v.devices / (v.tp * v.pp));
+  if (per_step > 9007199254740992.0)
+    fail("grad_accum", "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer "
+                       "step, got " + format_number(per_step));
   if (v.pp > v.num_hidden_layers)
     fail("pp", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
                    std::to_string(v.pp));

@@ -49,6 +49,17 @@ TEST(limits, batch_of_a_million) {
   EXPECT_FALSE(to_json(r).empty());
 }
 
+// Found by fuzz_estimate: each within its range, batch 1e7 x grad_accum 1e6 x 1e6 devices = 1e19 sequences per
+// step overflowed a 64-bit integer. Past 2^53 (9,007,199,254,740,992) the step is refused, naming grad_accum;
+// just below it, it is exact: 1e7 x 1e6 x 900 = 9e15.
+TEST(limits, sequences_per_step_stay_exact) {
+  const auto r = estimate(settings{{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "grad_accum");
+  const auto near = ok({{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "900"}});
+  EXPECT_EQ(near.effective_batch, 9000000000000000);
+}
+
 TEST(limits, beyond_the_ranges_the_setting_is_named) {
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"params", "1e16"}, {"seq", "1e9"}, {"devices", "2e6"}, {"batch", "1e8"}, {"hidden_size", "1e7"}}) {
