@@ -2,11 +2,14 @@
 // Arbitrary combinations of valid-looking values for every setting of the table: each byte pair picks a
 // setting and a value drawn from its kind (extremes included), so the fuzzer explores combinations, not syntax.
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "fuzz_check.hpp"
+#include "llm_memory/advise.hpp"
 #include "llm_memory/presets.hpp"
+#include "llm_memory/solve.hpp"
 
 namespace {
 
@@ -45,6 +48,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const setting_def& def = table[data[i] % table.size()];
     s[std::string(def.key)] = value_for(def, data[i + 1]);
   }
-  fuzz::check(estimate(s));
+  const auto estimated = estimate(s);
+  fuzz::check(estimated);
+  // The solver and the knob table re-estimate dozens of times: one input in 16 also runs them, on the same
+  // settings. They must accept whatever estimate() accepts, and their answers must render.
+  if (estimated.ok() && size > 0 && data[0] % 16 == 0) {
+    const auto solved = solve(s);
+    fuzz::require(solved.ok() && !solve_to_json(solved.value()).empty());
+    const auto advised = advise(s);
+    fuzz::require(advised.ok());
+    for (const auto& k : advised.value().knobs) fuzz::require(std::isfinite(k.total_bytes) && std::isfinite(k.saved_bytes));
+    fuzz::require(!advice_to_json(advised.value()).empty());
+  }
   return 0;
 }
