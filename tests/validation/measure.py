@@ -517,6 +517,21 @@ def name_of(c, suffix):
             f"_s{c['seq']}_b{c['batch']}{lora}_{suffix}")
 
 
+def train_records(c):
+    """One training record per recompute level; the optimizer state is measured once, with the first."""
+    base = settings_for(c)
+    opt = measure_optimizer(c)
+    records = []
+    for recompute in ("none", "full"):
+        m = measure_train(c, recompute)
+        if recompute == "none":
+            m.update(opt)
+        records.append({"name": name_of(c, f"train_recompute_{recompute}"),
+                        "settings": dict(base, mode="train", recompute=recompute), "measured": m})
+        print(records[-1]["name"], file=sys.stderr)
+    return records
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "measured.json"))
@@ -530,28 +545,13 @@ def main():
         with open(args.out) as f:
             records = [r for r in json.load(f)["records"] if "lora_targets" not in r["settings"]]
     for c in [] if args.lora_only else grid(args.quick):
-        base = settings_for(c)
-        opt = measure_optimizer(c)
-        for recompute in ("none", "full"):
-            m = measure_train(c, recompute)
-            if recompute == "none":
-                m.update(opt)
-            records.append({"name": name_of(c, f"train_recompute_{recompute}"),
-                            "settings": dict(base, mode="train", recompute=recompute), "measured": m})
+        records += train_records(c)
         if c["model"] == "llama":
             records.append({"name": name_of(c, "inference"),
-                            "settings": dict(base, mode="inference"), "measured": measure_kv(c)})
-        print(records[-1]["name"], file=sys.stderr)
-    for c in lora_grid(args.quick):
-        base = settings_for(c)
-        opt = measure_optimizer(c)
-        for recompute in ("none", "full"):
-            m = measure_train(c, recompute)
-            if recompute == "none":
-                m.update(opt)
-            records.append({"name": name_of(c, f"train_recompute_{recompute}"),
-                            "settings": dict(base, mode="train", recompute=recompute), "measured": m})
+                            "settings": dict(settings_for(c), mode="inference"), "measured": measure_kv(c)})
             print(records[-1]["name"], file=sys.stderr)
+    for c in lora_grid(args.quick):
+        records += train_records(c)
     doc = {
         "description": "Memory measured by tests/validation/measure.py (scripts/measure.sh) in PyTorch "
                        f"{torch.__version__} on the CPU; compared with llm-memory by tests/core/validation_test.cpp. "
