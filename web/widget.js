@@ -73,7 +73,7 @@ export class LlmMemoryElement extends HTMLElement {
   #observer = null;
   #scheduled = false;
   #estimate = null;
-  #rejectedKeys = [];
+  #settingsNotes = [];
   #controls_key = null;
   #form = null;
   #model_picker = null;
@@ -144,15 +144,15 @@ export class LlmMemoryElement extends HTMLElement {
    */
   set settings(settings) {
     if (settings !== null && settings !== undefined && typeof settings !== "object") {
-      this.#rejectedKeys = ["settings"];
+      this.#settingsNotes = [{ key: "settings", message: "settings: must be an object of settings keys to values; ignored" }];
       this.#schedule();
       return;
     }
     const given = settings ?? {};
-    this.#rejectedKeys = [];
+    this.#settingsNotes = [];
     for (const key of Object.keys(this.settings)) if (!Object.hasOwn(given, key)) this.removeAttribute(key);
     for (const [key, value] of Object.entries(given)) {
-      if (!ATTRIBUTE_NAME.test(key)) this.#rejectedKeys.push(key);
+      if (!ATTRIBUTE_NAME.test(key)) this.#settingsNotes.push({ key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
       else if (value === null || value === undefined) this.removeAttribute(key);
       else this.setAttribute(key, String(value));
     }
@@ -208,10 +208,7 @@ export class LlmMemoryElement extends HTMLElement {
 
   /** Notes for attributes the widget does not use: misspelled settings keys, most likely. */
   #unknownAttributes() {
-    const problems = this.#rejectedKeys.map((key) =>
-      key === "settings"
-        ? { key, message: "settings: must be an object of settings keys to values; ignored" }
-        : { key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
+    const problems = [...this.#settingsNotes];
     for (const { name } of this.attributes) {
       if (this.#engine.known_keys.has(name) || WIDGET_ATTRIBUTES.includes(name) || GLOBAL_ATTRIBUTES.has(name)) continue;
       if (name.includes("-") || name.startsWith("on")) continue;

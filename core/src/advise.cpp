@@ -84,12 +84,12 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
                    {{"finetune", "qlora"}, {"weights_dtype", "nf4"}, {"lora_rank", rank}, {"lora_targets", targets}},
                    "NF4 4-bit frozen base + 16-bit adapters"});
   }
-  if (train && s.optimizer == "adamw")
+  if (train && s.optimizer == "adamw") {
     out.push_back({"optimizer_8bit", "AdamW -> 8-bit AdamW", {{"optimizer", "adamw_8bit"}},
                    "bitsandbytes block-wise 8-bit moments"});
-  if (train && s.optimizer == "adamw")
     out.push_back({"one_moment", "AdamW -> Lion (one moment, as SGD with momentum)", {{"optimizer", "lion"}},
                    "one momentum buffer instead of two (Chen et al. 2023); usually needs a smaller learning rate"});
+  }
   if (train && (s.optimizer == "adamw" || s.optimizer == "adamw_8bit"))
     out.push_back({"adafactor", s.optimizer + " -> Adafactor", {{"optimizer", "adafactor"}},
                    "factored second moment, no first moment"});
