@@ -9,6 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
+import { prerenderResults } from "./prerender.mjs";
 
 async function bundle(module_file, write_to) {
   const result = await esbuild.build({
@@ -33,6 +34,12 @@ async function css() {
   return result.outputFiles[0].text;
 }
 
+/** web/boot.js minified: a render-blocking module with no imports. */
+async function boot() {
+  const result = await esbuild.transform(await readFile(`${web}/boot.js`, "utf8"), { minify: true, legalComments: "none", format: "esm", target: "es2020" });
+  return result.code;
+}
+
 const sha256 = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 /** Replaces exactly one occurrence of `from` (the build must fail loudly when the template changes). */
@@ -42,20 +49,24 @@ function replaceOnce(text, from, to) {
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
-const template = await readFile(`${web}/index.html`, "utf8");
+const template = await prerenderResults(await readFile(`${web}/index.html`, "utf8"), dist);
 const styles = await css();
+const boot_script = await boot();
 
 // The hosted page: scripts and styles from the same origin, the .wasm fetched from it.
 await bundle("llm-memory.js", `${dist}/app.js`);
 await writeFile(`${dist}/styles.css`, styles);
+await writeFile(`${dist}/boot.js`, boot_script);
 await writeFile(`${dist}/index.html`, template);
 
 // The single file: the inline module and the inline style are allowed by their hashes, nothing else.
 const script = await bundle("llm-memory.single.js");
-if (/<\/script|<!--/i.test(script)) throw new Error("the inline script holds </script or <!--");
+for (const inline of [script, boot_script]) {
+  if (/<\/script|<!--/i.test(inline)) throw new Error("an inline script holds </script or <!--");
+}
 const csp_single = [
   "default-src 'none'",
-  `script-src ${sha256(script)} 'wasm-unsafe-eval'`,
+  `script-src ${sha256(boot_script)} ${sha256(script)} 'wasm-unsafe-eval'`,
   `style-src ${sha256(styles)}`,
   // Emscripten 3.1.6's SINGLE_FILE glue fetch()es its own data: URL for the wasm bytes.
   "connect-src data:",
@@ -67,10 +78,11 @@ let single = template;
 single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp_single}">`);
 single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
 single = replaceOnce(single, '<link rel="preload" href="llm-memory.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
+single = replaceOnce(single, '<script type="module" src="boot.js" blocking="render"></script>', `<script type="module" blocking="render">${boot_script}</script>`);
 single = replaceOnce(single, '<script type="module" src="app.js"></script>', `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);
 
-for (const file of ["index.html", "app.js", "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
+for (const file of ["index.html", "boot.js", "app.js", "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
   const bytes = await readFile(`${dist}/${file}`);
   console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
 }

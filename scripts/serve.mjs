@@ -39,10 +39,18 @@ export function serve(dir, port = 0) {
     try {
       if ((await stat(file)).isDirectory()) file = join(file, "index.html");
       const info = await stat(file);
+      // Revalidated on every use (a rebuild shows at once), but with a validator, as static hosts send: an
+      // unchanged file is a 304, and Chromium keeps the compiled wasm for a cached response (docs/performance.md).
+      const etag = `"${info.size.toString(16)}-${Math.trunc(info.mtimeMs).toString(16)}"`;
+      const headers = { "Cache-Control": "no-cache", ETag: etag };
+      if (request.headers["if-none-match"] === etag) {
+        response.writeHead(304, headers).end();
+        return;
+      }
       response.writeHead(200, {
+        ...headers,
         "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
         "Content-Length": info.size,
-        "Cache-Control": "no-cache",
       });
       if (request.method === "HEAD") response.end();
       else createReadStream(file).pipe(response);

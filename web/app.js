@@ -38,6 +38,7 @@ class App {
     this.heatmap = new Heatmap($("heatmap"));
     this.state.addEventListener("change", () => this.render());
     this.render();
+    delete document.documentElement.dataset.prerendered;
     performance.mark("llm-memory:first-result");
     /** Resolves once the pickers and the settings form are built, after the results have been painted. */
     this.ready = afterPaint().then(() => this.buildControls());
@@ -194,6 +195,9 @@ function afterPaint() {
 async function main() {
   performance.mark("llm-memory:start");
   try {
+    // The prerendered default result (index.html) is painted before the core starts: instantiating it and
+    // drawing the live result is one long task that would otherwise hold the first paint back.
+    if ("default" in document.documentElement.dataset) await afterPaint();
     const engine = await createEngine();
     performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);

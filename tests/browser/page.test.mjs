@@ -56,6 +56,60 @@ test("the default page renders Llama 3 8B and a total", async () => {
   await page.close();
 });
 
+/** The page with app.js blocked: what a visitor sees before the core runs (index.html and web/boot.js only). */
+async function beforeCore(query) {
+  const page = await session.context.newPage();
+  await page.route("**/app.js", (route) => route.abort());
+  await page.goto(session.url + query);
+  return page;
+}
+
+/** `selectors`' subtrees as plain data (tag, sorted attributes, text), to compare parsed with script-built DOM. */
+function canonical(page, selectors) {
+  return page.evaluate((list) => {
+    const walk = (node) => node.nodeType === Node.TEXT_NODE ? node.data
+      : [node.localName, [...node.attributes].map((a) => `${a.name}=${a.value}`).sort(), [...node.childNodes].map(walk)];
+    return list.map((selector) => walk(document.querySelector(selector)));
+  }, selectors);
+}
+
+const RESULT = ["#summary", "#stacked-bar", "#results-table"];
+
+test("the default result is in index.html before the core runs, and the core draws the same", async () => {
+  const static_page = await beforeCore("");
+  for (const selector of RESULT) assert.ok(await static_page.locator(selector).isVisible(), selector);
+  // Hand-derived as in the first test: Llama 3 8B has 8,030,261,248 parameters, bf16 weights and gradients,
+  // 12 B of AdamW state each.
+  assert.equal(await bucketBytes(static_page, "parameters"), 8_030_261_248 * 2);
+  assert.equal(await bucketBytes(static_page, "optimizer"), 8_030_261_248 * 12);
+  assert.match(await static_page.textContent(".verdict"), /Does not fit/);
+  const prerendered = await canonical(static_page, RESULT);
+  await static_page.close();
+
+  const live = await open(session.context, session.url);
+  assert.deepEqual(await canonical(live, RESULT), prerendered, "the prerendered result is what the core draws");
+  assert.equal(await live.getAttribute("html", "data-prerendered"), null, "the live result replaced it");
+  assert.deepEqual(live.problems, []);
+  await live.close();
+
+});
+
+test("a link with settings never shows the prerendered default result", async () => {
+  const link = await beforeCore("?v=1&model=llama-2-7b");
+  assert.equal(await link.getAttribute("html", "data-default"), null);
+  for (const selector of RESULT) assert.equal(await link.locator(selector).isVisible(), false, selector);
+  await link.close();
+  const version_only = await beforeCore("?v=1");
+  assert.equal(await version_only.getAttribute("html", "data-default"), "");
+  assert.ok(await version_only.locator("#results-table").isVisible());
+  await version_only.close();
+  const linked = await open(session.context, `${session.url}?v=1&model=llama-2-7b`);
+  for (const selector of RESULT) assert.ok(await linked.locator(selector).isVisible(), selector);
+  // Llama 2 7B: 6,738,415,616 parameters (Meta's published count), bf16.
+  assert.equal(await bucketBytes(linked, "parameters"), 6_738_415_616 * 2);
+  await linked.close();
+});
+
 test("changing a field updates the table and the URL", async () => {
   const page = await open(session.context, session.url);
   const before_bytes = await allBytes(page);

@@ -16,22 +16,20 @@ export const dist = process.env.LLM_MEMORY_DIST ?? join(root, "dist");
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync"];
 
+/** Headless Debian Chromium (CHROMIUM overrides /usr/bin/chromium) with the flags above. */
+const LAUNCH = { executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS };
+
 /**
- * Starts headless Chromium (CHROMIUM, default /usr/bin/chromium) with a fresh profile and serves dist/.
- * Resolves to {browser, url, close()}.
+ * Starts headless Chromium with a fresh profile and serves `dir` (default dist/).
+ * Resolves to {context, url, close()}.
  */
-export async function start() {
+export async function start({ dir = dist } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "llm-memory-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  const context = await chromium.launchPersistentContext(profile, { ...LAUNCH, viewport: { width: 1280, height: 900 } });
   // Generous: CI machines with two shared cores start Chromium slowly.
   context.setDefaultTimeout(120_000);
   context.setDefaultNavigationTimeout(120_000);
-  const { server, url } = await serve(dist, 0);
+  const { server, url } = await serve(dir, 0);
   return {
     context,
     url,

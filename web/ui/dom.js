@@ -8,10 +8,23 @@
  * (strings become text nodes); null/false children are skipped; arrays are flattened.
  */
 export function h(tag, props = {}, ...children) {
-  const element = document.createElement(tag);
+  return build(document.createElement(tag), props, children);
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * Creates an SVG element, with the props and children of h(). Geometry goes in attributes, never in a style
+ * attribute: the page's Content-Security-Policy blocks inline styles in prerendered markup (docs/web.md).
+ */
+export function svg(tag, props = {}, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), props, children);
+}
+
+function build(element, props, children) {
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key === "class") element.className = value;
+    if (key === "class") element.setAttribute("class", value);
     else if (key === "text") element.textContent = value;
     else if (key === "dataset") Object.assign(element.dataset, value);
     else if (key === "on") for (const [type, handler] of Object.entries(value)) element.addEventListener(type, handler);

@@ -2,7 +2,9 @@
 // The stacked bar: each bucket's share of the per-device total, drawn against the device capacity line, with
 // the fit verdict in words. The table holds the numbers; the bar is a picture of it (aria-hidden), and the
 // verdict is the text a screen reader hears. A pure render function, reusable by the widget.
-import { h } from "./dom.js";
+// The bar is SVG whose geometry lives in attributes (percentages of its width), so the same markup works
+// when prerendered into the page at build time, where the CSP forbids style attributes (docs/web.md).
+import { h, svg } from "./dom.js";
 import { formatBytes } from "./format.js";
 
 /** Renders the verdict, the bar and its legend for `estimate` into `container`. */
@@ -15,22 +17,26 @@ export function renderStackedBar(container, estimate, { units = "GB" } = {}) {
   let left = 0;
   for (const bucket of estimate.buckets) {
     if (bucket.bytes <= 0) continue;
-    const segment = h("div", { class: `segment bucket-${bucket.key}`, title: `${bucket.label}: ${formatBytes(bucket.bytes, units)}` });
-    segment.style.left = percent(left);
-    segment.style.width = percent(bucket.bytes);
-    segments.push(segment);
+    segments.push(svg("rect", { class: `segment bucket-${bucket.key}`, x: percent(left), width: percent(bucket.bytes), height: "100%" },
+      svg("title", { text: `${bucket.label}: ${formatBytes(bucket.bytes, units)}` })));
     left += bucket.bytes;
   }
-  const line = h("div", { class: "capacity" }, h("span", { class: "capacity-label", text: `device ${formatBytes(capacity, units)}` }));
-  line.style.left = percent(capacity);
+  // The capacity line reaches above the bar to its label and a little below it (the svg overflows its box).
+  const at = percent(capacity);
+  const line = svg("g", { class: "capacity" },
+    svg("line", { x1: at, x2: at, y1: "-70%", y2: "118%" }),
+    svg("text", { class: "capacity-label", x: at, y: "-0.55em", dx: "-0.45em", "text-anchor": "end", text: `device ${formatBytes(capacity, units)}` }));
   const over = total - capacity;
   const verdict = estimate.fits
-    ? h("p", { class: "verdict fits" }, h("strong", { text: "Fits." }),
+    ? h("p", { class: "verdict fits", elementtiming: "verdict" }, h("strong", { text: "Fits." }),
       ` ${formatBytes(total, units)} of ${formatBytes(capacity, units)} per device; ${formatBytes(-over, units)} to spare.`)
-    : h("p", { class: "verdict does-not-fit" }, h("strong", { text: "Does not fit." }),
+    : h("p", { class: "verdict does-not-fit", elementtiming: "verdict" }, h("strong", { text: "Does not fit." }),
       ` Needs ${formatBytes(total, units)} per device, ${formatBytes(over, units)} more than the ${formatBytes(capacity, units)} it has.`);
   const legend = h("ul", { class: "legend" }, estimate.buckets.filter((b) => b.bytes > 0).map((b) =>
     h("li", {}, h("span", { class: `swatch bucket-${b.key}`, "aria-hidden": "true" }), `${b.label} ${formatBytes(b.bytes, units)}`)));
   container.dataset.fits = String(estimate.fits);
-  container.replaceChildren(verdict, h("div", { class: "bar", "aria-hidden": "true" }, segments, line), legend);
+  container.replaceChildren(verdict,
+    svg("svg", { class: "bar", "aria-hidden": "true", focusable: "false" },
+      svg("rect", { class: "track", width: "100%", height: "100%" }), segments, line),
+    legend);
 }

@@ -127,21 +127,19 @@ button.reset { min-height: 1.6rem; padding: 0 0.4rem; background: transparent; c
 .verdict.does-not-fit { background: var(--bad-bg); border-color: var(--bad); }
 .verdict.fits strong { color: var(--ok); }
 .verdict.does-not-fit strong { color: var(--bad); }
-.bar {
-  position: relative; height: 1.75rem; margin: 1.6rem 0.25rem 0.5rem 0; background: var(--panel);
-  border: 1px solid var(--line); border-radius: 3px;
-}
-.bar .segment { position: absolute; top: 0; bottom: 0; border-right: 1px solid var(--bg); }
-.bar .capacity { position: absolute; top: -1.4rem; bottom: -0.3rem; width: 0; border-left: 3px solid var(--fg); }
-.capacity-label { position: absolute; top: 0; right: 0.3rem; white-space: nowrap; font-size: 0.78em; font-weight: 600; }
+.bar { display: block; width: calc(100% - 0.25rem); height: 1.75rem; margin: 1.6rem 0.25rem 0.5rem 0; overflow: visible; }
+.bar .track { fill: var(--panel); stroke: var(--line); }
+.bar .segment { fill: var(--bucket); stroke: var(--bg); }
+.bar .capacity line { stroke: var(--fg); stroke-width: 3px; }
+.capacity-label { fill: var(--fg); font-size: 0.78em; font-weight: 600; }
 .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; list-style: none; padding: 0; margin: 0 0 0.5rem; font-size: 0.82em; }
-.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.05rem; }
-.segment.bucket-parameters, .swatch.bucket-parameters, tbody.bucket-parameters .swatch { background-color: var(--parameters); }
-.segment.bucket-gradients, .swatch.bucket-gradients, tbody.bucket-gradients .swatch { background-color: var(--gradients); }
-.segment.bucket-optimizer, .swatch.bucket-optimizer, tbody.bucket-optimizer .swatch { background-color: var(--optimizer); }
-.segment.bucket-activations, .swatch.bucket-activations, tbody.bucket-activations .swatch { background-color: var(--activations); }
-.segment.bucket-kv_cache, .swatch.bucket-kv_cache, tbody.bucket-kv_cache .swatch { background-color: var(--kv_cache); }
-.segment.bucket-overhead, .swatch.bucket-overhead, tbody.bucket-overhead .swatch { background-color: var(--overhead); }
+.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.05rem; background-color: var(--bucket); }
+.bucket-parameters { --bucket: var(--parameters); }
+.bucket-gradients { --bucket: var(--gradients); }
+.bucket-optimizer { --bucket: var(--optimizer); }
+.bucket-activations { --bucket: var(--activations); }
+.bucket-kv_cache { --bucket: var(--kv_cache); }
+.bucket-overhead { --bucket: var(--overhead); }
 
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9em; color: inherit; background: transparent; }

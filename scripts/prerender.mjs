@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// Prerenders the default page's result at build time: the estimate of PAGE_DEFAULTS from the built core
+// (dist/llm-memory.js, run in node) drawn by the page's own render functions into a DOM from linkedom, and
+// written into index.html, so a visit without settings in its link sees the result at first paint. app.js
+// draws the same DOM again once the core is running (a browser test compares the two); a link with settings
+// keeps the prerendered result hidden until then (web/boot.js, styles.css). docs/web.md, "Start-up".
+import { pathToFileURL } from "node:url";
+import { parseHTML } from "linkedom";
+import { PAGE_DEFAULTS } from "../web/state.js";
+import { renderResultsTable, renderSummary } from "../web/ui/results-table.js";
+import { renderStackedBar } from "../web/ui/stacked-bar.js";
+
+/** The elements of web/index.html that hold the result, and what draws each. */
+const PARTS = {
+  summary: (element, estimate) => renderSummary(element, estimate),
+  "stacked-bar": (element, estimate) => renderStackedBar(element, estimate, { units: estimate.settings.units }),
+  "results-table": (element, estimate) => renderResultsTable(element, estimate, { units: estimate.settings.units }),
+};
+
+/**
+ * Returns `template` (web/index.html) with the empty result elements filled in for PAGE_DEFAULTS, computed by
+ * the core in `dist`. Throws when an element is missing or the defaults do not estimate.
+ */
+export async function prerenderResults(template, dist) {
+  const { load } = await import(pathToFileURL(`${dist}/llm-memory.js`).href);
+  const estimate = (await load()).estimate(PAGE_DEFAULTS);
+  if (!estimate.ok) throw new Error(`prerender: the page defaults do not estimate: ${JSON.stringify(estimate.errors)}`);
+  const { document } = parseHTML("<!doctype html><html><body></body></html>");
+  // The render functions make their elements through the global document, as in the browser.
+  globalThis.document = document;
+  try {
+    let page = template;
+    for (const [id, render] of Object.entries(PARTS)) {
+      const empty = new RegExp(`<div id="${id}"[^>]*></div>`).exec(page);
+      if (!empty) throw new Error(`prerender: web/index.html has no empty <div id="${id}">`);
+      document.body.innerHTML = empty[0];
+      const element = document.body.firstElementChild;
+      render(element, estimate);
+      page = page.replace(empty[0], () => element.outerHTML);
+    }
+    return page.replace("<html lang=\"en\">", "<html lang=\"en\" data-prerendered>");
+  } finally {
+    delete globalThis.document;
+  }
+}
