@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
 #include <mutex>
+#include <vector>
 
 #include "llm_memory/config_json.hpp"
 #include "text.hpp"
@@ -51,12 +51,6 @@ model_preset make_model(const json& m) {
   return p;
 }
 
-std::vector<model_preset> load_models() {
-  std::vector<model_preset> out;
-  for (const auto& m : catalogue()) out.push_back(make_model(m));
-  return out;
-}
-
 std::vector<gpu_preset> load_gpus() {
   std::vector<gpu_preset> out;
   const json root = json::parse(detail::gpus_json, nullptr, false);
@@ -73,22 +67,43 @@ std::vector<gpu_preset> load_gpus() {
   return out;
 }
 
-}  // namespace
+// The catalogue's presets, each mapped from its config.json on first use: an estimate needs one (the page's
+// first result waits for it), the listings need them all; either way a preset is mapped once.
+class model_store {
+ public:
+  const model_preset& at(std::size_t index) {
+    const std::lock_guard guard(lock_);
+    if (!mapped_[index]) {
+      presets_[index] = make_model(catalogue()[index]);
+      mapped_[index] = true;
+    }
+    return presets_[index];
+  }
 
-std::span<const model_preset> model_presets() {
-  static const std::vector<model_preset> presets = load_models();
-  return presets;
+  std::span<const model_preset> all() {
+    for (std::size_t i = 0; i < presets_.size(); ++i) at(i);
+    return presets_;
+  }
+
+ private:
+  std::mutex lock_;
+  std::vector<model_preset> presets_ = std::vector<model_preset>(catalogue().size());
+  std::vector<bool> mapped_ = std::vector<bool>(presets_.size());
+};
+
+model_store& models() {
+  static model_store store;
+  return store;
 }
 
-// An estimate needs one preset: only its config is mapped onto settings (the page's first result waits for
-// it), not the whole catalogue's as model_presets() does.
+}  // namespace
+
+std::span<const model_preset> model_presets() { return models().all(); }
+
 const model_preset* find_model(std::string_view id) {
-  static std::mutex lock;
-  static std::map<std::string, model_preset, std::less<>> found;
-  const std::lock_guard guard(lock);
-  if (const auto it = found.find(id); it != found.end()) return &it->second;
-  for (const auto& m : catalogue())
-    if (str(m, "id") == id) return &found.emplace(std::string(id), make_model(m)).first->second;
+  const json& list = catalogue();
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (str(list[i], "id") == id) return &models().at(i);
   return nullptr;
 }
 

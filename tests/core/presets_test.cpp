@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -62,6 +63,19 @@ TEST(presets, at_least_thirty_models_with_hugging_face_ids) {
     EXPECT_EQ(p.id, repo);
     EXPECT_FALSE(p.source.empty()) << p.id;
   }
+}
+
+TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
+  const model_preset* found = find_model("llama-2-7b");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->hf_repo, "meta-llama/Llama-2-7b-hf");
+  const auto all = model_presets();
+  const auto listed = std::find_if(all.begin(), all.end(), [](const model_preset& p) { return p.id == "llama-2-7b"; });
+  ASSERT_NE(listed, all.end());
+  EXPECT_EQ(&*listed, found) << "mapped once, held once";
+  EXPECT_EQ(find_model("llama-2-7b"), found);
+  EXPECT_EQ(find_model("no-such-model"), nullptr);
+  EXPECT_EQ(find_model(""), nullptr);
 }
 
 TEST(presets, computed_count_equals_the_published_count) {
