@@ -30,7 +30,8 @@ async function bundle(module_file, write_to) {
 }
 
 async function css() {
-  const result = await esbuild.build({ entryPoints: [`${web}/styles.css`], minify: true, write: false, logLevel: "warning" });
+  // bundle: styles.css @imports ui/results.css, the rules it shares with the widget.
+  const result = await esbuild.build({ entryPoints: [`${web}/styles.css`], bundle: true, minify: true, write: false, logLevel: "warning" });
   return result.outputFiles[0].text;
 }
 

@@ -28,6 +28,8 @@ const common = {
   minify: true,
   legalComments: "none",
   external: NODE_ONLY,
+  // ui/widget-styles.js imports ui/results.css (the rules shared with the page) as text for its shadow root.
+  loader: { ".css": "text" },
   logLevel: "warning",
 };
 

@@ -6,6 +6,8 @@
 // and the parts (docs/embedding.md, "Theming"). The widget lays itself out by its own width (container
 // queries), not the viewport's, because a blog column can be narrow on a wide screen.
 
+import RESULTS_CSS from "./results.css";
+
 export const WIDGET_CSS = `
 :host {
   all: initial;
@@ -119,54 +121,24 @@ fieldset { display: contents; border: 0; margin: 0; padding: 0; }
 .field input[type="checkbox"] { width: 1.2rem; height: 1.2rem; }
 button.reset { min-height: 1.6rem; padding: 0 0.4rem; background: transparent; color: var(--accent); }
 
-/* Results: the same markup as the page's. */
+/* Results: the rules shared with the page (web/ui/results.css), then the widget's sizes. */
+${RESULTS_CSS}
 .summary-line { color: var(--muted); margin: 0.25rem 0; }
 .notes { margin: 0.25rem 0; padding-left: 1.25rem; font-size: 0.85em; color: var(--muted); }
-.verdict { padding: 0.4rem 0.65rem; border-radius: var(--radius); margin: 0.4rem 0; border-left: 4px solid; }
-.verdict.fits { background: var(--ok-bg); border-color: var(--ok); }
-.verdict.does-not-fit { background: var(--bad-bg); border-color: var(--bad); }
-.verdict.fits strong { color: var(--ok); }
-.verdict.does-not-fit strong { color: var(--bad); }
-.bar { display: block; width: calc(100% - 0.25rem); height: 1.75rem; margin: 1.6rem 0.25rem 0.5rem 0; overflow: visible; }
-.bar .track { fill: var(--panel); stroke: var(--line); }
-.bar .segment { fill: var(--bucket); stroke: var(--bg); }
-.bar .capacity line { stroke: var(--fg); stroke-width: 3px; }
-.capacity-label { fill: var(--fg); font-size: 0.78em; font-weight: 600; }
-.legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; list-style: none; padding: 0; margin: 0 0 0.5rem; font-size: 0.82em; }
-.swatch { display: inline-block; width: 0.75rem; height: 0.75rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.05rem; background-color: var(--bucket); }
-.bucket-parameters { --bucket: var(--parameters); }
-.bucket-gradients { --bucket: var(--gradients); }
-.bucket-optimizer { --bucket: var(--optimizer); }
-.bucket-activations { --bucket: var(--activations); }
-.bucket-kv_cache { --bucket: var(--kv_cache); }
-.bucket-overhead { --bucket: var(--overhead); }
+.verdict { padding: 0.4rem 0.65rem; margin: 0.4rem 0; }
+.bar { width: calc(100% - 0.25rem); height: 1.75rem; margin: 1.6rem 0.25rem 0.5rem 0; }
+.capacity-label { font-size: 0.78em; }
+.legend { gap: 0.2rem 0.9rem; margin: 0 0 0.5rem; font-size: 0.82em; }
+.swatch { width: 0.75rem; height: 0.75rem; margin-right: 0.3rem; }
 
-.table-wrap { overflow-x: auto; }
-table { border-collapse: collapse; width: 100%; font-size: 0.9em; color: inherit; background: transparent; }
-caption { text-align: left; color: var(--muted); padding-bottom: 0.25rem; caption-side: top; }
-th, td {
-  text-align: left; padding: 0.25rem 0.45rem; border: 0; border-bottom: 1px solid var(--line); vertical-align: top;
-  color: inherit; background: transparent; font-size: inherit;
-}
-thead th { border-bottom: 2px solid var(--line); }
-.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-tr.bucket th, tr.bucket td { font-weight: 600; background: var(--panel); }
-tr.item th { font-weight: 400; padding-left: 1.5rem; }
-tr.item .how code { color: var(--muted); overflow-wrap: anywhere; }
-td.how { min-width: 12rem; }
-tfoot th, tfoot td { font-weight: 700; border-top: 2px solid var(--fg); }
-tfoot tr.cpu th, tfoot tr.cpu td { font-weight: 400; border-top: 0; }
-.knobs-table .knob-note { display: block; font-size: 0.8em; }
-.knobs-table td.fits .fit-mark { color: var(--ok); }
-.knobs-table td.does-not-fit .fit-mark { color: var(--bad); }
-.knobs-table th[scope="row"] { font-weight: 400; }
+table { font-size: 0.9em; color: inherit; background: transparent; }
+th, td { padding: 0.25rem 0.45rem; border: 0; border-bottom: 1px solid var(--line); color: inherit; background: transparent; font-size: inherit; }
+tr.item th { padding-left: 1.5rem; }
+.knobs-table .knob-note { font-size: 0.8em; }
 
 /* The heatmap (heatmap.js): the canvas takes the figure's width. */
-.heatmap { margin: 0.5rem 0; min-width: 0; }
-.heatmap canvas { display: block; max-width: 100%; }
-.heatmap figcaption { margin-top: 0.25rem; font-size: 0.85em; color: var(--muted); }
-.heatmap details { margin-top: 0.25rem; font-size: 0.85em; }
-.heatmap .heatmap-frontier { width: auto; }
+.heatmap { margin: 0.5rem 0; }
+.heatmap figcaption, .heatmap details { font-size: 0.85em; }
 :host([compact]) .heatmap details { display: none; }
 
 .footer { margin: 0.4rem 0 0; font-size: 0.78em; color: var(--muted); }
