@@ -60,7 +60,7 @@ await writeFile(`${dist}/styles.css`, styles);
 await writeFile(`${dist}/boot.js`, boot_script);
 await writeFile(`${dist}/index.html`, template);
 
-// The single file: the inline module and the inline style are allowed by their hashes, nothing else.
+// The single file: the inline scripts and the inline style are allowed by their hashes, nothing else.
 const script = await bundle("llm-memory.single.js");
 for (const inline of [script, boot_script]) {
   if (/<\/script|<!--/i.test(inline)) throw new Error("an inline script holds </script or <!--");

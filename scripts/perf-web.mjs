@@ -174,10 +174,9 @@ const fr = first_result;
 const section = `## The calculator page (issue #10)
 
 Measured by \`node scripts/perf-web.mjs --write\` in headless Chromium (Debian's, via playwright-core) with
-dist/ served on localhost; ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}), load average
-${load_before.toFixed(1)} before and ${load_after.toFixed(1)} after the run (the browser under test counts in
-it). Times from navigation: median of ${LOADS} loads of each page,
-the pages loaded in turn (fastest in brackets).
+dist/ served on localhost; ${cpus().length} cores (${cpus()[0]?.model ?? "unknown CPU"}), load average ${load_before.toFixed(1)} before and
+${load_after.toFixed(1)} after the run (the browser under test counts in it). Times from navigation: median of
+${LOADS} loads of each page, the pages loaded in turn (fastest in brackets).
 
 | figure | measured | goal | |
 | --- | --- | --- | --- |
@@ -221,7 +220,7 @@ if (process.argv.includes("--write")) {
   if (start_at < 0) next = `${doc.trimEnd()}\n\n${section}`;
   else {
     const end = doc.indexOf("\n## ", start_at + 3);
-    next = doc.slice(0, start_at) + section + (end < 0 ? "" : doc.slice(end + 1));
+    next = doc.slice(0, start_at) + section + (end < 0 ? "" : `\n${doc.slice(end + 1)}`);
   }
   await writeFile(path, next);
   console.log(`wrote ${path}`);

@@ -38,7 +38,10 @@ export async function prerenderResults(template, dist) {
       render(element, estimate);
       page = page.replace(empty[0], () => element.outerHTML);
     }
-    return page.replace("<html lang=\"en\">", "<html lang=\"en\" data-prerendered>");
+    // Hidden until web/boot.js has seen a link without settings (styles.css).
+    const root = '<html lang="en">';
+    if (!page.includes(root)) throw new Error(`prerender: web/index.html has no ${root}`);
+    return page.replace(root, '<html lang="en" data-prerendered>');
   } finally {
     delete globalThis.document;
   }
