@@ -110,6 +110,37 @@ test("a link with settings never shows the prerendered default result", async ()
   await linked.close();
 });
 
+test("the stacked bar: segments in bucket order sum to the total; the capacity label stays inside the bar", async () => {
+  // Two capacities: 80 GB (a line at 50 % of the 160.5 GB default total) and 8 GB (5 %: near the left end).
+  for (const [query, capacity] of [["?v=1&gpu=&gpu_memory=80GB", 80e9], ["?v=1&gpu=&gpu_memory=8GB", 8e9]]) {
+    const page = await open(session.context, session.url + query);
+    const bar = await page.evaluate(() => {
+      const svg = document.querySelector("#stacked-bar svg.bar");
+      const box = svg.getBoundingClientRect();
+      const label = svg.querySelector(".capacity-label").getBoundingClientRect();
+      return {
+        segments: [...svg.querySelectorAll(".segment")].map((r) => [r.getAttribute("class"), parseFloat(r.getAttribute("x")), parseFloat(r.getAttribute("width"))]),
+        line: parseFloat(svg.querySelector(".capacity line").getAttribute("x1")),
+        label: [label.left - box.left, box.right - label.right],
+      };
+    });
+    const total = await bucketBytes(page, "total");
+    // The bar's scale is max(total, capacity): every segment is its bucket's share of it, laid end to end.
+    let x = 0;
+    for (const [klass, left, width] of bar.segments) {
+      const bucket = klass.replace("segment bucket-", "");
+      assert.ok(Math.abs(left - x) < 0.002, `${bucket} starts where the previous ends`);
+      assert.ok(Math.abs(width - (100 * (await bucketBytes(page, bucket))) / Math.max(total, capacity)) < 0.002, bucket);
+      x += width;
+    }
+    assert.ok(Math.abs(x - (100 * total) / Math.max(total, capacity)) < 0.01, "the segments add up to the total");
+    assert.ok(Math.abs(bar.line - (100 * capacity) / Math.max(total, capacity)) < 0.002, "the line is at the capacity");
+    assert.ok(bar.label[0] >= 0 && bar.label[1] >= 0, `label inside the bar's width (${query}): ${bar.label}`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});
+
 test("changing a field updates the table and the URL", async () => {
   const page = await open(session.context, session.url);
   const before_bytes = await allBytes(page);
