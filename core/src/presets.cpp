@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Presets are parsed once from the JSON compiled in from core/data/.
+// Presets are parsed from the JSON compiled in from core/data/: each model when first asked for, the GPUs once.
 #include "llm_memory/presets.hpp"
 
 #include <nlohmann/json.hpp>
@@ -7,14 +7,11 @@
 #include <mutex>
 #include <vector>
 
+#include "embedded_data.hpp"
 #include "llm_memory/config_json.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
-namespace detail {
-extern const std::string_view models_json;
-extern const std::string_view gpus_json;
-}  // namespace detail
 namespace {
 
 using json = nlohmann::json;
@@ -22,15 +19,6 @@ using json = nlohmann::json;
 std::string str(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// The "models" array of the compiled-in catalogue, parsed once (null, which iterates as empty, if missing).
-const json& catalogue() {
-  static const json models = [] {
-    json root = json::parse(detail::models_json, nullptr, false);
-    return root.is_object() && root.contains("models") && root["models"].is_array() ? std::move(root["models"]) : json();
-  }();
-  return models;
 }
 
 model_preset make_model(const json& m) {
@@ -74,7 +62,7 @@ class model_store {
   const model_preset& at(std::size_t index) {
     const std::lock_guard guard(lock_);
     if (!mapped_[index]) {
-      presets_[index] = make_model(catalogue()[index]);
+      presets_[index] = make_model(json::parse(detail::model_entries[index].json, nullptr, false));
       mapped_[index] = true;
     }
     return presets_[index];
@@ -87,7 +75,7 @@ class model_store {
 
  private:
   std::mutex lock_;
-  std::vector<model_preset> presets_ = std::vector<model_preset>(catalogue().size());
+  std::vector<model_preset> presets_ = std::vector<model_preset>(detail::model_entries.size());
   std::vector<bool> mapped_ = std::vector<bool>(presets_.size());
 };
 
@@ -101,9 +89,9 @@ model_store& models() {
 std::span<const model_preset> model_presets() { return models().all(); }
 
 const model_preset* find_model(std::string_view id) {
-  const json& list = catalogue();
-  for (std::size_t i = 0; i < list.size(); ++i)
-    if (str(list[i], "id") == id) return &models().at(i);
+  const auto entries = detail::model_entries;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].id == id) return &models().at(i);
   return nullptr;
 }
 
