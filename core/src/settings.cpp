@@ -162,7 +162,7 @@ void check_consistency(const setting_values& v, const settings& explicit_values,
   // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
   const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
                           static_cast<double>(v.devices / (v.tp * v.pp));
-  if (per_step > 9007199254740992.0)
+  if (per_step > max_sequences_per_step)
     fail("grad_accum", "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer "
                        "step, got " + format_number(per_step));
   if (v.pp > v.num_hidden_layers)

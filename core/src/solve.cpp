@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -78,10 +79,17 @@ double total_with(const setting_values& base, Set set) {
   return estimate(v).total_bytes;
 }
 
+// The most of one factor of batch x grad_accum x data-parallel devices that keeps the product within what
+// resolve() accepts, the other two fixed: the searches probe only settings a user could apply.
+std::int64_t per_step_limit(double other_factors) {
+  return static_cast<std::int64_t>(std::floor(max_sequences_per_step / other_factors));
+}
+
 solve_answer solve_devices(const setting_values& s, double capacity) {
   solve_answer a{"min_devices", {"devices"}, false, 0, 0, false, 0, {}, {}};
   const std::int64_t model_parallel = s.tp * s.pp;
-  const std::int64_t dp_limit = solve_device_limit / model_parallel;
+  const std::int64_t dp_limit =
+      std::min(solve_device_limit / model_parallel, per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
   a.limit = dp_limit * model_parallel;
   auto total = [&](std::int64_t dp) { return total_with(s, [&](setting_values& v) { v.devices = dp * model_parallel; }); };
   auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
@@ -113,7 +121,9 @@ solve_answer solve_devices(const setting_values& s, double capacity) {
 }
 
 solve_answer solve_batch(const setting_values& s, double capacity) {
-  solve_answer a{"max_batch", {"batch"}, false, 0, setting_max("batch"), false, 0, {}, {}};
+  const std::int64_t data_parallel = s.devices / (s.tp * s.pp);
+  const std::int64_t step_limit = per_step_limit(static_cast<double>(s.grad_accum) * static_cast<double>(data_parallel));
+  solve_answer a{"max_batch", {"batch"}, false, 0, std::min(setting_max("batch"), step_limit), false, 0, {}, {}};
   auto total = [&](std::int64_t b) { return total_with(s, [&](setting_values& v) { v.batch = b; }); };
   const auto b = last_fitting(1, a.limit, [&](std::int64_t x) { return total(x) <= capacity; });
   const std::string at = " at seq " + std::to_string(s.seq);
@@ -126,8 +136,11 @@ solve_answer solve_batch(const setting_values& s, double capacity) {
   a.at_limit = *b == a.limit;
   a.total_bytes = total(*b);
   a.delta = {{"batch", std::to_string(*b)}};
+  const char* limit_reason = a.limit == step_limit && step_limit < setting_max("batch")
+                                 ? " (the limit: batch x grad_accum x data-parallel devices stays below 2^53)"
+                                 : " (the setting's maximum)";
   a.message = "largest micro-batch that fits: " + std::to_string(*b) + " sequence" + (*b == 1 ? "" : "s") + at +
-              (a.at_limit ? " (the setting's maximum)" : "");
+              (a.at_limit ? limit_reason : "");
   return a;
 }
 

@@ -120,6 +120,33 @@ TEST(solve, maximum_at_the_settings_limit_is_flagged) {
   EXPECT_EQ(r.max_batch.value, static_cast<std::int64_t>(find_setting("batch")->max_value));
 }
 
+TEST(solve, searches_stay_within_the_sequences_per_step_limit) {
+  // resolve() accepts batch x grad_accum x data-parallel devices up to 2^53 = 9,007,199,254,740,992. With
+  // grad_accum 1e6 on 1e6 devices that leaves floor(2^53 / 1e12) = 9007 sequences per micro-batch: the tiny
+  // model fits far beyond that, so the answer is 9007, flagged as the limit, and it applies cleanly.
+  // (Found by fuzz_estimate: the search used to probe batch 1e7, whose effective batch overflowed int64.)
+  settings tiny{{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"}, {"seq", "1"},
+                {"gpu_memory", "1e15"}, {"overhead", "none"}, {"grad_accum", "1000000"}, {"devices", "1000000"}};
+  const auto r = solved(tiny);
+  EXPECT_TRUE(r.max_batch.found);
+  EXPECT_EQ(r.max_batch.limit, 9007);
+  EXPECT_EQ(r.max_batch.value, 9007);
+  EXPECT_TRUE(r.max_batch.at_limit);
+  EXPECT_NE(r.max_batch.message.find("below 2^53"), std::string::npos) << r.max_batch.message;
+  tiny["batch"] = "9007";
+  EXPECT_TRUE(estimate(tiny).ok());
+  tiny["batch"] = "9008";
+  const auto over = estimate(tiny);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.errors()[0].setting, "grad_accum");
+
+  // The device search likewise: micro-batch 1e7 x grad_accum 1e6 = 1e13 sequences per data-parallel device
+  // leaves floor(2^53 / 1e13) = 900 of them.
+  const auto d = solved({{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"},
+                         {"seq", "1"}, {"gpu_memory", "1e15"}, {"batch", "10000000"}, {"grad_accum", "1000000"}});
+  EXPECT_EQ(d.min_devices.limit, 900);
+}
+
 TEST(solve, errors_name_the_setting) {
   const auto r = solve(settings{{"batch", "0"}});
   ASSERT_FALSE(r.ok());

@@ -45,6 +45,10 @@ struct setting_def {
 /// The row for `key`, or nullptr.
 [[nodiscard]] const setting_def* find_setting(std::string_view key);
 
+/// Most sequences per optimizer step (batch x grad_accum x data-parallel devices) that resolve() accepts: 2^53,
+/// so the effective batch stays an exact integer in JSON (a double in JavaScript). [sequences]
+inline constexpr double max_sequences_per_step = 9007199254740992.0;
+
 /// Raw settings as the user typed them (CLI flags, URL query, widget attributes), by key.
 using settings = std::map<std::string, std::string, std::less<>>;
 
