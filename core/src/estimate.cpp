@@ -172,15 +172,31 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
     return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
             n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
   }
-  // GGUF: average bytes per matrix weight over every layer's tensor types.
+  // GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index
+  // only through four predicates (dense or MoE, and the mixes' use_more_bits, i < 2, i < n/16: see
+  // gguf_matrix_type), so the layers are counted per combination first and each combination is typed once,
+  // through its first layer: integer work per layer, not string work (10^5 layers were 40 ms an estimate).
+  // Every term is a whole count times a dyadic number of bytes, so the sums are exact in any order.
   const auto& p = c.m.params;
+  const std::int64_t layers = c.m.layers;
+  struct layer_class {
+    std::int64_t first = -1;  // a layer of the class (its lowest index)
+    std::int64_t count = 0;   // layers in the class
+  };
+  layer_class classes[16];
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const int key = (i < p.dense_layers ? 1 : 0) | (use_more_bits(i, layers) ? 2 : 0) | (i < 2 ? 4 : 0) |
+                    (i < layers / 16 ? 8 : 0);
+    if (classes[key].count++ == 0) classes[key].first = i;
+  }
   double weights = 0, bytes = 0;
-  for (std::int64_t i = 0; i < c.m.layers; ++i) {
-    const layer_params& layer = i < p.dense_layers ? p.dense_layer : p.moe_layer;
+  for (const auto& k : classes) {
+    if (k.count == 0) continue;
+    const layer_params& layer = k.first < p.dense_layers ? p.dense_layer : p.moe_layer;
     for (const auto& l : layer.linears) {
-      const double count = l.in_features * l.out_features * l.copies;
+      const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
       weights += count;
-      bytes += count * gguf_type_bytes(gguf_matrix_type(s, c.m, l.name, i));
+      bytes += count * gguf_type_bytes(gguf_matrix_type(s, c.m, l.name, k.first));
     }
   }
   const double per_matrix_weight = weights > 0 ? bytes / weights : gguf_type_bytes("Q4_0");
