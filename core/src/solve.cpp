@@ -136,7 +136,7 @@ solve_answer solve_batch(const setting_values& s, double capacity) {
   a.at_limit = *b == a.limit;
   a.total_bytes = total(*b);
   a.delta = {{"batch", std::to_string(*b)}};
-  const char* limit_reason = a.limit == step_limit && step_limit < setting_max("batch")
+  const char* limit_reason = step_limit < setting_max("batch")
                                  ? " (the limit: batch x grad_accum x data-parallel devices stays below 2^53)"
                                  : " (the setting's maximum)";
   a.message = "largest micro-batch that fits: " + std::to_string(*b) + " sequence" + (*b == 1 ? "" : "s") + at +
