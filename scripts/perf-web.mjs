@@ -31,7 +31,7 @@ await cp(dist, served, { recursive: true });
 const index = await readFile(join(dist, "index.html"), "utf8");
 await writeFile(join(served, "floor.html"), index.replace(/<script\b[^>]*><\/script>\n?/g, ""));
 
-/** One load of `path`: navigation timing, the first-result mark, and paint times (ms from navigation). */
+/** One load of `url`: navigation timing, the first-result mark, and paint times (ms from navigation). */
 async function timeLoad(context, url, { fresh }) {
   const page = await context.newPage();
   if (fresh) {
@@ -42,7 +42,7 @@ async function timeLoad(context, url, { fresh }) {
   await page.goto(url);
   const floor = url.includes("floor.html");
   if (!floor) await page.waitForSelector("body[data-ready]");
-  const times = await page.evaluate(async (wait_for_paint) => {
+  const times = await page.evaluate(async (no_verdict) => {
     // Buffered entries arrive in the observer's first callback; none comes when there are none.
     const buffered = (type) => new Promise((done) => {
       new PerformanceObserver((list, observer) => {
@@ -52,7 +52,7 @@ async function timeLoad(context, url, { fresh }) {
       setTimeout(() => done([]), 500);
     });
     const paints = await buffered("paint");
-    const verdicts = wait_for_paint ? [] : (await buffered("element")).filter((e) => e.identifier === "verdict");
+    const verdicts = no_verdict ? [] : (await buffered("element")).filter((e) => e.identifier === "verdict");
     return {
       parsed: performance.getEntriesByType("navigation")[0].domInteractive,
       mark: performance.getEntriesByName("llm-memory:first-result")[0]?.startTime,
