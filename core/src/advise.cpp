@@ -21,16 +21,14 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 bool is_16bit(dtype d) { return d == dtype::bf16 || d == dtype::fp16; }
 bool is_8bit(dtype d) { return d == dtype::int8 || d == dtype::fp8 || d == dtype::q8_0; }
 
-// Every knob of the design's table that applies to `spec`, moved one step from where it is.
-std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_values) {
-  std::vector<candidate> out;
+std::int64_t max_of(std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); }
+
+// Parallelism: shard over more data-parallel devices, or split the layers with tensor or pipeline parallelism.
+void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = spec.train();
   const std::int64_t devices = s.devices, dp = spec.data_parallel;
-  const auto max_of = [](std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); };
   const bool can_double_devices = 2 * devices <= max_of("devices");
-
-  // Parallelism: shard over more data-parallel devices, or split the layers with tensor parallelism.
   if (s.zero < 3 && dp > 1)
     out.push_back({"zero", "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1), {{"zero", str(s.zero + 1)}},
                    "shards over the " + str(dp) + " data-parallel devices: stage 1 the optimizer state, 2 also the "
@@ -58,8 +56,12 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
     out.push_back({"sequence_parallel", "sequence parallelism on (tp " + str(s.tp) + ")", {{"sequence_parallel", "on"}},
                    "splits the norms, dropouts and layer inputs over the sequence as well (Megatron "
                    "--sequence-parallel); same devices"});
+}
 
-  // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
+// Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
+void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
   if (train && spec.recompute != recompute_policy::full) {
     const std::string next = spec.recompute == recompute_policy::none ? "selective" : "full";
     out.push_back({"recompute", "recompute " + s.recompute + " -> " + next, {{"recompute", next}},
@@ -98,8 +100,12 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
   if (s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
     out.push_back({"offload_params", "offload optimizer state and parameters to CPU",
                    {{"offload", "optimizer+params"}}, "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+}
 
-  // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
+// Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
+void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
   const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
   if (spec.weights == dtype::fp32)
     out.push_back({"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}},
@@ -110,8 +116,12 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
   if (frozen_or_served && is_8bit(spec.weights))
     out.push_back({"weights_4bit", "weights " + s.weights_dtype + " -> nf4", {{"weights_dtype", "nf4"}},
                    "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"});
+}
 
-  // Attention, sequences and the KV cache.
+// Attention, sequences and the KV cache.
+void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
   if (spec.attention != attention_kernel::flash)
     out.push_back({"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}},
                    "no seq^2 scores are stored"});
@@ -135,6 +145,15 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
       out.push_back({"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}},
                      "4-bit KV-cache quantisation"});
   }
+}
+
+// Every knob of the design's table that applies to `spec`, moved one step from where it is.
+std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_values) {
+  std::vector<candidate> out;
+  parallelism_knobs(spec, out);
+  training_knobs(spec, explicit_values, out);
+  weight_knobs(spec, out);
+  workload_knobs(spec, out);
   return out;
 }
 

@@ -211,31 +211,23 @@ double norm_saved_bytes(const context& c) {
   return c.r.adapters() ? fp32_bytes : fp32_bytes + c.act;
 }
 
-// Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
-// Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
-// the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
-// lora_dropout = 0 assumed) or another op keeps that tensor anyway.
-layer_activations layer_saved(const context& c, bool moe) {
+// Whether any of `layer`'s linears with one of these names has a trained weight or an adapter.
+bool trains(const context& c, const layer_params& layer, std::initializer_list<projection> names) {
+  return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
+    return std::find(names.begin(), names.end(), l.name) != names.end() &&
+           (!c.r.adapters() || c.r.lora_targets.contains(l.name));
+  });
+}
+
+// Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
+void attention_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const auto& s = c.s;
   const auto& m = c.m;
   const double T = c.tokens, h = m.hidden, B = c.act;
   const double a = m.heads, d = m.head_dim;
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
-  const bool lora = c.r.adapters();
   const attention_kernel kernel = c.r.attention;
-  const layer_params& layer = moe ? m.params.moe_layer : m.params.dense_layer;
-  // Whether any of this layer's linears with one of these names has a trained weight or an adapter.
-  auto trains = [&](std::initializer_list<projection> names) {
-    return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
-      return std::find(names.begin(), names.end(), l.name) != names.end() && (!lora || c.r.lora_targets.contains(l.name));
-    });
-  };
-  layer_activations out;
-  // Norm inputs (Korthikanti: 2sbh each).
-  out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
-  out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
-  // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
   double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
   if (m.mla) {
     const auto qk = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
@@ -246,9 +238,10 @@ layer_activations layer_saved(const context& c, bool moe) {
   }
   // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
   // (their backward needs it) or by a trained o_proj.
-  const bool qkv_input = trains({projection::q_proj, projection::k_proj, projection::v_proj, projection::q_a_proj,
-                                   projection::kv_a_proj_with_mqa});
-  const bool o_input = trains({projection::o_proj}) || kernel == attention_kernel::flash || kernel == attention_kernel::sdpa;
+  const bool qkv_input = trains(c, layer, {projection::q_proj, projection::k_proj, projection::v_proj,
+                                           projection::q_a_proj, projection::kv_a_proj_with_mqa});
+  const bool o_input = trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
+                       kernel == attention_kernel::sdpa;
   out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
   out.outside_tp += qkv_input ? B * T * h : 0;
   if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
@@ -261,37 +254,58 @@ layer_activations layer_saved(const context& c, bool moe) {
   } else {
     out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
   }
-  // MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the
-  // gate multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept
-  // for down). Under LoRA, targets name the routed and shared experts' projections alike.
-  const bool mlp_input = trains({projection::gate_proj, projection::up_proj});
-  const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains({projection::down_proj}) ? 1 : 0);
+}
+
+// MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the gate
+// multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept for down).
+// Under LoRA, targets name the routed and shared experts' projections alike.
+void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_activations& out) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  const double T = c.tokens, h = m.hidden, B = c.act;
+  const bool mlp_input = trains(c, layer, {projection::gate_proj, projection::up_proj});
+  const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains(c, layer, {projection::down_proj}) ? 1 : 0);
   auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
   // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
-  const bool router_input = mlp_input || !lora || c.r.lora_targets.is_all_linear();
+  const bool router_input = mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear();
   if (!moe) {
     out.linear_terms += mlp(T, m.intermediate);
     out.outside_tp += mlp_input ? B * T * h : 0;
-  } else {
-    const auto k = static_cast<double>(s.num_experts_per_tok);
-    const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
-                                                                        : s.intermediate_size);
-    const double shared = s.shared_expert_intermediate_size > 0
-                              ? static_cast<double>(s.shared_expert_intermediate_size)
-                              : static_cast<double>(s.n_shared_experts) * inner;
-    const double input = router_input ? B * T * h : 0;
-    out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
-    out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // the router is not tp
-    out.linear_terms += mlp(k * T, inner);
-    if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
+    return;
   }
-  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  const auto k = static_cast<double>(s.num_experts_per_tok);
+  const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
+  const double shared = s.shared_expert_intermediate_size > 0 ? static_cast<double>(s.shared_expert_intermediate_size)
+                                                              : static_cast<double>(s.n_shared_experts) * inner;
+  const double input = router_input ? B * T * h : 0;
+  out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+  out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);    // the router is not tp
+  out.linear_terms += mlp(k * T, inner);
+  if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
+}
+
+// Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
+// Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
+// the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
+// lora_dropout = 0 assumed) or another op keeps that tensor anyway.
+layer_activations layer_saved(const context& c, bool moe) {
+  const auto& s = c.s;
+  const double T = c.tokens, h = c.m.hidden;
+  const layer_params& layer = moe ? c.m.params.moe_layer : c.m.params.dense_layer;
+  layer_activations out;
+  // Norm inputs (Korthikanti: 2sbh each).
+  out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
+  out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
+  attention_saved(c, layer, out);
+  mlp_saved(c, layer, moe, out);
+  if (s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
   // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
   // experts' adapters see each token k times.
-  if (lora) {
+  if (c.r.adapters()) {
     const auto k = static_cast<double>(s.num_experts_per_tok);
     for (const auto& l : layer.linears)
-      if (c.r.lora_targets.contains(l.name)) out.linear_terms += B * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
+      if (c.r.lora_targets.contains(l.name))
+        out.linear_terms += c.act * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
   }
   return out;
 }

@@ -100,11 +100,11 @@ void derive(run_spec& r) {
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
 }
 
-run_spec make_spec(setting_values values) {
+// Every choice as its enum; the model and the derived facts come after the checks.
+run_spec parse_choices(setting_values values) {
   run_spec r;
   r.values = std::move(values);
   const setting_values& v = r.values;
-  r.model = make_model(v, parse_model_choices(v));
   r.mode = choice<run_mode>(mode_names, v.mode);
   r.finetune = choice<finetune_method>(finetune_names, v.finetune);
   r.optimizer = choice<optimizer_kind>(optimizer_names, v.optimizer);
@@ -113,6 +113,7 @@ run_spec make_spec(setting_values values) {
   r.offload = choice<offload_target>(offload_names, v.offload);
   r.overhead = choice<overhead_mode>(overhead_names, v.overhead);
   r.units = choice<display_units>(units_names, v.units);
+  if (r.finetune == finetune_method::qlora) r.values.weights_dtype = "nf4";  // QLoRA's base is NF4
   r.weights = dtype_choice(v.weights_dtype, dtype::bf16);
   // LoRA adapters live in the compute dtype (bf16) over a quantised base.
   r.trainable = r.adapters() && r.quantised() ? dtype::bf16 : r.weights;
@@ -121,9 +122,13 @@ run_spec make_spec(setting_values values) {
   r.activation_bytes = r.weights == dtype::fp32 ? 4 : 2;
   r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
   r.lora_targets = parse_targets(v.lora_targets);
-  r.params = v.params > 0 ? v.params : r.model.params.total;
-  derive(r);
   return r;
+}
+
+void build_model(run_spec& r) {
+  r.model = make_model(r.values, parse_model_choices(r.values));
+  r.params = r.values.params > 0 ? r.values.params : r.model.params.total;
+  derive(r);
 }
 
 // ---- checks ----------------------------------------------------------------------------------------------------
@@ -153,7 +158,8 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
 }
 
-void check_parallelism(const setting_values& v, std::vector<error>& errors) {
+void check_parallelism(const run_spec& r, std::vector<error>& errors) {
+  const setting_values& v = r.values;
   if (v.devices % (v.tp * v.pp) != 0)
     fail(errors, "devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
                                 std::to_string(v.devices));
@@ -170,22 +176,19 @@ void check_parallelism(const setting_values& v, std::vector<error>& errors) {
   if (v.num_attention_heads % v.tp != 0)
     fail(errors, "tp", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " +
                            std::to_string(v.tp));
-  if (v.offload == "optimizer+params" && v.zero != 3)
+  if (r.offload == offload_target::optimizer_and_params && v.zero != 3)
     fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
 }
 
-void check_finetune(const setting_values& v, const settings& explicit_values, std::vector<error>& errors) {
-  if (v.finetune != "full") {
-    for (auto name : detail::split(v.lora_targets, ','))
-      if (name != "all-linear" && std::find(projection_names.begin(), projection_names.begin() + 7, name) ==
-                                      projection_names.begin() + 7) {
-        fail(errors, "lora_targets", "unknown module " + quoted(name) +
-                                         "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
-        break;
-      }
-  }
-  if (v.finetune == "qlora" && explicit_values.contains("weights_dtype") && v.weights_dtype != "nf4")
-    fail(errors, "weights_dtype", "QLoRA stores the base in nf4; got " + quoted(v.weights_dtype));
+void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
+  if (!r.adapters()) return;
+  const auto named = projection_names.begin() + 7;  // the projections a user can name (model.hpp)
+  for (auto name : detail::split(r.values.lora_targets, ','))
+    if (name != "all-linear" && std::find(projection_names.begin(), named, name) == named) {
+      fail(errors, "lora_targets", "unknown module " + quoted(name) +
+                                       "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
+      return;
+    }
 }
 
 // Checks that need the model: the first problem only.
@@ -240,14 +243,13 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   detail::apply_layer(explicit_values, values, errors, "");
   values.model = model_id;
   apply_gpu_preset(explicit_values, values, errors);
-  if (values.finetune == "qlora") values.weights_dtype = "nf4";
-  if (errors.empty()) {
-    check_architecture(values, errors);
-    check_parallelism(values, errors);
-    check_finetune(values, explicit_values, errors);
-  }
   if (!errors.empty()) return errors;
-  run_spec r = make_spec(std::move(values));
+  run_spec r = parse_choices(std::move(values));
+  check_architecture(r.values, errors);
+  check_parallelism(r, errors);
+  check_lora_targets(r, errors);
+  if (!errors.empty()) return errors;
+  build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);
   return r;
 }
