@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "llm_memory/presets.hpp"
+#include "profiles.hpp"
 #include "settings_apply.hpp"
 #include "text.hpp"
 
@@ -232,18 +233,35 @@ void apply_gpu_preset(const settings& explicit_values, setting_values& values, s
   }
 }
 
-}  // namespace
-
-result<run_spec> resolve(const settings& explicit_values, const settings& config) {
-  std::vector<error> errors;
-  setting_values values = detail::default_values();
+// base <- model preset <- config.json <- explicit values, then the GPU preset's memory.
+setting_values layered(const setting_values& base, const settings& explicit_values, const settings& config,
+                       std::vector<error>& errors) {
+  setting_values values = base;
   apply_model_preset(explicit_values, values, errors);
   const std::string model_id = values.model;
   detail::apply_layer(config, values, errors, " (from config.json)");
   detail::apply_layer(explicit_values, values, errors, "");
   values.model = model_id;
   apply_gpu_preset(explicit_values, values, errors);
+  return values;
+}
+
+}  // namespace
+
+result<run_spec> resolve(const settings& explicit_values, const settings& config) {
+  std::vector<error> errors;
+  setting_values values = layered(detail::default_values(), explicit_values, config, errors);
   if (!errors.empty()) return errors;
+  // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
+  const settings profile = choice<run_mode>(mode_names, values.mode) == run_mode::train
+                               ? detail::framework_profile(values)
+                               : detail::runtime_profile(values);
+  if (!profile.empty()) {
+    setting_values base = detail::default_values();
+    detail::apply_layer(profile, base, errors, " (from the profile)");
+    values = layered(base, explicit_values, config, errors);
+    if (!errors.empty()) return errors;
+  }
   run_spec r = parse_choices(std::move(values));
   check_architecture(r.values, errors);
   check_parallelism(r, errors);
