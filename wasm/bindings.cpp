@@ -62,14 +62,27 @@ std::string solve_json(const val& explicit_values, const val& config) {
   return r.ok() ? solve_to_json(r.value()) : errors_to_json(r.errors());
 }
 
-// {"ok": true, "settings": {key: text}} or the errors object.
-std::string parse_config_json(const std::string& text) {
-  const auto r = parse_config(text);
-  if (!r.ok()) return errors_to_json(r.errors());
+// {"ok": true, "settings": {key: text}} (keys sorted, as `settings` holds them): the answer of parse_config
+// and resolve.
+std::string settings_json(const settings& values) {
   nlohmann::ordered_json fields = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : r.value()) fields[key] = value;
+  for (const auto& [key, value] : values) fields[key] = value;
   return nlohmann::ordered_json{{"ok", true}, {"settings", fields}}.dump(2, ' ', false,
                                                                           nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
+std::string parse_config_json(const std::string& text) {
+  const auto r = parse_config(text);
+  return r.ok() ? settings_json(r.value()) : errors_to_json(r.errors());
+}
+
+// resolve(settings, config?): every setting resolved and checked, as text ({"ok": true, "settings"}), or the
+// errors object; how the page checks a link without rendering an estimate. estimate() is the one call that
+// runs every check (resolve() leaves the cross-setting limits to it), so it answers for now.
+std::string resolve_json(const val& explicit_values, const val& config) {
+  const auto r = estimate(settings_from(explicit_values), settings_from(config));
+  return r.ok() ? settings_json(to_settings(r.value().settings)) : errors_to_json(r.errors());
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -142,6 +155,7 @@ std::string list_gpus() { return gpus_json(); }
 
 EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("estimate", &estimate_json);
+  emscripten::function("resolve", &resolve_json);
   emscripten::function("advise", &advise_json);
   emscripten::function("solve", &solve_json);
   emscripten::function("settings_schema", &settings_schema);

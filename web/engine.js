@@ -46,6 +46,18 @@ export class Engine {
     return result;
   }
 
+  /**
+   * Every setting resolved and checked, as text ({ok: true, settings}), or {ok: false, errors}: one call
+   * tells whether the inputs estimate, without the estimate itself.
+   */
+  resolve(inputs) {
+    // A recent estimate of the same inputs answers too: its settings are the resolved ones, its errors
+    // resolve's (the edit that estimated its inputs then asks whether each changed key matters).
+    const known = this.#recent.get(JSON.stringify(inputs));
+    if (known === undefined) return this.#api.resolve(inputs);
+    return known.ok ? { ok: true, settings: known.settings } : known;
+  }
+
   solve(inputs) {
     return this.#api.solve(inputs);
   }
@@ -65,7 +77,7 @@ export class Engine {
   }
 
   /**
-   * Drops overrides until the inputs estimate: first those the errors name, then (when an error names a
+   * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.
    * Returns {overrides, problems} with one problem per dropped key.
    */
@@ -73,7 +85,7 @@ export class Engine {
     const kept = { ...overrides };
     const problems = [];
     for (;;) {
-      const result = this.estimate({ ...defaults, ...kept });
+      const result = this.resolve({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
@@ -93,8 +105,8 @@ export class Engine {
   overrideMatters(defaults, overrides, key) {
     const without = { ...overrides };
     delete without[key];
-    const with_it = this.estimate({ ...defaults, ...overrides });
-    const base = this.estimate({ ...defaults, ...without });
+    const with_it = this.resolve({ ...defaults, ...overrides });
+    const base = this.resolve({ ...defaults, ...without });
     if (!with_it.ok || !base.ok) return true;
     return with_it.settings[key] !== base.settings[key];
   }
