@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The page: it holds the one state object and the page's own parts (the URL, the notice, the units toggle,
-// the config drop, the copy-link button, the embed dialog); the wiring it shares with <llm-memory> (engine,
+// the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with <llm-memory> (engine,
 // results, answers, pickers and form) is the controller's (controller.js, docs/web.md). Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, sharedEngine } from "./controller.js";
@@ -8,6 +8,7 @@ import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
 import { Notice } from "./ui/notice.js";
+import { renderSolver } from "./ui/solver.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,12 +21,12 @@ class App {
     this.engine = engine;
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
-      solver: $("solver"), advice: $("knobs"), heatmap: $("heatmap"),
+      advice: $("knobs"), heatmap: $("heatmap"),
     }, (changes, options) => this.edit(changes, options));
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
-    const clean = this.view.sanitise(overrides);
+    const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
     this.last = null;
@@ -131,6 +132,8 @@ class App {
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
       this.models?.load();
+      const units = estimate.settings.units;
+      renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
       // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
       // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
       this.view.renderAnswers(inputs, estimate);

@@ -3,8 +3,8 @@
 // engine, the page defaults under the user's settings, the results drawn into the views each host gives, and
 // the controls' events turned into changes. Each host keeps what is its own, and applies a change its own
 // way: the page through its state and URL, the widget through its attributes.
-//   host's settings -> sanitise -> estimate -> renderResults (summary, bar, table)
-//                                           -> renderAnswers (solver, advice, heatmap)
+//   host's settings -> check (sanitise, estimate) -> renderResults (summary, bar, table)
+//                                           -> renderAnswers (advice, heatmap)
 //   controls' events -> edit(changes) -> the host
 import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
@@ -14,7 +14,6 @@ import { renderKnobs } from "./ui/knobs.js";
 import { ModelPicker } from "./ui/model-picker.js";
 import { renderResultsTable, renderSummary } from "./ui/results-table.js";
 import { SettingsForm } from "./ui/settings-form.js";
-import { renderSolver } from "./ui/solver.js";
 import { renderStackedBar } from "./ui/stacked-bar.js";
 
 let engine_promise = null;
@@ -29,7 +28,7 @@ export class Controller {
 
   /**
    * `views`: the containers the results are drawn into, each optional: summary, bar, table (renderResults),
-   * solver, advice (the knob table), heatmap (renderAnswers).
+   * advice (the knob table), heatmap (renderAnswers). The solver is the page's own (app.js).
    * `edit(changes, {clear})`: applies `changes` (key -> text; null drops the setting) after dropping the
    * settings in `clear`, the host's way; the controls and the Apply buttons call it.
    */
@@ -48,9 +47,15 @@ export class Controller {
     return { ...PAGE_DEFAULTS, ...overrides };
   }
 
-  /** `overrides` less those that do not resolve: {overrides, problems} (Engine.sanitise). */
-  sanitise(overrides) {
-    return this.engine.sanitise(PAGE_DEFAULTS, overrides);
+  /**
+   * `overrides` less those that do not resolve (Engine.sanitise), and the estimate of the rest:
+   * {overrides, problems, estimate}. The settings as given are estimated first: when they are valid (the
+   * usual link or widget) that estimate answers the check too, so it costs one estimate, as drawing them does.
+   */
+  check(overrides) {
+    this.estimate(overrides);
+    const clean = this.engine.sanitise(PAGE_DEFAULTS, overrides);
+    return { ...clean, estimate: this.estimate(clean.overrides) };
   }
 
   /** The estimate for `overrides` over the page defaults, or {ok: false, errors}. */
@@ -84,17 +89,15 @@ export class Controller {
   }
 
   /**
-   * The answers that take several estimates: the solver, the knob table and the heatmap, for `show` as in
-   * renderResults. `allowed`: the keys the reader may change (an Apply button only for answers that move no
-   * other setting; none when empty); undefined allows every key.
+   * The answers that take several estimates: the knob table and the heatmap, for `show` as in renderResults.
+   * `allowed`: the keys the reader may change (an Apply button only for knobs that move no other setting; none
+   * when empty); undefined allows every key.
    */
   renderAnswers(inputs, estimate, { show = null, allowed } = {}) {
     const units = estimate.settings.units;
     const onApply = allowed?.size === 0 ? undefined : (delta) => this.edit(delta);
-    const { solver, advice } = this.views;
-    if (solver) renderSolver(solver, this.engine.solve(inputs), { units, current: estimate.settings, onApply });
     if (this.#shows("advice", show)) this.#renderAdvice(inputs, estimate, { units, onApply, allowed });
-    else advice?.replaceChildren();
+    else this.views.advice?.replaceChildren();
     if (this.#shows("heatmap", show)) {
       this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
     }

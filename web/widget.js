@@ -223,9 +223,8 @@ export class LlmMemoryElement extends HTMLElement {
   #render() {
     const view = this.#view;
     const attributes = this.settings;
-    const { overrides, problems } = view.sanitise(attributes);
+    const { overrides, problems, estimate } = view.check(attributes);
     const inputs = view.inputs(overrides);
-    const estimate = view.estimate(overrides);
     const notes = this.#unknownAttributes();
     if (estimate.ok) {
       for (const problem of problems) {
