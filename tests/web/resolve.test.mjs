@@ -127,3 +127,51 @@ test("after an estimate of the same inputs, overrideMatters asks the core only f
   const bad = engine.estimate({ ...PAGE_DEFAULTS, batch: "0" });
   assert.equal(engine.resolve({ ...PAGE_DEFAULTS, batch: "0" }), bad);
 });
+
+// The previous behaviour, on estimate() (web/engine.js at commit 699c77d), as the reference: the same overrides
+// and problems for every pinned link of url-fixtures.json, and for each with bad or inconsistent values added.
+function sanitiseByEstimate(defaults, overrides) {
+  const kept = { ...overrides };
+  const problems = [];
+  for (;;) {
+    const result = api.estimate({ ...defaults, ...kept });
+    if (result.ok) return { overrides: kept, problems };
+    const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
+    const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
+    if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
+    for (const e of drop) {
+      if (!Object.hasOwn(kept, e.setting)) continue;
+      problems.push({ key: e.setting, message: `${e.setting}: ${e.message}; ignored` });
+      delete kept[e.setting];
+    }
+  }
+}
+
+function overrideMattersByEstimate(defaults, overrides, key) {
+  const without = { ...overrides };
+  delete without[key];
+  const with_it = api.estimate({ ...defaults, ...overrides });
+  const base = api.estimate({ ...defaults, ...without });
+  if (!with_it.ok || !base.ok) return true;
+  return with_it.settings[key] !== base.settings[key];
+}
+
+test("sanitise and overrideMatters give what their estimate-based versions gave, link by link", async () => {
+  const { readFileSync } = await import("node:fs");
+  const fixtures = JSON.parse(readFileSync(join(root, "tests/web/url-fixtures.json"), "utf8"));
+  const spoilers = [{}, { batch: "0" }, { tp: "3" }, { hidden_size: "100" }, { seq: "x", mode: "inference" },
+                    { model: "", gpu: "" }, { devices: "3", pp: "2" }, { unknown_knob: "1" }];
+  const { engine } = countingEngine();
+  let cases = 0;
+  for (const link of fixtures.links) {
+    for (const spoiler of spoilers) {
+      const overrides = { ...link.state, ...spoiler };
+      assert.deepEqual(engine.sanitise(PAGE_DEFAULTS, overrides), sanitiseByEstimate(PAGE_DEFAULTS, overrides), `${link.name} + ${JSON.stringify(spoiler)}`);
+      for (const key of Object.keys(overrides)) {
+        assert.equal(engine.overrideMatters(PAGE_DEFAULTS, overrides, key), overrideMattersByEstimate(PAGE_DEFAULTS, overrides, key), `${link.name} + ${JSON.stringify(spoiler)}: ${key}`);
+      }
+      cases++;
+    }
+  }
+  assert.ok(cases >= 8 * 5, `only ${cases} cases`);
+});
