@@ -5,11 +5,29 @@
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { load } from "./llm-memory.js";
 
+/** How many recent answers each cache keeps. */
+const RECENT = 8;
+
+/** `compute()`'s answer for `key`, kept among the RECENT latest of `cache` (a Map, oldest first). */
+function recall(cache, key, compute) {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size >= RECENT) cache.delete(cache.keys().next().value);
+  } else {
+    cache.delete(key);
+  }
+  cache.set(key, value);
+  return value;
+}
+
 export class Engine {
   #api;
   /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
       that follows ask for the same few inputs. */
   #recent = new Map();
+  /** Recent resolves, likewise: each edit asks whether its key matters against the same inputs without it. */
+  #resolved = new Map();
   #models;
   #gpus;
 
@@ -34,16 +52,7 @@ export class Engine {
 
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
   estimate(inputs) {
-    const key = JSON.stringify(inputs);
-    let result = this.#recent.get(key);
-    if (result === undefined) {
-      result = this.#api.estimate(inputs);
-      if (this.#recent.size >= 8) this.#recent.delete(this.#recent.keys().next().value);
-    } else {
-      this.#recent.delete(key);
-    }
-    this.#recent.set(key, result);
-    return result;
+    return recall(this.#recent, JSON.stringify(inputs), () => this.#api.estimate(inputs));
   }
 
   /**
@@ -51,11 +60,14 @@ export class Engine {
    * tells whether the inputs estimate, without the estimate itself.
    */
   resolve(inputs) {
-    // A recent estimate of the same inputs answers too: its settings are the resolved ones, its errors
-    // resolve's (the edit that estimated its inputs then asks whether each changed key matters).
-    const known = this.#recent.get(JSON.stringify(inputs));
-    if (known === undefined) return this.#api.resolve(inputs);
-    return known.ok ? { ok: true, settings: known.settings } : known;
+    const key = JSON.stringify(inputs);
+    return recall(this.#resolved, key, () => {
+      // A recent estimate of the same inputs answers too: its settings are the resolved ones, its errors
+      // resolve's (the edit that estimated its inputs then asks whether each changed key matters).
+      const known = this.#recent.get(key);
+      if (known === undefined) return this.#api.resolve(inputs);
+      return known.ok ? { ok: true, settings: known.settings } : known;
+    });
   }
 
   solve(inputs) {

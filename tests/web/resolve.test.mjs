@@ -112,8 +112,9 @@ test("overrideMatters: false only when the inputs without the override resolve t
   assert.equal(engine.overrideMatters(PAGE_DEFAULTS, { model: "" }, "model"), true);
   // Invalid inputs: the override is kept (it "matters"), as before.
   assert.equal(engine.overrideMatters(PAGE_DEFAULTS, { batch: "0" }, "batch"), true);
+  // Seven questions over six distinct inputs (gpu=h100-80gb is the page default): one resolve each, no estimate.
   assert.equal(calls.estimate, undefined);
-  assert.equal(calls.resolve, 12);
+  assert.equal(calls.resolve, 6);
 });
 
 test("after an estimate of the same inputs, overrideMatters asks the core only for the inputs without the key", () => {
@@ -126,6 +127,19 @@ test("after an estimate of the same inputs, overrideMatters asks the core only f
   assert.equal(engine.resolve({ ...PAGE_DEFAULTS, ...overrides }).settings, estimate.settings);
   const bad = engine.estimate({ ...PAGE_DEFAULTS, batch: "0" });
   assert.equal(engine.resolve({ ...PAGE_DEFAULTS, batch: "0" }), bad);
+});
+
+test("an edit as the page makes it (estimate, does the key matter, render) costs the core one estimate", () => {
+  const { engine, calls } = countingEngine();
+  for (let batch = 2; batch <= 11; batch++) {
+    const next = { seq: "4096", batch: String(batch) };
+    assert.equal(engine.estimate({ ...PAGE_DEFAULTS, ...next }).ok, true);
+    assert.equal(engine.overrideMatters(PAGE_DEFAULTS, next, "batch"), true);
+    assert.equal(engine.estimate({ ...PAGE_DEFAULTS, ...next }).settings.batch, String(batch));
+  }
+  // Ten edits: ten estimates; the inputs without batch resolve once.
+  assert.equal(calls.estimate, 10);
+  assert.equal(calls.resolve, 1);
 });
 
 // The previous behaviour, on estimate() (web/engine.js at commit 699c77d), as the reference: the same overrides
