@@ -89,36 +89,27 @@ export class Controller {
   }
 
   /**
-   * The answers that take several estimates: the knob table and the heatmap, for `show` as in renderResults.
-   * `allowed`: the keys the reader may change (an Apply button only for knobs that move no other setting; none
-   * when empty); undefined allows every key.
+   * The answers that take several estimates: the knob table (with Apply buttons that edit, unless `apply` is
+   * false) and the heatmap, for `show` as in renderResults. Returns the advice drawn (or null).
    */
-  renderAnswers(inputs, estimate, { show = null, allowed } = {}) {
+  renderAnswers(inputs, estimate, { show = null, apply = true } = {}) {
     const units = estimate.settings.units;
-    const onApply = allowed?.size === 0 ? undefined : (delta) => this.edit(delta);
-    if (this.#shows("advice", show)) this.#renderAdvice(inputs, estimate, { units, onApply, allowed });
-    else this.views.advice?.replaceChildren();
+    let advice = null;
+    if (this.#shows("advice", show)) {
+      advice = this.engine.advise(inputs);
+      const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
+      renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta) => this.edit(delta) : undefined });
+    } else {
+      this.views.advice?.replaceChildren();
+    }
     if (this.#shows("heatmap", show)) {
       this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
     }
+    return advice;
   }
 
   #shows(name, show) {
     return Boolean(this.views[name]) && (show === null || show.has(name));
-  }
-
-  #renderAdvice(inputs, estimate, { units, onApply, allowed }) {
-    const container = this.views.advice;
-    const advice = this.engine.advise(inputs);
-    const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
-    renderKnobs(container, advice, { units, bucketLabels: labels, onApply });
-    if (!onApply || !allowed || !advice.ok) return;
-    for (const knob of advice.knobs) {
-      if (Object.keys(knob.delta).every((key) => allowed.has(key))) continue;
-      for (const row of container.querySelectorAll("tr[data-knob]")) {
-        if (row.dataset.knob === knob.id) row.querySelector("button")?.remove();
-      }
-    }
   }
 
   /** The model picker in `container`; `models` the presets or a function giving them (ModelPicker). */

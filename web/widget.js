@@ -247,7 +247,9 @@ export class LlmMemoryElement extends HTMLElement {
     this.#parts.summary.hidden = this.compact;
     for (const name of SHOW_PARTS) this.#parts[name].hidden = !show.has(name);
     view.renderResults(estimate, show)?.setAttribute("part", "results-table");
-    view.renderAnswers(inputs, estimate, { show, allowed: new Set(this.controls) });
+    const allowed = new Set(this.controls);
+    const advice = view.renderAnswers(inputs, estimate, { show, apply: allowed.size > 0 });
+    if (advice?.ok && allowed.size) this.#limitApply(advice, allowed);
     this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");
 
     this.#resolve_ready(estimate);
@@ -255,6 +257,16 @@ export class LlmMemoryElement extends HTMLElement {
       bubbles: true,
       detail: { estimate, settings: { ...estimate.settings }, problems: notes },
     }));
+  }
+
+  /** A knob keeps its Apply button only when the reader may change every setting it moves. */
+  #limitApply(advice, allowed) {
+    for (const knob of advice.knobs) {
+      if (Object.keys(knob.delta).every((key) => allowed.has(key))) continue;
+      for (const row of this.#parts.advice.querySelectorAll("tr[data-knob]")) {
+        if (row.dataset.knob === knob.id) row.querySelector("button")?.remove();
+      }
+    }
   }
 
   /** Builds the reader's controls when `controls` changes, and shows the current values in them. */
