@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The page: it holds the one state object and the page's own parts (the URL, the notice, the units toggle,
-// the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with <llm-memory> (engine,
-// results, answers, pickers and form) is the controller's (controller.js, docs/web.md). Data flows one way:
+// the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with
+// <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
+// Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, sharedEngine } from "./controller.js";
 import { PageState, readQuery, syncUrl } from "./state.js";
