@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The wiring the page (app.js) and <llm-memory> (widget.js) share (docs/web.md, "Controller"): the one
-// engine, the page defaults under the user's settings, the results drawn into the views each host gives, and
-// the controls' events turned into changes. Each host keeps what is its own, and applies a change its own
-// way: the page through its state and URL, the widget through its attributes.
-//   host's settings -> check (sanitise, estimate) -> renderResults (summary, bar, table)
-//                                           -> renderAnswers (advice, heatmap)
-//   controls' events -> edit(changes) -> the host
+// The wiring the page (app.js) and <llm-memory> (widget.js) share (docs/web.md, "How the page is
+// organised"): the one engine, the page defaults under the user's settings, the results drawn into the views
+// each host gives, and the controls' events turned into changes. Each host keeps what is its own, and applies
+// a change its own way: the page through its state and URL, the widget through its attributes.
+//   host's settings -> check (estimate, sanitise) -> renderResults (summary, bar, table)
+//                                                 -> renderAnswers (knob table, heatmap)
+//   controls' events, Apply buttons -> edit(changes) -> the host
 import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
