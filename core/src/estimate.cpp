@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "llm_memory/presets.hpp"
+#include "byte_limit.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -680,7 +681,9 @@ result<estimate_result> estimate(const settings& explicit_values, const settings
   if (s.mode == "train" && s.finetune == "full" && !is_float_format(s.weights_dtype))
     return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + s.weights_dtype +
                                       "\"; use finetune=lora or qlora for a quantised base"};
-  return estimate(s);
+  estimate_result r = estimate(s);
+  if (auto refused = detail::beyond_exact_bytes(r)) return *refused;
+  return r;
 }
 
 }  // namespace llm_memory
