@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <array>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
