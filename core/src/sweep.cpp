@@ -10,9 +10,6 @@
 #include <map>
 #include <utility>
 
-#include "byte_limit.hpp"
-#include "text.hpp"
-
 #if defined(__x86_64__) || defined(__i386__)
 #define LLM_MEMORY_X86 1
 #endif
@@ -437,20 +434,6 @@ std::optional<error> grid_size_error(std::size_t batch_values, std::size_t seq_v
                "the grid of " + std::to_string(batch_values) + " batch x " + std::to_string(seq_values) +
                    " seq values has " + std::to_string(batch_values * seq_values) + " cells, more than " +
                    std::to_string(max_sweep_cells) + "; give fewer steps (a:b:n)"};
-}
-
-std::optional<error> grid_bytes_error(const sweep_grid& g) {
-  if (g.batch.empty() || g.seq.empty()) return std::nullopt;
-  // total = fixed + b x per_sequence(s) grows with b: the last row holds every column's largest value.
-  const auto last_row = g.total.end() - static_cast<std::ptrdiff_t>(g.seq.size());
-  const auto largest = std::max_element(last_row, g.total.end());
-  if (*largest <= detail::max_exact_bytes) return std::nullopt;
-  const char* axis = *last_row > detail::max_exact_bytes ? "batch" : "seq";
-  return error{axis, "the grid reaches " + detail::format_number(*largest) + " bytes per device at batch " +
-                         detail::format_number(g.batch.back()) + ", seq " +
-                         detail::format_number(g.seq[static_cast<std::size_t>(largest - last_row)]) +
-                         ", past 2^53 = 9007199254740992, where byte counts stop being exact; lower the " + axis +
-                         " range"};
 }
 
 }  // namespace llm_memory

@@ -103,10 +103,6 @@ inline constexpr std::size_t max_sweep_cells = std::size_t{1} << 20;
 /// An error naming the longer axis (batch on a tie) when batch_values x seq_values passes max_sweep_cells.
 [[nodiscard]] std::optional<error> grid_size_error(std::size_t batch_values, std::size_t seq_values);
 
-/// An error when a cell of the grid passes 2^53 bytes, where byte counts stop being exact (as estimate() refuses):
-/// naming batch when the largest micro-batch passes it at the shortest sequence, else seq.
-[[nodiscard]] std::optional<error> grid_bytes_error(const sweep_grid& g);
-
 /// An axis of the setting `key` (batch or seq) from text: "a" (one value), "a:b" (a, 2a, 4a, ... while <= b:
 /// powers of two when a is one), or "a:b:n" (n integers evenly spaced from a to b, rounded, duplicates dropped).
 /// Every value is checked against the setting's row; errors name the setting.
