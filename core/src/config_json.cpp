@@ -215,7 +215,7 @@ std::string json_location(char root, std::string_view key, std::size_t entry) {
 std::optional<error> check_json_text(std::string_view text, std::string_view what) {
   if (text.size() > max_json_bytes)
     return error{std::string(what), "is larger than " + std::to_string(max_json_bytes >> 20) + " MiB (" +
-                                        std::to_string(text.size()) + " bytes or more)"};
+                                        std::to_string(text.size()) + " bytes)"};
   std::size_t depth = 0, entry = 0, key_start = 0;
   std::string_view key;
   bool in_string = false, escaped = false;
