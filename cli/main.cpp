@@ -4,9 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,8 @@ constexpr int exit_usage = 2;
 
 struct options {
   settings values;
-  std::string config_path;
-  std::string batch_path;
+  std::optional<std::string> config_path;  ///< --config, when given (an empty path is an error)
+  std::optional<std::string> batch_path;   ///< --batch-json, when given
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -80,6 +81,14 @@ void print_help() {
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
 }
 
+// Every error line goes through here: to_string() escapes control characters, so one problem is one line
+// and a hostile key, value or file name cannot drive the terminal.
+void print_error(const error& e) { fmt::print(stderr, "{}\n", to_string(e)); }
+
+void print_errors(const std::vector<error>& errors) {
+  for (const auto& e : errors) print_error(e);
+}
+
 // Returns false (after printing) on a usage error.
 bool parse_args(int argc, char** argv, options& opt) {
   for (int i = 1; i < argc; ++i) {
@@ -93,7 +102,7 @@ bool parse_args(int argc, char** argv, options& opt) {
     if (arg == "--schema") { opt.schema = true; continue; }
     if (arg == "sweep" && i == 1) { opt.sweep = true; continue; }
     if (!arg.starts_with("--")) {
-      fmt::print(stderr, "llm-memory: unexpected argument \"{}\"; settings are given as --key value\n", arg);
+      print_error({"llm-memory", fmt::format("unexpected argument \"{}\"; settings are given as --key value", arg)});
       return false;
     }
     std::string key = arg.substr(2), value;
@@ -103,18 +112,18 @@ bool parse_args(int argc, char** argv, options& opt) {
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
-      fmt::print(stderr, "{}: missing value after --{}\n", key, key);
+      print_error({key, "missing value after --" + key});
       return false;
     }
     if (key == "config") { opt.config_path = value; continue; }
     if (key == "batch-json") { opt.batch_path = value; continue; }
     if (find_setting(key) == nullptr) {
-      fmt::print(stderr, "{}: unknown setting; see llm-memory --help\n", key);
+      print_error({key, "unknown setting; see llm-memory --help"});
       return false;
     }
     const auto [it, inserted] = opt.values.emplace(key, value);
     if (!inserted && it->second != value) {
-      fmt::print(stderr, "{}: given twice with different values (\"{}\" and \"{}\")\n", key, it->second, value);
+      print_error({key, fmt::format("given twice with different values (\"{}\" and \"{}\")", it->second, value)});
       return false;
     }
   }
@@ -211,16 +220,39 @@ int list_gpus(bool json) {
   return 0;
 }
 
+// The text of a --config or --batch-json file, read in chunks up to max_json_bytes (so /dev/zero or a huge
+// file stops there); errors name the flag.
+result<std::string> read_input_file(const std::string& flag, const std::string& path) {
+  if (path.empty()) return error{flag, "needs a file name, got an empty one"};
+  std::ifstream file(path, std::ios::binary);
+  std::string text;
+  std::array<char, 65536> chunk{};
+  while (file && text.size() <= max_json_bytes) {
+    file.read(chunk.data(), chunk.size());
+    text.append(chunk.data(), static_cast<std::size_t>(file.gcount()));
+  }
+  if (!file.is_open() || file.bad()) return error{flag, fmt::format("cannot read \"{}\"", path)};
+  if (text.size() > max_json_bytes)
+    return error{flag, fmt::format("\"{}\" is larger than {} MiB", path, max_json_bytes >> 20)};
+  return text;
+}
+
 // --batch-json FILE: a JSON array of settings objects in, a JSON array of results out (the --json shape, or
 // {"ok": false, "errors": [...]}), one process for many estimates: scripting, and the native-vs-wasm tests.
 // Values may be strings, numbers or booleans; numbers and booleans are read as their JSON text.
 int batch_json(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  const auto cases = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!file || cases.is_discarded() || !cases.is_array()) {
-    fmt::print(stderr, "batch-json: \"{}\" is not a readable JSON array of settings objects\n", path);
+  const auto text = read_input_file("batch-json", path);
+  if (!text.ok()) {
+    print_errors(text.errors());
+    return exit_usage;
+  }
+  if (const auto refused = check_json_text(text.value(), "batch-json")) {
+    print_error(*refused);
+    return exit_usage;
+  }
+  const auto cases = nlohmann::json::parse(text.value(), nullptr, false);
+  if (cases.is_discarded() || !cases.is_array()) {
+    print_error({"batch-json", fmt::format("\"{}\" is not a JSON array of settings objects", path)});
     return exit_usage;
   }
   fmt::print("[");
@@ -247,7 +279,7 @@ int sweep_command(const settings& values, const settings& config, bool json) {
   if (const auto it = values.find("seq"); it != values.end()) request.seq = it->second;
   const auto run = run_sweep(request);
   if (!run.ok()) {
-    for (const auto& e : run.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    print_errors(run.errors());
     if (json) fmt::print("{}\n", errors_to_json(run.errors()));
     return exit_usage;
   }
@@ -291,20 +323,14 @@ int main(int argc, char** argv) {
   }
   if (opt.list_models) return list_models(opt.json);
   if (opt.list_gpus) return list_gpus(opt.json);
-  if (!opt.batch_path.empty()) return batch_json(opt.batch_path);
+  if (opt.batch_path) return batch_json(*opt.batch_path);
 
   settings config;
-  if (!opt.config_path.empty()) {
-    std::ifstream file(opt.config_path, std::ios::binary);
-    if (!file) {
-      fmt::print(stderr, "config: cannot read \"{}\"\n", opt.config_path);
-      return exit_usage;
-    }
-    std::stringstream text;
-    text << file.rdbuf();
-    auto parsed = parse_config(text.str());
+  if (opt.config_path) {
+    const auto text = read_input_file("config", *opt.config_path);
+    const auto parsed = text.ok() ? parse_config(text.value()) : result<settings>(text.errors());
     if (!parsed.ok()) {
-      for (const auto& e : parsed.errors()) fmt::print(stderr, "{}\n", to_string(e));
+      print_errors(parsed.errors());
       if (opt.json) fmt::print("{}\n", errors_to_json(parsed.errors()));
       return exit_usage;
     }
@@ -313,12 +339,14 @@ int main(int argc, char** argv) {
 
   if (opt.sweep) return sweep_command(opt.values, config, opt.json);
   const auto spec = resolve(opt.values, config);
-  if (!spec.ok()) {
-    for (const auto& e : spec.errors()) fmt::print(stderr, "{}\n", to_string(e));
-    if (opt.json) fmt::print("{}\n", errors_to_json(spec.errors()));
+  const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};
+  const auto refused = spec.ok() ? beyond_exact_bytes(r) : std::nullopt;
+  if (!spec.ok() || refused) {
+    const std::vector<error> errors = refused ? std::vector<error>{*refused} : spec.errors();
+    print_errors(errors);
+    if (opt.json) fmt::print("{}\n", errors_to_json(errors));
     return exit_usage;
   }
-  const estimate_result r = estimate(spec.value());
   const auto solved = opt.solve ? solve(spec.value()) : solve_result{};
   const auto advice = opt.advise ? advise(spec.value(), opt.values, config) : advice_result{};
   if (opt.json) {

@@ -202,9 +202,55 @@ bool read_layer_types(const json& j, reader& r) {
   return true;
 }
 
+// Where a too-deep value sits: the top-level field of an object (the last string at depth 1 before it is its
+// key) or the entry of an array (commas at depth 1 before it).
+std::string json_location(char root, std::string_view key, std::size_t entry) {
+  if (root == '{' && !key.empty()) return "field " + detail::quoted(key);
+  if (root == '[') return "entry " + std::to_string(entry);
+  return "the document";
+}
+
 }  // namespace
 
+std::optional<error> check_json_text(std::string_view text, std::string_view what) {
+  if (text.size() > max_json_bytes)
+    return error{std::string(what), "is larger than " + std::to_string(max_json_bytes >> 20) + " MiB (" +
+                                        std::to_string(text.size()) + " bytes)"};
+  std::size_t depth = 0, entry = 0, key_start = 0;
+  std::string_view key;
+  bool in_string = false, escaped = false;
+  char root = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 1) key = text.substr(key_start, i - key_start);
+      }
+    } else if (c == '"') {
+      in_string = true;
+      key_start = i + 1;
+    } else if (c == ',' && depth == 1) {
+      ++entry;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == '[' || c == '{') {
+      if (root == 0) root = c;
+      if (++depth > max_json_depth)
+        return error{std::string(what), json_location(root, key, entry) + " nests arrays and objects more than " +
+                                            std::to_string(max_json_depth) + " levels deep (byte " +
+                                            std::to_string(i) + ")"};
+    }
+  }
+  return std::nullopt;
+}
+
 result<settings> parse_config(std::string_view json_text) {
+  if (auto refused = check_json_text(json_text, "config.json")) return *refused;
   json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (root.is_discarded()) {
     syntax_error where;

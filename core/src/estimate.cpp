@@ -679,7 +679,9 @@ estimate_result estimate(const run_spec& spec) {
 result<estimate_result> estimate(const settings& explicit_values, const settings& config) {
   auto spec = resolve(explicit_values, config);
   if (!spec.ok()) return spec.errors();
-  return estimate(spec.value());
+  estimate_result r = estimate(spec.value());
+  if (auto refused = beyond_exact_bytes(r)) return *refused;
+  return r;
 }
 
 }  // namespace llm_memory

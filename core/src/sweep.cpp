@@ -410,6 +410,8 @@ result<sweep_run> run_sweep(const sweep_request& request) {
     if (axis.ok()) axes[k] = std::move(axis.value());
     else errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
   }
+  if (errors.empty())
+    if (auto too_big = grid_size_error(axes[0].size(), axes[1].size())) errors.push_back(*too_big);
   settings values = request.values;
   values.erase("batch");
   values.erase("seq");
@@ -442,6 +444,14 @@ result<std::vector<double>> sweep_parallel(const settings& explicit_values, std:
   }
   if (!errors.empty()) return errors;
   return out;
+}
+
+std::optional<error> grid_size_error(std::size_t batch_values, std::size_t seq_values) {
+  if (batch_values * seq_values <= max_sweep_cells) return std::nullopt;
+  return error{batch_values >= seq_values ? "batch" : "seq",
+               "the grid of " + std::to_string(batch_values) + " batch x " + std::to_string(seq_values) +
+                   " seq values has " + std::to_string(batch_values * seq_values) + " cells, more than " +
+                   std::to_string(max_sweep_cells) + "; give fewer steps (a:b:n)"};
 }
 
 }  // namespace llm_memory

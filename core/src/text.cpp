@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "decimal.hpp"
+#include "llm_memory/result.hpp"
 
 namespace llm_memory::detail {
 
@@ -23,24 +25,70 @@ std::string format_number(double v) {
   return buf;
 }
 
+namespace {
+
+void append_hex(std::string& out, unsigned char u) {
+  char esc[8];
+  std::snprintf(esc, sizeof esc, "\\x%02x", u);
+  out += esc;
+}
+
+// Length of the valid UTF-8 sequence at the start of s (RFC 3629: no overlongs, no surrogates, at most
+// U+10FFFF), or 0 when it is not one.
+std::size_t utf8_length(std::string_view s) {
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char b = at(0);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (b < 0x80) return 1;
+  if (b >= 0xc2 && b <= 0xdf) n = 2;
+  else if (b >= 0xe0 && b <= 0xef) {
+    n = 3;
+    if (b == 0xe0) lo = 0xa0;
+    if (b == 0xed) hi = 0x9f;
+  } else if (b >= 0xf0 && b <= 0xf4) {
+    n = 4;
+    if (b == 0xf0) lo = 0x90;
+    if (b == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || at(1) < lo || at(1) > hi) return 0;
+  for (std::size_t i = 2; i < n; ++i)
+    if (at(i) < 0x80 || at(i) > 0xbf) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    const std::size_t n = utf8_length(text.substr(i));
+    const bool c1 = u == 0xc2 && n == 2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+    const bool control = n == 0 || u < 0x20 || u == 0x7f || c1;
+    const std::size_t step = std::max<std::size_t>(n, 1);
+    for (std::size_t k = 0; k < step; ++k) {
+      if (control) append_hex(out, static_cast<unsigned char>(text[i + k]));
+      else out += text[i + k];
+    }
+    i += step;
+  }
+  return out;
+}
+
 std::string quoted(std::string_view text) {
   constexpr std::size_t max_shown = 40;
-  std::string out = "\"";
+  std::string inner;
   for (char c : text.substr(0, max_shown)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02x", u);
-      out += esc;
-    } else {
-      out += c;
-    }
+    if (c == '"' || c == '\\') inner += '\\';
+    inner += c;
   }
-  if (text.size() > max_shown) out += "...";
-  out += '"';
+  std::string out = "\"";  // built in steps: g++ 12 warns falsely (-Wrestrict) on "\"" + std::string&&
+  out += escape_controls(inner);
+  out += text.size() > max_shown ? "...\"" : "\"";
   return out;
 }
 
@@ -71,3 +119,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 }  // namespace llm_memory::detail
+
+namespace llm_memory {
+
+std::string to_string(const error& e) { return detail::escape_controls(e.setting + ": " + e.message); }
+
+}  // namespace llm_memory

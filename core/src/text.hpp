@@ -10,8 +10,13 @@ namespace llm_memory::detail {
 
 /// Shortest decimal text that reads back as the same double ("1.2", "7000000000", "4.5e+20").
 [[nodiscard]] std::string format_number(double v);
-/// Input text quoted for an error message, cut to a readable length.
+/// Input text quoted for an error message, cut to a readable length; `"` and `\` escaped, then
+/// escape_controls().
 [[nodiscard]] std::string quoted(std::string_view text);
+/// The text with every byte a terminal could act on written as `\xNN`: C0 controls (newline and ESC
+/// included), DEL, the C1 controls U+0080..U+009F (0xC2 0x80..0x9F) and bytes that are not valid UTF-8
+/// (a lone 0x9B is CSI to a Latin-1 terminal). Valid UTF-8 text otherwise passes unchanged; idempotent.
+[[nodiscard]] std::string escape_controls(std::string_view text);
 [[nodiscard]] std::string_view trim(std::string_view s);
 [[nodiscard]] std::string lower(std::string_view s);
 /// Splits "a|b|c" or "a,b,c".

@@ -1,5 +1,13 @@
 # SPDX-License-Identifier: MIT
-# Runs the CLI with ARGS (a ;-list) and checks its exit code and that stderr matches PATTERN.
+# Runs the CLI with ARGS (a ;-list) and checks its exit code, that stderr matches PATTERN and that stderr holds
+# no control character but its line ends (issue 20: errors escape them).
+# DEEP_FILE: first written with DEEP_PREFIX, DEEP_LEVELS nested arrays and DEEP_SUFFIX (deep JSON, made at test
+# time rather than committed).
+if(DEFINED DEEP_FILE)
+  string(REPEAT "[" ${DEEP_LEVELS} open)
+  string(REPEAT "]" ${DEEP_LEVELS} close)
+  file(WRITE "${DEEP_FILE}" "${DEEP_PREFIX}${open}${close}${DEEP_SUFFIX}")
+endif()
 execute_process(COMMAND "${CLI}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL EXIT)
   message(FATAL_ERROR "exit code ${rc}, expected ${EXIT}\nstdout: ${out}\nstderr: ${err}")
@@ -10,6 +18,13 @@ endif()
 if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
   message(FATAL_ERROR "stdout does not match \"${STDOUT}\": ${out}")
 endif()
+foreach(code RANGE 1 31)
+  string(ASCII ${code} control)
+  string(FIND "${err}" "${control}" at)
+  if(NOT code EQUAL 10 AND at GREATER -1)
+    message(FATAL_ERROR "stderr holds control character ${code}: ${err}")
+  endif()
+endforeach()
 string(REGEX MATCHALL "\n" lines "${err}")
 list(LENGTH lines line_count)
 if(EXIT EQUAL 2 AND NOT line_count EQUAL 1)

@@ -190,4 +190,54 @@ TEST(config_json, wrong_types_and_ranges_name_the_setting) {
                         "num_key_value_heads"));
 }
 
+// Issue 20: a value nested 90,000 deep crashed the CLI (nlohmann's dump() recurses once per level while
+// quoting the bad value). check_json_text() refuses such text before any parser sees it.
+std::string nested(std::size_t levels, char open = '[', char close = ']') {
+  if (open == '{') {  // {"a":{"a":...{}...}}: levels objects
+    std::string text;
+    for (std::size_t i = 1; i < levels; ++i) text += "{\"a\":";
+    return text + "{}" + std::string(levels - 1, '}');
+  }
+  return std::string(levels, open) + std::string(levels, close);
+}
+
+TEST(config_json, deep_nesting_is_refused_naming_the_field) {
+  const std::string rest = R"(, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})";
+  for (const std::size_t levels : {std::size_t{100000}, max_json_depth}) {  // the document is one level more
+    const auto r = parse_config(R"({"hidden_size": )" + nested(levels) + rest);
+    EXPECT_TRUE(has_error(r, "config.json", "field \"hidden_size\" nests arrays and objects more than 64 levels"))
+        << levels;
+  }
+  const auto objects = parse_config(R"({"rope_scaling": )" + nested(100000, '{') + rest);
+  EXPECT_TRUE(has_error(objects, "config.json", "field \"rope_scaling\""));
+  // A later field is named, past string values that hold brackets, quotes and backslashes.
+  const auto later = parse_config(R"({"name": "[[{\"[\\", "hidden_size": 64, "x": )" + nested(70) + rest);
+  EXPECT_TRUE(has_error(later, "config.json", "field \"x\""));
+  EXPECT_TRUE(has_error(parse_config(nested(100000)), "config.json", "entry 0"));
+  EXPECT_TRUE(has_error(parse_config(std::string(100000, '{')), "config.json", "more than 64 levels"));
+}
+
+TEST(config_json, nesting_up_to_the_limit_and_brackets_in_strings_are_read) {
+  // 63 levels under the document's own: the nesting is accepted, and hidden_size's type is the problem.
+  const std::string rest = R"(, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})";
+  const auto at_limit = parse_config(R"({"hidden_size": )" + nested(max_json_depth - 1) + rest);
+  EXPECT_TRUE(has_error(at_limit, "hidden_size", "whole number"));
+  EXPECT_FALSE(has_error(at_limit, "config.json"));
+  const auto in_string = parse_config(R"({"name": ")" + std::string(1000, '[') + R"(\"", "hidden_size": 64)" + rest);
+  EXPECT_TRUE(in_string.ok());
+}
+
+TEST(config_json, documents_over_the_size_limit_are_refused) {
+  const std::string head = R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "pad": ")";
+  const auto document = [&](std::size_t size) {  // a valid config.json of exactly `size` bytes
+    std::string text = head;
+    text.append(size - head.size() - 2, 'x');
+    text += "\"}";
+    return text;
+  };
+  ASSERT_EQ(document(max_json_bytes).size(), max_json_bytes);
+  EXPECT_TRUE(parse_config(document(max_json_bytes)).ok());
+  EXPECT_TRUE(has_error(parse_config(document(max_json_bytes + 1)), "config.json", "larger than 16 MiB"));
+}
+
 }  // namespace

@@ -194,3 +194,13 @@ TEST(sweep, axis_syntax) {
     EXPECT_EQ(r.errors()[0].setting, "batch") << bad;
   }
 }
+
+// Issue 20: a grid past 2^20 cells took 11-17 s to compute and print; the longer axis is named.
+TEST(sweep, grid_size_is_bounded_naming_the_longer_axis) {
+  EXPECT_FALSE(grid_size_error(1024, 1024).has_value());
+  EXPECT_FALSE(grid_size_error(4096, 256).has_value());
+  ASSERT_TRUE(grid_size_error(1025, 1024).has_value());
+  EXPECT_EQ(grid_size_error(1025, 1024)->setting, "batch");
+  EXPECT_EQ(grid_size_error(4096, 4096)->setting, "batch");
+  EXPECT_EQ(grid_size_error(1024, 1025)->setting, "seq");
+}

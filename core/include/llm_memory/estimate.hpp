@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,7 +63,16 @@ struct estimate_result {
 /// estimate() reports the larger; the sweep (sweep.hpp) lowers each one separately.
 [[nodiscard]] std::vector<estimate_result> estimate_stages(const run_spec& spec);
 
-/// Resolves (resolve.hpp) then estimates; errors name the setting.
+/// 2^53 bytes (about 9 PB per device): every whole number up to it is an exact double, so JSON, JavaScript and
+/// the table carry each byte count exactly. The settings' ranges alone allow far more (batch 10^7 x seq 10^8).
+inline constexpr double max_exact_bytes = 9007199254740992.0;
+
+/// An error when the total or the offloaded bytes of `r` pass max_exact_bytes, naming the setting that drives
+/// the largest bucket: batch (or seq at batch 1) for activations and the KV cache, else params or hidden_size.
+/// resolve() cannot know this before estimating; every front end refuses such an estimate.
+[[nodiscard]] std::optional<error> beyond_exact_bytes(const estimate_result& r);
+
+/// Resolves (resolve.hpp) then estimates; errors name the setting, beyond_exact_bytes included.
 [[nodiscard]] result<estimate_result> estimate(const settings& explicit_values, const settings& config = {});
 
 }  // namespace llm_memory

@@ -15,8 +15,10 @@ struct error {
   std::string message;  ///< what is wrong and what is accepted, e.g. `must be an integer >= 1, got "0"`
 };
 
-/// "batch: must be an integer >= 1, got "0"" — the one-line form shown by the CLI and the page.
-[[nodiscard]] inline std::string to_string(const error& e) { return e.setting + ": " + e.message; }
+/// "batch: must be an integer >= 1, got "0"" — the one-line form shown by the CLI and the page. Control
+/// characters and bytes that are not UTF-8 (from a key or a file name) come out as `\xNN`, so the line is
+/// one line and cannot drive a terminal (core/src/text.cpp escape_controls).
+[[nodiscard]] std::string to_string(const error& e);
 
 /// Either a value or a non-empty list of errors.
 template <class T>

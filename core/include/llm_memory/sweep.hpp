@@ -7,7 +7,9 @@
 // The coefficients are read off estimate() itself (no formula is duplicated); see docs/sweep.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -112,6 +114,12 @@ struct sweep_run {
 
 /// Most values one axis may have.
 inline constexpr std::size_t max_axis_values = 4096;
+/// Most cells a grid may have: 2^20 (1024 x 1024) computes and prints in about a second (docs/sweep.md); 4096 x
+/// 4096 took 11 s as a table and 17 s as JSON.
+inline constexpr std::size_t max_sweep_cells = std::size_t{1} << 20;
+
+/// An error naming the longer axis (batch on a tie) when batch_values x seq_values passes max_sweep_cells.
+[[nodiscard]] std::optional<error> grid_size_error(std::size_t batch_values, std::size_t seq_values);
 
 /// An axis of the setting `key` (batch or seq) from text: "a" (one value), "a:b" (a, 2a, 4a, ... while <= b:
 /// powers of two when a is one), or "a:b:n" (n integers evenly spaced from a to b, rounded, duplicates dropped).
