@@ -32,12 +32,27 @@ export class Engine {
     return (this.#models ??= this.#api.listModels());
   }
 
+  /**
+   * Runs one core call. The API answers bad input with errors, never exceptions; a call that throws all the
+   * same (the browser ran out of stack or memory) becomes {ok: false, failed: true, errors}, so the page shows
+   * the failure instead of keeping the numbers of an earlier call (docs/robustness.md).
+   */
+  #call(compute) {
+    try {
+      return compute(this.#api);
+    } catch (error) {
+      const message = `the calculation failed (${String(error?.message ?? "unknown error").slice(0, 200)}); reload the page if it persists`;
+      return { ok: false, failed: true, errors: [{ setting: "calculator", message }] };
+    }
+  }
+
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
   estimate(inputs) {
     const key = JSON.stringify(inputs);
     let result = this.#recent.get(key);
     if (result === undefined) {
-      result = this.#api.estimate(inputs);
+      result = this.#call((api) => api.estimate(inputs));
+      if (result.failed) return result;
       if (this.#recent.size >= 8) this.#recent.delete(this.#recent.keys().next().value);
     } else {
       this.#recent.delete(key);
@@ -47,21 +62,21 @@ export class Engine {
   }
 
   solve(inputs) {
-    return this.#api.solve(inputs);
+    return this.#call((api) => api.solve(inputs));
   }
 
   advise(inputs) {
-    return this.#api.advise(inputs);
+    return this.#call((api) => api.advise(inputs));
   }
 
   /** Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors}. */
   sweep(inputs, axes) {
-    return this.#api.sweep(inputs, axes);
+    return this.#call((api) => api.sweep(inputs, axes));
   }
 
   /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
   parseConfig(text) {
-    return this.#api.parseConfig(text);
+    return this.#call((api) => api.parseConfig(text));
   }
 
   /**
@@ -75,6 +90,8 @@ export class Engine {
     for (;;) {
       const result = this.estimate({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
+      // A failed call says nothing about the settings: keep them all.
+      if (result.failed) return { overrides: kept, problems: problems.concat(result.errors.map((e) => ({ key: e.setting, message: e.message }))) };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
       if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
