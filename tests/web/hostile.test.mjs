@@ -102,3 +102,26 @@ test("deeply nested config text many times over leaves the instance usable", () 
   }
   assertPlainEstimateExact();
 });
+
+test("thousands of exceptions thrown inside core calls leave the instance usable (the stack pointer is restored)", () => {
+  // The sweep binding hands its errors to the global JSON.parse from inside wasm: replaced by one that throws,
+  // every call ends in an exception across live wasm frames, whatever the core's own limits. Unrestored, the
+  // lost stack broke every later call after about 3000 of these.
+  const parse = JSON.parse;
+  let thrown = 0;
+  for (let i = 0; i < 4000; ++i) {
+    JSON.parse = () => {
+      throw new Error("hostile JSON.parse");
+    };
+    try {
+      api.sweep({ tp: "0" });
+    } catch (error) {
+      assert.equal(error.message, "hostile JSON.parse");
+      thrown++;
+    } finally {
+      JSON.parse = parse;
+    }
+  }
+  assert.equal(thrown, 4000);
+  assertPlainEstimateExact();
+});
