@@ -92,13 +92,13 @@ BENCHMARK(intrinsics)->Arg(64)->Arg(256)->Arg(1024);
 
 // Lowering: the estimate() probes that read off the coefficients (once per input change).
 void lowering(benchmark::State& state) {
-  const setting_values v = resolve({}).value();
+  const run_spec v = resolve({}).value();
   for (auto _ : state) benchmark::DoNotOptimize(lower(v));
 }
 
 // Everything the page does per input change for a 1024 x 1024 grid: lower, columns, kernel, frontier.
 void whole_sweep_1024(benchmark::State& state) {
-  const setting_values v = resolve({}).value();
+  const run_spec v = resolve({}).value();
   const auto batch = batch_axis(1024), seq = seq_axis(1024);
   for (auto _ : state) benchmark::DoNotOptimize(sweep(lower(v).value(), batch, seq));
 }

@@ -16,6 +16,7 @@
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
@@ -130,14 +131,14 @@ std::string group_digits(double v) {
   return out;
 }
 
-void print_table(const estimate_result& r) {
-  const bool gib = r.settings.units == "GiB";
+void print_table(const run_spec& spec, const estimate_result& r) {
+  const bool gib = spec.units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
   const char* unit_name = gib ? "GiB" : "GB";
   const auto& s = r.settings;
   fmt::print("llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n",
              s.model.empty() ? "custom model" : s.model, s.mode,
-             s.mode == "train" ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
+             spec.train() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
              s.devices == 1 ? "1 device" : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices,
                                                         r.data_parallel, s.tp, s.pp, s.zero),
              s.batch, s.seq);
@@ -173,8 +174,8 @@ void print_solve(const solve_result& s) {
   for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) fmt::print("  {:<12} {}\n", a->key, a->message);
 }
 
-void print_advice(const advice_result& a, const std::string& units) {
-  const bool gib = units == "GiB";
+void print_advice(const advice_result& a, display_units units) {
+  const bool gib = units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
   fmt::print("\nadvice (each knob moved one step, re-estimated; by bytes saved):\n");
   fmt::print("  {:<56} {:>12} {:>12} {:<12} {}\n", "knob", fmt::format("saved {}", gib ? "GiB" : "GB"),
@@ -240,53 +241,33 @@ int batch_json(const std::string& path) {
 }
 
 // `llm-memory sweep`: the --batch and --seq values are axes (sweep.hpp parse_axis); every other flag is a setting.
-int run_sweep(settings values, const settings& config, bool json) {
-  std::vector<error> errors;
-  std::vector<double> axes[2];
-  const char* keys[2] = {"batch", "seq"};
-  const char* defaults[2] = {"1:256", "256:131072"};
-  for (int k = 0; k < 2; ++k) {
-    const auto given = values.find(keys[k]);
-    auto axis = parse_axis(keys[k], given == values.end() ? defaults[k] : given->second);
-    if (given != values.end()) values.erase(given);
-    if (axis.ok()) axes[k] = std::move(axis.value());
-    else errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
-  }
-  auto resolved = resolve(values, config);
-  if (!resolved.ok()) errors.insert(errors.end(), resolved.errors().begin(), resolved.errors().end());
-  if (errors.empty()) {  // the cross-setting checks of estimate() (e.g. weights_dtype for training)
-    const auto checked = estimate(values, config);
-    if (!checked.ok()) errors = checked.errors();
-  }
-  const auto lowered = errors.empty() ? lower(resolved.value()) : result<lowered_estimate>(errors);
-  if (!lowered.ok()) {
-    for (const auto& e : lowered.errors()) fmt::print(stderr, "{}\n", to_string(e));
-    if (json) fmt::print("{}\n", errors_to_json(lowered.errors()));
+int sweep_command(const settings& values, const settings& config, bool json) {
+  sweep_request request{values, config};
+  if (const auto it = values.find("batch"); it != values.end()) request.batch = it->second;
+  if (const auto it = values.find("seq"); it != values.end()) request.seq = it->second;
+  const auto run = run_sweep(request);
+  if (!run.ok()) {
+    for (const auto& e : run.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    if (json) fmt::print("{}\n", errors_to_json(run.errors()));
     return exit_usage;
   }
-  const sweep_grid g = sweep(lowered.value(), axes[0], axes[1]);
-  const std::size_t n = g.seq.size();
   if (json) {
-    nlohmann::json out = {{"batch", std::vector<std::int64_t>(g.batch.begin(), g.batch.end())},
-                          {"seq", std::vector<std::int64_t>(g.seq.begin(), g.seq.end())}, {"max_batch", g.max_batch},
-                          {"gpu_memory", lowered.value().gpu_memory}, {"rounding_bound", lowered.value().rounding_bound}};
-    auto& total = out["total"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < g.batch.size(); ++i)
-      total.push_back(std::vector<double>(g.total.begin() + static_cast<std::ptrdiff_t>(i * n),
-                                          g.total.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
-    fmt::print("{}\n", out.dump());
+    fmt::print("{}\n", sweep_to_json(run.value()));
     return 0;
   }
-  const bool gib = resolved.value().units == "GiB";
+  const sweep_grid& g = run.value().grid;
+  const double capacity = run.value().lowered.gpu_memory;
+  const bool gib = run.value().lowered.spec.units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
-  fmt::print("total memory per device, {} (* = over {:.1f} {})\n{:>10}", gib ? "GiB" : "GB",
-             lowered.value().gpu_memory / unit, gib ? "GiB" : "GB", "batch\\seq");
+  const std::size_t n = g.seq.size();
+  fmt::print("total memory per device, {} (* = over {:.1f} {})\n{:>10}", gib ? "GiB" : "GB", capacity / unit,
+             gib ? "GiB" : "GB", "batch\\seq");
   for (const double s : g.seq) fmt::print(" {:>9.0f}", s);
   for (std::size_t i = 0; i < g.batch.size(); ++i) {
     fmt::print("\n{:>10.0f}", g.batch[i]);
     for (std::size_t j = 0; j < n; ++j) {
       const double t = g.total[i * n + j];
-      fmt::print(" {:>8.1f}{}", t / unit, t > lowered.value().gpu_memory ? '*' : ' ');
+      fmt::print(" {:>8.1f}{}", t / unit, t > capacity ? '*' : ' ');
     }
   }
   fmt::print("\n{:>10}", "max batch");
@@ -330,29 +311,22 @@ int main(int argc, char** argv) {
     config = parsed.value();
   }
 
-  if (opt.sweep) return run_sweep(opt.values, config, opt.json);
-  const auto r = estimate(opt.values, config);
-  if (!r.ok()) {
-    for (const auto& e : r.errors()) fmt::print(stderr, "{}\n", to_string(e));
-    if (opt.json) fmt::print("{}\n", errors_to_json(r.errors()));
+  if (opt.sweep) return sweep_command(opt.values, config, opt.json);
+  const auto spec = resolve(opt.values, config);
+  if (!spec.ok()) {
+    for (const auto& e : spec.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    if (opt.json) fmt::print("{}\n", errors_to_json(spec.errors()));
     return exit_usage;
   }
-  // Both succeed: they re-run estimate() on settings it has just accepted.
-  const auto solved = opt.solve ? solve(r.value().settings) : solve_result{};
-  const auto advice = opt.advise ? advise(opt.values, config) : result<advice_result>(advice_result{});
+  const estimate_result r = estimate(spec.value());
+  const auto solved = opt.solve ? solve(spec.value()) : solve_result{};
+  const auto advice = opt.advise ? advise(spec.value(), opt.values, config) : advice_result{};
   if (opt.json) {
-    if (!opt.solve && !opt.advise) {
-      fmt::print("{}\n", to_json(r.value()));
-      return 0;
-    }
-    auto out = nlohmann::ordered_json::parse(to_json(r.value()));
-    if (opt.solve) out["solve"] = nlohmann::ordered_json::parse(solve_to_json(solved));
-    if (opt.advise && advice.ok()) out["advice"] = nlohmann::ordered_json::parse(advice_to_json(advice.value()));
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr));
     return 0;
   }
-  print_table(r.value());
+  print_table(spec.value(), r);
   if (opt.solve) print_solve(solved);
-  if (opt.advise && advice.ok()) print_advice(advice.value(), r.value().settings.units);
+  if (opt.advise) print_advice(advice, spec.value().units);
   return 0;
 }

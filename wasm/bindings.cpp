@@ -18,6 +18,7 @@
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/report.hpp"
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
@@ -84,11 +85,7 @@ std::string solve_json(const std::string& explicit_values, const std::string& co
 // {"ok": true, "settings": {key: text}} or the errors object.
 std::string parse_config_json(const std::string& text) {
   const auto r = parse_config(text);
-  if (!r.ok()) return errors_to_json(r.errors());
-  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : r.value()) fields[key] = value;
-  return nlohmann::ordered_json{{"ok", true}, {"settings", fields}}.dump(2, ' ', false,
-                                                                          nlohmann::ordered_json::error_handler_t::replace);
+  return r.ok() ? settings_to_json(r.value()) : errors_to_json(r.errors());
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -108,26 +105,16 @@ val sweep_js(const std::string& explicit_values, const std::string& config, cons
     errors.insert(errors.end(), given_axes.errors().begin(), given_axes.errors().end());
     return val::global("JSON").call<val>("parse", errors_to_json(errors));
   }
-  settings values = inputs.value().first;
   const settings& options = given_axes.value();
-  std::vector<error> errors;
-  std::vector<double> axis[2];
-  const char* keys[2] = {"batch", "seq"};
-  for (int k = 0; k < 2; ++k) {
-    const auto given = options.find(keys[k]);
-    auto parsed = parse_axis(keys[k], given == options.end() ? (k == 0 ? "1:256" : "256:131072") : given->second);
-    values.erase(keys[k]);
-    if (parsed.ok()) axis[k] = std::move(parsed.value());
-    else errors.insert(errors.end(), parsed.errors().begin(), parsed.errors().end());
-  }
-  const auto checked = estimate(values, inputs.value().second);
-  if (!checked.ok()) errors.insert(errors.end(), checked.errors().begin(), checked.errors().end());
-  const auto lowered = errors.empty() ? lower(checked.value().settings) : result<lowered_estimate>(errors);
-  if (!lowered.ok()) return val::global("JSON").call<val>("parse", errors_to_json(lowered.errors()));
+  sweep_request request{inputs.value().first, inputs.value().second};
+  if (const auto it = options.find("batch"); it != options.end()) request.batch = it->second;
+  if (const auto it = options.find("seq"); it != options.end()) request.seq = it->second;
   const auto kernel_name = options.find("kernel");
-  const kernel k = kernel_name != options.end() && kernel_name->second == "scalar" ? kernel::scalar : kernel::simd;
-  const sweep_grid g = sweep(lowered.value(), axis[0], axis[1], k);
-  const sweep_columns c = columns(lowered.value(), axis[1]);
+  if (kernel_name != options.end() && kernel_name->second == "scalar") request.kernel_choice = kernel::scalar;
+  const auto run = run_sweep(request);
+  if (!run.ok()) return val::global("JSON").call<val>("parse", errors_to_json(run.errors()));
+  const sweep_grid& g = run.value().grid;
+  const sweep_columns c = columns(run.value().lowered, g.seq);
   val out = val::object();
   out.set("ok", true);
   out.set("batch", copy_out(g.batch));
@@ -136,8 +123,8 @@ val sweep_js(const std::string& explicit_values, const std::string& config, cons
   out.set("max_batch", copy_out(std::vector<double>(g.max_batch.begin(), g.max_batch.end())));
   out.set("fixed", copy_out(c.fixed));
   out.set("slope", copy_out(c.slope));
-  out.set("gpu_memory", lowered.value().gpu_memory);
-  out.set("rounding_bound", lowered.value().rounding_bound);
+  out.set("gpu_memory", run.value().lowered.gpu_memory);
+  out.set("rounding_bound", run.value().lowered.rounding_bound);
   out.set("isa", std::string(simd_isa()));
   return out;
 }
@@ -147,9 +134,9 @@ val sweep_js(const std::string& explicit_values, const std::string& config, cons
 double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name, int reps) {
   const auto values = settings_from(explicit_values, "settings");
   if (!values.ok()) return -1;
-  const auto checked = estimate(values.value());
-  if (!checked.ok() || n_batch < 1 || n_seq < 1 || reps < 1) return -1;
-  const auto lowered = lower(checked.value().settings);
+  const auto spec = resolve(values.value());
+  if (!spec.ok() || n_batch < 1 || n_seq < 1 || reps < 1) return -1;
+  const auto lowered = lower(spec.value());
   if (!lowered.ok()) return -1;
   std::vector<double> batch, seq;
   for (int i = 0; i < n_batch; ++i) batch.push_back(i + 1);

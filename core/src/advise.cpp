@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "llm_memory/advise.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 
-#include "json_bytes.hpp"
 #include "llm_memory/estimate.hpp"
 
 namespace llm_memory {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 // A knob moved one step, before it is re-estimated.
 struct candidate {
@@ -23,18 +18,17 @@ struct candidate {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-bool is_16bit(std::string_view dtype) { return dtype == "bf16" || dtype == "fp16"; }
-bool is_8bit(std::string_view dtype) { return dtype == "int8" || dtype == "fp8" || dtype == "q8_0"; }
+bool is_16bit(dtype d) { return d == dtype::bf16 || d == dtype::fp16; }
+bool is_8bit(dtype d) { return d == dtype::int8 || d == dtype::fp8 || d == dtype::q8_0; }
 
-// Every knob of the design's table that applies to `s`, moved one step from where it is.
-std::vector<candidate> knobs_for(const setting_values& s, const settings& explicit_values) {
-  std::vector<candidate> out;
-  const bool train = s.mode == "train";
-  const std::int64_t devices = s.devices, dp = s.devices / (s.tp * s.pp);
-  const auto max_of = [](std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); };
+std::int64_t max_of(std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); }
+
+// Parallelism: shard over more data-parallel devices, or split the layers with tensor or pipeline parallelism.
+void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
+  const std::int64_t devices = s.devices, dp = spec.data_parallel;
   const bool can_double_devices = 2 * devices <= max_of("devices");
-
-  // Parallelism: shard over more data-parallel devices, or split the layers with tensor parallelism.
   if (s.zero < 3 && dp > 1)
     out.push_back({"zero", "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1), {{"zero", str(s.zero + 1)}},
                    "shards over the " + str(dp) + " data-parallel devices: stage 1 the optimizer state, 2 also the "
@@ -62,21 +56,25 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
     out.push_back({"sequence_parallel", "sequence parallelism on (tp " + str(s.tp) + ")", {{"sequence_parallel", "on"}},
                    "splits the norms, dropouts and layer inputs over the sequence as well (Megatron "
                    "--sequence-parallel); same devices"});
+}
 
-  // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
-  if (train && s.recompute != "full") {
-    const std::string next = s.recompute == "none" ? "selective" : "full";
+// Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
+void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
+  if (train && spec.recompute != recompute_policy::full) {
+    const std::string next = spec.recompute == recompute_policy::none ? "selective" : "full";
     out.push_back({"recompute", "recompute " + s.recompute + " -> " + next, {{"recompute", next}},
                    "costs extra forward compute in the backward pass"});
   }
-  if (train && s.finetune != "qlora") {
+  if (train && spec.finetune != finetune_method::qlora) {
     // All linear layers at rank 16 unless the user chose modules: the QLoRA paper (Dettmers et al. 2023) found
     // adapting every linear layer necessary to match full fine-tuning.
     const std::string targets =
-        s.finetune == "lora" || explicit_values.contains("lora_targets") ? s.lora_targets : "all-linear";
+        spec.finetune == finetune_method::lora || explicit_values.contains("lora_targets") ? s.lora_targets : "all-linear";
     const std::string rank = str(s.lora_rank);
     const std::string adapters = "rank " + rank + " on " + targets;
-    if (s.finetune == "full")
+    if (!spec.adapters())
       out.push_back({"lora", "full fine-tune -> LoRA (" + adapters + ")",
                      {{"finetune", "lora"}, {"lora_rank", rank}, {"lora_targets", targets}},
                      "trains adapters only; the " + s.weights_dtype + " base is frozen"});
@@ -84,39 +82,47 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
                    {{"finetune", "qlora"}, {"weights_dtype", "nf4"}, {"lora_rank", rank}, {"lora_targets", targets}},
                    "NF4 4-bit frozen base + 16-bit adapters"});
   }
-  if (train && s.optimizer == "adamw") {
+  if (train && spec.optimizer == optimizer_kind::adamw) {
     out.push_back({"optimizer_8bit", "AdamW -> 8-bit AdamW", {{"optimizer", "adamw_8bit"}},
                    "bitsandbytes block-wise 8-bit moments"});
     out.push_back({"one_moment", "AdamW -> Lion (one moment, as SGD with momentum)", {{"optimizer", "lion"}},
                    "one momentum buffer instead of two (Chen et al. 2023); usually needs a smaller learning rate"});
   }
-  if (train && (s.optimizer == "adamw" || s.optimizer == "adamw_8bit"))
+  if (train && (spec.optimizer == optimizer_kind::adamw || spec.optimizer == optimizer_kind::adamw_8bit))
     out.push_back({"adafactor", s.optimizer + " -> Adafactor", {{"optimizer", "adafactor"}},
                    "factored second moment, no first moment"});
   if (train && !s.fused_ce)
     out.push_back({"fused_ce", "fused cross-entropy on", {{"fused_ce", "on"}},
                    "Liger / Cut Cross-Entropy kernels: the logits are never materialised"});
-  if (train && s.offload == "none")
+  if (train && spec.offload == offload_target::none)
     out.push_back({"offload_optimizer", "offload optimizer state to CPU", {{"offload", "optimizer"}},
                    "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
-  if (s.zero == 3 && s.offload != "optimizer+params")
+  if (s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
     out.push_back({"offload_params", "offload optimizer state and parameters to CPU",
                    {{"offload", "optimizer+params"}}, "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+}
 
-  // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
-  const bool frozen_or_served = !train || s.finetune == "lora";
-  if (s.weights_dtype == "fp32")
+// Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
+void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
+  const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
+  if (spec.weights == dtype::fp32)
     out.push_back({"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}},
                    train ? "mixed precision: an fp32 master copy joins the optimizer state" : ""});
-  if (frozen_or_served && is_16bit(s.weights_dtype))
+  if (frozen_or_served && is_16bit(spec.weights))
     out.push_back({"weights_8bit", "weights " + s.weights_dtype + " -> int8", {{"weights_dtype", "int8"}},
                    "8-bit weight-only quantisation"});
-  if (frozen_or_served && is_8bit(s.weights_dtype))
+  if (frozen_or_served && is_8bit(spec.weights))
     out.push_back({"weights_4bit", "weights " + s.weights_dtype + " -> nf4", {{"weights_dtype", "nf4"}},
                    "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"});
+}
 
-  // Attention, sequences and the KV cache.
-  if (s.attention != "flash")
+// Attention, sequences and the KV cache.
+void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  const bool train = spec.train();
+  if (spec.attention != attention_kernel::flash)
     out.push_back({"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}},
                    "no seq^2 scores are stored"});
   if (train && s.batch >= 2 && s.batch % 2 == 0 && 2 * s.grad_accum <= max_of("grad_accum"))
@@ -131,8 +137,7 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
     out.push_back({"half_seq", "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
                    {{"seq", str(s.seq / 2)}}, train ? "trains on shorter contexts" : "holds a shorter context"});
   if (!train) {
-    // auto = the activation dtype, always 16- or 32-bit.
-    const double kv = s.kv_dtype == "auto" ? 2 : dtype_bytes(s.kv_dtype);
+    const double kv = bytes_per_value(spec.kv);
     if (kv > 1)
       out.push_back({"kv_8bit", "KV cache " + s.kv_dtype + " -> fp8", {{"kv_dtype", "fp8"}},
                      "8-bit KV-cache quantisation"});
@@ -140,36 +145,22 @@ std::vector<candidate> knobs_for(const setting_values& s, const settings& explic
       out.push_back({"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}},
                      "4-bit KV-cache quantisation"});
   }
-  return out;
 }
 
-json knob_json(const knob_advice& k) {
-  json delta = json::object();
-  for (const auto& [key, value] : k.delta) delta[key] = value;
-  json changes = json::array();
-  for (const auto& c : k.changes)
-    changes.push_back({{"bucket", c.bucket},
-                       {"before", detail::json_bytes(c.before)},
-                       {"after", detail::json_bytes(c.after)},
-                       {"saved", detail::json_bytes(c.saved())}});
-  return {{"id", k.id},
-          {"name", k.name},
-          {"delta", delta},
-          {"drains", k.drains},
-          {"changes", changes},
-          {"total", detail::json_bytes(k.total_bytes)},
-          {"saved", detail::json_bytes(k.saved_bytes)},
-          {"cpu_bytes", detail::json_bytes(k.cpu_bytes)},
-          {"fits", k.fits},
-          {"note", k.note}};
+// Every knob of the design's table that applies to `spec`, moved one step from where it is.
+std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_values) {
+  std::vector<candidate> out;
+  parallelism_knobs(spec, out);
+  training_knobs(spec, explicit_values, out);
+  weight_knobs(spec, out);
+  workload_knobs(spec, out);
+  return out;
 }
 
 }  // namespace
 
-result<advice_result> advise(const settings& explicit_values, const settings& config) {
-  auto now_or_errors = estimate(explicit_values, config);
-  if (!now_or_errors.ok()) return now_or_errors.errors();
-  const estimate_result& now = now_or_errors.value();
+advice_result advise(const run_spec& spec, const settings& explicit_values, const settings& config) {
+  const estimate_result now = estimate(spec);
   advice_result out;
   out.total_bytes = now.total_bytes;
   out.gpu_memory_bytes = now.gpu_memory_bytes;
@@ -178,7 +169,7 @@ result<advice_result> advise(const settings& explicit_values, const settings& co
                                         [](const bucket& a, const bucket& b) { return a.bytes < b.bytes; });
   if (largest != now.buckets.end()) out.largest_bucket = largest->key;
 
-  for (auto& c : knobs_for(now.settings, explicit_values)) {
+  for (auto& c : knobs_for(spec, explicit_values)) {
     settings changed = explicit_values;
     for (const auto& [key, value] : c.delta) changed[key] = value;
     const auto after = estimate(changed, config);
@@ -210,18 +201,10 @@ result<advice_result> advise(const settings& explicit_values, const settings& co
   return out;
 }
 
-std::string advice_to_json(const advice_result& r, int indent) {
-  json knobs = json::array();
-  for (const auto& k : r.knobs) knobs.push_back(knob_json(k));
-  json skipped = json::array();
-  for (const auto& s : r.skipped) skipped.push_back({{"name", s.name}, {"reason", s.reason}});
-  const json out = {{"total", detail::json_bytes(r.total_bytes)},
-                    {"gpu_memory", detail::json_bytes(r.gpu_memory_bytes)},
-                    {"fits", r.fits},
-                    {"largest_bucket", r.largest_bucket},
-                    {"knobs", knobs},
-                    {"skipped", skipped}};
-  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+result<advice_result> advise(const settings& explicit_values, const settings& config) {
+  auto spec = resolve(explicit_values, config);
+  if (!spec.ok()) return spec.errors();
+  return advise(spec.value(), explicit_values, config);
 }
 
 }  // namespace llm_memory

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The estimate. Every formula is documented, with its source, in docs/methodology.md.
+// The estimate of one resolved run (resolve.hpp): one function per bucket, per pipeline stage. Every formula is
+// documented, with its source, in docs/methodology.md.
 #include "llm_memory/estimate.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
-#include "llm_memory/presets.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -16,14 +16,13 @@ using detail::format_number;
 
 constexpr double fp32_bytes = 4;
 
-bool is_float_format(std::string_view dtype) { return dtype == "fp32" || dtype == "bf16" || dtype == "fp16"; }
-
 std::string n(double v) { return format_number(v); }
 
-// Everything the formulas need, derived once.
+// Everything the formulas need about one pipeline stage, derived once.
 struct context {
-  const setting_values& s;
-  const model_spec& m;
+  const run_spec& r;
+  const setting_values& s;      // r.values
+  const model_spec& m;          // r.model
   bool train = true;
   double t = 1;                 // tensor-parallel degree
   double dp = 1;                // data-parallel degree
@@ -34,6 +33,21 @@ struct context {
   double act = 2;               // bytes per activation value
   double tokens = 0;            // b x s of one micro-batch
 };
+
+context make_context(const run_spec& r, bool first, bool last) {
+  const setting_values& s = r.values;
+  context c{r, s, r.model};
+  c.train = r.train();
+  c.t = static_cast<double>(s.tp);
+  c.dp = static_cast<double>(r.data_parallel);
+  c.layers_on_stage = std::ceil(static_cast<double>(r.model.layers) / static_cast<double>(s.pp));
+  c.first_stage = first;
+  c.last_stage = last;
+  c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
+  c.act = r.activation_bytes;
+  c.tokens = r.tokens;
+  return c;
+}
 
 struct builder {
   bucket b;
@@ -57,16 +71,11 @@ struct stage_params {
   [[nodiscard]] double total() const { return matrices + embed + head + norms; }
 };
 
-bool targeted(const setting_values& s, std::string_view name) {
-  if (s.lora_targets.find("all-linear") != std::string::npos) return true;
-  const auto targets = detail::split(s.lora_targets, ',');
-  return std::find(targets.begin(), targets.end(), name) != targets.end();
-}
-
-double adapter_params(const layer_params& layer, const setting_values& s) {
+double adapter_params(const layer_params& layer, const run_spec& r) {
   double total = 0;
   for (const auto& l : layer.linears)
-    if (targeted(s, l.name)) total += static_cast<double>(s.lora_rank) * (l.in_features + l.out_features) * l.copies;
+    if (r.lora_targets.contains(l.name))
+      total += static_cast<double>(r.values.lora_rank) * (l.in_features + l.out_features) * l.copies;
   return total;
 }
 
@@ -104,47 +113,10 @@ stage_params count_stage(const context& c) {
   sp.embed = embed / c.t;
   sp.head = head / c.t;
   sp.norms = norms;
-  const double adapters_all = dense * adapter_params(p.dense_layer, c.s) + sparse * adapter_params(p.moe_layer, c.s);
-  sp.adapters = c.s.finetune == "full" ? 0 : share * adapters_all / c.t;
+  const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
+  sp.adapters = c.r.adapters() ? share * adapters_all / c.t : 0;
   sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
   return sp;
-}
-
-// GGUF block layouts (llama.cpp ggml-common.h): bytes per block / weights per block.
-double gguf_type_bytes(std::string_view type) {
-  if (type == "Q2_K") return 84.0 / 256;
-  if (type == "Q3_K") return 110.0 / 256;
-  if (type == "Q4_K") return 144.0 / 256;
-  if (type == "Q5_K") return 176.0 / 256;
-  if (type == "Q6_K") return 210.0 / 256;
-  if (type == "Q8_0") return 34.0 / 32;
-  return 18.0 / 32;  // Q4_0
-}
-
-// llama.cpp gives a few layers more bits: the first and last eighth and every third layer between.
-bool use_more_bits(std::int64_t i, std::int64_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
-
-// The tensor type llama.cpp's quantiser picks for one matrix of layer i (llama_tensor_get_type, for dense
-// non-Falcon models; the 70B and 8-expert special cases are not modelled).
-std::string_view gguf_matrix_type(const setting_values& s, const model_spec& m, std::string_view name,
-                                  std::int64_t i) {
-  const std::string& f = s.weights_dtype;
-  const std::int64_t n = m.layers;
-  const std::string_view base = f == "q2_k" ? "Q2_K" : f == "q3_k_m" ? "Q3_K" : f == "q4_k_m" ? "Q4_K"
-                              : f == "q5_k_m" ? "Q5_K" : f == "q6_k" ? "Q6_K" : f == "q8_0" ? "Q8_0" : "Q4_0";
-  if (name == "v_proj") {
-    if (f == "q2_k") return m.heads / m.kv_heads >= 4 ? "Q4_K" : "Q3_K";
-    if (f == "q3_k_m") return i < 2 ? "Q5_K" : "Q4_K";
-    if ((f == "q4_k_m" || f == "q5_k_m") && use_more_bits(i, n)) return "Q6_K";
-  } else if (name == "down_proj") {
-    if (f == "q2_k") return "Q3_K";
-    if (f == "q3_k_m") return i < n / 16 ? "Q5_K" : "Q4_K";
-    if ((f == "q4_k_m" || f == "q5_k_m") && use_more_bits(i, n)) return "Q6_K";
-  } else if (name == "o_proj") {
-    if (f == "q2_k") return "Q3_K";
-    if (f == "q3_k_m") return "Q4_K";
-  }
-  return base;
 }
 
 struct weight_storage {
@@ -152,60 +124,74 @@ struct weight_storage {
   std::string formula;  // how
 };
 
-// Bytes of the stored weights in the chosen format. Quantised formats compress the linear layers only:
-// bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit; GGUF keeps norms in fp32 and stores the
-// output matrix in Q6_K (Q8_0 for q8_0).
-weight_storage store_weights(const context& c, const stage_params& sp) {
-  const auto& s = c.s;
-  const std::string& f = s.weights_dtype;
-  const double others = sp.embed + sp.head + sp.norms;
-  if (is_float_format(f)) {
-    const double w = dtype_bytes(f);
-    return {sp.total() * w, n(sp.total()) + " x " + n(w) + " B"};
-  }
-  if (f == "nf4" || f == "fp8" || f == "int4") {
-    const double w = dtype_bytes(f, s.double_quant);
-    return {sp.matrices * w + others * 2,
-            n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) + " embedding/norm weights x 2 B"};
-  }
-  if (f == "int8") {
-    return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
-            n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
-  }
-  // GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index
-  // only through four predicates (dense or MoE, and the mixes' use_more_bits, i < 2, i < n/16: see
-  // gguf_matrix_type), so the layers are counted per combination first and each combination is typed once,
-  // through its first layer: integer work per layer, not string work (10^5 layers were 40 ms an estimate).
-  // Every term is a whole count times a dyadic number of bytes, so the sums are exact in any order.
+// GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index only
+// through its quantiser position (dtype.hpp gguf_position), so the layers are counted per (position, dense or MoE)
+// class first and each class is typed once: integer work per layer, not string work (10^5 layers were 40 ms an
+// estimate). Every term is a whole count times a dyadic number of bytes, so the sums are exact in any order.
+double gguf_bytes_per_matrix_weight(const context& c) {
   const auto& p = c.m.params;
   const std::int64_t layers = c.m.layers;
   struct layer_class {
-    std::int64_t first = -1;  // a layer of the class (its lowest index)
-    std::int64_t count = 0;   // layers in the class
+    std::int64_t count = 0;          // layers in the class
+    gguf_layer_position position;    // their position
   };
   layer_class classes[16];
   for (std::int64_t i = 0; i < layers; ++i) {
-    const int key = (i < p.dense_layers ? 1 : 0) | (use_more_bits(i, layers) ? 2 : 0) | (i < 2 ? 4 : 0) |
-                    (i < layers / 16 ? 8 : 0);
-    if (classes[key].count++ == 0) classes[key].first = i;
+    const gguf_layer_position at = gguf_position(i, layers);
+    layer_class& k = classes[at.key() | (i < p.dense_layers ? 8 : 0)];
+    if (k.count++ == 0) k.position = at;
   }
   double weights = 0, bytes = 0;
-  for (const auto& k : classes) {
+  for (int key = 0; key < 16; ++key) {
+    const layer_class& k = classes[key];
     if (k.count == 0) continue;
-    const layer_params& layer = k.first < p.dense_layers ? p.dense_layer : p.moe_layer;
+    const layer_params& layer = (key & 8) != 0 ? p.dense_layer : p.moe_layer;
     for (const auto& l : layer.linears) {
       const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
       weights += count;
-      bytes += count * gguf_type_bytes(gguf_matrix_type(s, c.m, l.name, k.first));
+      bytes += count * info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, c.m.heads / c.m.kv_heads))
+                           .bytes_per_value();
     }
   }
-  const double per_matrix_weight = weights > 0 ? bytes / weights : gguf_type_bytes("Q4_0");
-  const bool tied_output = sp.head == 0 && s.tie_word_embeddings;
-  const double output_type = gguf_type_bytes(f == "q8_0" ? "Q8_0" : "Q6_K");
-  const double embed_type = tied_output ? output_type : gguf_type_bytes(gguf_matrix_type(s, c.m, "embed", 0));
+  return weights > 0 ? bytes / weights : info(ggml_type::q4_0).bytes_per_value();
+}
+
+// llama.cpp's mix: matrices per the quantiser, norms fp32, the output matrix Q6_K (Q8_0 for q8_0).
+weight_storage store_gguf(const context& c, const stage_params& sp) {
+  const dtype f = c.r.weights;
+  const double per_matrix_weight = gguf_bytes_per_matrix_weight(c);
+  const bool tied_output = sp.head == 0 && c.s.tie_word_embeddings;
+  const double output_type = info(gguf_output_type(f)).bytes_per_value();
+  const double embed_type =
+      tied_output ? output_type
+                  : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), c.m.heads / c.m.kv_heads))
+                        .bytes_per_value();
   return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * output_type + sp.norms * fp32_bytes,
-          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + f + " mix) + embedding " + n(sp.embed) +
-              " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(output_type) + " B + norms x 4 B"};
+          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + c.s.weights_dtype +
+              " mix) + embedding " + n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " +
+              n(output_type) + " B + norms x 4 B"};
+}
+
+// Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
+// only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
+weight_storage store_weights(const context& c, const stage_params& sp) {
+  const double others = sp.embed + sp.head + sp.norms;
+  switch (info(c.r.weights).family) {
+    case dtype_family::floating: {
+      const double w = bytes_per_value(c.r.weights);
+      return {sp.total() * w, n(sp.total()) + " x " + n(w) + " B"};
+    }
+    case dtype_family::matrices: {
+      const double w = bytes_per_value(c.r.weights, c.s.double_quant);
+      return {sp.matrices * w + others * 2,
+              n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) + " embedding/norm weights x 2 B"};
+    }
+    case dtype_family::matrices_rows:
+      return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
+              n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
+    case dtype_family::gguf_mix: break;
+  }
+  return store_gguf(c, sp);
 }
 
 // ---- activations ------------------------------------------------------------------------------------------------
@@ -222,7 +208,80 @@ struct layer_activations {
 // weight's gradient, so not under LoRA, where norms are frozen (measured: docs/validation.md).
 double norm_saved_bytes(const context& c) {
   if (!c.s.norm_upcast) return c.act;
-  return c.s.finetune == "full" ? fp32_bytes + c.act : fp32_bytes;
+  return c.r.adapters() ? fp32_bytes : fp32_bytes + c.act;
+}
+
+// Whether any of `layer`'s linears with one of these names has a trained weight or an adapter.
+bool trains(const context& c, const layer_params& layer, std::initializer_list<projection> names) {
+  return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
+    return std::find(names.begin(), names.end(), l.name) != names.end() &&
+           (!c.r.adapters() || c.r.lora_targets.contains(l.name));
+  });
+}
+
+// Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
+void attention_saved(const context& c, const layer_params& layer, layer_activations& out) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  const double T = c.tokens, h = m.hidden, B = c.act;
+  const double a = m.heads, d = m.head_dim;
+  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
+  const bool drop = s.dropout;
+  const attention_kernel kernel = c.r.attention;
+  double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
+  if (m.mla) {
+    const auto qk = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
+    q_width = a * qk, kv_width = a * qk, v_width = a * static_cast<double>(s.v_head_dim), o_width = v_width;
+    out.linear_terms += B * T * static_cast<double>(s.q_lora_rank + s.kv_lora_rank);
+  } else if (kernel == attention_kernel::eager || kernel == attention_kernel::sdpa) {
+    kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
+  }
+  // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
+  // (their backward needs it) or by a trained o_proj.
+  const bool qkv_input = trains(c, layer, {projection::q_proj, projection::k_proj, projection::v_proj,
+                                           projection::q_a_proj, projection::kv_a_proj_with_mqa});
+  const bool o_input = trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
+                       kernel == attention_kernel::sdpa;
+  out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
+  out.outside_tp += qkv_input ? B * T * h : 0;
+  if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
+  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  if (kernel == attention_kernel::standard) {
+    out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
+  } else if (kernel == attention_kernel::eager) {
+    out.square_terms += fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
+                        (drop ? (1 + B) * a * sq * sq * b : 0);
+  } else {
+    out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
+  }
+}
+
+// MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the gate
+// multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept for down).
+// Under LoRA, targets name the routed and shared experts' projections alike.
+void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_activations& out) {
+  const auto& s = c.s;
+  const auto& m = c.m;
+  const double T = c.tokens, h = m.hidden, B = c.act;
+  const bool mlp_input = trains(c, layer, {projection::gate_proj, projection::up_proj});
+  const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains(c, layer, {projection::down_proj}) ? 1 : 0);
+  auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
+  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
+  const bool router_input = mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear();
+  if (!moe) {
+    out.linear_terms += mlp(T, m.intermediate);
+    out.outside_tp += mlp_input ? B * T * h : 0;
+    return;
+  }
+  const auto k = static_cast<double>(s.num_experts_per_tok);
+  const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
+  const double shared = s.shared_expert_intermediate_size > 0 ? static_cast<double>(s.shared_expert_intermediate_size)
+                                                              : static_cast<double>(s.n_shared_experts) * inner;
+  const double input = router_input ? B * T * h : 0;
+  out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+  out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);    // the router is not tp
+  out.linear_terms += mlp(k * T, inner);
+  if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
 }
 
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
@@ -231,79 +290,22 @@ double norm_saved_bytes(const context& c) {
 // lora_dropout = 0 assumed) or another op keeps that tensor anyway.
 layer_activations layer_saved(const context& c, bool moe) {
   const auto& s = c.s;
-  const auto& m = c.m;
-  const double T = c.tokens, h = m.hidden, B = c.act;
-  const double a = m.heads, d = m.head_dim;
-  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
-  const bool drop = s.dropout;
-  const bool lora = s.finetune != "full";
-  const layer_params& layer = moe ? m.params.moe_layer : m.params.dense_layer;
-  // Whether any of this layer's linears with one of these names has a trained weight or an adapter.
-  auto trains = [&](std::initializer_list<std::string_view> names) {
-    return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
-      return std::find(names.begin(), names.end(), l.name) != names.end() && (!lora || targeted(s, l.name));
-    });
-  };
+  const double T = c.tokens, h = c.m.hidden;
+  const layer_params& layer = moe ? c.m.params.moe_layer : c.m.params.dense_layer;
   layer_activations out;
   // Norm inputs (Korthikanti: 2sbh each).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
-  // Attention: shared q/k/v input, q, k, v, the projection input, and the output dropout mask.
-  double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
-  if (m.mla) {
-    const auto qk = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
-    q_width = a * qk, kv_width = a * qk, v_width = a * static_cast<double>(s.v_head_dim), o_width = v_width;
-    out.linear_terms += B * T * static_cast<double>(s.q_lora_rank + s.kv_lora_rank);
-  } else if (s.attention == "eager" || s.attention == "sdpa") {
-    kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
-  }
-  // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
-  // (their backward needs it) or by a trained o_proj.
-  const bool qkv_input = trains({"q_proj", "k_proj", "v_proj", "q_a_proj", "kv_a_proj_with_mqa"});
-  const bool o_input = trains({"o_proj"}) || s.attention == "flash" || s.attention == "sdpa";
-  out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
-  out.outside_tp += qkv_input ? B * T * h : 0;
-  if (s.qk_norm != "none") out.linear_terms += B * T * (q_width + kv_width);
-  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
-  if (s.attention == "standard") {
-    out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
-  } else if (s.attention == "eager") {
-    out.square_terms += fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
-                        (drop ? (1 + B) * a * sq * sq * b : 0);
-  } else {
-    out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
-  }
-  // MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the
-  // gate multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept
-  // for down). Under LoRA, targets name the routed and shared experts' projections alike.
-  const bool mlp_input = trains({"gate_proj", "up_proj"});
-  const double kept_inner = (m.gated_mlp ? 3 : 1) + (trains({"down_proj"}) ? 1 : 0);
-  auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
-  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
-  const bool router_input = mlp_input || !lora || s.lora_targets.find("all-linear") != std::string::npos;
-  if (!moe) {
-    out.linear_terms += mlp(T, m.intermediate);
-    out.outside_tp += mlp_input ? B * T * h : 0;
-  } else {
-    const auto k = static_cast<double>(s.num_experts_per_tok);
-    const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
-                                                                        : s.intermediate_size);
-    const double shared = s.shared_expert_intermediate_size > 0
-                              ? static_cast<double>(s.shared_expert_intermediate_size)
-                              : static_cast<double>(s.n_shared_experts) * inner;
-    const double input = router_input ? B * T * h : 0;
-    out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
-    out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // the router is not tp
-    out.linear_terms += mlp(k * T, inner);
-    if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
-  }
-  if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  attention_saved(c, layer, out);
+  mlp_saved(c, layer, moe, out);
+  if (s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
   // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
   // experts' adapters see each token k times.
-  if (lora) {
+  if (c.r.adapters()) {
     const auto k = static_cast<double>(s.num_experts_per_tok);
     for (const auto& l : layer.linears)
-      if (targeted(s, l.name)) out.linear_terms += B * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
+      if (c.r.lora_targets.contains(l.name))
+        out.linear_terms += c.act * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
   }
   return out;
 }
@@ -331,10 +333,10 @@ bucket activations_train(const context& c) {
   const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
   const std::string whole = t > 1 && !s.sequence_parallel ? " (no sequence parallelism: not divided by tp)" : "";
   const double T = c.tokens, h = m.hidden, B = c.act;
-  if (s.recompute == "none") {
+  if (c.r.recompute == recompute_policy::none) {
     out.add("transformer layers", (per_layer_linear + per_layer_square) * L * mb,
             n(L) + " layers x " + n(per_layer_linear + per_layer_square) + " B per layer" + per_micro);
-  } else if (s.recompute == "selective") {
+  } else if (c.r.recompute == recompute_policy::selective) {
     out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb,
             n(L) + " layers x " + n(per_layer_linear) + " B per layer" + per_micro);
   } else {
@@ -346,7 +348,7 @@ bucket activations_train(const context& c) {
   if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t_seq, "1 B x tokens x h" + whole);
   if (c.last_stage) {
     // A frozen lm_head (LoRA) does not keep its input.
-    const bool lora = s.finetune != "full";
+    const bool lora = c.r.adapters();
     const std::string kept = s.norm_upcast ? (lora ? "fp32 norm input" : "fp32 norm input + normalised + lm_head input")
                                            : (lora ? "norm input" : "norm input + lm_head input");
     out.add("final norm and lm_head inputs", (norm_saved_bytes(c) + (lora ? 0 : B)) * T * h / t_seq,
@@ -380,14 +382,14 @@ bucket activations_inference(const context& c) {
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   out.add("hidden states (residual + normalised)", 2 * B * T * h, "2 x " + n(B) + " B x tokens x h");
   double scores = 0;
-  if (s.attention == "standard") scores = B * a * sq * sq * b / t;
-  if (s.attention == "eager") scores = (fp32_bytes + B) * a * sq * sq * b / t;
+  if (c.r.attention == attention_kernel::standard) scores = B * a * sq * sq * b / t;
+  if (c.r.attention == attention_kernel::eager) scores = (fp32_bytes + B) * a * sq * sq * b / t;
   const double qkvo = B * T * (2 * a + 2 * m.kv_heads) * d / t;
   const auto expert_tokens = m.params.moe_layers > 0 ? static_cast<double>(s.num_experts_per_tok) : 1.0;
   const double inner = m.params.moe_layers > 0 && s.moe_intermediate_size > 0
                            ? static_cast<double>(s.moe_intermediate_size)
                            : m.intermediate;
-  const double mlp = B * T * expert_tokens * (m.gated_mlp ? 3 : 2) * inner / t;
+  const double mlp = B * T * expert_tokens * (m.choices.gated_mlp ? 3 : 2) * inner / t;
   if (qkvo + scores >= mlp)
     out.add("attention workspace (largest transient)", qkvo + scores,
             "q, k, v, output" + std::string(scores > 0 ? " + attention scores a x s^2 x b" : ""));
@@ -403,7 +405,7 @@ bucket kv_cache(const context& c) {
   builder out{{"kv_cache", "KV cache", 0, "Keys and values of every cached token in every layer of this device",
                "The cache is allocated for the full context (seq) and batch", {}}};
   if (c.train) return out.b;
-  const double kv_bytes = s.kv_dtype == "auto" ? c.act : dtype_bytes(s.kv_dtype);
+  const double kv_bytes = bytes_per_value(c.r.kv);
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), L = c.layers_on_stage;
   if (m.mla) {
     const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
@@ -433,192 +435,223 @@ bucket kv_cache(const context& c) {
 
 // ---- one pipeline stage ----------------------------------------------------------------------------------------
 
-estimate_result estimate_stage(const setting_values& s, const model_spec& m, bool first, bool last) {
-  estimate_result r;
-  r.settings = s;
-  r.model = m;
-  const auto& p = m.params;
-  context c{s, m};
-  c.train = s.mode == "train";
-  c.t = static_cast<double>(s.tp);
-  c.dp = static_cast<double>(s.devices / (s.tp * s.pp));
-  c.layers_on_stage = std::ceil(static_cast<double>(m.layers) / static_cast<double>(s.pp));
-  c.first_stage = first;
-  c.last_stage = last;
-  c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
-  c.act = s.weights_dtype == "fp32" ? fp32_bytes : 2;
-  c.tokens = static_cast<double>(s.batch) * static_cast<double>(s.seq);
-  r.params = s.params > 0 ? s.params : p.total;
-  r.data_parallel = s.devices / (s.tp * s.pp);
-  r.effective_batch = s.batch * s.grad_accum * r.data_parallel;
-  r.stage = s.pp == 1 ? "only" : (first ? "first" : "last");
+// Trainable parameters and ZeRO sharding on this device, shared by the state buckets.
+struct state_layout {
+  stage_params sp;                // parameters on this device
+  double trainable_fraction = 1;  // of the full model's parameters that train (1 = all)
+  double trainable_model = 0;     // trainable parameters of the whole model [parameters]
+  double trainable_dev = 0;       // trainable parameters on this device [parameters]
+  double zero_params = 1;         // ZeRO divisors: parameters (stage 3), gradients (2), optimizer (1)
+  double zero_grads = 1;
+  double zero_opt = 1;
+  std::string shard;              // " / N data-parallel shards", or "" with one replica
+  double train_w = 2;             // bytes per trained weight (bf16 adapters over a quantised base)
+};
 
-  const stage_params sp = count_stage(c);
-  const bool lora = s.finetune != "full";
-  const bool quantised = !is_float_format(s.weights_dtype);
-  const double zero_params = s.zero >= 3 ? c.dp : 1;
-  const double zero_grads = s.zero >= 2 ? c.dp : 1;
-  const double zero_opt = s.zero >= 1 ? c.dp : 1;
-  const std::string shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
-
-  // Trainable parameters, in the whole model and on this device.
-  double trainable_fraction = 1;
-  if (lora) {
-    r.trainable_params = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, s) +
-                         static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, s);
+state_layout layout_state(const context& c) {
+  const run_spec& r = c.r;
+  const auto& p = c.m.params;
+  state_layout l;
+  l.sp = count_stage(c);
+  l.zero_params = r.values.zero >= 3 ? c.dp : 1;
+  l.zero_grads = r.values.zero >= 2 ? c.dp : 1;
+  l.zero_opt = r.values.zero >= 1 ? c.dp : 1;
+  l.shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
+  if (r.adapters()) {
+    l.trainable_model = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, r) +
+                        static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, r);
   } else {
-    trainable_fraction = s.trainable_params <= 1 ? s.trainable_params : s.trainable_params / r.params;
-    r.trainable_params = trainable_fraction * r.params;
+    const double given = r.values.trainable_params;
+    l.trainable_fraction = given <= 1 ? given : given / r.params;
+    l.trainable_model = l.trainable_fraction * r.params;
   }
-  if (!c.train) r.trainable_params = 0;
-  const double trainable_dev = lora ? sp.adapters : trainable_fraction * sp.total();
-  // LoRA adapters live in the compute dtype (bf16 over a quantised base).
-  const std::string train_dtype = lora && quantised ? "bf16" : s.weights_dtype;
-  const double train_w = dtype_bytes(train_dtype);
-  const double gather_w = quantised ? 2 : dtype_bytes(s.weights_dtype);
+  if (!c.train) l.trainable_model = 0;
+  l.trainable_dev = r.adapters() ? l.sp.adapters : l.trainable_fraction * l.sp.total();
+  l.train_w = bytes_per_value(r.trainable);
+  return l;
+}
 
-  // Parameters.
+bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
+  const run_spec& r = c.r;
   builder params{{"parameters", "Parameters", 0, "The weights held on this device",
-                  quantised ? "Quantised formats compress the linear layers; embeddings, lm_head and norms keep "
-                              "higher precision (16-bit; GGUF: norms fp32, output Q6_K)"
-                            : "Weights stored in " + s.weights_dtype + "; tensor parallelism splits matrices and "
-                                                                       "embeddings, norms are replicated",
+                  r.quantised() ? "Quantised formats compress the linear layers; embeddings, lm_head and norms keep "
+                                  "higher precision (16-bit; GGUF: norms fp32, output Q6_K)"
+                                : "Weights stored in " + r.values.weights_dtype +
+                                      "; tensor parallelism splits matrices and embeddings, norms are replicated",
                   {}}};
-  const bool params_offloaded = s.offload == "optimizer+params";
-  double cpu = 0;
-  {
-    const weight_storage stored = store_weights(c, sp);
-    std::string formula = stored.formula;
-    if (c.t > 1) formula += " (tp " + std::to_string(s.tp) + ")";
-    if (zero_params > 1) formula += shard;
-    const double base = stored.bytes / zero_params;
-    const std::string name = lora ? "frozen base weights" : "weights";
-    if (params_offloaded) {
-      cpu += std::ceil(base);
-      params.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
-    } else {
-      params.add(name, base, formula);
-    }
-    if (lora && c.train)
-      params.add("LoRA adapters", sp.adapters * train_w / zero_params,
-                 n(sp.adapters) + " adapter parameters x " + n(train_w) + " B" + (zero_params > 1 ? shard : ""));
-    if (s.zero >= 3 && c.dp > 1)
-      params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * sp.largest_layer * gather_w,
-                 "2 x largest layer " + n(sp.largest_layer) + " x " + n(gather_w) + " B");
+  const weight_storage stored = store_weights(c, l.sp);
+  std::string formula = stored.formula;
+  if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
+  if (l.zero_params > 1) formula += l.shard;
+  const double base = stored.bytes / l.zero_params;
+  const std::string name = r.adapters() ? "frozen base weights" : "weights";
+  if (r.offload == offload_target::optimizer_and_params) {
+    cpu += std::ceil(base);
+    params.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
+  } else {
+    params.add(name, base, formula);
   }
+  if (r.adapters() && c.train)
+    params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
+               n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));
+  if (r.values.zero >= 3 && c.dp > 1) {
+    const double gather_w = r.quantised() ? 2 : bytes_per_value(r.weights);
+    params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
+               "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
+  }
+  return params.b;
+}
 
+bucket gradients_bucket(const context& c, const state_layout& l) {
   builder grads{{"gradients", "Gradients", 0, "One gradient per trainable parameter",
                  "Gradients of the frozen base are never stored; buckets for reduction are not counted", {}}};
+  if (!c.train) return grads.b;
+  const double g = bytes_per_value(c.r.gradients);
+  grads.add(std::string(info(c.r.gradients).name) + " gradients", l.trainable_dev * g / l.zero_grads,
+            n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : ""));
+  return grads.b;
+}
+
+// Adafactor's factored second moment: a row and a column vector per matrix (Shazeer & Stern 2018), for the
+// parameters on this device [values].
+double adafactor_values(const context& c, const state_layout& l) {
+  const run_spec& r = c.r;
+  const auto& p = c.m.params;
+  auto layer_factored = [&](const layer_params& layer) {
+    if (r.adapters()) {
+      double f = 0;
+      for (const auto& lin : layer.linears)
+        if (r.lora_targets.contains(lin.name))
+          f += (2 * static_cast<double>(r.values.lora_rank) + lin.in_features + lin.out_features) * lin.copies;
+      return f;
+    }
+    double f = layer.norms + (layer.router > 0 ? c.m.hidden + static_cast<double>(r.values.num_experts) : 0);
+    for (const auto& lin : layer.linears) f += (lin.in_features + lin.out_features + lin.bias) * lin.copies;
+    return f;
+  };
+  const double factored = static_cast<double>(p.dense_layers) * layer_factored(p.dense_layer) +
+                          static_cast<double>(p.moe_layers) * layer_factored(p.moe_layer);
+  const double full = r.adapters() ? 0
+                                   : (p.embedding > 0 ? c.m.vocab + c.m.hidden : 0) +
+                                         (p.lm_head > 0 ? c.m.vocab + c.m.hidden : 0) + p.final_norm;
+  const double share = l.trainable_model > 0 ? l.trainable_dev / l.trainable_model : 0;
+  return (factored + full) * share * l.trainable_fraction;
+}
+
+bucket optimizer_bucket(const context& c, const state_layout& l, double& cpu) {
+  const run_spec& r = c.r;
   builder opt{{"optimizer", "Optimizer state", 0, "Optimizer states and the fp32 master copy of trainable weights",
                "Per trainable parameter; states of frozen weights do not exist", {}}};
-  if (c.train) {
-    const std::string g_dtype = s.grads_dtype == "auto" ? train_dtype : s.grads_dtype;
-    const double g = dtype_bytes(g_dtype);
-    grads.add(g_dtype + " gradients", trainable_dev * g / zero_grads,
-              n(trainable_dev) + " trainable x " + n(g) + " B" + (zero_grads > 1 ? shard : ""));
-    const double o = dtype_bytes(s.optimizer_dtype);
-    const bool to_cpu = s.offload != "none";
-    auto add_opt = [&](std::string name, double bytes, std::string formula) {
-      bytes /= zero_opt;
-      if (zero_opt > 1) formula += shard;
-      if (to_cpu) {
-        cpu += std::ceil(bytes);
-        opt.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
-      } else {
-        opt.add(std::move(name), bytes, std::move(formula));
-      }
-    };
-    if (s.master_weights && train_w < fp32_bytes)
-      add_opt("fp32 master weights", trainable_dev * fp32_bytes, n(trainable_dev) + " x 4 B");
-    const std::string od = s.optimizer_dtype;
-    if (s.optimizer == "adamw") {
-      add_opt(od + " Adam first moment (m)", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
-      add_opt(od + " Adam second moment (v)", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
-    } else if (s.optimizer == "adamw_8bit") {
-      const double per = 1 + fp32_bytes / 256;
-      add_opt("8-bit Adam moments (m, v) + block scales", 2 * trainable_dev * per,
-              "2 x " + n(trainable_dev) + " x (1 B + 4 B absmax per 256-value block)");
-    } else if (s.optimizer == "sgd_momentum") {
-      add_opt(od + " momentum", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
-    } else if (s.optimizer == "lion") {
-      add_opt(od + " Lion momentum", trainable_dev * o, n(trainable_dev) + " x " + n(o) + " B");
-    } else if (s.optimizer == "adafactor") {
-      // Factored second moment: a row and a column vector per matrix (Shazeer & Stern 2018).
-      auto layer_factored = [&](const layer_params& layer) {
-        if (lora) {
-          double f = 0;
-          for (const auto& l : layer.linears)
-            if (targeted(s, l.name))
-              f += (2 * static_cast<double>(s.lora_rank) + l.in_features + l.out_features) * l.copies;
-          return f;
-        }
-        double f = layer.norms + (layer.router > 0 ? m.hidden + static_cast<double>(s.num_experts) : 0);
-        for (const auto& l : layer.linears) f += (l.in_features + l.out_features + l.bias) * l.copies;
-        return f;
-      };
-      const double factored = static_cast<double>(p.dense_layers) * layer_factored(p.dense_layer) +
-                              static_cast<double>(p.moe_layers) * layer_factored(p.moe_layer);
-      const double full = lora ? 0
-                               : (p.embedding > 0 ? m.vocab + m.hidden : 0) + (p.lm_head > 0 ? m.vocab + m.hidden : 0) +
-                                     p.final_norm;
-      const double share = r.trainable_params > 0 ? trainable_dev / r.trainable_params : 0;
-      add_opt(od + " Adafactor factored second moment", (factored + full) * share * trainable_fraction * o,
-              "(rows + columns of each matrix) x " + n(o) + " B");
+  if (!c.train) return opt.b;
+  const double o = bytes_per_value(r.optimizer_states);
+  const bool to_cpu = r.offload != offload_target::none;
+  auto add_opt = [&](std::string name, double bytes, std::string formula) {
+    bytes /= l.zero_opt;
+    if (l.zero_opt > 1) formula += l.shard;
+    if (to_cpu) {
+      cpu += std::ceil(bytes);
+      opt.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
+    } else {
+      opt.add(std::move(name), bytes, std::move(formula));
     }
+  };
+  const double dev = l.trainable_dev;
+  if (r.values.master_weights && l.train_w < fp32_bytes) add_opt("fp32 master weights", dev * fp32_bytes, n(dev) + " x 4 B");
+  const std::string od(info(r.optimizer_states).name);
+  switch (r.optimizer) {
+    case optimizer_kind::adamw:
+      add_opt(od + " Adam first moment (m)", dev * o, n(dev) + " x " + n(o) + " B");
+      add_opt(od + " Adam second moment (v)", dev * o, n(dev) + " x " + n(o) + " B");
+      break;
+    case optimizer_kind::adamw_8bit:
+      add_opt("8-bit Adam moments (m, v) + block scales", 2 * dev * (1 + fp32_bytes / 256),
+              "2 x " + n(dev) + " x (1 B + 4 B absmax per 256-value block)");
+      break;
+    case optimizer_kind::sgd_momentum: add_opt(od + " momentum", dev * o, n(dev) + " x " + n(o) + " B"); break;
+    case optimizer_kind::lion: add_opt(od + " Lion momentum", dev * o, n(dev) + " x " + n(o) + " B"); break;
+    case optimizer_kind::adafactor:
+      add_opt(od + " Adafactor factored second moment", adafactor_values(c, l) * o,
+              "(rows + columns of each matrix) x " + n(o) + " B");
+      break;
+    case optimizer_kind::sgd: break;
   }
+  return opt.b;
+}
 
-  bucket act = c.train ? activations_train(c) : activations_inference(c);
-  bucket kv = kv_cache(c);
+// Gradient communication needs buffers beyond the gradients themselves. PyTorch DDP (zero 0) copies every gradient
+// into its flat buckets unless gradient_as_bucket_view=True; DeepSpeed ZeRO reduces through reduce_bucket_size =
+// 5e8 elements (and ZeRO-1/2 all-gather updated weights through allgather_bucket_size = 5e8), capped here at the
+// size of what they carry.
+void add_communication_buffers(const context& c, const state_layout& l, builder& over) {
+  const double g = bytes_per_value(c.r.gradients);
+  constexpr double bucket_elements = 5e8;
+  const int zero = static_cast<int>(c.r.values.zero);
+  if (zero == 0) {
+    over.add("DDP gradient buckets", l.trainable_dev * g,
+             "a flat copy of the " + n(l.trainable_dev) + " gradients x " + n(g) + " B (gradient_as_bucket_view=False)");
+    return;
+  }
+  over.add("ZeRO reduce bucket", std::min(bucket_elements, l.trainable_dev) * g,
+           "min(5e8, trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
+  if (zero <= 2)
+    over.add("ZeRO all-gather bucket", std::min(bucket_elements, l.trainable_dev) * l.train_w,
+             "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
+}
 
-  r.buckets = {params.b, grads.b, opt.b, act, kv};
-  double allocated = 0;
-  for (const auto& b : r.buckets) allocated += b.bytes;
-
+bucket overhead_bucket(const context& c, const state_layout& l, double allocated, double weights) {
+  const setting_values& s = c.s;
   builder over{{"overhead", "Overhead", 0, "Memory the runtime takes beyond the tensors above",
                 "Estimates of runtime behaviour, not arithmetic: change the defaults to match your stack", {}}};
-  if (s.overhead == "factor") {
-    over.add("overhead factor on the weights", (s.overhead_factor - 1) * r.buckets[0].bytes,
+  if (c.r.overhead == overhead_mode::factor) {
+    over.add("overhead factor on the weights", (s.overhead_factor - 1) * weights,
              "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
-  } else if (s.overhead == "detailed") {
+  } else if (c.r.overhead == overhead_mode::detailed) {
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
-    if (c.train && c.dp > 1) {
-      // Gradient communication needs buffers beyond the gradients themselves. PyTorch DDP (zero 0) copies
-      // every gradient into its flat buckets unless gradient_as_bucket_view=True; DeepSpeed ZeRO reduces
-      // through reduce_bucket_size = 5e8 elements (and ZeRO-1/2 all-gather updated weights through
-      // allgather_bucket_size = 5e8), capped here at the size of what they carry.
-      const std::string g_dtype = s.grads_dtype == "auto" ? train_dtype : s.grads_dtype;
-      const double g = dtype_bytes(g_dtype);
-      constexpr double bucket_elements = 5e8;
-      if (s.zero == 0) {
-        over.add("DDP gradient buckets", trainable_dev * g, "a flat copy of the " + n(trainable_dev) + " gradients x " +
-                                                               n(g) + " B (gradient_as_bucket_view=False)");
-      } else {
-        over.add("ZeRO reduce bucket", std::min(bucket_elements, trainable_dev) * g,
-                 "min(5e8, trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
-        if (s.zero <= 2)
-          over.add("ZeRO all-gather bucket", std::min(bucket_elements, trainable_dev) * train_w,
-                   "min(5e8, trainable) x " + n(train_w) + " B (DeepSpeed allgather_bucket_size)");
-      }
-    }
+    if (c.train && c.dp > 1) add_communication_buffers(c, l, over);
     over.add("allocator fragmentation reserve", allocated * s.fragmentation / 100,
              n(s.fragmentation) + " % of " + n(allocated) + " B");
   }
-  r.buckets.push_back(over.b);
+  return over.b;
+}
 
-  auto note = [&](std::string text) { r.notes.push_back(std::move(text)); };
-  if (!c.train && lora) note("finetune is ignored for inference: the base weights are estimated as stored");
-  if (c.train && lora && s.trainable_params != 1)
-    note("trainable_params is ignored with LoRA: the adapters' shapes give the trainable count");
+std::vector<std::string> stage_notes(const context& c) {
+  const run_spec& r = c.r;
+  const setting_values& s = c.s;
+  std::vector<std::string> notes;
+  if (!c.train && r.adapters()) notes.emplace_back("finetune is ignored for inference: the base weights are estimated as stored");
+  if (c.train && r.adapters() && s.trainable_params != 1)
+    notes.emplace_back("trainable_params is ignored with LoRA: the adapters' shapes give the trainable count");
   if (c.train && s.pp > 1 && s.grad_accum < s.pp)
-    note("pp > grad_accum: the 1F1B pipeline is not full (" + std::to_string(s.grad_accum) + " of " +
-         std::to_string(s.pp) + " micro-batches in flight)");
-  if (s.params > 0 && !is_float_format(s.weights_dtype))
-    note("params overrides the architecture: embeddings and norms are still taken from the architecture");
-  if (!c.train && m.mla) note("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
-  if (!is_float_format(s.weights_dtype) && s.weights_dtype.starts_with("q"))
-    note("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not modelled");
-  r.total_bytes = allocated + over.b.bytes;
-  r.gpu_memory_bytes = s.gpu_memory;
+    notes.push_back("pp > grad_accum: the 1F1B pipeline is not full (" + std::to_string(s.grad_accum) + " of " +
+                    std::to_string(s.pp) + " micro-batches in flight)");
+  if (s.params > 0 && r.quantised())
+    notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
+  if (!c.train && c.m.mla) notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
+  if (info(r.weights).family == dtype_family::gguf_mix)
+    notes.emplace_back("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not modelled");
+  return notes;
+}
+
+estimate_result estimate_stage(const run_spec& spec, bool first, bool last) {
+  const context c = make_context(spec, first, last);
+  const state_layout l = layout_state(c);
+  estimate_result r;
+  r.settings = spec.values;
+  r.model = spec.model;
+  r.params = spec.params;
+  r.trainable_params = l.trainable_model;
+  r.data_parallel = spec.data_parallel;
+  r.effective_batch = spec.effective_batch;
+  r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
+  double cpu = 0;
+  r.buckets = {parameters_bucket(c, l, cpu), gradients_bucket(c, l), optimizer_bucket(c, l, cpu),
+               c.train ? activations_train(c) : activations_inference(c), kv_cache(c)};
+  double allocated = 0;
+  for (const auto& b : r.buckets) allocated += b.bytes;
+  r.buckets.push_back(overhead_bucket(c, l, allocated, r.buckets[0].bytes));
+  r.notes = stage_notes(c);
+  r.total_bytes = allocated + r.buckets.back().bytes;
+  r.gpu_memory_bytes = spec.values.gpu_memory;
   r.cpu_bytes = cpu;
   r.fits = r.total_bytes <= r.gpu_memory_bytes;
   return r;
@@ -632,55 +665,21 @@ double estimate_result::bytes(std::string_view bucket_key) const {
   return 0;
 }
 
-double dtype_bytes(std::string_view dtype, bool double_quant) {
-  if (dtype == "fp32") return 4;
-  if (dtype == "bf16" || dtype == "fp16") return 2;
-  if (dtype == "fp8" || dtype == "int8") return 1;
-  // GPTQ/AWQ-style int4: groups of 128 weights share an fp16 scale and a 4-bit zero point.
-  if (dtype == "int4") return (4.0 * 128 + 16 + 4) / 128 / 8;
-  // NF4: 4-bit codes + one fp32 absmax per 64 weights; double quantisation stores the absmax in 8 bits with
-  // one fp32 scale per 256 blocks (Dettmers et al. 2023, QLoRA section 3).
-  if (dtype == "nf4") return double_quant ? (4 + 8.0 / 64 + 32.0 / (64 * 256)) / 8 : (4 + 32.0 / 64) / 8;
-  // GGUF block layouts (llama.cpp ggml-common.h): bytes per block / weights per block.
-  if (dtype == "q8_0") return 34.0 / 32;
-  if (dtype == "q4_0") return 18.0 / 32;
-  if (dtype == "q6_k") return 210.0 / 256;
-  if (dtype == "q5_k_m") return 176.0 / 256;
-  if (dtype == "q4_k_m") return 144.0 / 256;
-  if (dtype == "q3_k_m") return 110.0 / 256;
-  if (dtype == "q2_k") return 84.0 / 256;
-  return 2;
+std::vector<estimate_result> estimate_stages(const run_spec& spec) {
+  if (spec.values.pp == 1) return {estimate_stage(spec, true, true)};
+  return {estimate_stage(spec, true, false), estimate_stage(spec, false, true)};
 }
 
-std::vector<estimate_result> estimate_stages(const setting_values& values) {
-  const model_spec m = make_model(values);
-  if (values.pp == 1) return {estimate_stage(values, m, true, true)};
-  return {estimate_stage(values, m, true, false), estimate_stage(values, m, false, true)};
-}
-
-estimate_result estimate(const setting_values& values) {
-  std::vector<estimate_result> stages = estimate_stages(values);
+estimate_result estimate(const run_spec& spec) {
+  std::vector<estimate_result> stages = estimate_stages(spec);
   if (stages.size() == 1 || stages[0].total_bytes >= stages[1].total_bytes) return std::move(stages[0]);
   return std::move(stages[1]);
 }
 
 result<estimate_result> estimate(const settings& explicit_values, const settings& config) {
-  auto resolved = resolve(explicit_values, config);
-  if (!resolved.ok()) return resolved.errors();
-  const setting_values& s = resolved.value();
-  const model_spec m = make_model(s);
-  constexpr double exact_limit = 9007199254740992.0;  // 2^53: parameter counts stay exact integers
-  if (m.params.total > exact_limit)
-    return error{"hidden_size", "the architecture has " + format_number(m.params.total) +
-                                    " parameters, more than 2^53; reduce hidden_size or num_hidden_layers"};
-  const double total = s.params > 0 ? s.params : m.params.total;
-  if (s.finetune == "full" && s.trainable_params > 1 && s.trainable_params > total)
-    return error{"trainable_params", "must not exceed the model's " + format_number(total) + " parameters, got " +
-                                         format_number(s.trainable_params)};
-  if (s.mode == "train" && s.finetune == "full" && !is_float_format(s.weights_dtype))
-    return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + s.weights_dtype +
-                                      "\"; use finetune=lora or qlora for a quantised base"};
-  return estimate(s);
+  auto spec = resolve(explicit_values, config);
+  if (!spec.ok()) return spec.errors();
+  return estimate(spec.value());
 }
 
 }  // namespace llm_memory

@@ -5,10 +5,12 @@
 namespace llm_memory {
 namespace {
 
-double norm_params(const setting_values& s, double width) { return s.norm == "layernorm" ? 2 * width : width; }
+double norm_params(const model_spec& m, double width) {
+  return m.choices.norm == norm_kind::layernorm ? 2 * width : width;
+}
 
-void add(layer_params& layer, std::string name, double in, double out, double copies, bool bias, bool routed = false) {
-  layer.linears.push_back({std::move(name), in, out, copies, bias ? out : 0, routed});
+void add(layer_params& layer, projection name, double in, double out, double copies, bool bias, bool routed = false) {
+  layer.linears.push_back({name, in, out, copies, bias ? out : 0, routed});
 }
 
 double sum(const layer_params& layer, bool routed_only) {
@@ -21,42 +23,44 @@ double sum(const layer_params& layer, bool routed_only) {
 // q/k/v/o (or MLA) projections of one layer; returns the q/k norm parameters.
 double add_attention(const setting_values& s, const model_spec& m, layer_params& layer) {
   const double h = m.hidden;
-  const bool qkv_bias = s.attention_bias != "none";
-  const bool o_bias = s.attention_bias == "all";
+  const bool qkv_bias = m.choices.attention_bias != bias_kind::none;
+  const bool o_bias = m.choices.attention_bias == bias_kind::all;
   if (m.mla) {
     const auto qk_head = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
     const auto q_rank = static_cast<double>(s.q_lora_rank);
     const auto kv_rank = static_cast<double>(s.kv_lora_rank);
     if (s.q_lora_rank > 0) {
-      add(layer, "q_a_proj", h, q_rank, 1, false);
-      add(layer, "q_b_proj", q_rank, m.heads * qk_head, 1, false);
+      add(layer, projection::q_a_proj, h, q_rank, 1, false);
+      add(layer, projection::q_b_proj, q_rank, m.heads * qk_head, 1, false);
     } else {
-      add(layer, "q_proj", h, m.heads * qk_head, 1, false);
+      add(layer, projection::q_proj, h, m.heads * qk_head, 1, false);
     }
-    add(layer, "kv_a_proj_with_mqa", h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
-    add(layer, "kv_b_proj", kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1, false);
-    add(layer, "o_proj", m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
+    add(layer, projection::kv_a_proj_with_mqa, h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
+    add(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1, false);
+    add(layer, projection::o_proj, m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
     // q_a_layernorm and kv_a_layernorm (RMSNorm weights).
     return (s.q_lora_rank > 0 ? q_rank : 0) + kv_rank;
   }
-  add(layer, "q_proj", h, m.heads * m.head_dim, 1, qkv_bias);
-  add(layer, "k_proj", h, m.kv_heads * m.head_dim, 1, qkv_bias);
-  add(layer, "v_proj", h, m.kv_heads * m.head_dim, 1, qkv_bias);
-  add(layer, "o_proj", m.heads * m.head_dim, h, 1, o_bias);
-  if (s.qk_norm == "head") return norm_params(s, m.head_dim) * 2;
-  if (s.qk_norm == "full") return norm_params(s, m.heads * m.head_dim) + norm_params(s, m.kv_heads * m.head_dim);
+  add(layer, projection::q_proj, h, m.heads * m.head_dim, 1, qkv_bias);
+  add(layer, projection::k_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
+  add(layer, projection::v_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
+  add(layer, projection::o_proj, m.heads * m.head_dim, h, 1, o_bias);
+  if (m.choices.qk_norm == qk_norm_kind::head) return norm_params(m, m.head_dim) * 2;
+  if (m.choices.qk_norm == qk_norm_kind::full)
+    return norm_params(m, m.heads * m.head_dim) + norm_params(m, m.kv_heads * m.head_dim);
   return 0;
 }
 
-void add_mlp(const setting_values& s, layer_params& layer, double h, double inner, double copies, bool routed) {
+void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, double h, double inner, double copies,
+             bool routed) {
   const bool bias = s.mlp_bias;
-  if (s.mlp == "gated") {
-    add(layer, "gate_proj", h, inner, copies, bias, routed);
-    add(layer, "up_proj", h, inner, copies, bias, routed);
+  if (m.choices.gated_mlp) {
+    add(layer, projection::gate_proj, h, inner, copies, bias, routed);
+    add(layer, projection::up_proj, h, inner, copies, bias, routed);
   } else {
-    add(layer, "up_proj", h, inner, copies, bias, routed);
+    add(layer, projection::up_proj, h, inner, copies, bias, routed);
   }
-  add(layer, "down_proj", inner, h, copies, bias, routed);
+  add(layer, projection::down_proj, inner, h, copies, bias, routed);
 }
 
 layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
@@ -64,15 +68,15 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
   const double qk_norms = add_attention(s, m, layer);
   layer.attention = sum(layer, false) + qk_norms;
   if (!moe) {
-    add_mlp(s, layer, m.hidden, m.intermediate, 1, false);
+    add_mlp(s, m, layer, m.hidden, m.intermediate, 1, false);
   } else {
     const auto expert_inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
                                                                                 : s.intermediate_size);
-    add_mlp(s, layer, m.hidden, expert_inner, static_cast<double>(s.num_experts), true);
+    add_mlp(s, m, layer, m.hidden, expert_inner, static_cast<double>(s.num_experts), true);
     const double shared_inner = s.shared_expert_intermediate_size > 0
                                     ? static_cast<double>(s.shared_expert_intermediate_size)
                                     : static_cast<double>(s.n_shared_experts) * expert_inner;
-    if (shared_inner > 0) add_mlp(s, layer, m.hidden, shared_inner, 1, false);
+    if (shared_inner > 0) add_mlp(s, m, layer, m.hidden, shared_inner, 1, false);
     // Router: one h-wide row per expert, plus DeepSeek-V3's per-expert score-correction bias and
     // Qwen2-MoE's h-wide shared_expert_gate (modeling_deepseek_v3.py, modeling_qwen2_moe.py).
     const auto experts = static_cast<double>(s.num_experts);
@@ -81,14 +85,15 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
     layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
   }
   layer.mlp = sum(layer, false) - layer.attention + qk_norms;
-  layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(s, m.hidden);
+  layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(m, m.hidden);
   return layer;
 }
 
 }  // namespace
 
-model_spec make_model(const setting_values& s) {
+model_spec make_model(const setting_values& s, const model_choices& choices) {
   model_spec m;
+  m.choices = choices;
   m.hidden = static_cast<double>(s.hidden_size);
   m.layers = s.num_hidden_layers;
   m.heads = static_cast<double>(s.num_attention_heads);
@@ -96,14 +101,13 @@ model_spec make_model(const setting_values& s) {
   m.head_dim = s.head_dim > 0 ? static_cast<double>(s.head_dim) : m.hidden / m.heads;
   m.intermediate = s.intermediate_size > 0 ? static_cast<double>(s.intermediate_size) : 4 * m.hidden;
   m.vocab = static_cast<double>(s.vocab_size);
-  m.gated_mlp = s.mlp == "gated";
   m.mla = s.kv_lora_rank > 0;
 
   param_breakdown& p = m.params;
   p.embedding = m.vocab * m.hidden;
-  if (s.position_embedding == "learned") p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
+  if (choices.position == position_kind::learned) p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
   p.lm_head = s.tie_word_embeddings ? 0 : m.vocab * m.hidden;
-  p.final_norm = norm_params(s, m.hidden);
+  p.final_norm = norm_params(m, m.hidden);
   const bool moe = s.num_experts > 0;
   p.moe_layers = moe ? s.num_hidden_layers - s.first_k_dense_replace : 0;
   p.dense_layers = s.num_hidden_layers - p.moe_layers;

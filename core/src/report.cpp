@@ -20,13 +20,64 @@ json layer_json(const layer_params& layer) {
   return j;
 }
 
-}  // namespace
+json answer_json(const solve_answer& a) {
+  json delta = json::object();
+  for (const auto& [key, value] : a.delta) delta[key] = value;
+  return {{"found", a.found},
+          {"value", a.value},
+          {"limit", a.limit},
+          {"at_limit", a.at_limit},
+          {"varied", a.varied},
+          {"total", json_bytes(a.total_bytes)},
+          {"delta", delta},
+          {"message", a.message}};
+}
 
-std::string to_json(const estimate_result& r, int indent) {
-  json bytes = json::object();
-  for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
-  bytes["total"] = json_bytes(r.total_bytes);
+json solve_object(const solve_result& r) {
+  return {{"fits", r.fits},
+          {"total", json_bytes(r.total_bytes)},
+          {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
+          {"headroom", json_bytes(r.headroom_bytes)},
+          {"min_devices", answer_json(r.min_devices)},
+          {"max_batch", answer_json(r.max_batch)},
+          {"max_seq", answer_json(r.max_seq)}};
+}
 
+json knob_json(const knob_advice& k) {
+  json delta = json::object();
+  for (const auto& [key, value] : k.delta) delta[key] = value;
+  json changes = json::array();
+  for (const auto& c : k.changes)
+    changes.push_back({{"bucket", c.bucket},
+                       {"before", json_bytes(c.before)},
+                       {"after", json_bytes(c.after)},
+                       {"saved", json_bytes(c.saved())}});
+  return {{"id", k.id},
+          {"name", k.name},
+          {"delta", delta},
+          {"drains", k.drains},
+          {"changes", changes},
+          {"total", json_bytes(k.total_bytes)},
+          {"saved", json_bytes(k.saved_bytes)},
+          {"cpu_bytes", json_bytes(k.cpu_bytes)},
+          {"fits", k.fits},
+          {"note", k.note}};
+}
+
+json advice_object(const advice_result& r) {
+  json knobs = json::array();
+  for (const auto& k : r.knobs) knobs.push_back(knob_json(k));
+  json skipped = json::array();
+  for (const auto& s : r.skipped) skipped.push_back({{"name", s.name}, {"reason", s.reason}});
+  return {{"total", json_bytes(r.total_bytes)},
+          {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
+          {"fits", r.fits},
+          {"largest_bucket", r.largest_bucket},
+          {"knobs", knobs},
+          {"skipped", skipped}};
+}
+
+json buckets_json(const estimate_result& r) {
   json buckets = json::array();
   for (const auto& b : r.buckets) {
     json items = json::array();
@@ -34,7 +85,10 @@ std::string to_json(const estimate_result& r, int indent) {
     buckets.push_back({{"key", b.key}, {"label", b.label}, {"bytes", json_bytes(b.bytes)}, {"includes", b.includes},
                        {"assumes", b.assumes}, {"items", items}});
   }
-  const auto& p = r.model.params;
+  return buckets;
+}
+
+json breakdown_json(const param_breakdown& p) {
   json breakdown = {{"embedding", json_bytes(p.embedding)},
                     {"lm_head", json_bytes(p.lm_head)},
                     {"final_norm", json_bytes(p.final_norm)},
@@ -46,6 +100,17 @@ std::string to_json(const estimate_result& r, int indent) {
   }
   breakdown["total"] = json_bytes(p.total);
   breakdown["active"] = json_bytes(p.active);
+  return breakdown;
+}
+
+std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
+std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent) {
+  json bytes = json::object();
+  for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
+  bytes["total"] = json_bytes(r.total_bytes);
 
   json settings_json = json::object();
   for (const auto& [key, value] : to_settings(r.settings)) settings_json[key] = value;
@@ -61,11 +126,39 @@ std::string to_json(const estimate_result& r, int indent) {
               {"stage", r.stage},
               {"fits", r.fits},
               {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
-              {"buckets", buckets},
-              {"param_breakdown", breakdown},
+              {"buckets", buckets_json(r)},
+              {"param_breakdown", breakdown_json(r.model.params)},
               {"notes", r.notes},
               {"settings", settings_json}};
-  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+  if (solved != nullptr) out["solve"] = solve_object(*solved);
+  if (advice != nullptr) out["advice"] = advice_object(*advice);
+  return dump(out, indent);
+}
+
+std::string solve_to_json(const solve_result& r, int indent) { return dump(solve_object(r), indent); }
+
+std::string advice_to_json(const advice_result& r, int indent) { return dump(advice_object(r), indent); }
+
+std::string sweep_to_json(const sweep_run& run) {
+  const sweep_grid& g = run.grid;
+  const std::size_t n = g.seq.size();
+  // Keys in alphabetical order (nlohmann::json), as the CLI has always printed them.
+  nlohmann::json out = {{"batch", std::vector<std::int64_t>(g.batch.begin(), g.batch.end())},
+                        {"seq", std::vector<std::int64_t>(g.seq.begin(), g.seq.end())},
+                        {"max_batch", g.max_batch},
+                        {"gpu_memory", run.lowered.gpu_memory},
+                        {"rounding_bound", run.lowered.rounding_bound}};
+  nlohmann::json& total = out["total"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < g.batch.size(); ++i)
+    total.push_back(std::vector<double>(g.total.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                        g.total.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));
+  return out.dump();
+}
+
+std::string settings_to_json(const settings& values, int indent) {
+  json fields = json::object();
+  for (const auto& [key, value] : values) fields[key] = value;
+  return dump(json{{"ok", true}, {"settings", fields}}, indent);
 }
 
 std::string errors_to_json(const std::vector<error>& errors, int indent) {

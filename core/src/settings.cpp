@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "decimal.hpp"
-#include "llm_memory/presets.hpp"
+#include "settings_apply.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -120,73 +120,6 @@ constexpr std::array<assigner, table.size()> assigners = {
 #undef LLM_MEMORY_ASSIGNER
 };
 
-// Applies one layer of raw values onto `values`, collecting errors.
-void apply(const settings& layer, setting_values& values, std::vector<error>& errors, std::string_view origin) {
-  for (const auto& [key, text] : layer) {
-    const setting_def* def = find_setting(key);
-    if (def == nullptr) {
-      // A URL like "?=5" has an empty key: the error still has to name something.
-      errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting" + std::string(origin)});
-      continue;
-    }
-    std::optional<error> problem = assigners[static_cast<std::size_t>(def - table.data())](*def, text, values);
-    if (problem) {
-      problem->message += origin;
-      errors.push_back(std::move(*problem));
-    }
-  }
-}
-
-void check_consistency(const setting_values& v, const settings& explicit_values, std::vector<error>& errors) {
-  auto fail = [&](std::string setting, std::string message) { errors.push_back({std::move(setting), std::move(message)}); };
-  const auto kv = v.num_key_value_heads == 0 ? v.num_attention_heads : v.num_key_value_heads;
-  if (kv > v.num_attention_heads)
-    fail("num_key_value_heads", "must not exceed num_attention_heads (" + std::to_string(v.num_attention_heads) +
-                                    "), got " + std::to_string(kv));
-  else if (v.num_attention_heads % kv != 0)
-    fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) +
-                                    "), got " + std::to_string(kv));
-  if (v.head_dim == 0 && v.kv_lora_rank == 0 && v.hidden_size % v.num_attention_heads != 0)
-    fail("head_dim", "hidden_size " + std::to_string(v.hidden_size) + " is not divisible by num_attention_heads " +
-                         std::to_string(v.num_attention_heads) + "; give head_dim explicitly");
-  if (v.num_experts > 0 && (v.num_experts_per_tok < 1 || v.num_experts_per_tok > v.num_experts))
-    fail("num_experts_per_tok", "must be from 1 to num_experts (" + std::to_string(v.num_experts) + "), got " +
-                                    std::to_string(v.num_experts_per_tok));
-  if (v.first_k_dense_replace > v.num_hidden_layers)
-    fail("first_k_dense_replace", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
-  if (v.kv_lora_rank > 0 && (v.qk_rope_head_dim < 1 || v.v_head_dim < 1 || v.qk_nope_head_dim < 1))
-    fail("kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
-  if (v.devices % (v.tp * v.pp) != 0)
-    fail("devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
-                        std::to_string(v.devices));
-  // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
-  const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
-                          static_cast<double>(v.devices / (v.tp * v.pp));
-  if (per_step > max_sequences_per_step)
-    fail("grad_accum", "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer "
-                       "step, got " + format_number(per_step));
-  if (v.pp > v.num_hidden_layers)
-    fail("pp", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
-                   std::to_string(v.pp));
-  if (v.num_attention_heads % v.tp != 0)
-    fail("tp", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " +
-                   std::to_string(v.tp));
-  if (v.offload == "optimizer+params" && v.zero != 3)
-    fail("offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
-  if (v.finetune != "full") {
-    static constexpr std::array<std::string_view, 8> modules = {"q_proj", "k_proj",    "v_proj",  "o_proj",
-                                                               "gate_proj", "up_proj", "down_proj", "all-linear"};
-    for (auto name : detail::split(v.lora_targets, ','))
-      if (std::find(modules.begin(), modules.end(), name) == modules.end()) {
-        fail("lora_targets", "unknown module " + quoted(name) +
-                                 "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
-        break;
-      }
-  }
-  if (v.finetune == "qlora" && explicit_values.contains("weights_dtype") && v.weights_dtype != "nf4")
-    fail("weights_dtype", "QLoRA stores the base in nf4; got " + quoted(v.weights_dtype));
-}
-
 }  // namespace
 
 std::string_view to_string(setting_kind kind) {
@@ -234,46 +167,38 @@ result<double> parse_number(const setting_def& def, std::string_view raw) {
   }
 }
 
-result<setting_values> resolve(const settings& explicit_values, const settings& config) {
-  std::vector<error> errors;
+namespace detail {
+
+void apply_layer(const settings& layer, setting_values& values, std::vector<error>& errors, std::string_view origin) {
+  for (const auto& [key, text] : layer) {
+    const setting_def* def = find_setting(key);
+    if (def == nullptr) {
+      // A URL like "?=5" has an empty key: the error still has to name something.
+      errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting" + std::string(origin)});
+      continue;
+    }
+    std::optional<error> problem = assigners[static_cast<std::size_t>(def - table.data())](*def, text, values);
+    if (problem) {
+      problem->message += origin;
+      errors.push_back(std::move(*problem));
+    }
+  }
+}
+
+const setting_values& default_values() {
   // The table's defaults, parsed once (they are constants and always valid: tests/core/settings_test.cpp).
   static const setting_values defaults = [] {
     settings text;
     for (const auto& def : table) text.emplace(def.key, def.default_value);
     setting_values parsed;
     std::vector<error> none;
-    apply(text, parsed, none, "");
+    apply_layer(text, parsed, none, "");
     return parsed;
   }();
-  setting_values values = defaults;
-
-  const auto model_it = explicit_values.find("model");
-  const std::string model_id =
-      detail::lower(detail::trim(model_it != explicit_values.end() ? model_it->second : std::string()));
-  if (!model_id.empty()) {
-    if (const model_preset* preset = find_model(model_id))
-      apply(preset->fields, values, errors, " (from model preset)");
-    else
-      errors.push_back({"model", "unknown model " + quoted(model_id) + "; list them with --list-models"});
-  }
-  apply(config, values, errors, " (from config.json)");
-  apply(explicit_values, values, errors, "");
-  values.model = model_id;
-
-  const auto gpu_it = explicit_values.find("gpu");
-  if (gpu_it != explicit_values.end() && !detail::trim(gpu_it->second).empty()) {
-    values.gpu = detail::lower(detail::trim(gpu_it->second));
-    if (const gpu_preset* gpu = find_gpu(values.gpu)) {
-      if (!explicit_values.contains("gpu_memory")) values.gpu_memory = gpu->memory_bytes;
-    } else {
-      errors.push_back({"gpu", "unknown GPU " + quoted(values.gpu) + "; list them with --list-gpus"});
-    }
-  }
-  if (values.finetune == "qlora") values.weights_dtype = "nf4";
-  if (errors.empty()) check_consistency(values, explicit_values, errors);
-  if (!errors.empty()) return errors;
-  return values;
+  return defaults;
 }
+
+}  // namespace detail
 
 settings to_settings(const setting_values& values) {
   settings out;

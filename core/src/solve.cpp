@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "llm_memory/solve.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
 
-#include "json_bytes.hpp"
 #include "llm_memory/estimate.hpp"
 
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::ordered_json;
 using fits_at = std::function<bool(std::int64_t)>;
 
 // Largest x in [lo, hi] with fits(x), for fits true up to a boundary and false after it; nullopt when
@@ -59,8 +55,8 @@ std::optional<std::int64_t> first_fitting(std::int64_t lo, std::int64_t hi, cons
   return good;
 }
 
-std::string in_units(double bytes, const std::string& units) {
-  const bool gib = units == "GiB";
+std::string in_units(double bytes, display_units units) {
+  const bool gib = units == display_units::gib;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.2f %s", bytes / (gib ? 1073741824.0 : 1e9), gib ? "GiB" : "GB");
   return buf;
@@ -71,12 +67,9 @@ std::int64_t setting_max(std::string_view key) {
   return def != nullptr ? static_cast<std::int64_t>(def->max_value) : 1;
 }
 
-// Total bytes per device with one integer setting changed.
-template <class Set>
-double total_with(const setting_values& base, Set set) {
-  setting_values v = base;
-  set(v);
-  return estimate(v).total_bytes;
+// Total bytes per device at another micro-batch, sequence length or device count.
+double total_at(const run_spec& base, std::int64_t batch, std::int64_t seq, std::int64_t devices) {
+  return estimate(with_workload(base, batch, seq, devices)).total_bytes;
 }
 
 // The most of one factor of batch x grad_accum x data-parallel devices that keeps the product within what
@@ -85,13 +78,14 @@ std::int64_t per_step_limit(double other_factors) {
   return static_cast<std::int64_t>(std::floor(max_sequences_per_step / other_factors));
 }
 
-solve_answer solve_devices(const setting_values& s, double capacity) {
+solve_answer solve_devices(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices"}, false, 0, 0, false, 0, {}, {}};
   const std::int64_t model_parallel = s.tp * s.pp;
   const std::int64_t dp_limit =
       std::min(solve_device_limit / model_parallel, per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
   a.limit = dp_limit * model_parallel;
-  auto total = [&](std::int64_t dp) { return total_with(s, [&](setting_values& v) { v.devices = dp * model_parallel; }); };
+  auto total = [&](std::int64_t dp) { return total_at(spec, s.batch, s.seq, dp * model_parallel); };
   auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
   std::optional<std::int64_t> dp;
@@ -108,27 +102,28 @@ solve_answer solve_devices(const setting_values& s, double capacity) {
     a.message = "fits on " + std::to_string(a.value) + " device" + (a.value == 1 ? "" : "s") + " (data-parallel " +
                 std::to_string(*dp) + " x " + parallel + ", ZeRO " + std::to_string(s.zero) + ")";
   } else if (s.zero == 0) {
-    const std::string replica = s.mode == "train" ? "parameters, gradients and optimizer state" : "the weights";
+    const std::string replica = spec.train() ? "parameters, gradients and optimizer state" : "the weights";
     a.message = "no device count fits with ZeRO 0: every data-parallel device holds a full replica of " + replica +
                 ", so adding devices never lowers per-device memory; raise zero, tp or pp";
   } else {
     a.message = "none within " + std::to_string(solve_device_limit) + " devices (" + parallel + ", ZeRO " +
                 std::to_string(s.zero) + ")";
-    if (dp_limit >= 1) a.message += ": " + in_units(total(dp_limit), s.units) + " per device even at " +
+    if (dp_limit >= 1) a.message += ": " + in_units(total(dp_limit), spec.units) + " per device even at " +
                                     std::to_string(a.limit) + " devices";
   }
   return a;
 }
 
-solve_answer solve_batch(const setting_values& s, double capacity) {
-  const std::int64_t data_parallel = s.devices / (s.tp * s.pp);
-  const std::int64_t step_limit = per_step_limit(static_cast<double>(s.grad_accum) * static_cast<double>(data_parallel));
+solve_answer solve_batch(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
+  const std::int64_t step_limit =
+      per_step_limit(static_cast<double>(s.grad_accum) * static_cast<double>(spec.data_parallel));
   solve_answer a{"max_batch", {"batch"}, false, 0, std::min(setting_max("batch"), step_limit), false, 0, {}, {}};
-  auto total = [&](std::int64_t b) { return total_with(s, [&](setting_values& v) { v.batch = b; }); };
+  auto total = [&](std::int64_t b) { return total_at(spec, b, s.seq, s.devices); };
   const auto b = last_fitting(1, a.limit, [&](std::int64_t x) { return total(x) <= capacity; });
   const std::string at = " at seq " + std::to_string(s.seq);
   if (!b) {
-    a.message = "even micro-batch 1 does not fit" + at + " (" + in_units(total(1) - capacity, s.units) + " over)";
+    a.message = "even micro-batch 1 does not fit" + at + " (" + in_units(total(1) - capacity, spec.units) + " over)";
     return a;
   }
   a.found = true;
@@ -144,14 +139,15 @@ solve_answer solve_batch(const setting_values& s, double capacity) {
   return a;
 }
 
-solve_answer solve_seq(const setting_values& s, double capacity) {
+solve_answer solve_seq(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
   solve_answer a{"max_seq", {"seq"}, false, 0, setting_max("seq"), false, 0, {}, {}};
-  auto total = [&](std::int64_t q) { return total_with(s, [&](setting_values& v) { v.seq = q; }); };
+  auto total = [&](std::int64_t q) { return total_at(spec, s.batch, q, s.devices); };
   const auto q = last_fitting(1, a.limit, [&](std::int64_t x) { return total(x) <= capacity; });
-  const std::string what = s.mode == "inference" ? "context" : "sequence";
+  const std::string what = spec.train() ? "sequence" : "context";
   const std::string at = " at micro-batch " + std::to_string(s.batch);
   if (!q) {
-    a.message = "even a " + what + " of 1 token does not fit" + at + " (" + in_units(total(1) - capacity, s.units) +
+    a.message = "even a " + what + " of 1 token does not fit" + at + " (" + in_units(total(1) - capacity, spec.units) +
                 " over)";
     return a;
   }
@@ -165,49 +161,25 @@ solve_answer solve_seq(const setting_values& s, double capacity) {
   return a;
 }
 
-json answer_json(const solve_answer& a) {
-  json delta = json::object();
-  for (const auto& [key, value] : a.delta) delta[key] = value;
-  return {{"found", a.found},
-          {"value", a.value},
-          {"limit", a.limit},
-          {"at_limit", a.at_limit},
-          {"varied", a.varied},
-          {"total", detail::json_bytes(a.total_bytes)},
-          {"delta", delta},
-          {"message", a.message}};
-}
-
 }  // namespace
 
-solve_result solve(const setting_values& values) {
-  const estimate_result now = estimate(values);
+solve_result solve(const run_spec& spec) {
+  const estimate_result now = estimate(spec);
   solve_result r;
   r.fits = now.fits;
   r.total_bytes = now.total_bytes;
   r.gpu_memory_bytes = now.gpu_memory_bytes;
   r.headroom_bytes = now.gpu_memory_bytes - now.total_bytes;
-  r.min_devices = solve_devices(values, now.gpu_memory_bytes);
-  r.max_batch = solve_batch(values, now.gpu_memory_bytes);
-  r.max_seq = solve_seq(values, now.gpu_memory_bytes);
+  r.min_devices = solve_devices(spec, now.gpu_memory_bytes);
+  r.max_batch = solve_batch(spec, now.gpu_memory_bytes);
+  r.max_seq = solve_seq(spec, now.gpu_memory_bytes);
   return r;
 }
 
 result<solve_result> solve(const settings& explicit_values, const settings& config) {
-  auto checked = estimate(explicit_values, config);
-  if (!checked.ok()) return checked.errors();
-  return solve(checked.value().settings);
-}
-
-std::string solve_to_json(const solve_result& r, int indent) {
-  const json out = {{"fits", r.fits},
-                    {"total", detail::json_bytes(r.total_bytes)},
-                    {"gpu_memory", detail::json_bytes(r.gpu_memory_bytes)},
-                    {"headroom", detail::json_bytes(r.headroom_bytes)},
-                    {"min_devices", answer_json(r.min_devices)},
-                    {"max_batch", answer_json(r.max_batch)},
-                    {"max_seq", answer_json(r.max_seq)}};
-  return out.dump(indent, ' ', false, json::error_handler_t::replace);
+  auto spec = resolve(explicit_values, config);
+  if (!spec.ok()) return spec.errors();
+  return solve(spec.value());
 }
 
 }  // namespace llm_memory

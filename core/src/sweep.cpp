@@ -28,7 +28,7 @@ struct probe {
 
 class prober {
  public:
-  explicit prober(const setting_values& values) : values_(values) {
+  explicit prober(const run_spec& spec) : spec_(spec) {
     // estimate() is linear in the batch, and multiplying every batch-proportional term by a power of two is
     // exact in binary floating point. At batch 2^k each item is 2^k x its unrounded value at batch 1, an integer
     // once 2^k >= 2^52 / value, so rounding up to whole bytes changes nothing and dividing by 2^k recovers it.
@@ -36,8 +36,7 @@ class prober {
     const auto bits = [](std::int64_t v) {
       return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 1) - 1)));
     };
-    const std::int64_t dp = values.devices / std::max<std::int64_t>(1, values.tp * values.pp);
-    shift_ = std::min(52, 62 - bits(values.grad_accum) - bits(dp));
+    shift_ = std::min(52, 62 - bits(spec.values.grad_accum) - bits(spec.data_parallel));
     scale_ = std::ldexp(1.0, shift_);
     at_zero_ = estimate_at(0, 1);
   }
@@ -86,13 +85,10 @@ class prober {
 
  private:
   std::vector<estimate_result> estimate_at(double batch, std::int64_t seq) const {
-    setting_values v = values_;
-    v.batch = static_cast<std::int64_t>(batch);
-    v.seq = seq;
-    return estimate_stages(v);
+    return estimate_stages(with_workload(spec_, static_cast<std::int64_t>(batch), seq, spec_.values.devices));
   }
 
-  const setting_values& values_;
+  const run_spec& spec_;
   int shift_ = 52;
   double scale_ = 1;
   std::vector<estimate_result> at_zero_;
@@ -254,20 +250,20 @@ double lowered_estimate::total(double batch, double seq) const {
   return best;
 }
 
-result<lowered_estimate> lower(const setting_values& values) {
+result<lowered_estimate> lower(const run_spec& spec) {
   lowered_estimate out;
-  out.values = values;
-  out.gpu_memory = values.gpu_memory;
+  out.spec = spec;
+  out.gpu_memory = spec.values.gpu_memory;
   out.batch_limit = static_cast<std::int64_t>(find_setting("batch")->max_value);
   const auto seq_limit = static_cast<std::int64_t>(find_setting("seq")->max_value);
-  prober probes(values);
+  prober probes(spec);
   for (std::size_t st = 0; st < probes.at_zero().size(); ++st) {
     stage_lowering stage;
     stage.stage = probes.at_zero()[st].stage;
     stage.fixed = probes.at_zero()[st].total_bytes;
     fitter f(probes, st);
     // A sliding window puts a kink at s = window: start with it as a piece boundary (saves the bisection).
-    const std::int64_t w = values.sliding_window;
+    const std::int64_t w = spec.values.sliding_window;
     const bool ok = w > 0 && w < seq_limit ? f.fit(1, w, stage.pieces) && f.fit(w + 1, seq_limit, stage.pieces)
                                            : f.fit(1, seq_limit, stage.pieces);
     if (!ok || probes.fixed_varies())
@@ -336,12 +332,11 @@ std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<c
     const double margin = tolerance * limit;
     auto sure = static_cast<std::int64_t>(std::max(0.0, largest(limit - lowered.rounding_bound - margin)));
     auto maybe = static_cast<std::int64_t>(std::max(0.0, largest(limit + 1 + margin)));
-    setting_values v = lowered.values;
-    v.seq = static_cast<std::int64_t>(s);
+    const setting_values& v = lowered.spec.values;
     while (sure < maybe) {  // invariant: sure fits (or is 0), maybe + 1 does not
       const std::int64_t probe = sure + (maybe - sure + 1) / 2;
-      v.batch = probe;
-      if (estimate(v).total_bytes <= limit) sure = probe;
+      if (estimate(with_workload(lowered.spec, probe, static_cast<std::int64_t>(s), v.devices)).total_bytes <= limit)
+        sure = probe;
       else maybe = probe - 1;
     }
     out.push_back(sure);
@@ -404,6 +399,27 @@ result<std::vector<double>> parse_axis(std::string_view key, std::string_view te
     return error{std::string(def->key), "range " + std::string(text) + " has more than " +
                                             std::to_string(max_axis_values) + " values"};
   return axis;
+}
+
+result<sweep_run> run_sweep(const sweep_request& request) {
+  std::vector<error> errors;
+  std::vector<double> axes[2];
+  const std::pair<const char*, const std::string*> given[2] = {{"batch", &request.batch}, {"seq", &request.seq}};
+  for (int k = 0; k < 2; ++k) {
+    auto axis = parse_axis(given[k].first, *given[k].second);
+    if (axis.ok()) axes[k] = std::move(axis.value());
+    else errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
+  }
+  settings values = request.values;
+  values.erase("batch");
+  values.erase("seq");
+  const auto spec = resolve(values, request.config);
+  if (!spec.ok()) errors.insert(errors.end(), spec.errors().begin(), spec.errors().end());
+  if (!errors.empty()) return errors;
+  auto lowered = lower(spec.value());
+  if (!lowered.ok()) return lowered.errors();
+  sweep_grid grid = sweep(lowered.value(), axes[0], axes[1], request.kernel_choice);
+  return sweep_run{std::move(lowered.value()), std::move(grid)};
 }
 
 result<std::vector<double>> sweep_parallel(const settings& explicit_values, std::span<const std::int64_t> devices) {

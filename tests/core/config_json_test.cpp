@@ -11,6 +11,7 @@
 
 #include "llm_memory/model.hpp"
 #include "llm_memory/presets.hpp"
+#include "llm_memory/resolve.hpp"
 
 namespace {
 
@@ -32,13 +33,13 @@ settings parsed(std::string_view text) {
 double imported_params(std::string_view text) {
   auto r = resolve({}, parsed(text));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? make_model(r.value()).params.total : 0;
+  return r.ok() ? r.value().model.params.total : 0;
 }
 
 double preset_params(const std::string& id) {
   auto r = resolve({{"model", id}});
   EXPECT_TRUE(r.ok()) << id;
-  return r.ok() ? make_model(r.value()).params.total : 0;
+  return r.ok() ? r.value().model.params.total : 0;
 }
 
 // Some message of `errors` names `setting` and contains `text`.

@@ -3,23 +3,24 @@
 
 #include <gtest/gtest.h>
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-setting_values resolved(const settings& s) {
+model_spec model_of(const settings& s) {
   auto r = resolve(s);
   EXPECT_TRUE(r.ok());
-  return r.value();
+  return r.ok() ? r.value().model : model_spec{};
 }
 
 // GPT-2 small by hand: wte 50257*768 = 38,597,376; wpe 1024*768 = 786,432; per layer 2 LayerNorms 2*1536,
 // c_attn 768*2304 + 2304, c_proj 768*768 + 768, c_fc 768*3072 + 3072, mlp c_proj 3072*768 + 768 = 7,087,872;
 // x 12 = 85,054,464; ln_f 1,536. Total 124,439,808 (the published "124M").
 TEST(model, gpt2_small_exact_count) {
-  const auto m = make_model(resolved({{"hidden_size", "768"}, {"num_hidden_layers", "12"}, {"num_attention_heads", "12"},
+  const auto m = model_of(settings({{"hidden_size", "768"}, {"num_hidden_layers", "12"}, {"num_attention_heads", "12"},
                                       {"vocab_size", "50257"}, {"max_position_embeddings", "1024"},
                                       {"position_embedding", "learned"}, {"tie_word_embeddings", "on"},
                                       {"attention_bias", "all"}, {"mlp_bias", "on"}}));
@@ -32,7 +33,7 @@ TEST(model, gpt2_small_exact_count) {
 // Llama 2 7B by hand: embeddings 32000*4096 twice (untied) = 262,144,000; per layer 4*4096^2 + 3*4096*11008
 // + 2*4096 = 202,383,360; x 32 = 6,476,267,520; final norm 4096. Total 6,738,415,616.
 TEST(model, llama2_7b_exact_count) {
-  const auto m = make_model(resolved({{"hidden_size", "4096"}, {"num_hidden_layers", "32"}, {"num_attention_heads", "32"},
+  const auto m = model_of(settings({{"hidden_size", "4096"}, {"num_hidden_layers", "32"}, {"num_attention_heads", "32"},
                                       {"intermediate_size", "11008"}, {"vocab_size", "32000"}, {"norm", "rmsnorm"},
                                       {"mlp", "gated"}, {"dropout", "off"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 4.0 * 4096 * 4096);
@@ -43,14 +44,14 @@ TEST(model, llama2_7b_exact_count) {
 // Grouped-query attention: k and v project to n_kv * head_dim = 8 * 128 = 1024, so attention is
 // 2*4096*4096 + 2*4096*1024 = 41,943,040 per layer (Llama 3 8B).
 TEST(model, gqa_narrows_k_and_v) {
-  const auto m = make_model(resolved({{"hidden_size", "4096"}, {"num_attention_heads", "32"},
+  const auto m = model_of(settings({{"hidden_size", "4096"}, {"num_attention_heads", "32"},
                                       {"num_key_value_heads", "8"}, {"norm", "rmsnorm"}, {"mlp", "gated"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 41943040);
 }
 
 // Mixture of experts: active = total - (E - k) experts per MoE layer.
 TEST(model, moe_active_parameters) {
-  const auto m = make_model(resolved({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
                                       {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"},
                                       {"num_experts", "8"}, {"num_experts_per_tok", "2"}}));
   const double expert = 3.0 * 64 * 128;
@@ -68,7 +69,7 @@ TEST(model, qk_norm_variants) {
   auto with = [&](const char* qk) {
     settings s = base;
     s["qk_norm"] = qk;
-    return make_model(resolved(s)).params.dense_layer.attention;
+    return model_of(settings(s)).params.dense_layer.attention;
   };
   EXPECT_EQ(with("none"), 24576);
   EXPECT_EQ(with("head"), 24576 + 64);
@@ -81,11 +82,11 @@ TEST(model, router_bias_and_shared_expert_gate) {
   settings s{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
              {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"}, {"num_experts", "8"},
              {"num_experts_per_tok", "2"}, {"n_shared_experts", "1"}};
-  EXPECT_EQ(make_model(resolved(s)).params.moe_layer.router, 512);
+  EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512);
   s["router_bias"] = "on";
-  EXPECT_EQ(make_model(resolved(s)).params.moe_layer.router, 512 + 8);
+  EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512 + 8);
   s["shared_expert_gate"] = "on";
-  const auto p = make_model(resolved(s)).params;
+  const auto p = model_of(settings(s)).params;
   EXPECT_EQ(p.moe_layer.router, 512 + 8 + 64);
   // The router and the shared expert are active for every token: only 6 routed experts per layer idle.
   EXPECT_EQ(p.total - p.active, 2 * 6 * 3.0 * 64 * 128);
@@ -94,7 +95,7 @@ TEST(model, router_bias_and_shared_expert_gate) {
 // Falcon-style block: one LayerNorm (weight + bias) per layer, plain 4h MLP, no biases, one k/v head.
 // h 64, a 4: q 64 x 64, k and v 64 x 16 each, o 64 x 64 = 10,240; MLP 2 x 64 x 256 = 32,768; norm 128.
 TEST(model, falcon_style_layer) {
-  const auto m = make_model(resolved({{"hidden_size", "64"}, {"num_attention_heads", "4"},
+  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_attention_heads", "4"},
                                       {"num_key_value_heads", "1"}, {"norms_per_layer", "1"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 10240);
   EXPECT_EQ(m.params.dense_layer.mlp, 32768);

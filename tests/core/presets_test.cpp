@@ -2,6 +2,7 @@
 // Model and GPU presets: every computed parameter count against its published count (core/data/models.json,
 // docs/models.md). Where a checkpoint stores more than the parameters, the difference is derived by hand below.
 #include "llm_memory/presets.hpp"
+#include "llm_memory/resolve.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,7 @@ using namespace llm_memory;
 param_breakdown params_of(const std::string& id) {
   auto r = resolve({{"model", id}});
   EXPECT_TRUE(r.ok()) << id;
-  return r.ok() ? make_model(r.value()).params : param_breakdown{};
+  return r.ok() ? r.value().model.params : param_breakdown{};
 }
 
 // official_params - computed, for the checkpoints whose published count is not the parameter count.
@@ -175,7 +176,7 @@ TEST(presets, gpus) {
   EXPECT_EQ(find_gpu("a100-80gb")->memory_bytes, 85899345920.0);
   auto r = resolve({{"gpu", "h200-141gb"}});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.value().gpu_memory, 143771.0 * 1048576.0);
+  EXPECT_EQ(r.value().values.gpu_memory, 143771.0 * 1048576.0);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
 
 #include <gtest/gtest.h>
@@ -77,24 +78,24 @@ TEST(settings, layers_apply_in_order) {
   // The preset gives 32 layers; config.json overrides it; an explicit value overrides both.
   auto r = resolve({{"model", "llama-2-7b"}, {"num_hidden_layers", "4"}}, {{"num_hidden_layers", "8"}});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.value().num_hidden_layers, 4);
-  EXPECT_EQ(r.value().hidden_size, 4096);
+  EXPECT_EQ(r.value().values.num_hidden_layers, 4);
+  EXPECT_EQ(r.value().values.hidden_size, 4096);
   r = resolve({{"model", "llama-2-7b"}}, {{"num_hidden_layers", "8"}});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.value().num_hidden_layers, 8);
+  EXPECT_EQ(r.value().values.num_hidden_layers, 8);
 }
 
 TEST(settings, round_trip_through_text) {
   auto r = resolve({{"params", "7B"}, {"gpu_memory", "80GiB"}, {"overhead_factor", "1.25"}, {"mode", "INFERENCE"}});
   ASSERT_TRUE(r.ok());
-  const settings text = to_settings(r.value());
+  const settings text = to_settings(r.value().values);
   EXPECT_EQ(text.at("params"), "7000000000");
   EXPECT_EQ(text.at("gpu_memory"), "85899345920");
   EXPECT_EQ(text.at("overhead_factor"), "1.25");
   EXPECT_EQ(text.at("mode"), "inference");
   auto again = resolve(text);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(to_settings(again.value()), text);
+  EXPECT_EQ(to_settings(again.value().values), text);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "../random_settings.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/report.hpp"
 
 namespace {
 

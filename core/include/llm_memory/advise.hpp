@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -51,11 +52,12 @@ struct advice_result {
   std::vector<skipped_knob> skipped;   ///< knobs that changed nothing or gave invalid settings
 };
 
-/// Re-estimates the setting with each applicable knob moved one step; errors name the setting.
-/// Never fails for settings that estimate() accepts.
-[[nodiscard]] result<advice_result> advise(const settings& explicit_values, const settings& config = {});
+/// Re-estimates `spec` (resolved from `explicit_values` over `config`) with each applicable knob moved one step:
+/// each knob's delta is merged over the raw settings and resolved again, so a knob the settings refuse is skipped
+/// with the error it gives.
+[[nodiscard]] advice_result advise(const run_spec& spec, const settings& explicit_values, const settings& config = {});
 
-/// The diagnosis as the JSON object the CLI prints under "advice" (bytes as integers).
-[[nodiscard]] std::string advice_to_json(const advice_result& r, int indent = 2);
+/// Resolves (resolve.hpp), then advises; errors name the setting.
+[[nodiscard]] result<advice_result> advise(const settings& explicit_values, const settings& config = {});
 
 }  // namespace llm_memory

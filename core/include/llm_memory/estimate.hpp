@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llm_memory/model.hpp"
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -54,17 +55,14 @@ struct estimate_result {
   [[nodiscard]] double bytes(std::string_view bucket_key) const;
 };
 
-/// Estimates from already-resolved settings (never fails).
-[[nodiscard]] estimate_result estimate(const setting_values& values);
+/// Estimates a resolved run (never fails).
+[[nodiscard]] estimate_result estimate(const run_spec& spec);
 
 /// Every pipeline stage that can be the most loaded: one with pp = 1, else the first and the last.
 /// estimate() reports the larger; the sweep (sweep.hpp) lowers each one separately.
-[[nodiscard]] std::vector<estimate_result> estimate_stages(const setting_values& values);
+[[nodiscard]] std::vector<estimate_result> estimate_stages(const run_spec& spec);
 
-/// Resolves then estimates; errors name the setting.
+/// Resolves (resolve.hpp) then estimates; errors name the setting.
 [[nodiscard]] result<estimate_result> estimate(const settings& explicit_values, const settings& config = {});
-
-/// Bytes per stored value of a dtype name (fp32 4, bf16 2, fp8 1, int4 0.5, nf4 4.5/8, q4_0 18/32 ...).
-[[nodiscard]] double dtype_bytes(std::string_view dtype, bool double_quant = false);
 
 }  // namespace llm_memory

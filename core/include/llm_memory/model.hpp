@@ -2,17 +2,52 @@
 // The architecture as shapes, and its exact parameter count.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "llm_memory/settings.hpp"
 
 namespace llm_memory {
 
-/// One weight matrix of a layer, as PEFT names it (q_proj, ..., down_proj), repeated `copies` times.
+/// A weight matrix of a layer, as PEFT names it.
+enum class projection : std::uint8_t {
+  q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj,  // the lora_targets a user can name
+  q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj,              // MLA (adapted by all-linear only)
+};
+
+/// PEFT's names, in the order of `projection`.
+inline constexpr std::array<std::string_view, 11> projection_names = {
+    "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
+    "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"};
+
+[[nodiscard]] constexpr std::string_view name_of(projection p) { return projection_names[static_cast<std::size_t>(p)]; }
+
+/// A set of projections (the LoRA targets), one bit each.
+class lora_target_set {
+ public:
+  constexpr lora_target_set() = default;
+  /// Every linear layer (peft's all-linear).
+  [[nodiscard]] static constexpr lora_target_set all_linear() {
+    lora_target_set s;
+    s.bits_ = (1u << projection_names.size()) - 1;
+    s.all_linear_ = true;
+    return s;
+  }
+  constexpr void add(projection p) { bits_ |= 1u << static_cast<unsigned>(p); }
+  [[nodiscard]] constexpr bool contains(projection p) const { return (bits_ >> static_cast<unsigned>(p)) & 1u; }
+  /// Whether the set is peft's all-linear (which also adapts the MoE router).
+  [[nodiscard]] constexpr bool is_all_linear() const { return all_linear_; }
+
+ private:
+  unsigned bits_ = 0;
+  bool all_linear_ = false;
+};
+
+/// One weight matrix of a layer, repeated `copies` times.
 struct linear_shape {
-  std::string name;         ///< PEFT module name
+  projection name = projection::q_proj;  ///< PEFT module name
   double in_features = 0;   ///< input width
   double out_features = 0;  ///< output width
   double copies = 1;        ///< e.g. routed experts
@@ -44,6 +79,20 @@ struct param_breakdown {
   double active = 0;           ///< parameters used per token (MoE: shared + top-k experts)
 };
 
+enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
+enum class position_kind : std::uint8_t { rope, learned, none };
+enum class bias_kind : std::uint8_t { none, qkv, all };
+enum class qk_norm_kind : std::uint8_t { none, head, full };
+
+/// The architecture's choice settings, parsed (resolve.hpp).
+struct model_choices {
+  norm_kind norm = norm_kind::layernorm;          ///< norm
+  position_kind position = position_kind::rope;   ///< position_embedding
+  bias_kind attention_bias = bias_kind::none;     ///< attention_bias
+  qk_norm_kind qk_norm = qk_norm_kind::none;      ///< qk_norm
+  bool gated_mlp = false;                         ///< mlp = gated
+};
+
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
 struct model_spec {
   double hidden = 0;          ///< h
@@ -53,12 +102,12 @@ struct model_spec {
   double head_dim = 0;        ///< width of one head
   double intermediate = 0;    ///< dense MLP inner width
   double vocab = 0;           ///< V, 0 when unknown
-  bool gated_mlp = false;     ///< SwiGLU-style 3-matrix MLP
   bool mla = false;           ///< multi-head latent attention (DeepSeek)
+  model_choices choices;      ///< norm, position embedding, biases, q/k norm, MLP shape
   param_breakdown params;     ///< exact parameter count
 };
 
 /// Builds the model from resolved settings. Pure arithmetic: cannot fail once settings are valid.
-[[nodiscard]] model_spec make_model(const setting_values& s);
+[[nodiscard]] model_spec make_model(const setting_values& s, const model_choices& choices);
 
 }  // namespace llm_memory

@@ -5,13 +5,30 @@
 #include <string>
 #include <vector>
 
+#include "llm_memory/advise.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/result.hpp"
+#include "llm_memory/solve.hpp"
+#include "llm_memory/sweep.hpp"
 
 namespace llm_memory {
 
-/// The estimate as a JSON object (byte values as integers, per device).
-[[nodiscard]] std::string to_json(const estimate_result& r, int indent = 2);
+/// The estimate as a JSON object (byte values as integers, per device), with the solver's answers under "solve"
+/// and the knob diagnosis under "advice" when given.
+[[nodiscard]] std::string to_json(const estimate_result& r, const solve_result* solved = nullptr,
+                                  const advice_result* advice = nullptr, int indent = 2);
+
+/// The solver's answers alone, as under "solve" (bytes as integers).
+[[nodiscard]] std::string solve_to_json(const solve_result& r, int indent = 2);
+
+/// The knob diagnosis alone, as under "advice" (bytes as integers).
+[[nodiscard]] std::string advice_to_json(const advice_result& r, int indent = 2);
+
+/// A sweep: {batch, seq, max_batch, gpu_memory, rounding_bound, total (rows of [batch][seq])}, compact.
+[[nodiscard]] std::string sweep_to_json(const sweep_run& run);
+
+/// {"ok": true, "settings": {key: text}}: a parsed config.json, or every setting of a resolved run.
+[[nodiscard]] std::string settings_to_json(const settings& values, int indent = 2);
 
 /// {"ok": false, "errors": [{"setting": ..., "message": ...}]}
 [[nodiscard]] std::string errors_to_json(const std::vector<error>& errors, int indent = 2);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The settings table (settings_list.hpp) as data, the raw key -> text map every front end fills,
-// and resolution: defaults <- model preset <- config.json <- explicit values.
+// The settings table (settings_list.hpp) as data, the raw key -> text map every front end fills, and the
+// parsed values. Resolution (defaults <- model preset <- config.json <- explicit values, and every check) is the
+// resolve stage: resolve.hpp.
 #pragma once
 
 #include <cstdint>
@@ -70,10 +71,6 @@ struct setting_values {
 
 /// Parses one value against its row; the error names the setting.
 [[nodiscard]] result<double> parse_number(const setting_def& def, std::string_view text);
-
-/// Resolves raw settings: defaults <- model preset <- config.json <- explicit values.
-/// Unknown keys, malformed values and inconsistent combinations are reported, all at once.
-[[nodiscard]] result<setting_values> resolve(const settings& explicit_values, const settings& config = {});
 
 /// The text form of every resolved setting (for JSON output and URL round-trips).
 [[nodiscard]] settings to_settings(const setting_values& values);

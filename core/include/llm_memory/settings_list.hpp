@@ -66,6 +66,10 @@
   X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width")                                  \
   /* ---- workload ---- */                                                                                           \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")   \
+  X(framework, choice, "generic", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "",          \
+    "workload", "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic)")   \
+  X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",            \
+    "Inference runtime whose behaviour sets the defaults")                                                            \
   X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device")                              \
   X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                          \
     "Tokens per sequence; for inference, the context held in the KV cache")                                          \

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -44,13 +45,10 @@ struct solve_result {
   solve_answer max_seq;         ///< largest sequence (inference: context) length that fits (0 when 1 does not)
 };
 
-/// Solves for settings already accepted by estimate(settings) (resolved and checked). Never fails.
-[[nodiscard]] solve_result solve(const setting_values& values);
+/// Solves for a resolved run. Never fails.
+[[nodiscard]] solve_result solve(const run_spec& spec);
 
-/// Resolves and checks like estimate(), then solves; errors name the setting.
+/// Resolves (resolve.hpp), then solves; errors name the setting.
 [[nodiscard]] result<solve_result> solve(const settings& explicit_values, const settings& config = {});
-
-/// The answers as the JSON object the CLI prints under "solve" (bytes as integers).
-[[nodiscard]] std::string solve_to_json(const solve_result& r, int indent = 2);
 
 }  // namespace llm_memory

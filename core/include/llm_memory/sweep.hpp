@@ -39,7 +39,7 @@ struct stage_lowering {
 
 /// A resolved estimate lowered to its (batch, seq) coefficients.
 struct lowered_estimate {
-  setting_values values;               ///< the settings it was lowered from (batch and seq are the axes)
+  run_spec spec;                       ///< the run it was lowered from (batch and seq are the axes)
   std::vector<stage_lowering> stages;  ///< one per stage of estimate_stages()
   double gpu_memory = 0;               ///< bytes of one device
   std::int64_t batch_limit = 1;        ///< largest micro-batch the settings table allows (sequences)
@@ -52,8 +52,8 @@ struct lowered_estimate {
   [[nodiscard]] double total(double batch, double seq) const;
 };
 
-/// Lowers resolved settings; fails (naming "seq") only if memory is not piecewise quadratic in seq.
-[[nodiscard]] result<lowered_estimate> lower(const setting_values& values);
+/// Lowers a resolved run; fails (naming "seq") only if memory is not piecewise quadratic in seq.
+[[nodiscard]] result<lowered_estimate> lower(const run_spec& spec);
 
 /// The kernel's input for one seq axis: per stage, the fixed bytes and the bytes per sequence of each column.
 struct sweep_columns {
@@ -91,6 +91,24 @@ struct sweep_grid {
 
 [[nodiscard]] sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
                                std::span<const double> seq, kernel k = kernel::simd);
+
+/// One sweep as a front end asks for it (the CLI's `sweep` subcommand, the JS API's sweep()).
+struct sweep_request {
+  settings values;             ///< raw settings; their batch and seq are ignored (the axes replace them)
+  settings config;             ///< the config.json layer under them
+  std::string batch = "1:256";       ///< the batch axis, as parse_axis reads it [sequences]
+  std::string seq = "256:131072";    ///< the seq axis, as parse_axis reads it [tokens]
+  kernel kernel_choice = kernel::simd;  ///< which kernel evaluates the grid
+};
+
+/// A sweep's answer: the lowering it came from and the grid.
+struct sweep_run {
+  lowered_estimate lowered;  ///< the run's (batch, seq) coefficients
+  sweep_grid grid;           ///< totals and the frontier
+};
+
+/// Parses the axes and resolves the settings (every error of both, naming the setting), lowers, sweeps.
+[[nodiscard]] result<sweep_run> run_sweep(const sweep_request& request);
 
 /// Most values one axis may have.
 inline constexpr std::size_t max_axis_values = 4096;

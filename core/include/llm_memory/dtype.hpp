@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// The one table of storage formats: bytes per element, block size and scale layout of every weight, gradient,
+// optimizer-state and KV-cache format, and of the GGUF tensor types the llama.cpp mixes are made of. Weights, KV
+// cache and docs/methodology.md ("Storage formats") read it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace llm_memory {
+
+/// A storage format a setting can name (weights_dtype, grads_dtype, optimizer_dtype, kv_dtype).
+enum class dtype : std::uint8_t { fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k };
+
+/// How a format stores its values.
+enum class dtype_family : std::uint8_t {
+  floating,       ///< fp32 / bf16 / fp16: every weight in this format; can be trained
+  matrices,       ///< fp8, int4, nf4: the linear layers only; embeddings, lm_head and norms stay 16-bit
+  matrices_rows,  ///< int8: as `matrices`, plus one fp32 scale per output row of each matrix
+  gguf_mix,       ///< a llama.cpp file type: per-tensor GGUF types chosen by its quantiser
+};
+
+/// One row of the format table.
+struct dtype_info {
+  dtype id = dtype::bf16;
+  std::string_view name;                  ///< as the settings spell it
+  dtype_family family = dtype_family::floating;
+  double block_bytes = 2;                 ///< bytes of one block [bytes]
+  double block_values = 1;                ///< values in one block [values]
+  std::string_view layout;                ///< the block's layout and its source, for the docs
+  /// Bytes per stored value [bytes]; GGUF mixes give their base type's figure (the mix varies per tensor).
+  [[nodiscard]] constexpr double bytes_per_value() const { return block_bytes / block_values; }
+};
+
+/// Every format, in the order of `dtype`.
+[[nodiscard]] std::span<const dtype_info> dtype_table();
+/// The row of `d`.
+[[nodiscard]] const dtype_info& info(dtype d);
+/// The format named `name` (the settings' spelling), if any.
+[[nodiscard]] std::optional<dtype> find_dtype(std::string_view name);
+/// Bytes per value of `d` [bytes]; NF4 with double quantisation stores its absmax in 8 bits (QLoRA section 3).
+[[nodiscard]] double bytes_per_value(dtype d, bool double_quant = false);
+
+/// A GGUF tensor type (ggml_type), the unit the llama.cpp mixes are made of.
+enum class ggml_type : std::uint8_t { q2_k, q3_k, q4_k, q5_k, q6_k, q8_0, q4_0 };
+
+/// One GGUF tensor type: its block layout (llama.cpp ggml-common.h).
+struct ggml_type_info {
+  ggml_type id = ggml_type::q4_0;
+  std::string_view name;   ///< as llama.cpp prints it ("Q4_K")
+  double block_bytes = 0;  ///< bytes of one block [bytes]
+  double block_values = 0; ///< values in one block [values]
+  [[nodiscard]] constexpr double bytes_per_value() const { return block_bytes / block_values; }
+};
+
+[[nodiscard]] std::span<const ggml_type_info> ggml_type_table();
+[[nodiscard]] const ggml_type_info& info(ggml_type t);
+
+/// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type): the only facts about a layer's index
+/// that choose its tensors' types. One function computes it, so typing a layer and counting layers per class
+/// cannot disagree.
+struct gguf_layer_position {
+  bool more_bits = false;   ///< use_more_bits(i, n): the first and last eighth, every third layer between
+  bool first_two = false;   ///< i < 2
+  bool first_16th = false;  ///< i < n / 16
+  /// The position as a small integer, for counting layers per class [0, 8).
+  [[nodiscard]] constexpr int key() const { return (more_bits ? 1 : 0) | (first_two ? 2 : 0) | (first_16th ? 4 : 0); }
+};
+
+/// The position of layer `i` of `n`.
+[[nodiscard]] gguf_layer_position gguf_position(std::int64_t i, std::int64_t n);
+
+/// The type llama.cpp's quantiser gives one matrix (PEFT name: v_proj, down_proj, o_proj, ...; "embed" for the
+/// token embedding) of a layer at `position`, for the mix `mix`, in a model with query heads / KV heads = `gqa`.
+[[nodiscard]] ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position position, double gqa);
+
+/// The type a mix stores the output matrix in (Q6_K; Q8_0 for q8_0).
+[[nodiscard]] ggml_type gguf_output_type(dtype mix);
+
+}  // namespace llm_memory

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// The resolve stage: raw settings (defaults <- model preset <- config.json <- explicit values) become one typed,
+// fully checked run_spec — every choice an enum, the model built once with its exact parameter count, and the
+// facts derived from several settings computed once. estimate, solve, advise and sweep all take a run_spec;
+// docs/architecture.md shows where it sits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "llm_memory/dtype.hpp"
+#include "llm_memory/model.hpp"
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory {
+
+enum class run_mode : std::uint8_t { train, inference };
+enum class finetune_method : std::uint8_t { full, lora, qlora };
+enum class optimizer_kind : std::uint8_t { adamw, adamw_8bit, sgd, sgd_momentum, lion, adafactor };
+enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash };
+enum class recompute_policy : std::uint8_t { none, selective, full };
+enum class offload_target : std::uint8_t { none, optimizer, optimizer_and_params };
+enum class overhead_mode : std::uint8_t { none, factor, detailed };
+enum class display_units : std::uint8_t { gb, gib };
+
+/// Settings resolved and checked, with the model and the facts derived from them.
+struct run_spec {
+  setting_values values;  ///< every setting as resolved; the text form of the output comes from here
+  model_spec model;       ///< the architecture and its exact parameter count, built once
+
+  run_mode mode = run_mode::train;
+  finetune_method finetune = finetune_method::full;
+  optimizer_kind optimizer = optimizer_kind::adamw;
+  attention_kernel attention = attention_kernel::standard;
+  recompute_policy recompute = recompute_policy::none;
+  offload_target offload = offload_target::none;
+  overhead_mode overhead = overhead_mode::detailed;
+  display_units units = display_units::gb;
+
+  dtype weights = dtype::bf16;    ///< storage of the (base) weights
+  dtype trainable = dtype::bf16;  ///< storage of the trained weights: bf16 adapters over a quantised base
+  dtype gradients = dtype::bf16;  ///< grads_dtype, auto resolved to `trainable`
+  dtype optimizer_states = dtype::fp32;  ///< optimizer_dtype
+  dtype kv = dtype::bf16;         ///< kv_dtype, auto resolved to the activation dtype
+  lora_target_set lora_targets;   ///< the adapted projections
+
+  std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
+  std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
+  double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]
+  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights, else 2 [bytes]
+  double params = 0;                 ///< total parameters: the `params` override when given [parameters]
+
+  [[nodiscard]] bool train() const { return mode == run_mode::train; }
+  [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
+  [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
+};
+
+/// Resolves raw settings: defaults <- model preset <- config.json <- explicit values, then runs every check
+/// (ranges, consistency, cross-setting limits). Errors name the setting, all at once.
+[[nodiscard]] result<run_spec> resolve(const settings& explicit_values, const settings& config = {});
+
+/// The same run with another micro-batch, sequence length and device count (the searches' axes): the model is
+/// kept, the derived facts are derived again. For values within what resolve() accepts.
+[[nodiscard]] run_spec with_workload(const run_spec& base, std::int64_t batch, std::int64_t seq,
+                                     std::int64_t devices);
+
+}  // namespace llm_memory

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// Profiles: the defaults a framework (training) or runtime (inference) sets for the behaviour settings, so that
+// the first estimate is what that stack reports. A profile is a layer of raw settings between the table's defaults
+// and the model preset; every value in it stays overridable (resolve.cpp layers it, docs/architecture.md).
+#pragma once
+
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory::detail {
+
+/// The framework profile for a training run (framework_profile.cpp): behaviour settings -> values.
+/// `values` are the settings as layered without any profile; the profile reads its own key and the method.
+[[nodiscard]] settings framework_profile(const setting_values& values);
+
+/// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values.
+[[nodiscard]] settings runtime_profile(const setting_values& values);
+
+}  // namespace llm_memory::detail

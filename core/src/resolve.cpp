@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// The resolve stage: layering, every check, the choices parsed into enums, the model built once.
+#include "llm_memory/resolve.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "llm_memory/presets.hpp"
+#include "profiles.hpp"
+#include "settings_apply.hpp"
+#include "text.hpp"
+
+namespace llm_memory {
+namespace {
+
+using detail::format_number;
+using detail::quoted;
+
+// ---- choices -------------------------------------------------------------------------------------------------
+
+// The `choices` column of a row, at compile time.
+constexpr std::string_view choices_of(std::string_view key) {
+#define LLM_MEMORY_CHOICES(k, kind, def, lo, hi, choices, ...) \
+  if (key == #k) return choices;
+  LLM_MEMORY_SETTINGS(LLM_MEMORY_CHOICES)
+#undef LLM_MEMORY_CHOICES
+  return {};
+}
+
+// Whether `names` (an enum's spelling, in enum order) is exactly the row's "a|b|c".
+template <std::size_t N>
+constexpr bool spells(std::string_view key, const std::array<std::string_view, N>& names) {
+  std::string_view rest = choices_of(key);
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!rest.starts_with(names[i])) return false;
+    rest.remove_prefix(names[i].size());
+    if (i + 1 < N) {
+      if (!rest.starts_with('|')) return false;
+      rest.remove_prefix(1);
+    }
+  }
+  return rest.empty();
+}
+
+constexpr std::array<std::string_view, 2> mode_names = {"train", "inference"};
+constexpr std::array<std::string_view, 3> finetune_names = {"full", "lora", "qlora"};
+constexpr std::array<std::string_view, 6> optimizer_names = {"adamw", "adamw_8bit", "sgd",
+                                                             "sgd_momentum", "lion", "adafactor"};
+constexpr std::array<std::string_view, 4> attention_names = {"standard", "eager", "sdpa", "flash"};
+constexpr std::array<std::string_view, 3> recompute_names = {"none", "selective", "full"};
+constexpr std::array<std::string_view, 3> offload_names = {"none", "optimizer", "optimizer+params"};
+constexpr std::array<std::string_view, 3> overhead_names = {"none", "factor", "detailed"};
+constexpr std::array<std::string_view, 2> units_names = {"GB", "GiB"};
+constexpr std::array<std::string_view, 2> norm_names = {"layernorm", "rmsnorm"};
+constexpr std::array<std::string_view, 3> position_names = {"rope", "learned", "none"};
+constexpr std::array<std::string_view, 2> mlp_names = {"plain", "gated"};
+constexpr std::array<std::string_view, 3> bias_names = {"none", "qkv", "all"};
+constexpr std::array<std::string_view, 3> qk_norm_names = {"none", "head", "full"};
+static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &&
+              spells("optimizer", optimizer_names) && spells("attention", attention_names) &&
+              spells("recompute", recompute_names) && spells("offload", offload_names) &&
+              spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
+              spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
+              spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names),
+              "each enum lists its row's choices, in order");
+
+// The enum value of a canonical choice (the table's spelling, as parsing leaves it).
+template <class E, std::size_t N>
+E choice(const std::array<std::string_view, N>& names, std::string_view value) {
+  const auto it = std::find(names.begin(), names.end(), value);
+  return static_cast<E>(it == names.end() ? 0 : it - names.begin());
+}
+
+// A dtype setting; "auto" (and only it) gives `automatic`.
+dtype dtype_choice(std::string_view value, dtype automatic) { return find_dtype(value).value_or(automatic); }
+
+lora_target_set parse_targets(std::string_view text) {
+  lora_target_set set;
+  for (auto name : detail::split(text, ',')) {
+    if (name == "all-linear") return lora_target_set::all_linear();
+    const auto it = std::find(projection_names.begin(), projection_names.end(), name);
+    if (it != projection_names.end()) set.add(static_cast<projection>(it - projection_names.begin()));
+  }
+  return set;
+}
+
+model_choices parse_model_choices(const setting_values& v) {
+  return {choice<norm_kind>(norm_names, v.norm), choice<position_kind>(position_names, v.position_embedding),
+          choice<bias_kind>(bias_names, v.attention_bias), choice<qk_norm_kind>(qk_norm_names, v.qk_norm),
+          choice<int>(mlp_names, v.mlp) == 1};
+}
+
+// ---- derived facts ---------------------------------------------------------------------------------------------
+
+void derive(run_spec& r) {
+  const setting_values& v = r.values;
+  r.data_parallel = v.devices / (v.tp * v.pp);
+  r.effective_batch = v.batch * v.grad_accum * r.data_parallel;
+  r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
+}
+
+// Every choice as its enum; the model and the derived facts come after the checks.
+run_spec parse_choices(setting_values values) {
+  run_spec r;
+  r.values = std::move(values);
+  const setting_values& v = r.values;
+  r.mode = choice<run_mode>(mode_names, v.mode);
+  r.finetune = choice<finetune_method>(finetune_names, v.finetune);
+  r.optimizer = choice<optimizer_kind>(optimizer_names, v.optimizer);
+  r.attention = choice<attention_kernel>(attention_names, v.attention);
+  r.recompute = choice<recompute_policy>(recompute_names, v.recompute);
+  r.offload = choice<offload_target>(offload_names, v.offload);
+  r.overhead = choice<overhead_mode>(overhead_names, v.overhead);
+  r.units = choice<display_units>(units_names, v.units);
+  if (r.finetune == finetune_method::qlora) r.values.weights_dtype = "nf4";  // QLoRA's base is NF4
+  r.weights = dtype_choice(v.weights_dtype, dtype::bf16);
+  // LoRA adapters live in the compute dtype (bf16) over a quantised base.
+  r.trainable = r.adapters() && r.quantised() ? dtype::bf16 : r.weights;
+  r.gradients = dtype_choice(v.grads_dtype, r.trainable);
+  r.optimizer_states = dtype_choice(v.optimizer_dtype, dtype::fp32);
+  r.activation_bytes = r.weights == dtype::fp32 ? 4 : 2;
+  r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
+  r.lora_targets = parse_targets(v.lora_targets);
+  return r;
+}
+
+void build_model(run_spec& r) {
+  r.model = make_model(r.values, parse_model_choices(r.values));
+  r.params = r.values.params > 0 ? r.values.params : r.model.params.total;
+  derive(r);
+}
+
+// ---- checks ----------------------------------------------------------------------------------------------------
+
+void fail(std::vector<error>& errors, std::string setting, std::string message) {
+  errors.push_back({std::move(setting), std::move(message)});
+}
+
+void check_architecture(const setting_values& v, std::vector<error>& errors) {
+  const auto kv = v.num_key_value_heads == 0 ? v.num_attention_heads : v.num_key_value_heads;
+  const std::string heads = std::to_string(v.num_attention_heads);
+  if (kv > v.num_attention_heads)
+    fail(errors, "num_key_value_heads",
+         "must not exceed num_attention_heads (" + heads + "), got " + std::to_string(kv));
+  else if (v.num_attention_heads % kv != 0)
+    fail(errors, "num_key_value_heads", "must divide num_attention_heads (" + heads + "), got " + std::to_string(kv));
+  if (v.head_dim == 0 && v.kv_lora_rank == 0 && v.hidden_size % v.num_attention_heads != 0)
+    fail(errors, "head_dim", "hidden_size " + std::to_string(v.hidden_size) +
+                                 " is not divisible by num_attention_heads " + heads + "; give head_dim explicitly");
+  if (v.num_experts > 0 && (v.num_experts_per_tok < 1 || v.num_experts_per_tok > v.num_experts))
+    fail(errors, "num_experts_per_tok", "must be from 1 to num_experts (" + std::to_string(v.num_experts) +
+                                            "), got " + std::to_string(v.num_experts_per_tok));
+  if (v.first_k_dense_replace > v.num_hidden_layers)
+    fail(errors, "first_k_dense_replace",
+         "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
+  if (v.kv_lora_rank > 0 && (v.qk_rope_head_dim < 1 || v.v_head_dim < 1 || v.qk_nope_head_dim < 1))
+    fail(errors, "kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
+}
+
+void check_parallelism(const run_spec& r, std::vector<error>& errors) {
+  const setting_values& v = r.values;
+  if (v.devices % (v.tp * v.pp) != 0)
+    fail(errors, "devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
+                                std::to_string(v.devices));
+  // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
+  const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
+                          static_cast<double>(v.devices / (v.tp * v.pp));
+  if (per_step > max_sequences_per_step)
+    fail(errors, "grad_accum",
+         "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer step, got " +
+             format_number(per_step));
+  if (v.pp > v.num_hidden_layers)
+    fail(errors, "pp", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
+                           std::to_string(v.pp));
+  if (v.num_attention_heads % v.tp != 0)
+    fail(errors, "tp", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " +
+                           std::to_string(v.tp));
+  if (r.offload == offload_target::optimizer_and_params && v.zero != 3)
+    fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
+}
+
+void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
+  if (!r.adapters()) return;
+  const auto named = projection_names.begin() + 7;  // the projections a user can name (model.hpp)
+  for (auto name : detail::split(r.values.lora_targets, ','))
+    if (name != "all-linear" && std::find(projection_names.begin(), named, name) == named) {
+      fail(errors, "lora_targets", "unknown module " + quoted(name) +
+                                       "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
+      return;
+    }
+}
+
+// Checks that need the model: the first problem only.
+std::optional<error> check_model(const run_spec& r) {
+  const setting_values& v = r.values;
+  constexpr double exact_limit = 9007199254740992.0;  // 2^53: parameter counts stay exact integers
+  if (r.model.params.total > exact_limit)
+    return error{"hidden_size", "the architecture has " + format_number(r.model.params.total) +
+                                    " parameters, more than 2^53; reduce hidden_size or num_hidden_layers"};
+  if (!r.adapters() && v.trainable_params > 1 && v.trainable_params > r.params)
+    return error{"trainable_params", "must not exceed the model's " + format_number(r.params) +
+                                         " parameters, got " + format_number(v.trainable_params)};
+  if (r.train() && !r.adapters() && r.quantised())
+    return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + v.weights_dtype +
+                                      "\"; use finetune=lora or qlora for a quantised base"};
+  return std::nullopt;
+}
+
+// ---- layering --------------------------------------------------------------------------------------------------
+
+void apply_model_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {
+  const auto it = explicit_values.find("model");
+  const std::string id = detail::lower(detail::trim(it != explicit_values.end() ? it->second : std::string()));
+  if (!id.empty()) {
+    if (const model_preset* preset = find_model(id))
+      detail::apply_layer(preset->fields, values, errors, " (from model preset)");
+    else
+      errors.push_back({"model", "unknown model " + quoted(id) + "; list them with --list-models"});
+  }
+  values.model = id;
+}
+
+void apply_gpu_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {
+  const auto it = explicit_values.find("gpu");
+  if (it == explicit_values.end() || detail::trim(it->second).empty()) return;
+  values.gpu = detail::lower(detail::trim(it->second));
+  if (const gpu_preset* gpu = find_gpu(values.gpu)) {
+    if (!explicit_values.contains("gpu_memory")) values.gpu_memory = gpu->memory_bytes;
+  } else {
+    errors.push_back({"gpu", "unknown GPU " + quoted(values.gpu) + "; list them with --list-gpus"});
+  }
+}
+
+// base <- model preset <- config.json <- explicit values, then the GPU preset's memory.
+setting_values layered(const setting_values& base, const settings& explicit_values, const settings& config,
+                       std::vector<error>& errors) {
+  setting_values values = base;
+  apply_model_preset(explicit_values, values, errors);
+  const std::string model_id = values.model;
+  detail::apply_layer(config, values, errors, " (from config.json)");
+  detail::apply_layer(explicit_values, values, errors, "");
+  values.model = model_id;
+  apply_gpu_preset(explicit_values, values, errors);
+  return values;
+}
+
+}  // namespace
+
+result<run_spec> resolve(const settings& explicit_values, const settings& config) {
+  std::vector<error> errors;
+  setting_values values = layered(detail::default_values(), explicit_values, config, errors);
+  if (!errors.empty()) return errors;
+  // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
+  const settings profile = choice<run_mode>(mode_names, values.mode) == run_mode::train
+                               ? detail::framework_profile(values)
+                               : detail::runtime_profile(values);
+  if (!profile.empty()) {
+    setting_values base = detail::default_values();
+    detail::apply_layer(profile, base, errors, " (from the profile)");
+    values = layered(base, explicit_values, config, errors);
+    if (!errors.empty()) return errors;
+  }
+  run_spec r = parse_choices(std::move(values));
+  check_architecture(r.values, errors);
+  check_parallelism(r, errors);
+  check_lora_targets(r, errors);
+  if (!errors.empty()) return errors;
+  build_model(r);
+  if (auto problem = check_model(r)) return std::move(*problem);
+  return r;
+}
+
+run_spec with_workload(const run_spec& base, std::int64_t batch, std::int64_t seq, std::int64_t devices) {
+  run_spec r = base;
+  r.values.batch = batch;
+  r.values.seq = seq;
+  r.values.devices = devices;
+  derive(r);
+  return r;
+}
+
+}  // namespace llm_memory

@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+#include "profiles.hpp"
+
+namespace llm_memory::detail {
+
+settings runtime_profile(const setting_values&) { return {}; }
+
+}  // namespace llm_memory::detail
