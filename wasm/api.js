@@ -127,6 +127,7 @@ function llm_memory_wrap(core) {
       return JSON.stringify({ errors: errors.map((e) => ({ message: e.message, setting: e.setting })), ok: false }, null, 2);
     },
     estimate: (settings, config) => compute("estimate", settings, config),
+    resolve: (settings, config) => compute("resolve", settings, config),
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
     settingsSchema: once(() => call("settings_schema")),

@@ -82,10 +82,18 @@ std::string solve_json(const std::string& explicit_values, const std::string& co
                      [](const solve_result& s) { return solve_to_json(s); });
 }
 
-// {"ok": true, "settings": {key: text}} or the errors object.
+
+// {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
 std::string parse_config_json(const std::string& text) {
   const auto r = parse_config(text);
   return r.ok() ? settings_to_json(r.value()) : errors_to_json(r.errors());
+}
+
+// resolve(settings, config?): every setting resolved and checked (resolve.hpp), as text ({"ok": true,
+// "settings"}), or the errors object; how the page checks a link without estimating it.
+std::string resolve_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
+                     [](const run_spec& spec) { return settings_to_json(to_settings(spec.values)); });
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -157,6 +165,7 @@ std::string list_gpus() { return gpus_json(); }
 
 EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("estimate", &estimate_json);
+  emscripten::function("resolve", &resolve_json);
   emscripten::function("advise", &advise_json);
   emscripten::function("solve", &solve_json);
   emscripten::function("settings_schema", &settings_schema);
