@@ -28,28 +28,128 @@ async function llm_memory_instantiate(options) {
   return llm_memory_wrap(await llm_memory_core(module_settings));
 }
 
-// The raw bindings return JSON text (the CLI's --json shape); the API returns plain objects.
+// Lone UTF-16 surrogates become U+FFFD, so every string crosses as well-formed UTF-8 and JSON.
+function llm_memory_well_formed(text) {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}
+
+/**
+ * A settings object as the core reads it: {text: JSON of {key: string}, errors}. Every getter, Proxy trap and
+ * conversion of the caller's object runs here, before the core is called, so no user code runs while wasm
+ * frames are live (docs/wasm.md, "Hostile input"). Strings pass; numbers and booleans become String(value);
+ * null and undefined mean "not given"; anything else (BigInt, Symbol, objects, arrays, functions), and a
+ * property whose read throws, is an error naming the key. A value that is not an object gives no settings;
+ * one whose keys cannot be listed is an error naming `what`.
+ */
+function llm_memory_plain(value, what) {
+  const errors = [];
+  const out = Object.create(null);
+  if (value === null || typeof value !== "object") return { text: "{}", errors };
+  let keys;
+  try {
+    keys = Object.keys(value);
+  } catch {
+    return { text: "{}", errors: [{ setting: what, message: "could not be read (listing its keys threw an exception)" }] };
+  }
+  for (const key of keys) {
+    const name = llm_memory_well_formed(key);
+    let item;
+    try {
+      item = value[key];
+    } catch {
+      errors.push({ setting: name, message: "could not be read (its getter threw an exception)" });
+      continue;
+    }
+    const kind = typeof item;
+    if (item === null || item === undefined) continue;
+    if (kind === "string") out[name] = llm_memory_well_formed(item);
+    else if (kind === "number" || kind === "boolean") out[name] = String(item);
+    else errors.push({ setting: name, message: `must be text, a number or a boolean, not ${Array.isArray(item) ? "an array" : kind === "object" ? "an object" : `a ${kind}`}` });
+  }
+  return { text: JSON.stringify(out), errors };
+}
+
+/** A config.json as text: a string as it is, anything else through JSON.stringify, which may throw. */
+function llm_memory_config_text(config) {
+  if (typeof config === "string") return { text: llm_memory_well_formed(config), errors: [] };
+  try {
+    return { text: JSON.stringify(config) ?? "", errors: [] };
+  } catch {
+    return { text: "", errors: [{ setting: "config.json", message: "cannot be written as JSON (a cycle, a BigInt, or a getter or toJSON that throws)" }] };
+  }
+}
+
+// The raw bindings take JSON text and return JSON text (the CLI's --json shape); the API returns plain objects.
 function llm_memory_wrap(core) {
+  /**
+   * Calls the binding `name`. Should anything throw while it runs (a RangeError when the caller's recursion
+   * has used up the stack, an out-of-memory abort), the wasm stack pointer is put back where it was: a throw
+   * across wasm frames skips their epilogues, and every lost frame would shrink the stack for good until
+   * each later call failed with "memory access out of bounds" (issue 20).
+   */
+  const call = (name, ...args) => {
+    const top = core.stackSave();
+    try {
+      return core[name](...args);
+    } catch (error) {
+      core.stackRestore(top);
+      throw error;
+    }
+  };
   const once = (compute) => {
     let text;
     return () => JSON.parse((text ??= compute()));
   };
+  // Errors found in JS come first, then the core's; the core still checks the rest of the settings.
+  const merge = (found, value) => {
+    if (!found.length) return value;
+    return { ok: false, errors: [...found, ...(value.ok === false ? value.errors : [])] };
+  };
+  const inputs = (settings, config) => {
+    const values = llm_memory_plain(settings, "settings");
+    const layered = llm_memory_plain(config, "config");
+    return { values: values.text, config: layered.text, errors: [...values.errors, ...layered.errors] };
+  };
+  const compute = (name, settings, config) => {
+    const given = inputs(settings, config);
+    const text = call(name, given.values, given.config);
+    return given.errors.length ? merge(given.errors, JSON.parse(text)) : JSON.parse(text);
+  };
   // The core's advice and solve objects carry no "ok"; errors come as {ok: false, errors}.
   const with_ok = (value) => (value.ok === false ? value : { ok: true, ...value });
-  const config_text = (config) => (typeof config === "string" ? config : JSON.stringify(config) ?? "");
   return Object.freeze({
-    estimateJson: (settings, config) => core.estimate(settings ?? {}, config ?? {}),
-    estimate: (settings, config) => JSON.parse(core.estimate(settings ?? {}, config ?? {})),
-    resolve: (settings, config) => JSON.parse(core.resolve(settings ?? {}, config ?? {})),
-    advise: (settings, config) => with_ok(JSON.parse(core.advise(settings ?? {}, config ?? {}))),
-    solve: (settings, config) => with_ok(JSON.parse(core.solve(settings ?? {}, config ?? {}))),
-    settingsSchema: once(() => core.settings_schema()),
-    listModels: once(() => core.list_models()),
-    listGpus: once(() => core.list_gpus()),
-    parseConfig: (config) => JSON.parse(core.parse_config(config_text(config))),
+    estimateJson: (settings, config) => {
+      const given = inputs(settings, config);
+      const text = call("estimate", given.values, given.config);
+      if (!given.errors.length) return text;
+      // Key order as the core's serialiser writes it (errors, ok; message, setting).
+      const { errors } = merge(given.errors, JSON.parse(text));
+      return JSON.stringify({ errors: errors.map((e) => ({ message: e.message, setting: e.setting })), ok: false }, null, 2);
+    },
+    estimate: (settings, config) => compute("estimate", settings, config),
+    resolve: (settings, config) => compute("resolve", settings, config),
+    advise: (settings, config) => with_ok(compute("advise", settings, config)),
+    solve: (settings, config) => with_ok(compute("solve", settings, config)),
+    settingsSchema: once(() => call("settings_schema")),
+    listModels: once(() => call("list_models")),
+    listGpus: once(() => call("list_gpus")),
+    parseConfig: (config) => {
+      const given = llm_memory_config_text(config);
+      return given.errors.length ? { ok: false, errors: given.errors } : JSON.parse(call("parse_config", given.text));
+    },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
-    sweep: (settings, axes, config) => core.sweep(settings ?? {}, config ?? {}, axes ?? {}),
-    sweepKernelMs: (settings, nBatch, nSeq, kernel, reps) => core.sweep_kernel_ms(settings ?? {}, nBatch, nSeq, kernel, reps),
+    sweep: (settings, axes, config) => {
+      const given = inputs(settings, config);
+      const grid = llm_memory_plain(axes, "axes");
+      const found = [...given.errors, ...grid.errors];
+      return merge(found, call("sweep", given.values, given.config, grid.text));
+    },
+    sweepKernelMs: (settings, nBatch, nSeq, kernel, reps) => {
+      const count = (n) => (typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 1e6 ? n : 0);
+      const given = llm_memory_plain(settings, "settings");
+      if (given.errors.length || typeof kernel !== "string") return -1;
+      return call("sweep_kernel_ms", given.text, count(nBatch), count(nSeq), kernel, count(reps));
+    },
   });
 }

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Embind registrations only. Inputs arrive as plain JS objects ({key: value}, the settings keys);
+// Embind registrations only. Inputs arrive as JSON text of {key: text} objects, built by wasm/api.js;
 // outputs leave as the JSON text the CLI prints (report.hpp), which wasm/api.js parses into plain objects:
 // one serialiser for both front ends, so native and wasm agree byte for byte (docs/wasm.md).
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "llm_memory/advise.hpp"
@@ -24,41 +28,58 @@ namespace {
 using emscripten::val;
 using namespace llm_memory;
 
-// {key: value} -> raw settings. Strings pass through; anything else goes through String() (7 -> "7",
-// true -> "true"); null and undefined mean "not given". Never throws on odd input: bad values become
-// validation errors that name the setting.
-settings settings_from(const val& object) {
+// One input as wasm/api.js sends it: the JSON text of a flat object of strings. api.js turns every JS value
+// into text before calling in, so no user code (getters, Proxy traps, toString) runs while wasm frames are
+// live (docs/wasm.md, "Hostile input"); anything else arriving here is reported against `what`.
+result<settings> settings_from(const std::string& text, const char* what) {
+  // The iterator form, as config_json.cpp parses: one parser instantiation in the module, not two.
+  const std::string_view view = text;
+  const auto parsed = nlohmann::json::parse(view.begin(), view.end(), nullptr, false);
+  if (!parsed.is_object()) return error{what, "must be a JSON object of strings (as wasm/api.js sends it)"};
   settings out;
-  if (object.isNull() || object.isUndefined() || object.typeOf().as<std::string>() != "object") return out;
-  const val entries = val::global("Object").call<val>("entries", object);
-  const val to_text = val::global("String");
-  const auto count = entries["length"].as<unsigned>();
-  for (unsigned i = 0; i < count; ++i) {
-    const val entry = entries[i];
-    const val value = entry[1];
-    if (value.isNull() || value.isUndefined()) continue;
-    out[entry[0].as<std::string>()] = value.isString() ? value.as<std::string>() : to_text(value).as<std::string>();
+  for (const auto& [key, value] : parsed.items()) {
+    if (!value.is_string()) return error{key, "must be a string (as wasm/api.js sends it)"};
+    out[key] = value.get<std::string>();
   }
   return out;
 }
 
-// estimate(settings, config?): config holds architecture settings from parse_config, layered under the
+// The explicit settings and the config of a call, or the errors of either.
+result<std::pair<settings, settings>> inputs_from(const std::string& explicit_values, const std::string& config) {
+  auto values = settings_from(explicit_values, "settings");
+  auto layered = settings_from(config, "config");
+  if (values.ok() && layered.ok()) return std::pair{std::move(values.value()), std::move(layered.value())};
+  std::vector<error> errors = values.errors();
+  errors.insert(errors.end(), layered.errors().begin(), layered.errors().end());
+  return errors;
+}
+
+// Runs `compute(settings, config)` -> result<T> on the decoded inputs; its value through `to_text`, or the errors.
+template <class Compute, class ToText>
+std::string answer_json(const std::string& explicit_values, const std::string& config, Compute compute, ToText to_text) {
+  const auto inputs = inputs_from(explicit_values, config);
+  if (!inputs.ok()) return errors_to_json(inputs.errors());
+  const auto r = compute(inputs.value().first, inputs.value().second);
+  return r.ok() ? to_text(r.value()) : errors_to_json(r.errors());
+}
+
+// estimate(settings, config): config holds architecture settings from parse_config, layered under the
 // explicit settings exactly as the CLI's --config.
-std::string estimate_json(const val& explicit_values, const val& config) {
-  const auto r = estimate(settings_from(explicit_values), settings_from(config));
-  return r.ok() ? to_json(r.value()) : errors_to_json(r.errors());
+std::string estimate_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return estimate(v, c); },
+                     [](const estimate_result& e) { return to_json(e); });
 }
 
 // The knob diagnosis (the CLI's "advice" object) or the errors object.
-std::string advise_json(const val& explicit_values, const val& config) {
-  const auto r = advise(settings_from(explicit_values), settings_from(config));
-  return r.ok() ? advice_to_json(r.value()) : errors_to_json(r.errors());
+std::string advise_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return advise(v, c); },
+                     [](const advice_result& a) { return advice_to_json(a); });
 }
 
 // Devices needed, largest micro-batch, longest sequence (the CLI's "solve" object) or the errors object.
-std::string solve_json(const val& explicit_values, const val& config) {
-  const auto r = solve(settings_from(explicit_values), settings_from(config));
-  return r.ok() ? solve_to_json(r.value()) : errors_to_json(r.errors());
+std::string solve_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return solve(v, c); },
+                     [](const solve_result& s) { return solve_to_json(s); });
 }
 
 
@@ -70,9 +91,9 @@ std::string parse_config_json(const std::string& text) {
 
 // resolve(settings, config?): every setting resolved and checked (resolve.hpp), as text ({"ok": true,
 // "settings"}), or the errors object; how the page checks a link without estimating it.
-std::string resolve_json(const val& explicit_values, const val& config) {
-  const auto r = resolve(settings_from(explicit_values), settings_from(config));
-  return r.ok() ? settings_to_json(to_settings(r.value().values)) : errors_to_json(r.errors());
+std::string resolve_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
+                     [](const run_spec& spec) { return settings_to_json(to_settings(spec.values)); });
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -84,9 +105,16 @@ val copy_out(const std::vector<double>& values) {
 // kernel "simd" (default) or "scalar". Returns {ok: true, batch, seq, total (row-major [batch][seq]),
 // max_batch, fixed, slope (the kernel's input), gpu_memory, rounding_bound, isa}, every array a copy;
 // or {ok: false, errors} (docs/sweep.md).
-val sweep_js(const val& explicit_values, const val& config, const val& axes) {
-  const settings options = settings_from(axes);
-  sweep_request request{settings_from(explicit_values), settings_from(config)};
+val sweep_js(const std::string& explicit_values, const std::string& config, const std::string& axes) {
+  const auto inputs = inputs_from(explicit_values, config);
+  const auto given_axes = settings_from(axes, "axes");
+  if (!inputs.ok() || !given_axes.ok()) {
+    std::vector<error> errors = inputs.errors();
+    errors.insert(errors.end(), given_axes.errors().begin(), given_axes.errors().end());
+    return val::global("JSON").call<val>("parse", errors_to_json(errors));
+  }
+  const settings& options = given_axes.value();
+  sweep_request request{inputs.value().first, inputs.value().second};
   if (const auto it = options.find("batch"); it != options.end()) request.batch = it->second;
   if (const auto it = options.find("seq"); it != options.end()) request.seq = it->second;
   const auto kernel_name = options.find("kernel");
@@ -111,8 +139,10 @@ val sweep_js(const val& explicit_values, const val& config, const val& axes) {
 
 // For benchmarks/sweep_bench.mjs: milliseconds per evaluation of the kernel alone on an n_batch x n_seq grid
 // (batch 1..n_batch, seq evenly spaced over 256..131072), the mean of `reps` runs, timed inside wasm.
-double sweep_kernel_ms(const val& explicit_values, int n_batch, int n_seq, const std::string& kernel_name, int reps) {
-  const auto spec = resolve(settings_from(explicit_values));
+double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name, int reps) {
+  const auto values = settings_from(explicit_values, "settings");
+  if (!values.ok()) return -1;
+  const auto spec = resolve(values.value());
   if (!spec.ok() || n_batch < 1 || n_seq < 1 || reps < 1) return -1;
   const auto lowered = lower(spec.value());
   if (!lowered.ok()) return -1;

@@ -9,7 +9,8 @@
  * Settings as the CLI flags, URL query keys and widget attributes spell them: `{model: "llama-2-7b", seq: 4096}`.
  * Keys, kinds, defaults, ranges and units: `settingsSchema()` (or `llm-memory --help`). Values may be strings
  * or numbers/booleans, which are read as `String(value)`; `null` and `undefined` mean "not given".
- * Unknown keys and bad values come back as errors naming the setting.
+ * Unknown keys and bad values come back as errors naming the setting, and so do values of any other type
+ * (BigInt, Symbol, objects, arrays, functions) and properties whose getter throws: nothing throws.
  */
 export type Settings = Record<string, string | number | boolean | null | undefined>;
 

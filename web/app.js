@@ -74,7 +74,7 @@ class App {
     }
     const result = this.view.estimate(next);
     if (!result.ok) {
-      this.showErrors(result.errors, next);
+      this.showErrors(result.errors, next, result);
       return;
     }
     for (const key of Object.keys(changes)) {
@@ -96,11 +96,21 @@ class App {
     this.edit({ model: "", ...settings }, { clear: this.view.model_keys });
   }
 
-  showErrors(errors, overrides) {
+  showErrors(errors, overrides, { failed = false } = {}) {
     this.form?.update({ overrides, resolved: this.last?.settings, errors });
     const status = $("input-status");
-    status.textContent = `${errors.map((e) => `${e.setting}: ${e.message}`).join("; ")}. The results below are for the last valid settings.`;
+    const text = errors.map((e) => `${e.setting}: ${e.message}`).join("; ");
     status.hidden = false;
+    if (failed) {
+      // The core could not answer: no numbers at all rather than those of earlier settings.
+      clearTimeout(this.answers_timer);
+      status.textContent = `${text}.`;
+      for (const id of ["summary", "stacked-bar", "results-table", "solver", "knobs"]) $(id).replaceChildren();
+      $("heatmap").hidden = true;
+      this.last = null;
+      return;
+    }
+    status.textContent = `${text}. The results below are for the last valid settings.`;
     $("results").classList.add("stale");
   }
 
@@ -108,12 +118,13 @@ class App {
     const inputs = this.state.inputs;
     const estimate = this.view.estimate(this.state.overrides);
     if (!estimate.ok) {
-      this.showErrors(estimate.errors, this.state.overrides);
+      this.showErrors(estimate.errors, this.state.overrides, estimate);
       return;
     }
     this.last = estimate;
     const units = estimate.settings.units;
     $("input-status").hidden = true;
+    $("heatmap").hidden = false;
     $("results").classList.remove("stale");
     this.view.renderResults(estimate);
     this.scheduleAnswers(inputs, estimate);

@@ -8,11 +8,15 @@ import { load } from "./llm-memory.js";
 /** How many recent answers each cache keeps. */
 const RECENT = 8;
 
-/** `compute()`'s answer for `key`, kept among the RECENT latest of `cache` (a Map, oldest first). */
+/**
+ * `compute()`'s answer for `key`, kept among the RECENT latest of `cache` (a Map, oldest first). A failed
+ * call (Engine#call) is not kept: the next ask computes again.
+ */
 function recall(cache, key, compute) {
   let value = cache.get(key);
   if (value === undefined) {
     value = compute();
+    if (value.failed) return value;
     if (cache.size >= RECENT) cache.delete(cache.keys().next().value);
   } else {
     cache.delete(key);
@@ -50,9 +54,23 @@ export class Engine {
     return (this.#models ??= this.#api.listModels());
   }
 
+  /**
+   * Runs one core call. The API answers bad input with errors, never exceptions; a call that throws all the
+   * same (the browser ran out of stack or memory) becomes {ok: false, failed: true, errors}, so the page shows
+   * the failure instead of keeping the numbers of an earlier call (docs/robustness.md).
+   */
+  #call(compute) {
+    try {
+      return compute(this.#api);
+    } catch (error) {
+      const message = `the calculation failed (${String(error?.message ?? "unknown error").slice(0, 200)}); reload the page if it persists`;
+      return { ok: false, failed: true, errors: [{ setting: "calculator", message }] };
+    }
+  }
+
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
   estimate(inputs) {
-    return recall(this.#recent, JSON.stringify(inputs), () => this.#api.estimate(inputs));
+    return recall(this.#recent, JSON.stringify(inputs), () => this.#call((api) => api.estimate(inputs)));
   }
 
   /**
@@ -65,27 +83,27 @@ export class Engine {
       // A recent estimate of the same inputs answers too: its settings are the resolved ones, its errors
       // resolve's (the edit that estimated its inputs then asks whether each changed key matters).
       const known = this.#recent.get(key);
-      if (known === undefined) return this.#api.resolve(inputs);
+      if (known === undefined) return this.#call((api) => api.resolve(inputs));
       return known.ok ? { ok: true, settings: known.settings } : known;
     });
   }
 
   solve(inputs) {
-    return this.#api.solve(inputs);
+    return this.#call((api) => api.solve(inputs));
   }
 
   advise(inputs) {
-    return this.#api.advise(inputs);
+    return this.#call((api) => api.advise(inputs));
   }
 
   /** Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors}. */
   sweep(inputs, axes) {
-    return this.#api.sweep(inputs, axes);
+    return this.#call((api) => api.sweep(inputs, axes));
   }
 
   /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
   parseConfig(text) {
-    return this.#api.parseConfig(text);
+    return this.#call((api) => api.parseConfig(text));
   }
 
   /**
@@ -99,6 +117,8 @@ export class Engine {
     for (;;) {
       const result = this.resolve({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
+      // A failed call says nothing about the settings: keep them all.
+      if (result.failed) return { overrides: kept, problems: problems.concat(result.errors.map((e) => ({ key: e.setting, message: e.message }))) };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
       if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };

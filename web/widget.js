@@ -11,6 +11,7 @@
 // Every widget of a page shares one engine: the wasm is fetched and compiled once.
 import { Controller, sharedEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
+import { noticeLines } from "./ui/notice.js";
 import { WIDGET_CSS } from "./ui/widget-styles.js";
 
 export { sharedEngine };
@@ -26,8 +27,6 @@ export const WIDGET_ATTRIBUTES = Object.freeze(["controls", "compact", "show"]);
 const GLOBAL_ATTRIBUTES = new Set(["class", "id", "style", "title", "lang", "dir", "hidden", "slot", "part", "exportparts",
   "tabindex", "role", "nonce", "autofocus", "inert", "translate", "accesskey", "draggable", "spellcheck", "is", "popover"]);
 
-/** Settings keys are lower-case snake_case; anything else cannot be one (and may not be a valid attribute name). */
-const ATTRIBUTE_NAME = /^[a-z][a-z0-9_]*$/;
 
 let shared_sheet = null;
 
@@ -64,6 +63,8 @@ export class LlmMemoryElement extends HTMLElement {
   #scheduled = false;
   #estimate = null;
   #settingsNotes = [];
+  /** {entries, notes} given to the settings property and not yet written (readSettings). */
+  #pending_settings = null;
   #controls_key = null;
   #parts = {};
   #resolve_ready;
@@ -103,6 +104,7 @@ export class LlmMemoryElement extends HTMLElement {
         this.#engine = engine;
         const { summary, bar, table, advice, heatmap } = this.#parts;
         this.#view = new Controller(engine, { summary, bar, table, advice, heatmap }, (changes, options) => this.#edit(changes, options));
+        if (this.#pending_settings) this.#writeSettings();
         // Settings keys are known once the core has loaded its table; they are observed from then on.
         this.#observer = new MutationObserver(() => this.#schedule());
         this.#observer.observe(this, { attributes: true });
@@ -126,9 +128,11 @@ export class LlmMemoryElement extends HTMLElement {
   }
 
   /**
-   * Replaces every settings attribute with `settings` (key -> text; null or undefined removes it; `null` for
-   * the whole object removes them all). Keys that cannot be settings keys are noted and skipped; a value that
-   * is not an object is noted and changes nothing.
+   * Replaces every settings attribute with `settings` (key -> text, number or boolean; null or undefined
+   * removes it; `null` for the whole object removes them all). Only keys of the settings table become
+   * attributes: any other key (onclick, style, id, hidden, popover, slot, class, data-*, ...) is noted and
+   * skipped, as is a value of another type; a value that is not an object is noted and changes nothing. The
+   * object is read at once; before the core has loaded its table, the writing waits for it.
    */
   set settings(settings) {
     if (settings !== null && settings !== undefined && typeof settings !== "object") {
@@ -136,13 +140,22 @@ export class LlmMemoryElement extends HTMLElement {
       this.#schedule();
       return;
     }
-    const given = settings ?? {};
-    this.#settingsNotes = [];
-    for (const key of Object.keys(this.settings)) if (!Object.hasOwn(given, key)) this.removeAttribute(key);
-    for (const [key, value] of Object.entries(given)) {
-      if (!ATTRIBUTE_NAME.test(key)) this.#settingsNotes.push({ key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
-      else if (value === null || value === undefined) this.removeAttribute(key);
-      else this.setAttribute(key, String(value));
+    this.#pending_settings = readSettings(settings ?? {});
+    if (this.#engine) this.#writeSettings();
+  }
+
+  /** Writes the settings last given to the property as attributes (settings keys only). */
+  #writeSettings() {
+    const { entries, notes } = this.#pending_settings;
+    this.#pending_settings = null;
+    const known = this.#engine.known_keys;
+    this.#settingsNotes = notes;
+    const given = new Set(entries.map(([key]) => key));
+    for (const key of Object.keys(this.settings)) if (!given.has(key)) this.removeAttribute(key);
+    for (const [key, value] of entries) {
+      if (!known.has(key)) this.#settingsNotes.push({ key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
+      else if (value === null) this.removeAttribute(key);
+      else this.setAttribute(key, value);
     }
     this.#schedule();
   }
@@ -238,6 +251,8 @@ export class LlmMemoryElement extends HTMLElement {
     if (!estimate.ok) {
       this.#parts.status.textContent = "No estimate for these settings.";
       this.#parts.status.hidden = false;
+      // A failed core call (docs/robustness.md): hide the numbers of earlier settings.
+      if (estimate.failed) for (const part of ["summary", "bar", "table", "advice", "heatmap"]) this.#parts[part].hidden = true;
       return;
     }
     this.#parts.status.hidden = true;
@@ -308,7 +323,36 @@ export class LlmMemoryElement extends HTMLElement {
   }
 }
 
+/**
+ * A settings object read once, in full: {entries: [key, text or null], notes}. Getters and Proxy traps run
+ * here, and one that throws is a note; values other than text, numbers and booleans are notes too.
+ */
+function readSettings(settings) {
+  const entries = [];
+  const notes = [];
+  const name = (key) => JSON.stringify(key.slice(0, 40));
+  let keys = [];
+  try {
+    keys = Object.keys(settings);
+  } catch {
+    notes.push({ key: "settings", message: "settings: its keys could not be read; ignored" });
+  }
+  for (const key of keys) {
+    let value;
+    try {
+      value = settings[key];
+    } catch {
+      notes.push({ key, message: `${name(key)}: could not be read; ignored` });
+      continue;
+    }
+    if (value === null || value === undefined) entries.push([key, null]);
+    else if (["string", "number", "boolean"].includes(typeof value)) entries.push([key, String(value)]);
+    else notes.push({ key, message: `${name(key)}: must be text, a number or a boolean; ignored` });
+  }
+  return { entries, notes };
+}
+
 function replaceNotes(container, notes) {
   container.hidden = notes.length === 0;
-  container.replaceChildren(...(notes.length ? [h("ul", {}, notes.map((n) => h("li", { text: n.message })))] : []));
+  container.replaceChildren(...(notes.length ? [h("ul", {}, noticeLines(notes).map((line) => h("li", { text: line })))] : []));
 }

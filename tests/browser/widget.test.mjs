@@ -380,6 +380,52 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("the settings property writes settings keys only: no handler, style, id or other attribute gets through", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+    const hostile = {
+      model: "llama-2-7b", mode: "inference", seq: 2048,
+      onmouseover: "window.__pwned = 1", onclick: "window.__pwned = 2", onfocus: "window.__pwned = 3", onanimationstart: "x",
+      style: "position: fixed; inset: 0", id: "taken", hidden: "", popover: "auto", slot: "x", is: "x", class: "evil",
+      tabindex: "0", autofocus: "", inert: "", "data-x": "1", "aria-hidden": "true", "xml:lang": "x", "a b": "1",
+      "<img src=x>": "1", controls: "seq", show: "advice", compact: "", Batch: "2", "": "1", "\u00e9": "1",
+    };
+    const result = await page.evaluate(async (settings) => {
+      const widget = document.querySelector("llm-memory");
+      await widget.ready;
+      // Also an accessor that throws and values of other types: noted, never written.
+      const odd = { ...settings, get tp() { throw new Error("boom"); }, batch: { toString: () => "onclick" }, pp: Symbol("x") };
+      // Every note, from the change event (the widget shows the first 20 lines).
+      let problems = [];
+      widget.addEventListener("llm-memory-change", (e) => (problems = e.detail.problems.map((p) => p.message)));
+      widget.settings = odd;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Set before the element knows the settings table (not yet upgraded): applied once it does.
+      const early = document.createElement("llm-memory");
+      early.settings = { ...settings, seq: 1024 };
+      document.body.append(early);
+      await early.ready;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const names = (element) => [...element.attributes].map((a) => a.name).sort();
+      return { attributes: names(widget), early: names(early), seq: widget.estimate.settings.seq, early_seq: early.estimate.settings.seq,
+               notes: problems.join("\n"), pwned: window.__pwned ?? null };
+    }, hostile);
+    assert.deepEqual(result.attributes, ["mode", "model", "seq"]);
+    assert.deepEqual(result.early, ["mode", "model", "seq"]);
+    assert.equal(result.seq, "2048");
+    assert.equal(result.early_seq, "1024");
+    assert.equal(result.pwned, null);
+    for (const key of ["onmouseover", "style", "id", "hidden", "popover", "slot", "is", "class", "data-x", "a b", "controls"]) {
+      assert.ok(result.notes.includes(`${JSON.stringify(key)}: not a setting; ignored`), `${key}: ${result.notes}`);
+    }
+    assert.match(result.notes, /"tp": could not be read; ignored/);
+    assert.match(result.notes, /"batch": must be text, a number or a boolean; ignored/);
+    assert.match(result.notes, /"pp": must be text, a number or a boolean; ignored/);
+    // Hovering the widget runs nothing.
+    await page.hover("llm-memory");
+    assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+    await done(page);
+  });
+
   test("follows the reader's colour scheme", async () => {
     const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
     const background = () => page.evaluate(() => getComputedStyle(document.querySelector("llm-memory")).backgroundColor);

@@ -3,6 +3,7 @@
 // by the core (parseConfig); its errors are shown next to the field. Event:
 //   "config" {settings}   architecture settings read from a valid config.json
 import { h } from "./dom.js";
+import { noticeLines } from "./notice.js";
 
 export class ConfigDrop extends EventTarget {
   #text;
@@ -61,9 +62,11 @@ export class ConfigDrop extends EventTarget {
   #apply() {
     const result = this.#parse(this.#text.value);
     if (!result.ok) {
-      this.#error.replaceChildren(...result.errors.map((e) => {
+      // Capped as the notice is: a hostile file cannot fill the page.
+      const lines = noticeLines(result.errors.map((e) => ({ message: `${e.setting}: ${e.message}` })));
+      this.#error.replaceChildren(...lines.map((text) => {
         const line = document.createElement("p");
-        line.textContent = `${e.setting}: ${e.message}`;
+        line.textContent = text;
         return line;
       }));
       this.#error.hidden = false;
