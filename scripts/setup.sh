@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages llm-memory needs, only those missing. Safe to run repeatedly.
 set -euo pipefail
-packages=(cmake g++ clang make libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev
+packages=(cmake g++ clang clang-format make libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev
           emscripten node-acorn chromium)
 missing=()
 # Node.js and npm may come from outside Debian (the machine image ships newer ones): check the commands.
