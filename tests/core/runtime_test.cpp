@@ -9,6 +9,7 @@
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/runtime.hpp"
+#include "llm_memory/solve.hpp"
 
 using namespace llm_memory;
 
@@ -280,6 +281,40 @@ TEST(runtime_factor, whole_estimate_is_weights_times_factor) {
   EXPECT_DOUBLE_EQ(r.total_bytes, 26e9 * 1.2);
   EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 0);
   EXPECT_DOUBLE_EQ(r.bytes("activations"), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Item 4: for inference the solver splits the model (tensor parallel within a node, then pipeline stages).
+// By hand, L8 in bf16 with transformers and no overhead at seq 1: tp 1 holds 16,060,522,496 B of weights
+// (> 9e9); tp 2 halves the matrices (6,979,321,856) and the embeddings (2 x 525,336,576) and replicates the norms
+// (266,240): (6,979,321,856 + 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B, plus a KV cache of
+// 2 x 32 x 1 x 4 x 128 x 2 B = 65,536 and under a MB of workspace: it fits 9e9 on 2 devices.
+TEST(runtime_solve, inference_devices_split_tensor_parallel) {
+  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "transformers"},
+                             {"overhead", "none"}, {"seq", "1"}, {"gpu_memory", "9e9"}});
+  ASSERT_TRUE(spec.ok());
+  const solve_result r = solve(spec.value());
+  ASSERT_TRUE(r.min_devices.found);
+  EXPECT_EQ(r.min_devices.value, 2);
+  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "2"}, {"tp", "2"}, {"pp", "1"}}));
+  EXPECT_GT(r.min_devices.total_bytes, 8030527488.0 + 65536);
+  EXPECT_LT(r.min_devices.total_bytes, 8030527488.0 + 65536 + 2e6);
+  EXPECT_NE(r.min_devices.message.find("tensor parallel 2"), std::string::npos);
+}
+
+// Llama 2 70B at 32K x 4 on an H100 80GB (the example): some split fits, with tp x pp devices.
+TEST(runtime_solve, llama2_70b_long_context_finds_a_split) {
+  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-2-70b"}, {"seq", "32768"}, {"batch", "4"},
+                             {"gpu", "h100-80gb"}});
+  ASSERT_TRUE(spec.ok());
+  const solve_result r = solve(spec.value());
+  ASSERT_TRUE(r.min_devices.found) << r.min_devices.message;
+  const auto tp = std::stoll(r.min_devices.delta.at("tp")), pp = std::stoll(r.min_devices.delta.at("pp"));
+  EXPECT_EQ(tp * pp, r.min_devices.value);
+  EXPECT_EQ(64 % tp, 0);  // tp divides the 64 query heads
 }
 
 }  // namespace
