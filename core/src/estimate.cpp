@@ -432,6 +432,13 @@ bucket activations_prefill(const context& c) {
   else
     out.add("MLP workspace (largest transient)", mlp, "tokens x inner x " + n(B) + " B");
   if (m.vocab > 0) out.add("last-token logits", (B + fp32_bytes) * b * m.vocab, "b x V x (16-bit + fp32)");
+  // bitsandbytes dequantises one weight at a time into the compute dtype for its matmul.
+  if (c.r.weights == dtype::nf4 || c.r.weights == dtype::int8) {
+    double largest = 0;
+    for (const layer_params* layer : {&m.params.dense_layer, &m.params.moe_layer})
+      for (const auto& l : layer->linears) largest = std::max(largest, l.in_features * l.out_features / t);
+    out.add("bitsandbytes dequantisation workspace", largest * B, "largest matrix " + n(largest) + " x " + n(B) + " B");
+  }
   return out.b;
 }
 

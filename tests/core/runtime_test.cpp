@@ -318,3 +318,19 @@ TEST(runtime_solve, llama2_70b_long_context_finds_a_split) {
 }
 
 }  // namespace
+
+namespace {
+
+// transformers with bitsandbytes: one weight dequantised to bf16 at a time; for L8 the largest is an MLP
+// projection, 4096 x 14336 x 2 B = 117,440,512 B (112 MiB).
+TEST(runtime_transformers, bitsandbytes_dequantisation_workspace) {
+  const estimate_result r = run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"weights_dtype", "nf4"}});
+  EXPECT_EQ(r.runtime.name, runtime_kind::transformers);  // auto: bitsandbytes weights
+  double workspace = -1;
+  for (const auto& b : r.buckets)
+    for (const auto& i : b.items)
+      if (i.name == "bitsandbytes dequantisation workspace") workspace = i.bytes;
+  EXPECT_DOUBLE_EQ(workspace, 117440512);
+}
+
+}  // namespace
