@@ -140,6 +140,31 @@ std::string group_digits(double v) {
   return out;
 }
 
+// The runtime's report in its own words: vLLM's log lines, SGLang's and TGI's token counts, llama.cpp's buffers.
+void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, const char* unit_name) {
+  const std::string_view name = runtime_name(rt.name);
+  constexpr double mib = 1048576.0;
+  if (rt.has_buffers) {
+    fmt::print("{}: model buffer {:.2f} MiB (host {:.2f} MiB) · KV buffer {:.2f} MiB ({} cells) · compute buffer "
+               "{:.2f} MiB (host {:.2f} MiB)\n",
+               name, rt.model_buffer / mib, rt.host_buffer / mib, rt.kv_buffer / mib, rt.kv_cells,
+               rt.compute_buffer / mib, rt.host_compute_buffer / mib);
+    return;
+  }
+  if (rt.budget <= 0) {
+    fmt::print("{}: allocates what it needs (no preallocated budget)\n", name);
+    return;
+  }
+  fmt::print("{}: budget {:.2f} {} · available KV cache memory {:.2f} GiB\n", name, rt.budget / unit, unit_name,
+             rt.kv_available / 1073741824.0);
+  if (rt.kv_capacity_tokens > 0)
+    fmt::print("{}: KV cache {} tokens · maximum concurrency for {} tokens per request: {:.2f}x\n", name,
+               group_digits(rt.kv_capacity_tokens), group_digits(static_cast<double>(seq)), rt.max_concurrency);
+  else if (rt.max_concurrency > 0)
+    fmt::print("{}: maximum concurrency for {} tokens per request: {:.2f}x\n", name,
+               group_digits(static_cast<double>(seq)), rt.max_concurrency);
+}
+
 void print_table(const run_spec& spec, const estimate_result& r) {
   const bool gib = spec.units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
@@ -174,6 +199,7 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
   if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
   fmt::print("\n{}\n", r.fits ? "fits" : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit, unit_name));
+  if (r.inference) print_runtime(r.runtime, s.seq, unit, unit_name);
   for (const auto& note : r.notes) fmt::print("note: {}\n", note);
 }
 

@@ -2,6 +2,7 @@
 #include "llm_memory/dtype.hpp"
 
 #include <array>
+#include <cmath>
 
 namespace llm_memory {
 namespace {
@@ -20,13 +21,27 @@ constexpr std::array dtypes = {
     // quantisation: an 8-bit absmax + one fp32 per 256 blocks (bytes_per_value).
     dtype_info{dtype::nf4, "nf4", dtype_family::matrices, 32 + 4, 64},
     // GGUF mixes (llama.cpp ggml-common.h): the figure is the base type's; the quantiser varies it per tensor.
-    dtype_info{dtype::q8_0, "q8_0", dtype_family::gguf_mix, 34, 32},      // 32 int8 + fp16 scale
-    dtype_info{dtype::q6_k, "q6_k", dtype_family::gguf_mix, 210, 256},    // Q6_K super-blocks of 256
-    dtype_info{dtype::q5_k_m, "q5_k_m", dtype_family::gguf_mix, 176, 256},  // base Q5_K
-    dtype_info{dtype::q4_k_m, "q4_k_m", dtype_family::gguf_mix, 144, 256},  // base Q4_K
-    dtype_info{dtype::q4_0, "q4_0", dtype_family::gguf_mix, 18, 32},      // 32 4-bit + fp16 scale
-    dtype_info{dtype::q3_k_m, "q3_k_m", dtype_family::gguf_mix, 110, 256},  // base Q3_K
-    dtype_info{dtype::q2_k, "q2_k", dtype_family::gguf_mix, 84, 256},     // base Q2_K
+    dtype_info{dtype::q8_0, "q8_0", dtype_family::gguf_mix, 34, 32},  // GGUF Q8_0: 32 int8 + fp16 scale
+    dtype_info{dtype::q6_k, "q6_k", dtype_family::gguf_mix, 210, 256},  // GGUF Q6_K super-blocks of 256
+    dtype_info{dtype::q5_k_m, "q5_k_m", dtype_family::gguf_mix, 176, 256},  // GGUF Q5_K_M mix, base Q5_K
+    dtype_info{dtype::q4_k_m, "q4_k_m", dtype_family::gguf_mix, 144, 256},  // GGUF Q4_K_M mix, base Q4_K
+    dtype_info{dtype::q4_0, "q4_0", dtype_family::gguf_mix, 18, 32},  // GGUF Q4_0: 32 4-bit + fp16 scale
+    dtype_info{dtype::q3_k_m, "q3_k_m", dtype_family::gguf_mix, 110, 256},  // GGUF Q3_K_M mix, base Q3_K
+    dtype_info{dtype::q2_k, "q2_k", dtype_family::gguf_mix, 84, 256},  // GGUF Q2_K mix, base Q2_K
+    // Mixes whose per-tensor bumps are not modelled: every matrix at the base type (spec: llama-quant.cpp).
+    dtype_info{dtype::q5_k_s, "q5_k_s", dtype_family::gguf_mix, 176, 256},  // GGUF Q5_K_S mix, base Q5_K
+    dtype_info{dtype::q4_k_s, "q4_k_s", dtype_family::gguf_mix, 144, 256},  // GGUF Q4_K_S mix, base Q4_K
+    dtype_info{dtype::q3_k_s, "q3_k_s", dtype_family::gguf_mix, 110, 256},  // GGUF Q3_K_S mix, base Q3_K
+    dtype_info{dtype::q3_k_l, "q3_k_l", dtype_family::gguf_mix, 110, 256},  // GGUF Q3_K_L mix, base Q3_K
+    dtype_info{dtype::iq4_xs, "iq4_xs", dtype_family::gguf_mix, 136, 256},  // GGUF IQ4_XS: fp16 d + 2 B high scales + 4 B low scales + 128 B
+    dtype_info{dtype::iq4_nl, "iq4_nl", dtype_family::gguf_mix, 18, 32},  // GGUF IQ4_NL: fp16 d + 16 B of 4-bit codes
+    dtype_info{dtype::iq3_s, "iq3_s", dtype_family::gguf_mix, 110, 256},  // GGUF IQ3_S: fp16 d + 104 B grid + 4 B scales
+    dtype_info{dtype::iq3_xxs, "iq3_xxs", dtype_family::gguf_mix, 98, 256},  // GGUF IQ3_XXS super-blocks of 256
+    dtype_info{dtype::iq2_s, "iq2_s", dtype_family::gguf_mix, 82, 256},  // GGUF IQ2_S super-blocks of 256
+    dtype_info{dtype::iq2_xs, "iq2_xs", dtype_family::gguf_mix, 74, 256},  // GGUF IQ2_XS super-blocks of 256
+    dtype_info{dtype::iq2_xxs, "iq2_xxs", dtype_family::gguf_mix, 66, 256},  // GGUF IQ2_XXS: fp16 d + 64 B
+    dtype_info{dtype::iq1_m, "iq1_m", dtype_family::gguf_mix, 56, 256},  // GGUF IQ1_M: 32 + 16 + 8 B
+    dtype_info{dtype::iq1_s, "iq1_s", dtype_family::gguf_mix, 50, 256},  // GGUF IQ1_S super-blocks of 256
 };
 
 constexpr std::array ggml_types = {
@@ -34,6 +49,14 @@ constexpr std::array ggml_types = {
     ggml_type_info{ggml_type::q4_k, "Q4_K", 144, 256}, ggml_type_info{ggml_type::q5_k, "Q5_K", 176, 256},
     ggml_type_info{ggml_type::q6_k, "Q6_K", 210, 256}, ggml_type_info{ggml_type::q8_0, "Q8_0", 34, 32},
     ggml_type_info{ggml_type::q4_0, "Q4_0", 18, 32},
+    ggml_type_info{ggml_type::f32, "F32", 4, 1},       ggml_type_info{ggml_type::f16, "F16", 2, 1},
+    ggml_type_info{ggml_type::bf16, "BF16", 2, 1},     ggml_type_info{ggml_type::q4_1, "Q4_1", 20, 32},
+    ggml_type_info{ggml_type::q5_0, "Q5_0", 22, 32},   ggml_type_info{ggml_type::q5_1, "Q5_1", 24, 32},
+    ggml_type_info{ggml_type::iq4_nl, "IQ4_NL", 18, 32}, ggml_type_info{ggml_type::iq4_xs, "IQ4_XS", 136, 256},
+    ggml_type_info{ggml_type::iq3_s, "IQ3_S", 110, 256}, ggml_type_info{ggml_type::iq3_xxs, "IQ3_XXS", 98, 256},
+    ggml_type_info{ggml_type::iq2_s, "IQ2_S", 82, 256},  ggml_type_info{ggml_type::iq2_xs, "IQ2_XS", 74, 256},
+    ggml_type_info{ggml_type::iq2_xxs, "IQ2_XXS", 66, 256}, ggml_type_info{ggml_type::iq1_m, "IQ1_M", 56, 256},
+    ggml_type_info{ggml_type::iq1_s, "IQ1_S", 50, 256},  ggml_type_info{ggml_type::mxfp4, "MXFP4", 17, 32},
 };
 // clang-format on
 
@@ -55,6 +78,19 @@ ggml_type base_type(dtype mix) {
     case dtype::q5_k_m: return ggml_type::q5_k;
     case dtype::q6_k: return ggml_type::q6_k;
     case dtype::q8_0: return ggml_type::q8_0;
+    case dtype::q5_k_s: return ggml_type::q5_k;
+    case dtype::q4_k_s: return ggml_type::q4_k;
+    case dtype::q3_k_s:
+    case dtype::q3_k_l: return ggml_type::q3_k;
+    case dtype::iq4_xs: return ggml_type::iq4_xs;
+    case dtype::iq4_nl: return ggml_type::iq4_nl;
+    case dtype::iq3_s: return ggml_type::iq3_s;
+    case dtype::iq3_xxs: return ggml_type::iq3_xxs;
+    case dtype::iq2_s: return ggml_type::iq2_s;
+    case dtype::iq2_xs: return ggml_type::iq2_xs;
+    case dtype::iq2_xxs: return ggml_type::iq2_xxs;
+    case dtype::iq1_m: return ggml_type::iq1_m;
+    case dtype::iq1_s: return ggml_type::iq1_s;
     default: return ggml_type::q4_0;
   }
 }
@@ -79,6 +115,13 @@ double bytes_per_value(dtype d, bool double_quant) {
 std::span<const ggml_type_info> ggml_type_table() { return ggml_types; }
 
 const ggml_type_info& info(ggml_type t) { return ggml_types[static_cast<std::size_t>(t)]; }
+
+std::optional<double> ggml_row_bytes(ggml_type t, double values) {
+  const ggml_type_info& i = info(t);
+  const double blocks = values / i.block_values;
+  if (blocks != std::floor(blocks)) return std::nullopt;
+  return blocks * i.block_bytes;
+}
 
 // llama.cpp gives a few layers more bits: the first and last eighth and every third layer between.
 gguf_layer_position gguf_position(std::int64_t i, std::int64_t n) {

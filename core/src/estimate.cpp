@@ -172,6 +172,41 @@ weight_storage store_gguf(const context& c, const stage_params& sp) {
               n(output_type) + " B + norms x 4 B"};
 }
 
+// llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
+// layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
+// are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
+struct weight_split {
+  double device = 0;    // bytes on the GPU ("CUDA0 model buffer")
+  double host = 0;      // bytes in host memory ("CPU model buffer")
+  std::string formula;  // how
+};
+
+weight_split split_llamacpp(const context& c, const stage_params& sp) {
+  const dtype f = c.r.weights;
+  const bool gguf = info(f).family == dtype_family::gguf_mix;
+  const double w = bytes_per_value(f);
+  const double gqa = c.m.heads / c.m.kv_heads;
+  const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
+  const double out_type = gguf ? info(gguf_output_type(f)).bytes_per_value() : w;
+  const bool tied = c.s.tie_word_embeddings;
+  const double embed_type =
+      !gguf ? w : tied ? out_type : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), gqa)).bytes_per_value();
+  const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
+  const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
+  const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
+  const double output = head * out_type + final_norm * fp32_bytes;
+  const double total_layers = static_cast<double>(c.m.layers);
+  const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
+  weight_split out;
+  out.device = on_gpu * layers + (output_on_gpu ? output : 0);
+  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
+  out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
+                n(per_matrix) + " B + norms x 4 B)" + (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") +
+                "; token_embd " + n(sp.embed) + " x " + n(embed_type) + " B in host memory";
+  return out;
+}
+
 // Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
 // only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
 weight_storage store_weights(const context& c, const stage_params& sp) {
@@ -368,7 +403,8 @@ bucket activations_train(const context& c) {
   return out.b;
 }
 
-bucket activations_inference(const context& c) {
+// transformers generate(): the whole prompt in one pass.
+bucket activations_prefill(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
   builder out{{"activations", "Activations", 0,
@@ -396,6 +432,13 @@ bucket activations_inference(const context& c) {
   else
     out.add("MLP workspace (largest transient)", mlp, "tokens x inner x " + n(B) + " B");
   if (m.vocab > 0) out.add("last-token logits", (B + fp32_bytes) * b * m.vocab, "b x V x (16-bit + fp32)");
+  // bitsandbytes dequantises one weight at a time into the compute dtype for its matmul.
+  if (c.r.weights == dtype::nf4 || c.r.weights == dtype::int8) {
+    double largest = 0;
+    for (const layer_params* layer : {&m.params.dense_layer, &m.params.moe_layer})
+      for (const auto& l : layer->linears) largest = std::max(largest, l.in_features * l.out_features / t);
+    out.add("bitsandbytes dequantisation workspace", largest * B, "largest matrix " + n(largest) + " x " + n(B) + " B");
+  }
   return out.b;
 }
 
@@ -479,6 +522,12 @@ bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
                                 : "Weights stored in " + r.values.weights_dtype +
                                       "; tensor parallelism splits matrices and embeddings, norms are replicated",
                   {}}};
+  if (!c.train && r.llamacpp()) {
+    const weight_split split = split_llamacpp(c, l.sp);
+    cpu += std::ceil(split.host);
+    params.add("weights on the GPU (model buffer)", split.device, split.formula);
+    return params.b;
+  }
   const weight_storage stored = store_weights(c, l.sp);
   std::string formula = stored.formula;
   if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
@@ -491,6 +540,13 @@ bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
   } else {
     params.add(name, base, formula);
   }
+  // vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
+  // _compute_cos_sin_cache); "Model loading took" includes it.
+  if (!c.train && r.runtime == runtime_kind::vllm && r.model.choices.position == position_kind::rope &&
+      r.values.max_position_embeddings > 0)
+    params.add("rotary cos/sin cache", static_cast<double>(r.values.max_position_embeddings) * c.m.head_dim * c.act,
+               "max_position_embeddings " + std::to_string(r.values.max_position_embeddings) + " x head_dim " +
+                   n(c.m.head_dim) + " x " + n(c.act) + " B");
   if (r.adapters() && c.train)
     params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
                n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));
@@ -598,6 +654,8 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
              "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
 }
 
+void runtime_overhead(const context& c, double allocated, builder& over);
+
 bucket overhead_bucket(const context& c, const state_layout& l, double allocated, double weights) {
   const setting_values& s = c.s;
   builder over{{"overhead", "Overhead", 0, "Memory the runtime takes beyond the tensors above",
@@ -605,6 +663,8 @@ bucket overhead_bucket(const context& c, const state_layout& l, double allocated
   if (c.r.overhead == overhead_mode::factor) {
     over.add("overhead factor on the weights", (s.overhead_factor - 1) * weights,
              "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
+  } else if (c.r.overhead == overhead_mode::detailed && !c.train) {
+    runtime_overhead(c, allocated, over);
   } else if (c.r.overhead == overhead_mode::detailed) {
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
     if (c.train && c.dp > 1) add_communication_buffers(c, l, over);
@@ -612,6 +672,288 @@ bucket overhead_bucket(const context& c, const state_layout& l, double allocated
              n(s.fragmentation) + " % of " + n(allocated) + " B");
   }
   return over.b;
+}
+
+// ---- inference runtimes (runtime.hpp) ---------------------------------------------------------------------
+
+// Under overhead = factor the whole inference estimate is weights x factor (seed 2's rule): no other bucket.
+bool factor_rule(const context& c) { return !c.train && c.r.overhead == overhead_mode::factor; }
+
+double mlp_inner(const context& c) {
+  const auto& s = c.s;
+  if (c.m.params.moe_layers == 0) return c.m.intermediate;
+  const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
+  return static_cast<double>(s.num_experts_per_tok) * inner;
+}
+
+// The prefill chunk: max_num_batched_tokens, or the whole prompt when 0 [tokens].
+double chunk_tokens(const context& c) {
+  return c.s.max_num_batched_tokens > 0 ? static_cast<double>(c.s.max_num_batched_tokens) : c.tokens;
+}
+
+// vLLM's profiling run: a forward at the chunk, then the sampler over max_num_seqs rows; not at once.
+runtime_term vllm_profile_peak(const context& c) {
+  const double N = chunk_tokens(c);
+  const double seqs = std::min(static_cast<double>(c.s.max_num_seqs), N);
+  const double forward = vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t);
+  const double sampler = vllm_sampler_peak(seqs, c.m.vocab);
+  if (forward >= sampler)
+    return {"profiling forward at the prefill chunk", forward,
+            n(N) + " tokens x " + n(c.act) + " B x (3 x inner " + n(mlp_inner(c)) + " / tp + 3 x h " + n(c.m.hidden) + ")"};
+  return {"profiling sampler over max_num_seqs", sampler, n(seqs) + " sequences x V " + n(c.m.vocab) + " x (2 + 4 + 4) B"};
+}
+
+// TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing).
+runtime_term tgi_prefill_peak(const context& c) {
+  const double N = chunk_tokens(c);
+  return {"warmup prefill", vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t),
+          n(N) + " tokens x " + n(c.act) + " B x (3 x inner / tp + 3 x h)"};
+}
+
+// llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
+struct llamacpp_layout {
+  llamacpp_cells cells;       // of the full-attention layers
+  std::int64_t swa_cells = 0; // of the sliding-window layers
+  double gpu_layers = 0;      // repeating layers on the GPU
+  bool output_on_gpu = true;  // ngl > n_layer
+  llamacpp_graph graph;
+};
+
+llamacpp_layout layout_llamacpp(const context& c) {
+  const auto& s = c.s;
+  llamacpp_layout l;
+  const auto slots = s.batch;  // llama-server -np: one stream per slot, -c = slots x seq, not unified
+  l.cells = llamacpp_cell_count(slots * s.seq, slots, false);
+  const std::int64_t ub = std::min({s.n_ubatch, s.n_batch, s.seq});
+  if (s.sliding_window > 0) l.swa_cells = llamacpp_swa_cells(l.cells.per_stream, s.sliding_window, slots, false, ub) * slots;
+  l.gpu_layers = std::min(static_cast<double>(s.n_gpu_layers), c.layers_on_stage);
+  l.output_on_gpu = static_cast<double>(s.n_gpu_layers) > static_cast<double>(c.m.layers);
+  l.graph = {static_cast<double>(ub), static_cast<double>(l.cells.per_stream), c.m.heads, c.m.hidden, mlp_inner(c),
+             c.m.vocab, c.r.attention == attention_kernel::flash};
+  return l;
+}
+
+bucket activations_inference(const context& c) {
+  builder out{{"activations", "Activations", 0, "The runtime's transient workspace", "", {}}};
+  if (factor_rule(c)) {
+    out.b.assumes = "overhead = factor: the whole estimate is weights x overhead_factor (seed 2's rule)";
+    return out.b;
+  }
+  switch (c.r.runtime) {
+    case runtime_kind::vllm: {
+      const runtime_term t = vllm_profile_peak(c);
+      out.b.assumes = "vLLM's profiling run: the larger of a forward at max_num_batched_tokens and the sampler "
+                      "(calibrated on Llama 3.1 8B logs)";
+      out.add(t.name, t.bytes, t.formula);
+      return out.b;
+    }
+    case runtime_kind::sglang:
+      out.b.assumes = "SGLang keeps activations and CUDA graphs in the share outside mem_fraction_static (overhead)";
+      return out.b;
+    case runtime_kind::tgi: {
+      const runtime_term t = tgi_prefill_peak(c);
+      out.b.assumes = "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens";
+      out.add(t.name, t.bytes, t.formula);
+      return out.b;
+    }
+    case runtime_kind::llamacpp:
+    case runtime_kind::ollama: {
+      const llamacpp_layout l = layout_llamacpp(c);
+      out.b.assumes = "llama.cpp's compute buffer: the largest phase of the worst-case graph (n_ubatch tokens)";
+      out.add("compute buffer", llamacpp_compute_buffer(l.graph, l.output_on_gpu),
+              "max(attention, MLP, logits) phases at ubatch " + n(l.graph.ubatch) + ", " + n(l.graph.kv_cells) +
+                  " cells" + (l.graph.flash ? ", flash attention" : ""));
+      return out.b;
+    }
+    case runtime_kind::transformers:
+    case runtime_kind::automatic: break;
+  }
+  return activations_prefill(c);
+}
+
+// llama.cpp's KV buffer: padded cells x (K + V) in the cache types, layers on the GPU only.
+bucket llamacpp_kv(const context& c, double& cpu) {
+  builder out{{"kv_cache", "KV cache", 0, "llama.cpp's KV buffer: every cell of every layer on this device",
+               "Cells = n_ctx padded to 256 per slot; K and V in cache_type_k / cache_type_v", {}}};
+  const llamacpp_layout l = layout_llamacpp(c);
+  const auto& m = c.m;
+  const double kb = info(c.r.cache_k).bytes_per_value(), vb = info(c.r.cache_v).bytes_per_value();
+  const double per_cell = m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb
+                                : m.kv_heads * m.head_dim * (kb + vb);
+  const double L = c.layers_on_stage;
+  double global = L;
+  if (c.s.sliding_window > 0)
+    global = c.s.sliding_window_pattern > 0 ? std::floor(L / static_cast<double>(c.s.sliding_window_pattern)) : 0;
+  const double gpu_share = L > 0 ? l.gpu_layers / L : 0;
+  const double full = global * static_cast<double>(l.cells.total) * per_cell;
+  const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;
+  cpu += std::ceil((full + swa) * (1 - gpu_share));
+  if (global > 0)
+    out.add("full-attention layers", full * gpu_share,
+            n(global) + " layers x " + std::to_string(l.cells.total) + " cells x " + n(per_cell) + " B");
+  if (L > global)
+    out.add("sliding-window layers", swa * gpu_share,
+            n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");
+  return out.b;
+}
+
+bucket inference_kv(const context& c, double& cpu) {
+  if (factor_rule(c))
+    return {"kv_cache", "KV cache", 0, "Keys and values of every cached token",
+            "overhead = factor: the whole estimate is weights x overhead_factor (seed 2's rule)", {}};
+  return c.r.llamacpp() ? llamacpp_kv(c, cpu) : kv_cache(c);
+}
+
+// The runtime's own reserved terms beyond the tensors (overhead = detailed).
+void runtime_overhead(const context& c, double allocated, builder& over) {
+  const setting_values& s = c.s;
+  const double T = s.gpu_memory;
+  switch (c.r.runtime) {
+    case runtime_kind::vllm:
+      over.add("non-torch memory (NCCL, cuBLAS)", s.non_torch_memory, "non_torch_memory setting");
+      over.add("CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory setting (0 = enforce_eager)");
+      over.add("outside vLLM's budget (CUDA context, other processes)", T - vllm_budget(T, s.gpu_memory_utilization),
+               "gpu_memory - ceil(gpu_memory x gpu_memory_utilization " + n(s.gpu_memory_utilization) + ")");
+      return;
+    case runtime_kind::sglang:
+      over.add("CUDA context", s.cuda_context, "cuda_context setting");
+      over.add("outside mem_fraction_static (activations, CUDA graphs)", (1 - s.mem_fraction_static) * (T - s.cuda_context),
+               "(1 - " + n(s.mem_fraction_static) + ") x (gpu_memory - cuda_context)");
+      return;
+    case runtime_kind::tgi:
+      over.add("CUDA context", s.cuda_context, "cuda_context setting");
+      over.add("TGI_WIGGLE_ROOM reserve", 0.1 * T, "(1 - 0.90) x gpu_memory");
+      return;
+    case runtime_kind::ollama:
+      over.add("Ollama's per-GPU minimum", ollama_minimum_memory, "MinimumMemory() = 457 MiB");
+      [[fallthrough]];
+    case runtime_kind::llamacpp:
+      over.add("beyond the logged buffers (CUDA context, cuBLAS)", s.cuda_context, "cuda_context setting");
+      return;
+    case runtime_kind::transformers:
+    case runtime_kind::automatic: break;
+  }
+  over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
+  over.add("allocator fragmentation reserve", allocated * s.fragmentation / 100,
+           n(s.fragmentation) + " % of " + n(allocated) + " B");
+}
+
+// KV bytes of one token in every layer of this device, when every layer attends to the whole context; 0 for
+// hybrids (sliding windows), whose capacity is given as concurrency only.
+double kv_bytes_per_token(const context& c) {
+  if (c.s.sliding_window > 0) return 0;
+  const double kv = bytes_per_value(c.r.kv);
+  if (c.m.mla) return c.layers_on_stage * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
+  return c.layers_on_stage * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
+}
+
+// The KV bytes of one request of `seq` tokens on this device (sliding windows included).
+double kv_bytes_per_request(const context& c) {
+  const run_spec one = with_workload(c.r, 1, c.s.seq, c.s.devices);
+  const context c1 = make_context(one, c.first_stage, c.last_stage);
+  return kv_cache(c1).bytes;
+}
+
+void report_vllm(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
+  const auto& s = c.s;
+  out.budget = vllm_budget(s.gpu_memory, s.gpu_memory_utilization);
+  out.terms = {weights, vllm_profile_peak(c), {"non-torch memory", s.non_torch_memory, "non_torch_memory"},
+               {"CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory"}};
+  double used = 0;
+  for (const auto& t : out.terms) used += t.bytes;
+  out.kv_available = out.budget - used;
+  const double per_token = kv_bytes_per_token(c);
+  if (out.kv_available <= 0) {
+    notes.emplace_back("vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
+    return;
+  }
+  if (per_token == 0) {  // hybrid: vLLM's token line under-reports (vllm #40691); give the concurrency only
+    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+    return;
+  }
+  const double page = per_token * static_cast<double>(s.block_size) / c.layers_on_stage;
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, c.layers_on_stage);
+  out.kv_capacity_tokens = static_cast<double>(blocks * s.block_size);
+  out.max_concurrency = vllm_concurrency(blocks, s.seq, s.block_size);
+  out.max_context = vllm_max_model_len(out.kv_available, page, c.layers_on_stage, s.block_size);
+  if (s.seq > out.max_context)
+    notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) + ": its KV cache holds " +
+                    std::to_string(static_cast<std::int64_t>(out.kv_capacity_tokens)) +
+                    " tokens; the estimated maximum model length is " + std::to_string(out.max_context));
+}
+
+// SGLang: weights + KV cache within mem_fraction_static of the memory free at start.
+void report_sglang(const context& c, const runtime_term& weights, runtime_report& out) {
+  const auto& s = c.s;
+  const double total_free = s.gpu_memory - s.cuda_context;
+  out.budget = total_free * s.mem_fraction_static;
+  out.terms = {weights};
+  out.kv_available = out.budget - weights.bytes;
+  const double per_token = kv_bytes_per_token(c);
+  if (per_token > 0) {
+    out.kv_capacity_tokens =
+        static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, per_token));
+    out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
+    out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+  } else if (out.kv_available > 0) {
+    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+  }
+}
+
+// TGI >= 3.3: KV = free after the warmup prefill - (1 - 0.90) x total, plus the warmup's own blocks.
+void report_tgi(const context& c, const runtime_term& weights, runtime_report& out) {
+  const auto& s = c.s;
+  out.budget = 0.9 * s.gpu_memory - s.cuda_context;
+  out.terms = {weights, tgi_prefill_peak(c)};
+  out.kv_available = out.budget - weights.bytes - out.terms[1].bytes;
+  const double per_token = kv_bytes_per_token(c);
+  if (per_token > 0 && out.kv_available > 0) {
+    const double block_bytes = per_token * static_cast<double>(s.block_size);
+    out.kv_capacity_tokens = static_cast<double>(tgi_blocks(out.kv_available, block_bytes, 0) * s.block_size);
+    out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
+    out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+  }
+}
+
+void report_llamacpp(const context& c, const estimate_result& r, runtime_report& out) {
+  const llamacpp_layout l = layout_llamacpp(c);
+  const weight_split split = split_llamacpp(c, count_stage(c));
+  double cpu = 0;
+  out.has_buffers = true;
+  out.model_buffer = std::ceil(split.device);
+  out.host_buffer = std::ceil(split.host);
+  out.kv_buffer = llamacpp_kv(c, cpu).bytes;
+  out.compute_buffer = llamacpp_compute_buffer(l.graph, l.output_on_gpu);
+  out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph);
+  out.kv_cells = l.cells.total;
+  out.kv_capacity_tokens = static_cast<double>(l.cells.total);
+  out.max_concurrency = static_cast<double>(c.s.batch);
+  out.max_context = l.cells.per_stream;
+  (void)r;
+}
+
+runtime_report report_runtime(const context& c, const estimate_result& r, std::vector<std::string>& notes) {
+  runtime_report out;
+  out.name = c.r.runtime;
+  const runtime_term weights{"weights", r.buckets[0].bytes, "parameters bucket"};
+  switch (c.r.runtime) {
+    case runtime_kind::vllm: report_vllm(c, weights, out, notes); break;
+    case runtime_kind::sglang: report_sglang(c, weights, out); break;
+    case runtime_kind::tgi: report_tgi(c, weights, out); break;
+    case runtime_kind::llamacpp:
+    case runtime_kind::ollama: report_llamacpp(c, r, out); break;
+    case runtime_kind::transformers:
+    case runtime_kind::automatic: break;
+  }
+  const bool pooled = c.r.runtime == runtime_kind::sglang || c.r.runtime == runtime_kind::tgi;
+  if (pooled && out.kv_capacity_tokens > 0 && out.kv_capacity_tokens < c.tokens)
+    notes.push_back("the KV cache holds " + std::to_string(static_cast<std::int64_t>(out.kv_capacity_tokens)) +
+                    " tokens, fewer than batch x seq = " + n(c.tokens));
+  if (c.s.max_position_embeddings > 0 && c.s.seq > c.s.max_position_embeddings)
+    notes.push_back("seq " + std::to_string(c.s.seq) + " exceeds the model's max_position_embeddings " +
+                    std::to_string(c.s.max_position_embeddings) +
+                    ": runtimes refuse a longer context unless rope scaling extends it");
+  return out;
 }
 
 std::vector<std::string> stage_notes(const context& c) {
@@ -628,7 +970,13 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
   if (!c.train && c.m.mla) notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
   if (info(r.weights).family == dtype_family::gguf_mix)
-    notes.emplace_back("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not modelled");
+    notes.emplace_back("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not "
+                       "modelled, and the _S, _L and IQ mixes are taken at their base type for every matrix");
+  if (!c.train && r.runtime_auto)
+    notes.push_back("runtime auto: estimated as " + std::string(runtime_name(r.runtime)) +
+                    (r.llamacpp() ? " (GGUF weights)" : r.runtime == runtime_kind::transformers ? " (bitsandbytes weights)" : ""));
+  if (!c.train && r.llamacpp() && static_cast<double>(s.n_gpu_layers) <= static_cast<double>(c.m.layers))
+    notes.emplace_back("n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
   return notes;
 }
 
@@ -645,11 +993,13 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last) {
   r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
   double cpu = 0;
   r.buckets = {parameters_bucket(c, l, cpu), gradients_bucket(c, l), optimizer_bucket(c, l, cpu),
-               c.train ? activations_train(c) : activations_inference(c), kv_cache(c)};
+               c.train ? activations_train(c) : activations_inference(c), c.train ? kv_cache(c) : inference_kv(c, cpu)};
   double allocated = 0;
   for (const auto& b : r.buckets) allocated += b.bytes;
   r.buckets.push_back(overhead_bucket(c, l, allocated, r.buckets[0].bytes));
   r.notes = stage_notes(c);
+  r.inference = !c.train;
+  if (r.inference) r.runtime = report_runtime(c, r, r.notes);
   r.total_bytes = allocated + r.buckets.back().bytes;
   r.gpu_memory_bytes = spec.values.gpu_memory;
   r.cpu_bytes = cpu;

@@ -4,6 +4,7 @@
 // and the model preset; every value in it stays overridable (resolve.cpp layers it, docs/architecture.md).
 #pragma once
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
 
 namespace llm_memory::detail {
@@ -12,7 +13,8 @@ namespace llm_memory::detail {
 /// `values` are the settings as layered without any profile; the profile reads its own key and the method.
 [[nodiscard]] settings framework_profile(const setting_values& values);
 
-/// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values.
-[[nodiscard]] settings runtime_profile(const setting_values& values);
+/// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values. `runtime` is the
+/// resolved runtime (resolve.cpp parses the choice); `values` are the settings layered without a profile.
+[[nodiscard]] settings runtime_profile(runtime_kind runtime, const setting_values& values);
 
 }  // namespace llm_memory::detail

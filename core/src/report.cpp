@@ -103,6 +103,31 @@ json breakdown_json(const param_breakdown& p) {
   return breakdown;
 }
 
+// The runtime's own terms: a budget with its KV capacity (vLLM, SGLang, TGI) or llama.cpp's buffers.
+json runtime_json(const runtime_report& r) {
+  json out = {{"name", runtime_name(r.name)}};
+  if (r.has_buffers) {
+    out["buffers"] = {{"model", json_bytes(r.model_buffer)},
+                      {"host", json_bytes(r.host_buffer)},
+                      {"kv", json_bytes(r.kv_buffer)},
+                      {"compute", json_bytes(r.compute_buffer)},
+                      {"host_compute", json_bytes(r.host_compute_buffer)}};
+    out["kv_cells"] = r.kv_cells;
+    out["max_context"] = r.max_context;
+    return out;
+  }
+  if (r.budget <= 0) return out;
+  json items = json::array();
+  for (const auto& t : r.terms) items.push_back({{"name", t.name}, {"bytes", json_bytes(t.bytes)}, {"formula", t.formula}});
+  out["budget"] = json_bytes(r.budget);
+  out["items"] = items;
+  out["kv_available"] = json_bytes(r.kv_available);
+  out["kv_capacity_tokens"] = json_bytes(r.kv_capacity_tokens);
+  out["max_concurrency"] = r.max_concurrency;
+  out["max_context"] = r.max_context;
+  return out;
+}
+
 std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
@@ -130,6 +155,7 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
               {"param_breakdown", breakdown_json(r.model.params)},
               {"notes", r.notes},
               {"settings", settings_json}};
+  if (r.inference) out["runtime"] = runtime_json(r.runtime);
   if (solved != nullptr) out["solve"] = solve_object(*solved);
   if (advice != nullptr) out["advice"] = advice_object(*advice);
   return dump(out, indent);

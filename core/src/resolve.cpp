@@ -58,12 +58,21 @@ constexpr std::array<std::string_view, 3> position_names = {"rope", "learned", "
 constexpr std::array<std::string_view, 2> mlp_names = {"plain", "gated"};
 constexpr std::array<std::string_view, 3> bias_names = {"none", "qkv", "all"};
 constexpr std::array<std::string_view, 3> qk_norm_names = {"none", "head", "full"};
+constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm", "sglang",
+                                                           "tgi", "llamacpp", "ollama"};
+constexpr std::array<std::string_view, 9> cache_type_names = {"f16", "bf16", "f32", "q8_0", "q5_1",
+                                                              "q5_0", "q4_1", "q4_0", "iq4_nl"};
+constexpr std::array<ggml_type, 9> cache_types = {ggml_type::f16,  ggml_type::bf16, ggml_type::f32,
+                                                  ggml_type::q8_0, ggml_type::q5_1, ggml_type::q5_0,
+                                                  ggml_type::q4_1, ggml_type::q4_0, ggml_type::iq4_nl};
 static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &&
               spells("optimizer", optimizer_names) && spells("attention", attention_names) &&
               spells("recompute", recompute_names) && spells("offload", offload_names) &&
               spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
               spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
-              spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names),
+              spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
+              spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
+              spells("cache_type_v", cache_type_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -75,6 +84,17 @@ E choice(const std::array<std::string_view, N>& names, std::string_view value) {
 
 // A dtype setting; "auto" (and only it) gives `automatic`.
 dtype dtype_choice(std::string_view value, dtype automatic) { return find_dtype(value).value_or(automatic); }
+
+// The runtime the layered settings ask for: auto is llama.cpp for GGUF weights, transformers for the bitsandbytes
+// formats (nf4, int8: loaded with load_in_4bit / load_in_8bit), vLLM otherwise.
+runtime_kind parse_runtime(const setting_values& v) {
+  const auto k = choice<runtime_kind>(runtime_names, v.runtime);
+  if (k != runtime_kind::automatic) return k;
+  const auto w = find_dtype(v.weights_dtype);
+  if (w && info(*w).family == dtype_family::gguf_mix) return runtime_kind::llamacpp;
+  if (w == dtype::nf4 || w == dtype::int8) return runtime_kind::transformers;
+  return runtime_kind::vllm;
+}
 
 lora_target_set parse_targets(std::string_view text) {
   lora_target_set set;
@@ -117,6 +137,10 @@ run_spec parse_choices(setting_values values) {
   r.offload = choice<offload_target>(offload_names, v.offload);
   r.overhead = choice<overhead_mode>(overhead_names, v.overhead);
   r.units = choice<display_units>(units_names, v.units);
+  r.runtime = parse_runtime(v);
+  r.runtime_auto = choice<runtime_kind>(runtime_names, v.runtime) == runtime_kind::automatic;
+  r.cache_k = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_k)];
+  r.cache_v = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_v)];
   if (r.finetune == finetune_method::qlora) r.values.weights_dtype = "nf4";  // QLoRA's base is NF4
   r.weights = dtype_choice(v.weights_dtype, dtype::bf16);
   // LoRA adapters live in the compute dtype (bf16) over a quantised base.
@@ -186,6 +210,15 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
 }
 
+// llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
+void check_runtime(const run_spec& r, std::vector<error>& errors) {
+  if (r.train() || !r.llamacpp()) return;
+  const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
+  if (!float_v && r.attention != attention_kernel::flash)
+    fail(errors, "cache_type_v", "a quantized V cache (\"" + r.values.cache_type_v +
+                                     "\") needs flash attention (attention=flash, llama.cpp -fa on)");
+}
+
 void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
   if (!r.adapters()) return;
   const auto named = projection_names.begin() + 7;  // the projections a user can name (model.hpp)
@@ -253,6 +286,8 @@ setting_values layered(const setting_values& base, const settings& explicit_valu
 
 }  // namespace
 
+std::string_view runtime_name(runtime_kind k) { return runtime_names[static_cast<std::size_t>(k)]; }
+
 result<run_spec> resolve(const settings& explicit_values, const settings& config) {
   std::vector<error> errors;
   setting_values values = layered(detail::default_values(), explicit_values, config, errors);
@@ -260,7 +295,7 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
   const settings profile = choice<run_mode>(mode_names, values.mode) == run_mode::train
                                ? detail::framework_profile(values)
-                               : detail::runtime_profile(values);
+                               : detail::runtime_profile(parse_runtime(values), values);
   if (!profile.empty()) {
     setting_values base = detail::default_values();
     detail::apply_layer(profile, base, errors, " (from the profile)");
@@ -271,6 +306,7 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   check_architecture(r.values, errors);
   check_parallelism(r, errors);
   check_lora_targets(r, errors);
+  check_runtime(r, errors);
   if (!errors.empty()) return errors;
   build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);

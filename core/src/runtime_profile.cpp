@@ -1,8 +1,83 @@
 // SPDX-License-Identifier: MIT
+// The runtime profiles: the defaults each inference runtime sets for the behaviour settings (sources in
+// docs/methodology.md, "Runtimes"). Every value stays overridable: the profile sits under the model preset,
+// config.json and the explicit values.
+#include <cstdio>
+#include <string>
+
+#include "llm_memory/runtime.hpp"
 #include "profiles.hpp"
 
 namespace llm_memory::detail {
+namespace {
 
-settings runtime_profile(const setting_values&) { return {}; }
+constexpr double mib = 1048576;
+
+std::string fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// The engines that preallocate: flash/paged attention, no allocator slack (the pool is one allocation).
+settings engine_common() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }
+
+// vLLM V1: EngineArgs.get_batch_defaults (API server); CUDA graphs (>= v0.21 subtracts an estimate) and non-torch
+// memory calibrated on Llama 3.1 8B logs (docs/methodology.md).
+settings vllm_profile(const setting_values& v) {
+  settings p = engine_common();
+  const bool a100 = v.gpu.find("a100") != std::string::npos;
+  const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
+  p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
+  p.emplace("max_num_seqs", std::to_string(d.seqs));
+  p.emplace("non_torch_memory", "0.32GiB");
+  p.emplace("cuda_graph_memory", "0.84GiB");
+  return p;
+}
+
+// SGLang: chunked_prefill_size and mem_fraction_static from the device's memory (server_args.py).
+settings sglang_profile(const setting_values& v) {
+  settings p = engine_common();
+  const double gpu_mib = v.gpu_memory / mib;
+  p.emplace("max_num_batched_tokens", std::to_string(sglang_chunked_prefill(gpu_mib)));
+  p.emplace("mem_fraction_static", fixed3(sglang_mem_fraction(gpu_mib, v.tp, v.pp)));
+  p.emplace("block_size", "1");
+  return p;
+}
+
+// TGI: flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096 (launcher/src/main.rs).
+settings tgi_profile() {
+  settings p = engine_common();
+  p.emplace("max_num_batched_tokens", "4096");
+  p.emplace("block_size", "1");
+  return p;
+}
+
+// llama.cpp: -fa auto (on where the backend supports it), n_ubatch 512, n_batch 2048 (common/common.h); the
+// ~0.45 GiB a device holds beyond the logged buffers (CUDA context, cuBLAS).
+settings llamacpp_profile() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }
+
+// Ollama runs llama-server with num_ctx from the total VRAM (server/routes.go) per slot.
+settings ollama_profile(const setting_values& v) {
+  settings p = llamacpp_profile();
+  const double vram = v.gpu_memory * static_cast<double>(v.devices);
+  p.emplace("seq", std::to_string(ollama_num_ctx(vram, v.max_position_embeddings)));
+  return p;
+}
+
+}  // namespace
+
+settings runtime_profile(runtime_kind runtime, const setting_values& values) {
+  switch (runtime) {
+    case runtime_kind::transformers: return {{"attention", "sdpa"}};
+    case runtime_kind::vllm: return vllm_profile(values);
+    case runtime_kind::sglang: return sglang_profile(values);
+    case runtime_kind::tgi: return tgi_profile();
+    case runtime_kind::llamacpp: return llamacpp_profile();
+    case runtime_kind::ollama: return ollama_profile(values);
+    case runtime_kind::automatic: break;
+  }
+  return {};
+}
 
 }  // namespace llm_memory::detail

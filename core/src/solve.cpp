@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include "llm_memory/estimate.hpp"
 
@@ -114,6 +115,54 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   return a;
 }
 
+// Inference engines split a model over tensor-parallel ranks (degrees dividing the query heads, with the KV heads
+// a multiple of tp or tp a multiple of them: vLLM's and SGLang's QKV split) within a node of 8, then over
+// pipeline stages; data-parallel replicas never lower per-device memory.
+bool valid_tp(const run_spec& spec, std::int64_t tp) {
+  const std::int64_t heads = spec.values.num_attention_heads;
+  const auto kv = static_cast<std::int64_t>(spec.model.kv_heads);
+  return heads % tp == 0 && kv > 0 && (kv % tp == 0 || tp % kv == 0);
+}
+
+constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
+
+// The split tried for `n` devices: tensor parallel n within a node, else the largest valid tp <= 8 dividing n
+// with pipeline stages for the rest; {0, 0} when none is valid.
+std::pair<std::int64_t, std::int64_t> split_for(const run_spec& spec, std::int64_t n) {
+  if (n <= node_size && valid_tp(spec, n)) return {n, 1};
+  for (std::int64_t tp = node_size; tp >= 1; tp /= 2)
+    if (n % tp == 0 && valid_tp(spec, tp) && n / tp <= spec.values.num_hidden_layers) return {tp, n / tp};
+  return {0, 0};
+}
+
+solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
+  solve_answer a{"min_devices", {"devices", "tp", "pp"}, false, 0, 0, false, 0, {}, {}};
+  a.limit = node_size * s.num_hidden_layers;
+  auto total = [&](std::int64_t tp, std::int64_t pp) {
+    run_spec split = spec;
+    split.values.tp = tp;
+    split.values.pp = pp;
+    return estimate(with_workload(split, s.batch, s.seq, tp * pp)).total_bytes;
+  };
+  for (std::int64_t n = 1; n <= a.limit; ++n) {
+    const auto [tp, pp] = split_for(spec, n);
+    if (tp == 0) continue;
+    const double bytes = total(tp, pp);
+    if (bytes > capacity) continue;
+    a.found = true;
+    a.value = n;
+    a.total_bytes = bytes;
+    a.delta = {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}};
+    a.message = "fits on " + std::to_string(n) + " device" + (n == 1 ? "" : "s") + " (tensor parallel " +
+                std::to_string(tp) + " x pipeline " + std::to_string(pp) + ")";
+    return a;
+  }
+  a.message = "no tensor x pipeline split of up to " + std::to_string(a.limit) +
+              " devices fits (tp within a node of 8, dividing the heads; pp up to the layers)";
+  return a;
+}
+
 solve_answer solve_batch(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   const std::int64_t step_limit =
@@ -170,7 +219,8 @@ solve_result solve(const run_spec& spec) {
   r.total_bytes = now.total_bytes;
   r.gpu_memory_bytes = now.gpu_memory_bytes;
   r.headroom_bytes = now.gpu_memory_bytes - now.total_bytes;
-  r.min_devices = solve_devices(spec, now.gpu_memory_bytes);
+  r.min_devices = spec.train() ? solve_devices(spec, now.gpu_memory_bytes)
+                                : solve_devices_inference(spec, now.gpu_memory_bytes);
   r.max_batch = solve_batch(spec, now.gpu_memory_bytes);
   r.max_seq = solve_seq(spec, now.gpu_memory_bytes);
   return r;

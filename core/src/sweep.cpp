@@ -251,6 +251,11 @@ double lowered_estimate::total(double batch, double seq) const {
 }
 
 result<lowered_estimate> lower(const run_spec& spec) {
+  // llama.cpp pads its KV cells to 256 and sizes its compute buffer by the context alone: memory is a step
+  // function of seq, not batch x (piecewise quadratic in seq) plus a constant.
+  if (!spec.train() && spec.llamacpp())
+    return error{"seq", "llama.cpp's memory steps every 256 tokens of context (its KV cells are padded to 256): the "
+                        "sweep cannot lower it; see the runtime's buffers instead"};
   lowered_estimate out;
   out.spec = spec;
   out.gpu_memory = spec.values.gpu_memory;

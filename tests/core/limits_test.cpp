@@ -92,8 +92,9 @@ TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
 // 64, 10^5 layers, seq 10^6, the params override 10^9: per token the residual and normalised hidden states
 // 2 x 4 B x 64 = 512 B, the MLP workspace (up and activated outputs) 2 x 256 x 4 B = 2,048 B, the KV cache
 // 2 x 10^5 x 64 x 4 B = 51,200,000 B: 51,202,560 B a token, plus 4 x 10^9 B of weights.
+// runtime=transformers: the cache as allocated for the whole context (a vLLM profile would size its own pool).
 settings kv_edge(std::string batch) {
-  return {{"mode", "inference"}, {"weights_dtype", "fp32"}, {"overhead", "none"}, {"attention", "flash"},
+  return {{"mode", "inference"}, {"runtime", "transformers"}, {"weights_dtype", "fp32"}, {"overhead", "none"}, {"attention", "flash"},
           {"params", "1e9"}, {"hidden_size", "64"}, {"intermediate_size", "256"}, {"num_attention_heads", "1"},
           {"num_hidden_layers", "100000"}, {"seq", "1000000"}, {"batch", std::move(batch)}};
 }
@@ -105,7 +106,8 @@ TEST(limits, largest_accepted_byte_counts_are_exact) {
   EXPECT_EQ(r.total_bytes, 8960452000000000.0);
   EXPECT_NE(to_json(r).find("8960452000000000"), std::string::npos);  // an integer in JSON, not 8.96e+15
   // The largest params with its bytes alone: 10^15 fp32 weights for inference, 4e15 B.
-  const auto p = ok({{"params", "1e15"}, {"mode", "inference"}, {"weights_dtype", "fp32"}, {"seq", "1"}});
+  const auto p = ok({{"params", "1e15"}, {"mode", "inference"}, {"runtime", "transformers"}, {"weights_dtype", "fp32"},
+                     {"seq", "1"}});
   EXPECT_EQ(p.bytes("parameters"), 4e15);
   EXPECT_NE(to_json(p).find("4000000000000000"), std::string::npos);
 }

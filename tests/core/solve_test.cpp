@@ -248,7 +248,9 @@ TEST(solve, answers_equal_brute_force_linear_search) {
       }
     }
 
-    // Fewest devices: scan dp = 1, 2, ... until one fits.
+    // Fewest devices: scan dp = 1, 2, ... until one fits. Training only: for inference the solver splits the
+    // model over tp x pp instead (runtime_test.cpp, runtime_solve).
+    if (!resolve(s).value().train()) continue;
     auto sd = s;
     const double target_d = total_with(s, "devices", pick(1, 40) * mp);
     if (target_d > find_setting("gpu_memory")->max_value) continue;

@@ -51,7 +51,8 @@ TEST(sweep, gpt_training_coefficients_match_korthikanti) {
 //   KV cache 2 (K, V) x L x min(s, 100) x n_kv x head_dim x 2 B = 512 min(s, 100).
 // So 1792 s up to s = 100, then 1280 s + 51200: the min(s, window) kink.
 TEST(sweep, sliding_window_kink_is_a_piece_boundary) {
-  const auto low = lowered({{"mode", "inference"}, {"hidden_size", "64"}, {"num_hidden_layers", "2"},
+  // runtime=transformers: the whole prompt in one pass, as this textbook case was derived.
+  const auto low = lowered({{"mode", "inference"}, {"runtime", "transformers"}, {"hidden_size", "64"}, {"num_hidden_layers", "2"},
                             {"num_attention_heads", "4"}, {"vocab_size", "0"}, {"attention", "flash"},
                             {"sliding_window", "100"}, {"overhead", "none"}});
   const auto& st = low.stages.at(0);
@@ -60,6 +61,15 @@ TEST(sweep, sliding_window_kink_is_a_piece_boundary) {
   EXPECT_NEAR(st.per_sequence(100), 179200, 1e-9);
   EXPECT_NEAR(st.per_sequence(101), 1280 * 101 + 51200, 1e-9);
   EXPECT_NEAR(st.per_sequence(1e6), 1280e6 + 51200, 1e-3);
+}
+
+// llama.cpp's cells (n_ctx padded to 256) make memory a step function of seq: lower() says so, naming seq.
+TEST(sweep, llamacpp_is_refused_naming_seq) {
+  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"weights_dtype", "q4_k_m"}});
+  ASSERT_TRUE(spec.ok());
+  const auto low = lower(spec.value());
+  ASSERT_FALSE(low.ok());
+  EXPECT_EQ(low.errors()[0].setting, "seq");
 }
 
 // The fragmentation reserve scales the growing part: 5 % on top of the 4672 s + 40 s^2 above.
@@ -93,6 +103,9 @@ TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
     const settings s = llm_memory::testing::random_settings(rng);
     const auto values = resolve(s);
     if (!values.ok()) continue;
+    // llama.cpp pads its cells to 256 and sizes its compute buffer by the context alone: not batch x (piecewise
+    // quadratic in seq), so the sweep refuses it (sweep_test: llamacpp_is_refused_naming_seq).
+    if (values.value().llamacpp() && !values.value().train()) continue;
     const auto low = lower(values.value());
     ASSERT_TRUE(low.ok()) << n;
     const lowered_estimate& l = low.value();

@@ -51,7 +51,27 @@ export function renderResultsTable(container, estimate, { units = "GB", caption 
   return table;
 }
 
-/** One line of context: parameters, trainable share, devices and batch, plus the core's notes. */
+/**
+ * The inference runtime's own terms, in its words: vLLM / SGLang / TGI give a budget, the KV cache's tokens and
+ * how many requests of this length fit at once; llama.cpp and Ollama their buffers. Null for training.
+ */
+export function runtimeLine(estimate) {
+  const rt = estimate.runtime;
+  if (!rt) return null;
+  const units = estimate.settings.units;
+  const tokens = (n) => Math.round(n).toLocaleString("en-US");
+  if (rt.buffers) {
+    const b = rt.buffers;
+    return `${rt.name}: model buffer ${formatBytes(b.model, units)} (host ${formatBytes(b.host, units)}) · KV buffer ` +
+      `${formatBytes(b.kv, units)} (${tokens(rt.kv_cells)} cells) · compute buffer ${formatBytes(b.compute, units)}`;
+  }
+  if (rt.budget === undefined) return `${rt.name}: allocates what it needs (no preallocated budget)`;
+  const capacity = rt.kv_capacity_tokens > 0 ? ` · KV cache ${tokens(rt.kv_capacity_tokens)} tokens` : "";
+  return `${rt.name}: budget ${formatBytes(rt.budget, units)}${capacity} · ${rt.max_concurrency.toFixed(2)}× ` +
+    `requests of ${tokens(Number(estimate.settings.seq))} tokens at once`;
+}
+
+/** One line of context: parameters, trainable share, devices and batch, the runtime's terms, the core's notes. */
 export function renderSummary(container, estimate) {
   const parts = [
     `${formatCount(estimate.params)} parameters`,
@@ -63,5 +83,6 @@ export function renderSummary(container, estimate) {
   ].filter(Boolean);
   replace(container,
     h("p", { class: "summary-line", text: parts.join(" · ") }),
+    estimate.runtime ? h("p", { class: "runtime-line", text: runtimeLine(estimate) }) : null,
     estimate.notes.length ? h("ul", { class: "notes" }, estimate.notes.map((note) => h("li", { text: note }))) : null);
 }

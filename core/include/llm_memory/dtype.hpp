@@ -12,7 +12,10 @@
 namespace llm_memory {
 
 /// A storage format a setting can name (weights_dtype, grads_dtype, optimizer_dtype, kv_dtype).
-enum class dtype : std::uint8_t { fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k };
+enum class dtype : std::uint8_t {
+  fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k,
+  q5_k_s, q4_k_s, q3_k_s, q3_k_l, iq4_xs, iq4_nl, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s
+};
 
 /// How a format stores its values.
 enum class dtype_family : std::uint8_t {
@@ -43,7 +46,10 @@ struct dtype_info {
 [[nodiscard]] double bytes_per_value(dtype d, bool double_quant = false);
 
 /// A GGUF tensor type (ggml_type), the unit the llama.cpp mixes are made of.
-enum class ggml_type : std::uint8_t { q2_k, q3_k, q4_k, q5_k, q6_k, q8_0, q4_0 };
+enum class ggml_type : std::uint8_t {
+  q2_k, q3_k, q4_k, q5_k, q6_k, q8_0, q4_0,
+  f32, f16, bf16, q4_1, q5_0, q5_1, iq4_nl, iq4_xs, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s, mxfp4
+};
 
 /// One GGUF tensor type: its block layout (llama.cpp ggml-common.h).
 struct ggml_type_info {
@@ -56,6 +62,9 @@ struct ggml_type_info {
 
 [[nodiscard]] std::span<const ggml_type_info> ggml_type_table();
 [[nodiscard]] const ggml_type_info& info(ggml_type t);
+/// Bytes of `values` values of type `t`: whole blocks only [bytes]; nullopt when `values` is not a whole number of
+/// blocks (llama.cpp requires every row to be whole blocks).
+[[nodiscard]] std::optional<double> ggml_row_bytes(ggml_type t, double values);
 
 /// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type): the only facts about a layer's index
 /// that choose its tensors' types. One function computes it, so typing a layer and counting layers per class

@@ -11,6 +11,7 @@
 #include "llm_memory/model.hpp"
 #include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
+#include "llm_memory/runtime.hpp"
 #include "llm_memory/settings.hpp"
 
 namespace llm_memory {
@@ -51,6 +52,8 @@ struct estimate_result {
   std::string stage;           ///< which pipeline stage is reported ("only", "first", "last")
   bool fits = false;           ///< total_bytes <= gpu_memory_bytes
   std::vector<std::string> notes;  ///< assumptions applied and settings that were ignored
+  bool inference = false;      ///< an inference run: `runtime` holds the runtime's own report
+  runtime_report runtime;      ///< the runtime's terms for this device (inference only)
 
   /// Bytes of one bucket by key (0 for an unknown key).
   [[nodiscard]] double bytes(std::string_view bucket_key) const;

@@ -23,6 +23,8 @@ enum class recompute_policy : std::uint8_t { none, selective, full };
 enum class offload_target : std::uint8_t { none, optimizer, optimizer_and_params };
 enum class overhead_mode : std::uint8_t { none, factor, detailed };
 enum class display_units : std::uint8_t { gb, gib };
+/// The inference runtime; `auto` is resolved (GGUF weights: llamacpp, else vllm) before anything reads it.
+enum class runtime_kind : std::uint8_t { automatic, transformers, vllm, sglang, tgi, llamacpp, ollama };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
 struct run_spec {
@@ -37,6 +39,10 @@ struct run_spec {
   offload_target offload = offload_target::none;
   overhead_mode overhead = overhead_mode::detailed;
   display_units units = display_units::gb;
+  runtime_kind runtime = runtime_kind::vllm;  ///< the resolved runtime, never `automatic`
+  bool runtime_auto = false;                  ///< runtime = auto chose it
+  ggml_type cache_k = ggml_type::f16;         ///< llama.cpp K-cache type (cache_type_k)
+  ggml_type cache_v = ggml_type::f16;         ///< llama.cpp V-cache type (cache_type_v)
 
   dtype weights = dtype::bf16;    ///< storage of the (base) weights
   dtype trainable = dtype::bf16;  ///< storage of the trained weights: bf16 adapters over a quantised base
@@ -54,11 +60,16 @@ struct run_spec {
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
+  /// llama.cpp or Ollama (which runs llama.cpp): GGUF buffers, cells and the compute buffer.
+  [[nodiscard]] bool llamacpp() const { return runtime == runtime_kind::llamacpp || runtime == runtime_kind::ollama; }
   [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
 };
 
 /// Resolves raw settings: defaults <- model preset <- config.json <- explicit values, then runs every check
 /// (ranges, consistency, cross-setting limits). Errors name the setting, all at once.
+/// The runtime's name as the settings spell it ("vllm").
+[[nodiscard]] std::string_view runtime_name(runtime_kind k);
+
 [[nodiscard]] result<run_spec> resolve(const settings& explicit_values, const settings& config = {});
 
 /// The same run with another micro-batch, sequence length and device count (the searches' axes): the model is

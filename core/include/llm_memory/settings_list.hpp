@@ -69,7 +69,34 @@
   X(framework, choice, "generic", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "",          \
     "workload", "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic)")   \
   X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",            \
-    "Inference runtime whose behaviour sets the defaults")                                                            \
+    "Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or "  \
+    "int8 (bitsandbytes), else vllm")                                                                                 \
+  X(gpu_memory_utilization, number, "0.92", 0.01, 1, "", "fraction", "workload",                                     \
+    "vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); "   \
+    "0.92 since v0.21, 0.90 before")                                                                                  \
+  X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                              \
+    "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device")         \
+  X(max_num_batched_tokens, integer, "0", 0, 1e8, "", "tokens", "workload",                                          \
+    "Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI "      \
+    "max_batch_prefill_tokens); 0 = the whole prompt in one pass")                                                    \
+  X(max_num_seqs, integer, "0", 0, 1e7, "", "sequences", "workload",                                                 \
+    "vLLM: sequences scheduled at once (the sampler rows of the profiling run); 0 = none counted")                   \
+  X(block_size, integer, "16", 1, 1e5, "", "tokens", "workload",                                                     \
+    "KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding)")                      \
+  X(cuda_graph_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                 \
+    "Memory of captured CUDA graphs inside the engine's budget (vLLM >= 0.21 subtracts its estimate); 0 = eager")    \
+  X(non_torch_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                  \
+    "Memory allocated outside PyTorch after start (NCCL, cuBLAS workspaces), inside the engine's budget")            \
+  X(n_ubatch, integer, "512", 1, 1e7, "", "tokens", "workload",                                                      \
+    "llama.cpp physical batch (-ub): the compute buffer scales with it")                                               \
+  X(n_batch, integer, "2048", 1, 1e7, "", "tokens", "workload",                                                      \
+    "llama.cpp logical batch (-b); the physical batch is at most this")                                                \
+  X(n_gpu_layers, integer, "999", 0, 1e6, "", "layers", "workload",                                                  \
+    "llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too")          \
+  X(cache_type_k, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",               \
+    "llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np)")            \
+  X(cache_type_v, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",               \
+    "llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention")                                      \
   X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device")                              \
   X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                          \
     "Tokens per sequence; for inference, the context held in the KV cache")                                          \
@@ -85,7 +112,8 @@
     "For full training: trainable count (1e9) or fraction (0.1); 1 = all")                                           \
   /* ---- precision & optimizer ---- */                                                                              \
   X(weights_dtype, choice, "bf16", 0, 0,                                                                             \
-    "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k", "", "precision",                    \
+    "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"   \
+    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s", "", "precision",                    \
     "Storage format of the weights")                                                                                  \
   X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)")    \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                       \

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// Inference as the runtimes run it: the arithmetic vLLM, SGLang, TGI, llama.cpp and Ollama apply to their memory
+// (budget, KV pages and blocks, token capacity, concurrency, llama.cpp cells and buffers), each function citing the
+// runtime's source in docs/methodology.md ("Runtimes"). estimate.cpp calls these for the buckets and the report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llm_memory/resolve.hpp"
+
+namespace llm_memory {
+
+/// One term of a runtime's budget.
+struct runtime_term {
+  std::string name;     ///< e.g. "weights"
+  double bytes = 0;     ///< per device [bytes]
+  std::string formula;  ///< how it was computed
+};
+
+/// What the runtime itself would report, in its own terms, for the most loaded device.
+struct runtime_report {
+  runtime_kind name = runtime_kind::vllm;  ///< the resolved runtime
+  // vLLM / SGLang / TGI: a preallocated KV cache.
+  double budget = 0;                  ///< bytes per device the engine may use for weights and KV cache [bytes]
+  std::vector<runtime_term> terms;    ///< what the budget holds before the KV cache
+  double kv_available = 0;            ///< bytes per device left for the KV cache [bytes]
+  double kv_capacity_tokens = 0;      ///< tokens the KV cache holds for the instance, as logged; 0 if not logged [tokens]
+  double max_concurrency = 0;         ///< requests of `seq` tokens the cache holds at once [requests]
+  std::int64_t max_context = 0;       ///< longest context one request may have (vLLM's maximum model length) [tokens]
+  // llama.cpp / Ollama: buffers as llama.cpp logs them.
+  bool has_buffers = false;           ///< llama.cpp-style buffers are reported
+  double model_buffer = 0;            ///< weights on the first device ("CUDA0 model buffer") [bytes]
+  double host_buffer = 0;             ///< weights in host memory (token_embd, layers not offloaded) [bytes]
+  double kv_buffer = 0;               ///< KV cache on the device [bytes]
+  double compute_buffer = 0;          ///< the device's compute buffer [bytes]
+  double host_compute_buffer = 0;     ///< the host's compute buffer [bytes]
+  std::int64_t kv_cells = 0;          ///< KV cells allocated (n_ctx padded) [tokens]
+};
+
+// ---- vLLM (V1 engine) -------------------------------------------------------------------------------------------
+
+/// vLLM's memory request: ceil(total x gpu_memory_utilization) (Worker.init_device, request_memory) [bytes].
+[[nodiscard]] double vllm_budget(double total_bytes, double utilization);
+/// KV heads on one tensor-parallel rank: heads replicated when fewer than tp (ModelConfig.get_num_kv_heads).
+[[nodiscard]] double kv_heads_per_rank(double kv_heads, std::int64_t tp);
+/// FullAttentionSpec page of one layer: block x heads x (d_k + d_v) x bytes [bytes].
+[[nodiscard]] double vllm_page_bytes(std::int64_t block_size, double heads, double head_dim, double kv_bytes);
+/// MLAAttentionSpec page of one layer: block x (kv_lora_rank + qk_rope_head_dim) x bytes, no K/V factor [bytes].
+[[nodiscard]] double vllm_mla_page_bytes(std::int64_t block_size, double latent, double kv_bytes);
+/// get_num_blocks: int(available // page // layers); 0 when nothing is available [blocks].
+[[nodiscard]] std::int64_t vllm_num_blocks(double available, double page, double layers);
+/// "Maximum concurrency for M tokens per request": blocks / cdiv(M, block) [requests].
+[[nodiscard]] double vllm_concurrency(std::int64_t blocks, std::int64_t max_model_len, std::int64_t block_size);
+/// The "estimated maximum model length" of the refusal: floor(available / (layers x page)) x block [tokens].
+[[nodiscard]] std::int64_t vllm_max_model_len(double available, double page, double layers, std::int64_t block_size);
+/// Blocks a sliding-window layer needs per request: cdiv(min(w - 1 + N_bt, M), block) + 1 [blocks].
+[[nodiscard]] std::int64_t vllm_sliding_blocks(std::int64_t window, std::int64_t batched_tokens,
+                                               std::int64_t max_model_len, std::int64_t block_size);
+/// The profiling forward's peak: N_bt x bytes x (3 I / tp + 3 h) [bytes] (calibrated, docs/methodology.md).
+[[nodiscard]] double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp);
+/// The dummy sampler's peak: seqs x V x (2 + 4 + 4): bf16 logits, fp32 logits, fp32 probs [bytes].
+[[nodiscard]] double vllm_sampler_peak(double seqs, double vocab);
+
+/// vLLM's scheduler defaults for the API server (EngineArgs.get_batch_defaults).
+struct vllm_batch_defaults {
+  std::int64_t batched_tokens = 2048;  ///< max_num_batched_tokens [tokens]
+  std::int64_t seqs = 256;             ///< max_num_seqs [sequences]
+};
+/// >= 70 GiB and not an A100: 8192 / 1024, else 2048 / 256.
+[[nodiscard]] vllm_batch_defaults vllm_defaults(double total_bytes, bool a100);
+
+// ---- SGLang ---------------------------------------------------------------------------------------------------
+
+/// chunked_prefill_size for a device of `gpu_mem_mib` MiB (server_args._handle_gpu_memory_settings) [tokens].
+[[nodiscard]] std::int64_t sglang_chunked_prefill(double gpu_mem_mib);
+/// mem_fraction_static's default: round((gpu_mem - reserved) / gpu_mem, 3) (same function).
+[[nodiscard]] double sglang_mem_fraction(double gpu_mem_mib, std::int64_t tp, std::int64_t pp);
+/// max_total_num_tokens: (available - total x (1 - mfs)) // cell [tokens] (ModelRunner.profile_max_num_token).
+[[nodiscard]] std::int64_t sglang_tokens(double total_free, double available_after_weights, double mfs, double cell);
+
+// ---- TGI ------------------------------------------------------------------------------------------------------
+
+/// get_cuda_free_memory: max(0, free - (1 - fraction) x total) [bytes].
+[[nodiscard]] double tgi_free(double free_bytes, double total_bytes, double fraction);
+/// KV blocks: floor(kv_memory / block bytes) + the warmup batch's blocks [blocks].
+[[nodiscard]] std::int64_t tgi_blocks(double kv_memory, double block_bytes, std::int64_t warmup_blocks);
+
+// ---- llama.cpp ------------------------------------------------------------------------------------------------
+
+/// GGML_PAD(n, to): n rounded up to a multiple of `to`.
+[[nodiscard]] std::int64_t ggml_pad(std::int64_t n, std::int64_t to);
+
+/// KV cells of a context (llama-context.cpp): n_ctx padded to 256; without a unified cache each of n_seq
+/// streams gets PAD(n_ctx / n_seq, 256).
+struct llamacpp_cells {
+  std::int64_t total = 0;       ///< cells over all streams [tokens]
+  std::int64_t per_stream = 0;  ///< cells one stream (slot) may use [tokens]
+};
+[[nodiscard]] llamacpp_cells llamacpp_cell_count(std::int64_t n_ctx, std::int64_t n_seq, bool unified);
+/// Cells of a sliding-window layer's cache: PAD(min(cells, n_swa x (unified ? n_seq : 1) + n_ubatch), 256).
+[[nodiscard]] std::int64_t llamacpp_swa_cells(std::int64_t cells, std::int64_t window, std::int64_t n_seq,
+                                              bool unified, std::int64_t n_ubatch);
+
+/// The shapes the compute buffer depends on.
+struct llamacpp_graph {
+  double ubatch = 512;   ///< tokens of the worst-case graph: min(n_ctx, n_ubatch) [tokens]
+  double kv_cells = 0;   ///< n_kv: cells attended (padded) [tokens]
+  double heads = 0;      ///< query heads
+  double hidden = 0;     ///< h
+  double inner = 0;      ///< MLP inner width
+  double vocab = 0;      ///< V
+  bool flash = false;    ///< -fa on
+};
+/// The device's compute buffer: the largest phase of the worst-case graph (ggml-alloc reuses memory) [bytes].
+/// output = this device holds the output layer (the logits phase).
+[[nodiscard]] double llamacpp_compute_buffer(const llamacpp_graph& g, bool output);
+/// The host's compute buffer: the input embeddings (+ the f32 mask without flash attention) [bytes].
+[[nodiscard]] double llamacpp_host_compute_buffer(const llamacpp_graph& g);
+
+// ---- Ollama ---------------------------------------------------------------------------------------------------
+
+/// Ollama's num_ctx default from the total VRAM (server/routes.go): >= 47 GiB 262144, >= 23 GiB 32768, else 4096,
+/// capped at the model's training context when known [tokens].
+[[nodiscard]] std::int64_t ollama_num_ctx(double total_vram_bytes, std::int64_t training_context);
+/// Ollama's per-GPU reserve, MinimumMemory() (ml/device.go) [bytes].
+inline constexpr double ollama_minimum_memory = 457.0 * 1048576;
+
+}  // namespace llm_memory

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// The runtimes' own memory arithmetic (runtime.hpp). Sources, per function: docs/methodology.md ("Runtimes").
+#include "llm_memory/runtime.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llm_memory {
+namespace {
+
+constexpr double gib = 1073741824;
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+// ---- vLLM -----------------------------------------------------------------------------------------------------
+
+double vllm_budget(double total_bytes, double utilization) { return std::ceil(total_bytes * utilization); }
+
+double kv_heads_per_rank(double kv_heads, std::int64_t tp) {
+  return std::max(1.0, std::floor(kv_heads / static_cast<double>(tp)));
+}
+
+double vllm_page_bytes(std::int64_t block_size, double heads, double head_dim, double kv_bytes) {
+  return static_cast<double>(block_size) * heads * 2 * head_dim * kv_bytes;
+}
+
+double vllm_mla_page_bytes(std::int64_t block_size, double latent, double kv_bytes) {
+  return static_cast<double>(block_size) * latent * kv_bytes;
+}
+
+std::int64_t vllm_num_blocks(double available, double page, double layers) {
+  if (available <= 0 || page <= 0 || layers <= 0) return 0;
+  return static_cast<std::int64_t>(std::floor(std::floor(available / page) / layers));
+}
+
+double vllm_concurrency(std::int64_t blocks, std::int64_t max_model_len, std::int64_t block_size) {
+  return static_cast<double>(blocks) / static_cast<double>(cdiv(max_model_len, block_size));
+}
+
+std::int64_t vllm_max_model_len(double available, double page, double layers, std::int64_t block_size) {
+  if (available <= 0) return 0;
+  return static_cast<std::int64_t>(std::floor(available / (layers * page))) * block_size;
+}
+
+std::int64_t vllm_sliding_blocks(std::int64_t window, std::int64_t batched_tokens, std::int64_t max_model_len,
+                                 std::int64_t block_size) {
+  return cdiv(std::min(window - 1 + batched_tokens, max_model_len), block_size) + 1;
+}
+
+double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp) {
+  return tokens * act_bytes * (3 * inner / tp + 3 * hidden);
+}
+
+double vllm_sampler_peak(double seqs, double vocab) { return seqs * vocab * (2 + 4 + 4); }
+
+vllm_batch_defaults vllm_defaults(double total_bytes, bool a100) {
+  if (total_bytes >= 70 * gib && !a100) return {8192, 1024};
+  return {2048, 256};
+}
+
+// ---- SGLang ---------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct sglang_tier {
+  double below_mib;
+  std::int64_t chunk;
+  std::int64_t graph_bs_small_tp;
+  std::int64_t graph_bs_large_tp;
+};
+
+// server_args._handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs by device memory.
+constexpr sglang_tier sglang_tiers[] = {
+    {20 * 1024, 2048, 8, 8},      {35 * 1024, 2048, 24, 80},   {60 * 1024, 4096, 32, 160},
+    {90 * 1024, 8192, 256, 512},  {160 * 1024, 8192, 256, 512}, {1e300, 16384, 512, 512},
+};
+
+const sglang_tier& sglang_tier_for(double gpu_mem_mib) {
+  for (const auto& t : sglang_tiers)
+    if (gpu_mem_mib < t.below_mib) return t;
+  return sglang_tiers[5];
+}
+
+}  // namespace
+
+std::int64_t sglang_chunked_prefill(double gpu_mem_mib) { return sglang_tier_for(gpu_mem_mib).chunk; }
+
+double sglang_mem_fraction(double gpu_mem_mib, std::int64_t tp, std::int64_t pp) {
+  const sglang_tier& t = sglang_tier_for(gpu_mem_mib);
+  const auto graph_bs = static_cast<double>(tp < 4 ? t.graph_bs_small_tp : t.graph_bs_large_tp);
+  double reserved = 512 + static_cast<double>(std::max<std::int64_t>(t.chunk, 2048)) * 1.5 + graph_bs * 2 +
+                    static_cast<double>(tp * pp) / 8 * 1024;
+  if (gpu_mem_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  return std::round((gpu_mem_mib - reserved) / gpu_mem_mib * 1000) / 1000;
+}
+
+std::int64_t sglang_tokens(double total_free, double available_after_weights, double mfs, double cell) {
+  const double rest = available_after_weights - total_free * (1 - mfs);
+  return rest <= 0 ? 0 : static_cast<std::int64_t>(std::floor(rest / cell));
+}
+
+// ---- TGI ------------------------------------------------------------------------------------------------------
+
+double tgi_free(double free_bytes, double total_bytes, double fraction) {
+  return std::max(0.0, free_bytes - (1 - fraction) * total_bytes);
+}
+
+std::int64_t tgi_blocks(double kv_memory, double block_bytes, std::int64_t warmup_blocks) {
+  return static_cast<std::int64_t>(std::floor(kv_memory / block_bytes)) + warmup_blocks;
+}
+
+// ---- llama.cpp ------------------------------------------------------------------------------------------------
+
+std::int64_t ggml_pad(std::int64_t n, std::int64_t to) { return cdiv(n, to) * to; }
+
+llamacpp_cells llamacpp_cell_count(std::int64_t n_ctx, std::int64_t n_seq, bool unified) {
+  const std::int64_t padded = ggml_pad(n_ctx, 256);
+  if (unified || n_seq <= 1) return {padded, padded};
+  const std::int64_t per_stream = ggml_pad(padded / n_seq, 256);
+  return {per_stream * n_seq, per_stream};
+}
+
+std::int64_t llamacpp_swa_cells(std::int64_t cells, std::int64_t window, std::int64_t n_seq, bool unified,
+                                std::int64_t n_ubatch) {
+  return ggml_pad(std::min(cells, window * (unified ? n_seq : 1) + n_ubatch), 256);
+}
+
+double llamacpp_compute_buffer(const llamacpp_graph& g, bool output) {
+  const double ub = g.ubatch, kv = g.kv_cells, h = g.hidden;
+  // Without flash attention: KQ (f32, every head), the mask's f32 copy and four hidden-size f32 tensors; with it:
+  // the f32 mask and its f16 cast live together, or the mask and the hidden-size tensors.
+  const double attention = g.flash ? std::max(6 * ub * kv + 4 * ub * h, 2 * ub * kv + 16 * ub * h)
+                                   : 4 * ub * kv * g.heads + 4 * ub * kv + 16 * ub * h;
+  const double ffn = 4 * ub * (2 * g.inner + 2 * h);
+  const double logits = output ? 4 * ub * g.vocab + 4 * ub * h : 0;
+  return std::max({attention, ffn, logits});
+}
+
+double llamacpp_host_compute_buffer(const llamacpp_graph& g) {
+  return 4 * g.ubatch * g.hidden + (g.flash ? 0 : 4 * g.ubatch * g.kv_cells);
+}
+
+// ---- Ollama ---------------------------------------------------------------------------------------------------
+
+std::int64_t ollama_num_ctx(double total_vram_bytes, std::int64_t training_context) {
+  const std::int64_t tier = total_vram_bytes >= 47 * gib ? 262144 : total_vram_bytes >= 23 * gib ? 32768 : 4096;
+  return training_context > 0 ? std::min(tier, training_context) : tier;
+}
+
+}  // namespace llm_memory

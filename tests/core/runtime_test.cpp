@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+// The runtimes' arithmetic (runtime.hpp) against values derived by hand from their code (docs/methodology.md,
+// "Runtimes"). L8 = Llama 3.1 8B: h 4096, L 32, H 32, n_kv 8, d 128, I 14336, V 128256, bf16, untied.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "llm_memory/dtype.hpp"
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/report.hpp"
+#include "llm_memory/runtime.hpp"
+#include "llm_memory/solve.hpp"
+
+using namespace llm_memory;
+
+namespace {
+
+constexpr double MiB = 1048576.0;
+constexpr double GiB = 1073741824.0;
+
+estimate_result run(const settings& s) {
+  const auto r = estimate(s);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
+  return r.ok() ? r.value() : estimate_result{};
+}
+
+// ---- A: GGUF block sizes (ggml-common.h static_asserts) --------------------------------------------------------
+
+TEST(runtime_ggml, block_bytes) {
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q8_0, 32), 34);       // 2 (f16 d) + 32
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_0, 4096), 2304);   // 128 blocks x 18
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_k, 256), 144);     // 2 x 2 + 12 + 128
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q6_k, 256), 210);     // 2 + 16 + 192
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q3_k, 256), 110);     // 2 + 64 + 32 + 12
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q2_k, 256), 84);      // 4 + 16 + 64
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_k, 256), 176);     // 4 + 12 + 128 + 32
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_xs, 256), 136);   // 2 + 2 + 4 + 128
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq2_xxs, 256), 66);   // 2 + 32 x 2
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq3_s, 256), 110);    // 2 + 13 x 8 + 4
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq1_m, 256), 56);     // 32 + 16 + 8
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_nl, 32), 18);     // 2 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::mxfp4, 32), 17);      // 1 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_1, 32), 20);       // 2 + 2 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_1, 32), 24);       // 2 + 2 + 4 + 16
+  EXPECT_FALSE(ggml_row_bytes(ggml_type::q4_k, 4095).has_value());  // rows are whole blocks
+}
+
+TEST(runtime_ggml, new_weight_mixes_parse) {
+  for (const char* name : {"q4_k_s", "q5_k_s", "q3_k_s", "q3_k_l", "iq4_xs", "iq4_nl", "iq3_s", "iq3_xxs", "iq2_s",
+                           "iq2_xs", "iq2_xxs", "iq1_m", "iq1_s"}) {
+    const auto d = find_dtype(name);
+    ASSERT_TRUE(d.has_value()) << name;
+    EXPECT_EQ(info(*d).family, dtype_family::gguf_mix) << name;
+  }
+  EXPECT_DOUBLE_EQ(info(dtype::iq4_xs).bytes_per_value(), 4.25 / 8);
+}
+
+// ---- B: llama.cpp -------------------------------------------------------------------------------------------
+
+TEST(runtime_llamacpp, cells) {
+  EXPECT_EQ(llamacpp_cell_count(35000, 1, true).total, 35072);  // PAD(35000, 256)
+  const auto b6 = llamacpp_cell_count(8192, 4, false);          // PAD(8192 / 4, 256) = 2048 per stream
+  EXPECT_EQ(b6.per_stream, 2048);
+  EXPECT_EQ(b6.total, 8192);
+  const auto b7 = llamacpp_cell_count(1000, 3, false);          // PAD(1000) = 1024; 1024 / 3 = 341 -> 512
+  EXPECT_EQ(b7.per_stream, 512);
+  EXPECT_EQ(b7.total, 1536);
+  EXPECT_EQ(llamacpp_cell_count(8192, 4, true).total, 8192);    // llama-server's auto slots: unified
+  // gpt-oss-20b SWA: PAD(min(131072, 128 x 1 + 512), 256) = 768
+  EXPECT_EQ(llamacpp_swa_cells(131072, 128, 1, true, 512), 768);
+}
+
+llamacpp_graph l8(double kv_cells, bool flash, double ub = 512) { return {ub, kv_cells, 32, 4096, 14336, 128256, flash}; }
+
+TEST(runtime_llamacpp, compute_buffer_is_the_largest_phase) {
+  // B12: out = 4 x 512 x 128256 + 4 x 512 x 4096 = 271,056,896 (258.5 MiB) > attention 65 MiB, MLP 72 MiB
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(512, false), true), 271056896);
+  // B13: 4 x 512 x 8192 x 32 + 4 x 512 x 8192 + 16 x 512 x 4096 = 512 + 16 + 32 MiB
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(8192, false), true), 560 * MiB);
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(32768, false), true), 2144 * MiB);  // B14: 2048 + 64 + 32
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(8192, false, 1024), true), 1120 * MiB);  // B16: every term doubles
+  // B15 Mistral-7B (V 32768): 128 + 4 + 32 MiB against logits 64 + 8 = 72 MiB
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer({512, 2048, 32, 4096, 14336, 32768, false}, true), 164 * MiB);
+  // B18: flash attention: the logits phase (258.5 MiB) dominates
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(8192, true), true), 258.5 * MiB);
+  // B24: 6 x 512 x 131072 + 4 x 512 x 4096 = 384 + 8 MiB (provisional: derived from the graph code)
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(131072, true), true), 392 * MiB);
+  // B21 gpt-oss-20b on the device with the output: 4 x 512 x 201088 + 4 x 512 x 2880 = 398.375 MiB
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer({512, 131072, 64, 2880, 4 * 2880, 201088, true}, true), 398.375 * MiB);
+  // Without the output layer the logits phase is elsewhere: max(65, 72) MiB = the MLP phase 4 x 512 x (2I + 2h)
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(512, false), false), 72 * MiB);
+  // B17: host: 4 x 512 x 4096 + 4 x 512 x 2048 = 12 MiB (log 12.01)
+  EXPECT_DOUBLE_EQ(llamacpp_host_compute_buffer(l8(2048, false)), 12 * MiB);
+}
+
+settings l8_llamacpp(std::string seq) {
+  return {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "llamacpp"}, {"seq", std::move(seq)}};
+}
+
+TEST(runtime_llamacpp, kv_buffer_by_cache_type) {
+  settings s = l8_llamacpp("8192");
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1073741824);  // B8: 32 x 8192 x 8 x 128 x 2 x 2 B
+  s["cache_type_k"] = "q8_0";
+  s["cache_type_v"] = "q8_0";
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 570425344);   // B9: 32 x 8192 x 1024 x 2 x 34/32
+  s = l8_llamacpp("32768");
+  s["cache_type_k"] = "q4_0";
+  s["cache_type_v"] = "q4_0";
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1152 * MiB);  // B10: 32 x 32768 x 1024 x 2 x 18/32
+  s = l8_llamacpp("35000");
+  const auto r = run(s);
+  EXPECT_EQ(r.runtime.kv_cells, 35072);                    // B5
+  EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 32.0 * 35072 * 8 * 128 * 2 * 2);
+}
+
+TEST(runtime_llamacpp, quantized_v_cache_needs_flash_attention) {
+  settings s = l8_llamacpp("4096");
+  s["cache_type_v"] = "q8_0";
+  s["attention"] = "standard";
+  const auto r = estimate(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "cache_type_v");
+  s["attention"] = "flash";
+  EXPECT_TRUE(estimate(s).ok());
+}
+
+// B1-B3, B12, the host compute of row 7 of published.json: Llama-3-8B Q4_K_M, n_ctx 512, -fa off, all layers.
+TEST(runtime_llamacpp, buffers_of_llama3_8b_q4_k_m) {
+  settings s = l8_llamacpp("512");
+  s["weights_dtype"] = "q4_k_m";
+  s["attention"] = "standard";
+  const estimate_result r = run(s);
+  ASSERT_TRUE(r.runtime.has_buffers);
+  // output q6_K 430,940,160 + 32 layers of q4_K/q6_K (16 use_more_bits layers) + 65 f32 norms
+  EXPECT_NEAR(r.runtime.model_buffer, 4617396224, 1);
+  EXPECT_DOUBLE_EQ(r.runtime.host_buffer, 295501824);  // token_embd 128256 x 4096 / 256 x 144
+  EXPECT_DOUBLE_EQ(r.runtime.kv_buffer, 64 * MiB);     // 32 x 512 x 8 x 128 x 2 x 2 B
+  EXPECT_DOUBLE_EQ(r.runtime.compute_buffer, 258.5 * MiB);
+  EXPECT_DOUBLE_EQ(r.runtime.host_compute_buffer, 9 * MiB);  // 4 x 512 x 4096 + 4 x 512 x 512 (log 9.01)
+  EXPECT_NEAR(r.bytes("parameters"), 4617396224, 1);
+  // B4: -ngl 32 (= n_layer): the output layer (q6_K output + f32 output_norm) stays on the host
+  s["n_gpu_layers"] = "32";
+  const estimate_result partial = run(s);
+  EXPECT_NEAR(partial.runtime.model_buffer, 4617396224.0 - 430940160 - 16384, 1);
+  EXPECT_NEAR(partial.runtime.host_buffer, 295501824.0 + 430940160 + 16384, 1);
+}
+
+TEST(runtime_llamacpp, gguf_weights_choose_llamacpp_when_auto) {
+  const estimate_result r = run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"weights_dtype", "q6_k"}});
+  EXPECT_EQ(r.runtime.name, runtime_kind::llamacpp);
+  EXPECT_DOUBLE_EQ(r.runtime.host_buffer, 430940160);  // B2: token_embd Q6_K 525,336,576 / 256 x 210
+}
+
+// ---- C: vLLM ------------------------------------------------------------------------------------------------
+
+TEST(runtime_vllm, pages_and_blocks) {
+  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 2), 65536);                      // C1: 16 x 8 x 256 x 2
+  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 1), 32768);                      // C2: fp8
+  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, kv_heads_per_rank(8, 2), 128, 2), 32768);  // C3: tp 2
+  EXPECT_DOUBLE_EQ(kv_heads_per_rank(8, 16), 1);                                // C4: replicated
+  EXPECT_DOUBLE_EQ(vllm_mla_page_bytes(16, 512 + 64, 2), 18432);                // C5: no K/V factor
+  EXPECT_EQ(vllm_num_blocks(20701716725, 65536, 32), 9871);                     // C6: 19.28 GiB
+  EXPECT_NEAR(vllm_concurrency(9871, 131072, 16), 1.20, 0.005);                 // C7: 9871 / 8192
+  EXPECT_NEAR(vllm_concurrency(29750, 8192, 16), 58.11, 0.005);                 // C8: 29750 / 512
+  EXPECT_EQ(vllm_sliding_blocks(4096, 2048, 131072, 16), 385);                  // C9: cdiv(6143, 16) + 1
+  EXPECT_EQ(vllm_max_model_len(6596464936, 65536, 32, 16), 50320);              // C11: 3145 x 16
+  EXPECT_EQ(vllm_max_model_len(52247870013, 65536, 62, 16), 205728);            // C20: 12858 x 16
+  EXPECT_EQ(vllm_num_blocks(0, 65536, 32), 0);                                  // C21
+}
+
+TEST(runtime_vllm, budget_and_profile_terms) {
+  EXPECT_DOUBLE_EQ(vllm_budget(25393994137.6, 0.92), 23362474607);      // C12: ceil(0.92 x 23.65 GiB)
+  EXPECT_DOUBLE_EQ(vllm_forward_peak(8192, 2, 14336, 4096, 1), 905969664);  // C13
+  EXPECT_DOUBLE_EQ(vllm_sampler_peak(1024, 128256), 1313341440);         // C14
+  const auto h100 = vllm_defaults(79.19 * GiB, false);                   // C15
+  EXPECT_EQ(h100.batched_tokens, 8192);
+  EXPECT_EQ(h100.seqs, 1024);
+  const auto a100 = vllm_defaults(79.15 * GiB, true);                    // C16: A100 excluded (PR #17885)
+  EXPECT_EQ(a100.batched_tokens, 2048);
+  EXPECT_EQ(a100.seqs, 256);
+}
+
+// C12a + C18 (spec section 1.6): L8 on an RTX 4090 (torch total 23.65 GiB), vllm serve, eager, util 0.92.
+settings l8_4090() {
+  return {{"mode", "inference"},         {"model", "llama-3.1-8b"},      {"runtime", "vllm"},
+          {"gpu_memory", "25393994138"}, {"gpu_memory_utilization", "0.92"}, {"seq", "32768"},
+          {"max_num_batched_tokens", "2048"}, {"max_num_seqs", "256"},    {"cuda_graph_memory", "0"},
+          {"non_torch_memory", "343597383"}};
+}
+
+TEST(runtime_vllm, llama_8b_on_a_4090) {
+  const estimate_result r = run(l8_4090());
+  // weights 2 x 8,030,261,248 + rotary cache 131072 x 128 x 2 = 16,094,076,928 ("Model loading took 14.99 GiB")
+  EXPECT_DOUBLE_EQ(r.bytes("parameters"), 16094076928);
+  EXPECT_DOUBLE_EQ(r.runtime.budget, 23362474607);
+  // 23,362,474,607 - 16,094,076,928 - max(226,492,416, 328,335,360) - 343,597,383 = 6,596,464,936
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 6596464936);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 50320);  // 3145 blocks x 16
+  EXPECT_NEAR(r.runtime.max_concurrency, 3145.0 / 2048, 1e-12);
+  EXPECT_EQ(r.runtime.max_context, 50320);
+  EXPECT_TRUE(r.fits);
+}
+
+TEST(runtime_vllm, refusal_names_the_longest_context) {
+  settings s = l8_4090();
+  s["seq"] = "131072";  // needs 32 x 65536 x 8192 = 16 GiB > 6.14 GiB
+  const estimate_result r = run(s);
+  EXPECT_FALSE(r.fits);
+  bool named = false;
+  for (const auto& note : r.notes) named |= note.find("estimated maximum model length is 50320") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+// The "done when": no runtime named, Llama 3.1 8B at 32K on a 24 GB card is answered by vLLM (budget,
+// KV capacity), not by a seq^2 attention workspace. By hand: budget ceil(0.92 x 24e9) = 22,080,000,000; weights
+// 16,094,076,928; profiling peak max(2048 x 2 x (3 x 14336 + 3 x 4096), 256 x 128256 x 10) = 328,335,360;
+// non-torch 0.32 GiB = 343,597,383.68; graphs 0.84 GiB = 901,943,132.16; KV = the rest, in blocks of 32 x 65536 B.
+TEST(runtime_vllm, done_when_llama_8b_32k_on_24gb) {
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"seq", "32768"}, {"gpu_memory", "24GB"}});
+  EXPECT_EQ(r.runtime.name, runtime_kind::vllm);
+  const double kv = 22080000000.0 - 16094076928.0 - 328335360.0 - 0.32 * GiB - 0.84 * GiB;
+  EXPECT_NEAR(r.runtime.kv_available, kv, 1);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, std::floor(std::floor(kv / 65536) / 32) * 16);
+  EXPECT_LT(r.bytes("activations"), 0.5e9);  // no a x s^2 term
+  EXPECT_TRUE(r.fits);
+  const std::string json = to_json(r);
+  EXPECT_NE(json.find("\"kv_capacity_tokens\""), std::string::npos);
+  EXPECT_NE(json.find("\"max_concurrency\""), std::string::npos);
+}
+
+// ---- D: SGLang ----------------------------------------------------------------------------------------------
+
+TEST(runtime_sglang, mem_fraction_static_defaults) {
+  EXPECT_DOUBLE_EQ(sglang_mem_fraction(24564, 1, 1), 0.847);  // D3: reserved 512 + 3072 + 48 + 128 = 3760
+  EXPECT_DOUBLE_EQ(sglang_mem_fraction(81559, 1, 1), 0.835);  // D4: 13440 >= 10240
+  EXPECT_DOUBLE_EQ(sglang_mem_fraction(81559, 8, 1), 0.818);  // D5: 512 + 12288 + 1024 + 1024 = 14848
+  EXPECT_EQ(sglang_chunked_prefill(24564), 2048);
+  EXPECT_EQ(sglang_chunked_prefill(81559), 8192);
+}
+
+TEST(runtime_sglang, token_capacity) {
+  // D6: (8.24 - 23.20 x 0.153) GiB = 4.6904 GiB = 4.6904 x 8192 cells of 131,072 B = 38,423.76 -> 38,423
+  EXPECT_EQ(sglang_tokens(23.20 * GiB, 8.24 * GiB, 0.847, 131072), 38423);
+  EXPECT_EQ(sglang_tokens(10 * GiB, 1 * GiB, 0.5, 131072), 0);  // nothing left
+}
+
+// ---- E: TGI ---------------------------------------------------------------------------------------------------
+
+TEST(runtime_tgi, free_memory_and_blocks) {
+  EXPECT_NEAR(tgi_free(10 * GiB, 24 * GiB, 0.9), 7.6 * GiB, 1);  // E1: 10 - 0.1 x 24
+  EXPECT_DOUBLE_EQ(tgi_free(2 * GiB, 24 * GiB, 0.9), 0);        // E2
+  EXPECT_EQ(tgi_blocks(5 * GiB, 32.0 * 16 * 8 * 128 * 2 * 2, 256), 2816);  // E3: 2560 + 256
+}
+
+// ---- F: Ollama ------------------------------------------------------------------------------------------------
+
+TEST(runtime_ollama, num_ctx_default_and_reserve) {
+  EXPECT_EQ(ollama_num_ctx(24 * GiB, 131072), 32768);   // F1
+  EXPECT_EQ(ollama_num_ctx(48 * GiB, 131072), 131072);  // F2: 262144 capped at the training context
+  EXPECT_EQ(ollama_num_ctx(16 * GiB, 0), 4096);         // F3
+  EXPECT_DOUBLE_EQ(ollama_minimum_memory, 457 * MiB);   // F5
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "ollama"}, {"gpu_memory", "24GiB"}});
+  EXPECT_EQ(r.settings.seq, 32768);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_buffer, 4096 * MiB);  // 32 x 32768 x 8 x 128 x 2 x 2 B
+}
+
+// ---- G: transformers and the factor rule ------------------------------------------------------------------------
+
+TEST(runtime_transformers, dynamic_cache_and_sdpa) {
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "transformers"}, {"seq", "32768"}});
+  EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 4 * GiB);  // G1: 2 x 32 x 32768 x 8 x 128 x 2 B
+  EXPECT_EQ(r.settings.attention, "sdpa");
+}
+
+// Item 6: overhead=factor makes the whole inference estimate weights x factor (seed 2).
+TEST(runtime_factor, whole_estimate_is_weights_times_factor) {
+  const estimate_result r = run({{"mode", "inference"}, {"params", "13e9"}, {"overhead", "factor"}, {"seq", "8192"}});
+  EXPECT_DOUBLE_EQ(r.total_bytes, 26e9 * 1.2);
+  EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 0);
+  EXPECT_DOUBLE_EQ(r.bytes("activations"), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Item 4: for inference the solver splits the model (tensor parallel within a node, then pipeline stages).
+// By hand, L8 in bf16 with transformers and no overhead at seq 1: tp 1 holds 16,060,522,496 B of weights
+// (> 9e9); tp 2 halves the matrices (6,979,321,856) and the embeddings (2 x 525,336,576) and replicates the norms
+// (266,240): (6,979,321,856 + 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B, plus a KV cache of
+// 2 x 32 x 1 x 4 x 128 x 2 B = 65,536 and under a MB of workspace: it fits 9e9 on 2 devices.
+TEST(runtime_solve, inference_devices_split_tensor_parallel) {
+  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "transformers"},
+                             {"overhead", "none"}, {"seq", "1"}, {"gpu_memory", "9e9"}});
+  ASSERT_TRUE(spec.ok());
+  const solve_result r = solve(spec.value());
+  ASSERT_TRUE(r.min_devices.found);
+  EXPECT_EQ(r.min_devices.value, 2);
+  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "2"}, {"tp", "2"}, {"pp", "1"}}));
+  EXPECT_GT(r.min_devices.total_bytes, 8030527488.0 + 65536);
+  EXPECT_LT(r.min_devices.total_bytes, 8030527488.0 + 65536 + 2e6);
+  EXPECT_NE(r.min_devices.message.find("tensor parallel 2"), std::string::npos);
+}
+
+// Llama 2 70B at 32K x 4 on an H100 80GB (the example): some split fits, with tp x pp devices.
+TEST(runtime_solve, llama2_70b_long_context_finds_a_split) {
+  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-2-70b"}, {"seq", "32768"}, {"batch", "4"},
+                             {"gpu", "h100-80gb"}});
+  ASSERT_TRUE(spec.ok());
+  const solve_result r = solve(spec.value());
+  ASSERT_TRUE(r.min_devices.found) << r.min_devices.message;
+  const auto tp = std::stoll(r.min_devices.delta.at("tp")), pp = std::stoll(r.min_devices.delta.at("pp"));
+  EXPECT_EQ(tp * pp, r.min_devices.value);
+  EXPECT_EQ(64 % tp, 0);  // tp divides the 64 query heads
+}
+
+}  // namespace
+
+namespace {
+
+// transformers with bitsandbytes: one weight dequantised to bf16 at a time; for L8 the largest is an MLP
+// projection, 4096 x 14336 x 2 B = 117,440,512 B (112 MiB).
+TEST(runtime_transformers, bitsandbytes_dequantisation_workspace) {
+  const estimate_result r = run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"weights_dtype", "nf4"}});
+  EXPECT_EQ(r.runtime.name, runtime_kind::transformers);  // auto: bitsandbytes weights
+  double workspace = -1;
+  for (const auto& b : r.buckets)
+    for (const auto& i : b.items)
+      if (i.name == "bitsandbytes dequantisation workspace") workspace = i.bytes;
+  EXPECT_DOUBLE_EQ(workspace, 117440512);
+}
+
+}  // namespace
