@@ -34,6 +34,7 @@ struct options {
   settings values;
   std::string config_path;
   std::string safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
+  std::string gguf_path;         ///< a .gguf file
   std::string batch_path;
   bool json = false;
   bool solve = false;
@@ -76,6 +77,8 @@ void print_help() {
       "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
       "  --safetensors PATH  read a .safetensors file's header, or a model.safetensors.index.json and the headers\n"
       "                      of the shards beside it: tensors, parameters and bytes by dtype (sets params)\n"
+      "  --gguf PATH         read a GGUF file's header: parameters and bytes by tensor type (sets params) and the\n"
+      "                      architecture's metadata as settings (config.json and explicit flags win)\n"
       "  --json              print one JSON object instead of the table\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
@@ -114,6 +117,7 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
     if (key == "config") { opt.config_path = value; continue; }
     if (key == "safetensors") { opt.safetensors_path = value; continue; }
+    if (key == "gguf") { opt.gguf_path = value; continue; }
     if (key == "batch-json") { opt.batch_path = value; continue; }
     if (find_setting(key) == nullptr) {
       fmt::print(stderr, "{}: unknown setting; see llm-memory --help\n", key);
@@ -294,12 +298,27 @@ result<checkpoint_summary> read_safetensors(const std::filesystem::path& path) {
   return total;
 }
 
+// A GGUF file's header: a first read of up to 16 MiB, then up to max_gguf_header_bytes when the header is longer.
+result<gguf_header> read_gguf(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return error{"gguf", "cannot read \"" + path.string() + "\""};
+  for (const std::uint64_t limit : {std::uint64_t{16} << 20, max_gguf_header_bytes}) {
+    const auto bytes = read_bytes(path, 0, std::min(size, limit));
+    if (!bytes) return error{"gguf", "cannot read \"" + path.string() + "\""};
+    bool truncated = false;
+    auto header = parse_gguf_header(*bytes, size, "gguf " + path.filename().string(), &truncated);
+    if (header.ok() || !truncated || limit == max_gguf_header_bytes) return header;
+  }
+  return error{"gguf", "unreachable"};
+}
+
 void print_checkpoint(const checkpoint_summary& c) {
   fmt::print("checkpoint: {} tensors, {} values, {} bytes\n", c.tensors, group_digits(c.elements), group_digits(c.bytes));
   for (const auto& [name, d] : c.by_dtype)
     fmt::print("  {:<12} {:>6} tensors {:>20} values {:>20} bytes\n", name, d.tensors, group_digits(d.elements),
                group_digits(d.bytes));
-  if (!c.elements_are_params())
+  if (c.packed)
     fmt::print("  (packed integer containers: values are not parameters; params is not taken from the checkpoint)\n");
 }
 
@@ -383,7 +402,23 @@ int main(int argc, char** argv) {
     }
     checkpoint = read.value();
     // The headers' element count is the parameter count unless integer containers pack several values.
-    if (checkpoint->elements_are_params()) config["params"] = fmt::format("{:.0f}", checkpoint->elements);
+    if (!checkpoint->packed) config["params"] = fmt::format("{:.0f}", checkpoint->elements);
+  }
+
+  if (!opt.gguf_path.empty()) {
+    if (checkpoint) {
+      fmt::print(stderr, "gguf: give --safetensors or --gguf, not both\n");
+      return exit_usage;
+    }
+    auto read = read_gguf(opt.gguf_path);
+    if (!read.ok()) {
+      for (const auto& e : read.errors()) fmt::print(stderr, "{}\n", to_string(e));
+      if (opt.json) fmt::print("{}\n", errors_to_json(read.errors()));
+      return exit_usage;
+    }
+    checkpoint = read.value().tensors;
+    for (const auto& [key, value] : read.value().fields) config.emplace(key, value);  // config.json wins
+    config["params"] = fmt::format("{:.0f}", checkpoint->elements);  // every GGUF element is a parameter
   }
 
   if (opt.sweep) return sweep_command(opt.values, config, opt.json);

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "llm_memory/dtype.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -111,6 +114,7 @@ std::optional<error> read_tensor(const std::string& name, const json& t, std::st
   dtype_total& d = out.by_dtype[std::string(bits->name)];
   ++d.tensors, d.elements += elements, d.bytes += bytes;
   ++out.tensors, out.elements += elements, out.bytes += bytes;
+  out.packed = out.packed || !bits->floating;
   spans.push_back({*begin, *end});
   return std::nullopt;
 }
@@ -135,15 +139,9 @@ std::optional<error> check_coverage(std::vector<tensor_span>& spans, std::uint64
 
 }  // namespace
 
-bool checkpoint_summary::elements_are_params() const {
-  return std::all_of(by_dtype.begin(), by_dtype.end(), [](const auto& entry) {
-    const dtype_bits* d = find_dtype_bits(entry.first);
-    return d != nullptr && d->floating;
-  });
-}
-
 void checkpoint_summary::add(const checkpoint_summary& other) {
   tensors += other.tensors, elements += other.elements, bytes += other.bytes;
+  packed = packed || other.packed;
   for (const auto& [name, t] : other.by_dtype) {
     dtype_total& d = by_dtype[name];
     d.tensors += t.tensors, d.elements += t.elements, d.bytes += t.bytes;
@@ -206,6 +204,196 @@ result<std::vector<std::string>> parse_safetensors_index(std::string_view index_
       return error{std::string(what), "names more than " + std::to_string(max_safetensors_shards) + " shards"};
   }
   return shards;
+}
+
+}  // namespace llm_memory
+
+namespace llm_memory {
+namespace {
+
+// GGUF metadata value types (ggml include/gguf.h `enum gguf_type`).
+enum gguf_value : std::uint32_t { u8, i8, u16, i16, u32, i32, f32, boolean, string, array, u64, i64, f64, value_types };
+constexpr std::array<int, value_types> scalar_bytes = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+// gguf.cpp's caps: GGUF_MAX_STRING_LENGTH and GGUF_MAX_ARRAY_ELEMENTS (2^30); GGML_MAX_DIMS 4; names < 64 bytes.
+constexpr std::uint64_t max_gguf_string = 1ull << 30;
+constexpr std::uint64_t max_gguf_array = 1ull << 30;
+constexpr std::uint32_t max_gguf_dims = 4;
+
+// A little-endian cursor over the header bytes; the first failure is kept, later reads return 0.
+class gguf_reader {
+ public:
+  gguf_reader(std::string_view bytes, std::uint64_t file_size) : bytes_(bytes), file_size_(file_size) {}
+
+  std::uint64_t uint(int width) {
+    if (!take(static_cast<std::uint64_t>(width))) return 0;
+    std::uint64_t v = 0;
+    for (int i = width - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes_[at_ - static_cast<std::size_t>(width) + static_cast<std::size_t>(i)]);
+    return v;
+  }
+  std::string_view text() {
+    const std::uint64_t n = uint(8);
+    if (failed()) return {};
+    if (n > max_gguf_string) return fail("a string of " + std::to_string(n) + " bytes is over gguf's 2^30"), std::string_view{};
+    if (!take(n)) return {};
+    return bytes_.substr(at_ - n, n);
+  }
+  // Skips one value of `type` (arrays of any depth); false on a bad type.
+  void skip(std::uint32_t type, int depth = 0) {
+    if (type >= value_types) return fail("unknown metadata value type " + std::to_string(type));
+    if (type == string) return (void)text();
+    if (type != array) return (void)take(static_cast<std::uint64_t>(scalar_bytes[type]));
+    const auto inner = static_cast<std::uint32_t>(uint(4));
+    const std::uint64_t count = uint(8);
+    if (depth > 2) return fail("arrays nest deeper than 3");
+    if (count > max_gguf_array) return fail("an array of " + std::to_string(count) + " elements is over gguf's 2^30");
+    if (inner < value_types && inner != string && inner != array)
+      return (void)take(count * static_cast<std::uint64_t>(scalar_bytes[inner]));
+    for (std::uint64_t i = 0; i < count && !failed(); ++i) skip(inner, depth + 1);
+  }
+  void fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
+  [[nodiscard]] bool failed() const { return !error_.empty(); }
+  [[nodiscard]] const std::string& why() const { return error_; }
+  [[nodiscard]] bool truncated() const { return truncated_; }
+  [[nodiscard]] std::size_t position() const { return at_; }
+
+ private:
+  bool take(std::uint64_t n) {
+    if (failed()) return false;
+    if (n > bytes_.size() - at_) {
+      truncated_ = file_size_ > bytes_.size();
+      fail(truncated_ ? "the header is longer than the " + std::to_string(bytes_.size()) + " bytes read"
+                      : "the file ends inside the header");
+      return false;
+    }
+    at_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  std::string_view bytes_;
+  std::uint64_t file_size_ = 0;
+  std::size_t at_ = 0;
+  std::string error_;
+  bool truncated_ = false;
+};
+
+// Reads one integer-typed metadata value; nullopt (after skipping it) when it is not an integer.
+std::optional<std::uint64_t> integer_value(gguf_reader& in, std::uint32_t type) {
+  switch (type) {
+    case u8: case u16: case u32: case u64: return in.uint(scalar_bytes[type]);
+    case i8: case i16: case i32: case i64: {
+      const int width = scalar_bytes[type];
+      const std::uint64_t raw = in.uint(width);
+      const bool negative = (raw >> (8 * width - 1)) & 1u;
+      if (negative) return std::nullopt;
+      return raw;
+    }
+    default: in.skip(type); return std::nullopt;
+  }
+}
+
+// The setting an "<arch>.<suffix>" metadata key feeds (llama.cpp's standardized LLM keys).
+std::string_view setting_for(std::string_view suffix) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 11> keys = {{
+      {"embedding_length", "hidden_size"},          {"block_count", "num_hidden_layers"},
+      {"attention.head_count", "num_attention_heads"}, {"attention.head_count_kv", "num_key_value_heads"},
+      {"feed_forward_length", "intermediate_size"}, {"attention.key_length", "head_dim"},
+      {"expert_count", "num_experts"},              {"expert_used_count", "num_experts_per_tok"},
+      {"expert_feed_forward_length", "moe_intermediate_size"}, {"expert_shared_count", "n_shared_experts"},
+      {"vocab_size", "vocab_size"},
+  }};
+  for (const auto& [key, setting] : keys)
+    if (key == suffix) return setting;
+  return {};
+}
+
+// The metadata: architecture, alignment, and the architecture's integer keys as settings.
+void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::uint64_t& alignment) {
+  std::map<std::string, std::uint64_t, std::less<>> integers;
+  for (std::uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const std::string key(in.text());
+    const auto type = static_cast<std::uint32_t>(in.uint(4));
+    if (in.failed()) return;
+    if (key == "general.architecture" && type == string) {
+      out.architecture = std::string(in.text());
+    } else if (key == "general.alignment") {
+      if (type != u32) return in.fail("general.alignment must be a UINT32");
+      alignment = in.uint(4);
+      if (alignment == 0 || (alignment & (alignment - 1)) != 0) return in.fail("general.alignment must be a power of two");
+    } else if (key == "tokenizer.ggml.tokens" && type == array) {
+      const auto inner = static_cast<std::uint32_t>(in.uint(4));
+      const std::uint64_t n = in.uint(8);
+      if (inner != string) return in.fail("tokenizer.ggml.tokens must list strings");
+      if (n > max_gguf_array) return in.fail("tokenizer.ggml.tokens has over 2^30 entries");
+      for (std::uint64_t t = 0; t < n && !in.failed(); ++t) in.text();
+      integers.emplace("tokenizer.ggml.tokens", n);
+    } else if (const auto v = integer_value(in, type)) {
+      integers.emplace(key, *v);
+    }
+  }
+  const std::string prefix = out.architecture + ".";
+  for (const auto& [key, value] : integers) {
+    if (key == "tokenizer.ggml.tokens" && !out.fields.contains("vocab_size")) out.fields["vocab_size"] = std::to_string(value);
+    if (out.architecture.empty() || !key.starts_with(prefix)) continue;
+    if (const auto setting = setting_for(std::string_view(key).substr(prefix.size())); !setting.empty())
+      out.fields[std::string(setting)] = std::to_string(value);
+  }
+}
+
+// One tensor info: its parameters and bytes by type.
+void read_tensor_info(gguf_reader& in, checkpoint_summary& out, std::uint64_t alignment) {
+  const std::string name(in.text());
+  const auto dims = static_cast<std::uint32_t>(in.uint(4));
+  if (in.failed()) return;
+  const auto fail = [&](const std::string& why) { in.fail("tensor " + detail::quoted(name) + ": " + why); };
+  if (dims > max_gguf_dims) return fail("has " + std::to_string(dims) + " dimensions; ggml allows 4");
+  double elements = 1;
+  std::uint64_t row = 1;
+  for (std::uint32_t d = 0; d < dims; ++d) {
+    const std::uint64_t n = in.uint(8);
+    if (n > (1ull << 53)) return fail("a dimension is over 2^53");
+    if (d == 0) row = n;
+    elements *= static_cast<double>(n);
+  }
+  const auto id = static_cast<std::uint32_t>(in.uint(4));
+  const std::uint64_t offset = in.uint(8);
+  if (in.failed()) return;
+  if (elements > 9007199254740992.0) return fail("has more than 2^53 elements");
+  const gguf_tensor_type* type = find_gguf_tensor_type(id);
+  if (type == nullptr) return fail("unknown or removed ggml type " + std::to_string(id));
+  if (row % type->block_values != 0)
+    return fail("rows of " + std::to_string(row) + " are not whole " + std::string(type->name) + " blocks of " +
+                std::to_string(type->block_values));
+  if (offset % alignment != 0) return fail("its data offset is not a multiple of the alignment");
+  const double bytes = elements / type->block_values * type->block_bytes;
+  dtype_total& t = out.by_dtype[std::string(type->name)];
+  ++t.tensors, t.elements += elements, t.bytes += bytes;
+  ++out.tensors, out.elements += elements, out.bytes += bytes;
+}
+
+}  // namespace
+
+result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size, std::string_view what,
+                                      bool* truncated) {
+  if (truncated != nullptr) *truncated = false;
+  gguf_reader in(bytes, file_size);
+  const std::uint64_t magic = in.uint(4);
+  const std::uint64_t version = in.uint(4);
+  if (!in.failed() && magic != 0x46554747) return error{std::string(what), "is not a GGUF file (no GGUF magic)"};
+  if (!in.failed() && version != 2 && version != 3)
+    return error{std::string(what), "is GGUF version " + std::to_string(version) + "; versions 2 and 3 are read"};
+  const std::uint64_t tensors = in.uint(8);
+  const std::uint64_t kv = in.uint(8);
+  if (!in.failed() && (tensors > (1ull << 40) || kv > (1ull << 40)))
+    return error{std::string(what), "declares more tensors or metadata entries than a file can hold"};
+  gguf_header out;
+  std::uint64_t alignment = 32;  // GGUF_DEFAULT_ALIGNMENT
+  read_metadata(in, kv, out, alignment);
+  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i) read_tensor_info(in, out.tensors, alignment);
+  if (truncated != nullptr) *truncated = in.truncated();
+  if (in.failed()) return error{std::string(what), in.why()};
+  if (out.architecture.empty()) return error{std::string(what), "has no general.architecture string"};
+  return out;
 }
 
 }  // namespace llm_memory

@@ -113,7 +113,7 @@ json checkpoint_object(const checkpoint_summary& c) {
   return {{"tensors", c.tensors},
           {"params", json_bytes(c.elements)},
           {"bytes", json_bytes(c.bytes)},
-          {"params_are_parameters", c.elements_are_params()},
+          {"params_are_parameters", !c.packed},
           {"by_dtype", by_dtype}};
 }
 

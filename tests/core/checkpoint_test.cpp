@@ -43,7 +43,7 @@ TEST(checkpoint, header_totals_by_dtype) {
   EXPECT_EQ(c.by_dtype.at("BF16").elements, 6);
   EXPECT_EQ(c.by_dtype.at("BF16").bytes, 12);
   EXPECT_EQ(c.by_dtype.at("F32").tensors, 1);
-  EXPECT_TRUE(c.elements_are_params());
+  EXPECT_FALSE(c.packed);
 }
 
 // Packed containers: bitsandbytes' U8 weight holds two 4-bit codes per byte, GPTQ's I32 qweight eight; F4 (MXFP4's
@@ -56,7 +56,7 @@ TEST(checkpoint, packed_containers_and_sub_byte_types) {
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   EXPECT_EQ(r.value().bytes, 10);
   EXPECT_EQ(r.value().elements, 12);
-  EXPECT_FALSE(r.value().elements_are_params());
+  EXPECT_TRUE(r.value().packed);
   // 3 F4 values are 12 bits: not whole bytes (tensor.rs MisalignedSlice).
   EXPECT_TRUE(has_error(parse_safetensors_header(R"({"f": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}})", 2,
                                                  "safetensors"),
@@ -118,6 +118,111 @@ TEST(checkpoint, index_names_shards_beside_it) {
   EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": 3}})", "safetensors"), "not a file name"));
   EXPECT_TRUE(has_error(parse_safetensors_index(R"({"metadata": {}})", "safetensors"), "weight_map"));
   EXPECT_TRUE(has_error(parse_safetensors_index("[", "safetensors"), "valid JSON"));
+}
+
+// ---- GGUF (ggml docs/gguf.md @d99724f2): a header written by hand, little-endian ----------------------------
+
+class gguf_writer {
+ public:
+  gguf_writer& u32(std::uint32_t v) { return put(v, 4); }
+  gguf_writer& u64(std::uint64_t v) { return put(v, 8); }
+  gguf_writer& str(std::string_view s) {
+    u64(s.size());
+    bytes += s;
+    return *this;
+  }
+  gguf_writer& head(std::uint64_t tensors, std::uint64_t kv, std::uint32_t version = 3) {
+    bytes += "GGUF";
+    return u32(version).u64(tensors).u64(kv);
+  }
+  gguf_writer& kv_u32(std::string_view key, std::uint32_t v) { return str(key).u32(4).u32(v); }
+  gguf_writer& kv_str(std::string_view key, std::string_view v) { return str(key).u32(8).str(v); }
+  // name, dims (ne0 first), ggml type id, offset
+  gguf_writer& tensor(std::string_view name, std::initializer_list<std::uint64_t> dims, std::uint32_t type,
+                      std::uint64_t offset) {
+    str(name).u32(static_cast<std::uint32_t>(dims.size()));
+    for (auto d : dims) u64(d);
+    return u32(type).u64(offset);
+  }
+  std::string bytes;
+
+ private:
+  gguf_writer& put(std::uint64_t v, int width) {
+    for (int i = 0; i < width; ++i) bytes += static_cast<char>((v >> (8 * i)) & 0xff);
+    return *this;
+  }
+};
+
+// A two-layer Llama-shaped header. Tensors: token_embd F16 [64, 3] = 192 values x 2 B = 384 B; attn_q Q4_0 [64, 64]
+// = 4096 values, 128 blocks of 32 x 18 B = 2,304 B; ffn_down Q6_K [256, 2] = 512 values, 2 blocks of 256 x 210 B =
+// 420 B. Totals: 4,800 parameters, 3,108 bytes. Metadata: llama.* keys become settings; the vocabulary is the
+// length of tokenizer.ggml.tokens; strings, floats and other keys are skipped.
+std::string llama_gguf() {
+  gguf_writer w;
+  w.head(3, 9);
+  w.kv_str("general.architecture", "llama").kv_str("general.name", "tiny");
+  w.kv_u32("llama.embedding_length", 64).kv_u32("llama.block_count", 2).kv_u32("llama.attention.head_count", 4);
+  w.kv_u32("llama.attention.head_count_kv", 2);
+  w.str("llama.feed_forward_length").u32(10).u64(128);           // UINT64
+  w.str("llama.rope.freq_base").u32(6).u32(0x461c4000);          // FLOAT32 10000
+  w.str("tokenizer.ggml.tokens").u32(9).u32(8).u64(3).str("a").str("b").str("<s>");
+  w.tensor("token_embd.weight", {64, 3}, 1, 0).tensor("blk.0.attn_q.weight", {64, 64}, 2, 384);
+  w.tensor("blk.0.ffn_down.weight", {256, 2}, 14, 2688);
+  return w.bytes;
+}
+
+TEST(checkpoint, gguf_tensor_infos_and_metadata) {
+  const std::string file = llama_gguf();
+  const auto r = parse_gguf_header(file, file.size() + 3108, "gguf");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  const auto& g = r.value();
+  EXPECT_EQ(g.architecture, "llama");
+  EXPECT_EQ(g.tensors.tensors, 3);
+  EXPECT_EQ(g.tensors.elements, 4800);
+  EXPECT_EQ(g.tensors.bytes, 3108);
+  EXPECT_EQ(g.tensors.by_dtype.at("Q4_0").bytes, 2304);
+  EXPECT_EQ(g.tensors.by_dtype.at("Q6_K").bytes, 420);
+  EXPECT_FALSE(g.tensors.packed);
+  EXPECT_EQ(g.fields, (settings{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+                                {"num_key_value_heads", "2"}, {"intermediate_size", "128"}, {"vocab_size", "3"}}));
+}
+
+TEST(checkpoint, gguf_errors_are_bounded_and_named) {
+  const auto bad = [](const std::string& file, std::string_view text) {
+    const auto r = parse_gguf_header(file, file.size(), "gguf");
+    if (r.ok()) return false;
+    return r.errors().front().setting == "gguf" && r.errors().front().message.find(text) != std::string::npos;
+  };
+  const std::string good = llama_gguf();
+  EXPECT_TRUE(bad("GGML" + good.substr(4), "no GGUF magic"));
+  EXPECT_TRUE(bad(gguf_writer().head(0, 0, 1).bytes, "version 1"));
+  EXPECT_TRUE(bad(good.substr(0, 40), "ends inside the header"));
+  // Cut short of a longer file: the caller is told to read more.
+  bool truncated = false;
+  EXPECT_FALSE(parse_gguf_header(good.substr(0, 40), good.size(), "gguf", &truncated).ok());
+  EXPECT_TRUE(truncated);
+  const auto with_tensor = [](std::initializer_list<std::uint64_t> dims, std::uint32_t type, std::uint64_t offset) {
+    gguf_writer w;
+    w.head(1, 1).kv_str("general.architecture", "llama").tensor("t", dims, type, offset);
+    return w.bytes;
+  };
+  EXPECT_TRUE(bad(with_tensor({32}, 4, 0), "\"t\": unknown or removed ggml type 4"));
+  EXPECT_TRUE(bad(with_tensor({32}, 43, 0), "ggml type 43"));
+  EXPECT_TRUE(bad(with_tensor({48, 2}, 2, 0), "not whole Q4_0 blocks of 32"));
+  EXPECT_TRUE(bad(with_tensor({1, 1, 1, 1, 1}, 0, 0), "5 dimensions"));
+  EXPECT_TRUE(bad(with_tensor({8}, 0, 4), "multiple of the alignment"));
+  gguf_writer no_arch;
+  no_arch.head(0, 1).kv_u32("llama.block_count", 2);
+  EXPECT_TRUE(bad(no_arch.bytes, "general.architecture"));
+  gguf_writer odd_alignment;
+  odd_alignment.head(0, 1).kv_u32("general.alignment", 24);
+  EXPECT_TRUE(bad(odd_alignment.bytes, "power of two"));
+  gguf_writer huge_string;
+  huge_string.head(0, 1).u64(1ull << 40);
+  EXPECT_TRUE(bad(huge_string.bytes, "over gguf's 2^30"));
+  gguf_writer bad_type;
+  bad_type.head(0, 1).str("k").u32(13);
+  EXPECT_TRUE(bad(bad_type.bytes, "value type 13"));
 }
 
 }  // namespace

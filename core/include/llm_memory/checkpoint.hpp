@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Checkpoint headers: what a safetensors file says about its tensors, read from its header alone (an 8-byte
-// little-endian length, then JSON). Format: huggingface/safetensors README "Format" and tensor.rs
-// (@24b0b285: Dtype::bitsize, MAX_HEADER_SIZE, Metadata::validate); docs/models.md "Checkpoints".
+// Checkpoint headers: what a safetensors file (an 8-byte little-endian length, then JSON) or a GGUF file (metadata
+// and tensor infos) says about its tensors, read from the header alone. Formats: huggingface/safetensors README
+// "Format" and tensor.rs @24b0b285; ggml docs/gguf.md and src/gguf.cpp @d99724f2; docs/models.md "Checkpoints".
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
 
 namespace llm_memory {
 
@@ -34,9 +35,9 @@ struct checkpoint_summary {
   double elements = 0;                           ///< elements of every tensor [values]
   double bytes = 0;                              ///< tensor data, headers excluded [bytes]
   std::map<std::string, dtype_total> by_dtype;   ///< per dtype as the header spells it
-  /// Whether every tensor holds one value per element (floating point, no packed integer containers), so the
-  /// element count is the parameter count.
-  [[nodiscard]] bool elements_are_params() const;
+  /// Some tensor is an integer or byte container (U8, I32: packed 4-bit weights, scales, buffers), so the element
+  /// count is not the parameter count. GGUF elements are always parameters.
+  bool packed = false;
   /// Adds another shard's tensors.
   void add(const checkpoint_summary& other);
 };
@@ -57,5 +58,20 @@ struct checkpoint_summary {
 /// Names must be plain file names (no directory part), so only files beside the index are read.
 [[nodiscard]] result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json,
                                                                        std::string_view what);
+
+/// The largest GGUF header read: metadata (tokenizer vocabularies included) and tensor infos [bytes].
+inline constexpr std::uint64_t max_gguf_header_bytes = 256ull << 20;
+
+/// What a GGUF header says (ggml docs/gguf.md and src/gguf.cpp @d99724f2, version 2 and 3).
+struct gguf_header {
+  checkpoint_summary tensors;    ///< tensor infos, by ggml type name; every element is a parameter
+  std::string architecture;      ///< general.architecture
+  settings fields;               ///< the architecture's metadata as settings (hidden_size, num_hidden_layers, ...)
+};
+
+/// Parses a GGUF header from the first bytes of a file of `file_size` bytes. When `bytes` ends inside the header
+/// but the file goes on, the error says so and `*truncated` is set (read more and call again).
+[[nodiscard]] result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size, std::string_view what,
+                                                    bool* truncated = nullptr);
 
 }  // namespace llm_memory

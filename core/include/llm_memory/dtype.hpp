@@ -58,6 +58,18 @@ struct ggml_type_info {
 [[nodiscard]] std::span<const ggml_type_info> ggml_type_table();
 [[nodiscard]] const ggml_type_info& info(ggml_type t);
 
+/// One tensor type a GGUF file may hold, by its ggml id (ggml include/ggml.h `enum ggml_type` and src/ggml.c
+/// `type_traits[]` @d99724f2; block bytes = sizeof(block_*) of src/ggml-common.h). Removed ids have no row.
+struct gguf_tensor_type {
+  std::uint32_t id = 0;       ///< ggml_type as stored in a tensor info
+  std::string_view name;      ///< as llama.cpp prints it
+  std::uint32_t block_values = 1;  ///< values in one block [values]
+  std::uint32_t block_bytes = 0;   ///< bytes of one block [bytes]
+};
+
+/// The GGUF tensor type with ggml id `id`, or nullptr for a removed or unknown id.
+[[nodiscard]] const gguf_tensor_type* find_gguf_tensor_type(std::uint32_t id);
+
 /// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type): the only facts about a layer's index
 /// that choose its tensors' types. One function computes it, so typing a layer and counting layers per class
 /// cannot disagree.
