@@ -235,7 +235,8 @@ class gguf_reader {
     if (failed()) return {};
     if (n > max_gguf_string) return fail("a string of " + std::to_string(n) + " bytes is over gguf's 2^30"), std::string_view{};
     if (!take(n)) return {};
-    return bytes_.substr(at_ - n, n);
+    const auto length = static_cast<std::size_t>(n);  // take() checked it against the bytes held
+    return bytes_.substr(at_ - length, length);
   }
   // Skips one value of `type` (arrays of any depth); false on a bad type.
   void skip(std::uint32_t type, int depth = 0) {
