@@ -6,13 +6,16 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "llm_memory/advise.hpp"
+#include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
@@ -32,6 +35,8 @@ struct options {
   settings values;
   std::optional<std::string> config_path;  ///< --config, when given (an empty path is an error)
   std::optional<std::string> batch_path;   ///< --batch-json, when given
+  std::string safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
+  std::string gguf_path;         ///< a .gguf file
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -71,6 +76,10 @@ void print_help() {
   fmt::print(
       "\nOther flags:\n"
       "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
+      "  --safetensors PATH  read a .safetensors file's header, or a model.safetensors.index.json and the headers\n"
+      "                      of the shards beside it: tensors, parameters and bytes by dtype (sets params)\n"
+      "  --gguf PATH         read a GGUF file's header: parameters and bytes by tensor type (sets params) and the\n"
+      "                      architecture's metadata as settings (config.json and explicit flags win)\n"
       "  --json              print one JSON object instead of the table\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
@@ -116,6 +125,8 @@ bool parse_args(int argc, char** argv, options& opt) {
       return false;
     }
     if (key == "config") { opt.config_path = value; continue; }
+    if (key == "safetensors") { opt.safetensors_path = value; continue; }
+    if (key == "gguf") { opt.gguf_path = value; continue; }
     if (key == "batch-json") { opt.batch_path = value; continue; }
     if (find_setting(key) == nullptr) {
       print_error({key, "unknown setting; see llm-memory --help"});
@@ -299,6 +310,76 @@ int batch_json(const std::string& path) {
 }
 
 // `llm-memory sweep`: the --batch and --seq values are axes (sweep.hpp parse_axis); every other flag is a setting.
+// `count` bytes of `path` from `offset`, or nullopt when they cannot all be read.
+std::optional<std::string> read_bytes(const std::filesystem::path& path, std::uint64_t offset, std::uint64_t count) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file.seekg(static_cast<std::streamoff>(offset))) return std::nullopt;
+  std::string out(count, '\0');
+  if (!file.read(out.data(), static_cast<std::streamsize>(count))) return std::nullopt;
+  return out;
+}
+
+// One .safetensors file's header; errors name the flag and the file.
+result<checkpoint_summary> read_safetensors_file(const std::filesystem::path& path) {
+  const std::string what = "safetensors";
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return error{what, "cannot read \"" + path.string() + "\""};
+  const auto first = read_bytes(path, 0, std::min<std::uint64_t>(8, size));
+  if (!first) return error{what, "cannot read \"" + path.string() + "\""};
+  const auto length = safetensors_header_length(*first, size, what + " " + path.filename().string());
+  if (!length.ok()) return length.errors();
+  const auto header = read_bytes(path, 8, length.value());
+  if (!header) return error{what, "cannot read the header of \"" + path.string() + "\""};
+  return parse_safetensors_header(*header, size - 8 - length.value(), what + " " + path.filename().string());
+}
+
+// A .safetensors file, or an index.json and every shard it names (read from the index's folder).
+result<checkpoint_summary> read_safetensors(const std::filesystem::path& path) {
+  if (path.extension() != ".json") return read_safetensors_file(path);
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return error{"safetensors", "cannot read \"" + path.string() + "\""};
+  if (size > max_safetensors_index_bytes)
+    return error{"safetensors", "\"" + path.string() + "\" has " + std::to_string(size) + " bytes; an index is read up to " +
+                                    std::to_string(max_safetensors_index_bytes)};
+  const auto text = read_bytes(path, 0, size);
+  if (!text) return error{"safetensors", "cannot read \"" + path.string() + "\""};
+  const auto shards = parse_safetensors_index(*text, "safetensors " + path.filename().string());
+  if (!shards.ok()) return shards.errors();
+  checkpoint_summary total;
+  for (const auto& shard : shards.value()) {
+    const auto one = read_safetensors_file(path.parent_path() / shard);
+    if (!one.ok()) return one.errors();
+    total.add(one.value());
+  }
+  return total;
+}
+
+// A GGUF file's header: a first read of up to 16 MiB, then up to max_gguf_header_bytes when the header is longer.
+result<gguf_header> read_gguf(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return error{"gguf", "cannot read \"" + path.string() + "\""};
+  for (const std::uint64_t limit : {std::uint64_t{16} << 20, max_gguf_header_bytes}) {
+    const auto bytes = read_bytes(path, 0, std::min(size, limit));
+    if (!bytes) return error{"gguf", "cannot read \"" + path.string() + "\""};
+    bool truncated = false;
+    auto header = parse_gguf_header(*bytes, size, "gguf " + path.filename().string(), &truncated);
+    if (header.ok() || !truncated || limit == max_gguf_header_bytes) return header;
+  }
+  return error{"gguf", "unreachable"};
+}
+
+void print_checkpoint(const checkpoint_summary& c) {
+  fmt::print("checkpoint: {} tensors, {} values, {} bytes\n", c.tensors, group_digits(c.elements), group_digits(c.bytes));
+  for (const auto& [name, d] : c.by_dtype)
+    fmt::print("  {:<12} {:>6} tensors {:>20} values {:>20} bytes\n", name, d.tensors, group_digits(d.elements),
+               group_digits(d.bytes));
+  if (c.packed)
+    fmt::print("  (packed integer containers: values are not parameters; params is not taken from the checkpoint)\n");
+}
+
 int sweep_command(const settings& values, const settings& config, bool json) {
   sweep_request request{values, config};
   if (const auto it = values.find("batch"); it != values.end()) request.batch = it->second;
@@ -363,6 +444,35 @@ int main(int argc, char** argv) {
     config = parsed.value();
   }
 
+  std::optional<checkpoint_summary> checkpoint;
+  if (!opt.safetensors_path.empty()) {
+    auto read = read_safetensors(opt.safetensors_path);
+    if (!read.ok()) {
+      print_errors(read.errors());
+      if (opt.json) fmt::print("{}\n", errors_to_json(read.errors()));
+      return exit_usage;
+    }
+    checkpoint = read.value();
+    // The headers' element count is the parameter count unless integer containers pack several values.
+    if (!checkpoint->packed) config["params"] = fmt::format("{:.0f}", checkpoint->elements);
+  }
+
+  if (!opt.gguf_path.empty()) {
+    if (checkpoint) {
+      fmt::print(stderr, "gguf: give --safetensors or --gguf, not both\n");
+      return exit_usage;
+    }
+    auto read = read_gguf(opt.gguf_path);
+    if (!read.ok()) {
+      print_errors(read.errors());
+      if (opt.json) fmt::print("{}\n", errors_to_json(read.errors()));
+      return exit_usage;
+    }
+    checkpoint = read.value().tensors;
+    for (const auto& [key, value] : read.value().fields) config.emplace(key, value);  // config.json wins
+    config["params"] = fmt::format("{:.0f}", checkpoint->elements);  // every GGUF element is a parameter
+  }
+
   if (opt.sweep) return sweep_command(opt.values, config, opt.json);
   const auto spec = resolve(opt.values, config);
   const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};
@@ -376,9 +486,11 @@ int main(int argc, char** argv) {
   const auto solved = opt.solve ? solve(spec.value()) : solve_result{};
   const auto advice = opt.advise ? advise(spec.value(), opt.values, config) : advice_result{};
   if (opt.json) {
-    fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr));
+    fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr, 2,
+                                checkpoint ? &*checkpoint : nullptr));
     return 0;
   }
+  if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
   if (opt.solve) print_solve(solved);
   if (opt.advise) print_advice(advice, spec.value().units);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -32,11 +33,16 @@ struct family {
   int norms_per_layer = 2;
   int sliding_pattern = 0;                 ///< every Nth layer global when config.json omits it
   bool shared_expert_gate = false;
+  bool mlp_bias = false;                   ///< mlp_bias when config.json omits it
+  bool lm_head_bias = false;               ///< lm_head_bias when config.json omits it
+  bool embedding_norm = false;             ///< a norm on the token embeddings
+  bool attention_sinks = false;            ///< one learned sink logit per head
+  bool router_bias = false;                ///< a bias per expert on the router
 };
 
 // clang-format off
 constexpr std::array families = {
-    family{"gpt2", "layernorm", "plain", "learned", true, "all"},
+    family{"gpt2", "layernorm", "plain", "learned", true, "all", "none", 2, 0, false, true},
     family{"llama"}, family{"mistral"}, family{"mixtral"}, family{"phi3"},
     family{"qwen2", "rmsnorm", "gated", "rope", false, "qkv"},
     family{"qwen2_moe", "rmsnorm", "gated", "rope", false, "qkv", "none", 2, 0, true},
@@ -48,18 +54,44 @@ constexpr std::array families = {
     family{"olmo2", "rmsnorm", "gated", "rope", false, "", "full"},
     family{"deepseek_v2"}, family{"deepseek_v3"},
     family{"falcon", "layernorm", "plain", "rope", true, "none"},
+    // Issue 18's families; the derivations are in docs/models.md.
+    family{.model_type = "gpt_neox", .norm = "layernorm", .mlp = "plain", .attention_bias = "all", .mlp_bias = true},
+    family{.model_type = "gptj", .norm = "layernorm", .mlp = "plain", .attention_bias = "none", .norms_per_layer = 1,
+           .mlp_bias = true, .lm_head_bias = true},
+    family{.model_type = "gpt_bigcode", .norm = "layernorm", .mlp = "plain", .position = "learned", .tie = true,
+           .attention_bias = "all", .mlp_bias = true},
+    family{.model_type = "bloom", .norm = "layernorm", .mlp = "plain", .position = "none", .tie = true,
+           .attention_bias = "all", .mlp_bias = true, .embedding_norm = true},
+    family{.model_type = "opt", .norm = "layernorm", .mlp = "plain", .position = "learned", .tie = true,
+           .attention_bias = "all", .mlp_bias = true},
+    family{.model_type = "phi", .norm = "layernorm", .mlp = "plain", .attention_bias = "all", .norms_per_layer = 1,
+           .mlp_bias = true, .lm_head_bias = true},
+    family{.model_type = "phimoe", .norm = "layernorm"},
+    family{.model_type = "gpt_oss", .attention_bias = "all", .mlp_bias = true, .attention_sinks = true,
+           .router_bias = true},
+    family{.model_type = "llama4_text"},
+    family{.model_type = "glm4", .attention_bias = "qkv", .norms_per_layer = 4},
+    family{.model_type = "glm4_moe", .attention_bias = "qkv", .router_bias = true},
+    family{.model_type = "cohere", .tie = true, .attention_bias = "none", .norms_per_layer = 1},
+    family{.model_type = "granite", .tie = true}, family{.model_type = "granitemoe", .tie = true},
+    family{.model_type = "granitemoeshared", .tie = true},
+    family{.model_type = "olmoe", .qk_norm = "full"},
+    family{.model_type = "smollm3", .tie = true},
 };
 // clang-format on
 
-// transformers' PretrainedConfig ties embeddings unless a family says otherwise.
-constexpr family unknown_family{"", "rmsnorm", "gated", "rope", true};
+// A config without model_type describes a custom architecture: transformers' PretrainedConfig ties embeddings.
+constexpr family custom_family{"", "rmsnorm", "gated", "rope", true};
 
-const family& find_family(std::string_view type) {
+// nullptr when model_type names no family above (the caller refuses it rather than guess).
+const family* find_family(std::string_view type) {
+  if (type.empty()) return &custom_family;
   if (type == "gemma3") type = "gemma3_text";  // the multimodal wrapper's language model
+  if (type == "llama4") type = "llama4_text";
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
   for (const auto& f : families)
-    if (f.model_type == type) return f;
-  return unknown_family;
+    if (f.model_type == type) return &f;
+  return nullptr;
 }
 
 class reader {
@@ -210,6 +242,104 @@ std::string json_location(char root, std::string_view key, std::size_t entry) {
   return "the document";
 }
 
+// Encoder-only, encoder-decoder and non-attention layer types: no family above fits them, so no count is guessed.
+error unsupported(std::string_view type) {
+  constexpr std::array encoders = {"bert", "roberta", "xlm-roberta", "deberta", "deberta-v2", "modernbert", "distilbert",
+                                   "electra", "albert", "camembert"};
+  constexpr std::array seq2seq = {"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "m2m_100"};
+  constexpr std::array recurrent = {"mamba", "mamba2", "rwkv", "jamba", "falcon_h1", "granitemoehybrid", "qwen3_next",
+                                    "lfm2", "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
+  const auto in = [&](const auto& list) {
+    return std::find(list.begin(), list.end(), type) != list.end();
+  };
+  const std::string why = in(encoders)    ? "an encoder-only model (llm-memory models causal decoders)"
+                          : in(seq2seq)   ? "an encoder-decoder model (llm-memory models causal decoders)"
+                          : in(recurrent) ? "a model with state-space or recurrent layers, which llm-memory does not count"
+                                          : "not a family llm-memory knows";
+  return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + why +
+                                 "; docs/models.md lists the families. Remove model_type to count the fields as a "
+                                 "Llama-like decoder"};
+}
+
+// A flag the family sets unless config.json has the field.
+void read_flag(reader& r, const char* name, bool family_default) {
+  const auto v = r.boolean(name, name);
+  if (v.value_or(family_default) || v.has_value()) r.out[name] = v.value_or(family_default) ? "on" : "off";
+}
+
+// Falcon (modeling_falcon.py): fused qkv with multi-query or grouped k/v, one LayerNorm per layer when
+// attention and MLP run in parallel off the same input, two in the new decoder (ln_attn, ln_mlp),
+// one "bias" switch for every linear, ALiBi instead of rotary in some checkpoints. The remote-code
+// model_type RefinedWeb (Falcon 40B) is the new decoder; RefinedWebModel (Falcon 7B) the old one.
+void falcon_fields(reader& r, bool refined_web) {
+  const bool new_arch = r.boolean("new_decoder_architecture", "num_key_value_heads").value_or(refined_web);
+  const bool parallel = r.boolean("parallel_attn", "norms_per_layer").value_or(true);
+  if (!new_arch && r.boolean("multi_query", "num_key_value_heads").value_or(true)) r.out["num_key_value_heads"] = "1";
+  int norms = parallel && !new_arch ? 1 : 2;
+  if (new_arch) {
+    if (const json* n = r.find({"num_ln_in_parallel_attn"}); n != nullptr && n->is_number_integer() && n->get<int>() == 1)
+      norms = 1;
+  }
+  r.out["norms_per_layer"] = std::to_string(norms);
+  const bool bias = r.boolean("bias", "attention_bias").value_or(false);
+  r.out["attention_bias"] = bias ? "all" : "none";
+  r.out["mlp_bias"] = bias ? "on" : "off";
+  if (r.boolean("alibi", "position_embedding").value_or(false)) r.out["position_embedding"] = "none";
+}
+
+// OPT (modeling_opt.py): the learned table has 2 extra rows (OPTLearnedPositionalEmbedding's offset). The
+// opt-350m layout (word_embed_proj_dim != hidden_size with project_in/out, post-norm, no final norm) is refused.
+void opt_fields(reader& r) {
+  if (const auto it = r.out.find("max_position_embeddings"); it != r.out.end())
+    it->second = std::to_string(std::stoll(it->second) + 2);
+  const json* proj = r.find({"word_embed_proj_dim"});
+  const json* hidden = r.find({"hidden_size"});
+  if (proj != nullptr && hidden != nullptr && *proj != *hidden)
+    r.fail("hidden_size", "config.json word_embed_proj_dim differs from hidden_size (OPT-350m's projected "
+                          "embeddings): not modelled");
+  if (!r.boolean("do_layer_norm_before", "norm").value_or(true))
+    r.fail("norm", "config.json do_layer_norm_before false (post-norm OPT without a final norm): not modelled");
+}
+
+// Llama 4 (modeling_llama4.py): intermediate_size is the expert and shared-expert width, intermediate_size_mlp the
+// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is not counted.
+void llama4_fields(reader& r) {
+  if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
+    r.out["moe_intermediate_size"] = it->second;
+    r.out["shared_expert_intermediate_size"] = it->second;
+    r.out.erase(it);
+  }
+  r.integer({"intermediate_size_mlp"}, "intermediate_size");
+  if (r.find({"moe_layers"}) != nullptr)
+    r.fail("moe_layer_step", "config.json lists moe_layers explicitly: llm-memory reads interleave_moe_layer_step only");
+}
+
+// A list field that must be empty (or absent) for the count to hold.
+void require_empty(reader& r, const char* name, std::string_view setting) {
+  const json* v = r.find({name});
+  if (v != nullptr && !(v->is_array() && v->empty()))
+    r.fail(setting, std::string("config.json field \"") + name + "\" is not modelled; only an empty list is");
+}
+
+// The fields only some families have; `type` is the family's, `written` the config's own model_type.
+void family_fields(std::string_view type, std::string_view written, reader& r) {
+  if (type == "falcon") falcon_fields(r, written == "refinedweb");
+  if (type == "opt") opt_fields(r);
+  if (type == "llama4_text") llama4_fields(r);
+  // StarCoder / SantaCoder: one shared k/v head when multi_query (the default).
+  if (type == "gpt_bigcode" && r.boolean("multi_query", "num_key_value_heads").value_or(true))
+    r.out["num_key_value_heads"] = "1";
+  // Phi-1/2: per-head LayerNorms on q and k when qk_layernorm.
+  if (type == "phi" && r.boolean("qk_layernorm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
+  // GLM-4.5: per-head RMSNorms; Command R+: LayerNorm weights over every head ([a, d] and [k, d]).
+  if (type == "glm4_moe" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
+  if (type == "cohere" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "full";
+  if (type == "qwen2_moe" || type == "qwen3_moe") require_empty(r, "mlp_only_layers", "moe_layer_step");
+  // DeepSeek places MoE layers by l % moe_layer_freq == 0, which agrees with moe_layer_step only at 1.
+  if (const json* freq = r.find({"moe_layer_freq"}); freq != nullptr && *freq != 1)
+    r.fail("moe_layer_step", "config.json moe_layer_freq other than 1 is not modelled, got " + freq->dump());
+}
+
 }  // namespace
 
 std::optional<error> check_json_text(std::string_view text, std::string_view what) {
@@ -265,25 +395,26 @@ result<settings> parse_config(std::string_view json_text) {
   reader r(j);
   std::string type = r.text("model_type");
   if (type.empty()) type = reader(root).text("model_type");
-  const family& fam = find_family(type);
-  const bool gpt2 = fam.model_type == "gpt2";
-  const bool falcon = fam.model_type == "falcon";
+  const family* found = find_family(type);
+  if (found == nullptr) return unsupported(type);
+  const family& fam = *found;
 
   if (fam.model_type == "gemma3_text") gemma3_defaults(r.out);
-  r.require({"hidden_size", "n_embd", "d_model"}, "hidden_size");
+  r.require({"hidden_size", "n_embd", "d_model", "n_embed"}, "hidden_size");
   r.require({"num_hidden_layers", "n_layer", "num_layers"}, "num_hidden_layers");
   r.require({"num_attention_heads", "n_head", "num_heads"}, "num_attention_heads");
   r.require({"vocab_size"}, "vocab_size");
   r.integer({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, "num_key_value_heads");
   r.integer({"head_dim"}, "head_dim");
-  r.integer({"intermediate_size", "n_inner", "ffn_hidden_size"}, "intermediate_size");
+  r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size");
   r.integer({"max_position_embeddings", "n_positions"}, "max_position_embeddings");
   r.integer({"num_local_experts", "num_experts", "n_routed_experts"}, "num_experts");
-  r.integer({"num_experts_per_tok"}, "num_experts_per_tok");
+  r.integer({"num_experts_per_tok", "experts_per_token"}, "num_experts_per_tok");
   r.integer({"moe_intermediate_size"}, "moe_intermediate_size");
   r.integer({"n_shared_experts"}, "n_shared_experts");
-  r.integer({"shared_expert_intermediate_size"}, "shared_expert_intermediate_size");
+  r.integer({"shared_expert_intermediate_size", "shared_intermediate_size"}, "shared_expert_intermediate_size");
   r.integer({"first_k_dense_replace"}, "first_k_dense_replace");
+  r.integer({"interleave_moe_layer_step", "decoder_sparse_step"}, "moe_layer_step");
   r.integer({"q_lora_rank"}, "q_lora_rank");
   r.integer({"kv_lora_rank"}, "kv_lora_rank");
   r.integer({"qk_nope_head_dim"}, "qk_nope_head_dim");
@@ -305,7 +436,7 @@ result<settings> parse_config(std::string_view json_text) {
   r.out["norm"] = std::string(fam.norm);
   r.out["mlp"] = std::string(fam.mlp);
   r.out["position_embedding"] = std::string(fam.position);
-  r.out["dropout"] = gpt2 ? "on" : "off";
+  r.out["dropout"] = fam.model_type == "gpt2" ? "on" : "off";
   r.out["qk_norm"] = std::string(fam.qk_norm);
   r.out["norms_per_layer"] = std::to_string(fam.norms_per_layer);
   r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(fam.tie) ? "on" : "off";
@@ -314,29 +445,13 @@ result<settings> parse_config(std::string_view json_text) {
   } else if (const auto bias = r.boolean("attention_bias", "attention_bias")) {
     r.out["attention_bias"] = *bias ? "all" : "none";
   }
-  if (gpt2) r.out["mlp_bias"] = "on";
-  else if (const auto bias = r.boolean("mlp_bias", "mlp_bias")) r.out["mlp_bias"] = *bias ? "on" : "off";
+  read_flag(r, "mlp_bias", fam.mlp_bias);
+  read_flag(r, "lm_head_bias", fam.lm_head_bias);
+  if (fam.embedding_norm) r.out["embedding_norm"] = "on";
+  if (fam.attention_sinks) r.out["attention_sinks"] = "on";
   if (fam.shared_expert_gate && r.out.contains("shared_expert_intermediate_size")) r.out["shared_expert_gate"] = "on";
-  if (r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
-
-  // Falcon (modeling_falcon.py): fused qkv with multi-query or grouped k/v, one LayerNorm per layer when
-  // attention and MLP run in parallel off the same input, two in the new decoder (ln_attn, ln_mlp),
-  // one "bias" switch for every linear, ALiBi instead of rotary in some checkpoints.
-  if (falcon) {
-    const bool new_arch = r.boolean("new_decoder_architecture", "num_key_value_heads").value_or(false);
-    const bool parallel = r.boolean("parallel_attn", "norms_per_layer").value_or(true);
-    if (!new_arch && r.boolean("multi_query", "num_key_value_heads").value_or(true)) r.out["num_key_value_heads"] = "1";
-    int norms = parallel && !new_arch ? 1 : 2;
-    if (new_arch) {
-      if (const json* n = r.find({"num_ln_in_parallel_attn"}); n != nullptr && n->is_number_integer() && n->get<int>() == 1)
-        norms = 1;
-    }
-    r.out["norms_per_layer"] = std::to_string(norms);
-    const bool bias = r.boolean("bias", "attention_bias").value_or(false);
-    r.out["attention_bias"] = bias ? "all" : "none";
-    r.out["mlp_bias"] = bias ? "on" : "off";
-    if (r.boolean("alibi", "position_embedding").value_or(false)) r.out["position_embedding"] = "none";
-  }
+  if (fam.router_bias || r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
+  family_fields(fam.model_type, type, r);
 
   if (!r.errors.empty()) return r.errors;
   return r.out;

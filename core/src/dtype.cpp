@@ -148,4 +148,24 @@ ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_positi
 
 ggml_type gguf_output_type(dtype mix) { return mix == dtype::q8_0 ? ggml_type::q8_0 : ggml_type::q6_k; }
 
+// ggml ids 0-42 at ggml @d99724f2 (research table cross-checked with huggingface.js quant-descriptions.ts); ids 4, 5,
+// 31-33 and 36-38 were removed from the format and are refused.
+constexpr std::array<gguf_tensor_type, 35> gguf_tensor_types = {{
+    {0, "F32", 1, 4},        {1, "F16", 1, 2},        {2, "Q4_0", 32, 18},     {3, "Q4_1", 32, 20},
+    {6, "Q5_0", 32, 22},     {7, "Q5_1", 32, 24},     {8, "Q8_0", 32, 34},     {9, "Q8_1", 32, 36},
+    {10, "Q2_K", 256, 84},   {11, "Q3_K", 256, 110},  {12, "Q4_K", 256, 144},  {13, "Q5_K", 256, 176},
+    {14, "Q6_K", 256, 210},  {15, "Q8_K", 256, 292},  {16, "IQ2_XXS", 256, 66}, {17, "IQ2_XS", 256, 74},
+    {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50}, {20, "IQ4_NL", 32, 18},  {21, "IQ3_S", 256, 110},
+    {22, "IQ2_S", 256, 82},  {23, "IQ4_XS", 256, 136}, {24, "I8", 1, 1},       {25, "I16", 1, 2},
+    {26, "I32", 1, 4},       {27, "I64", 1, 8},       {28, "F64", 1, 8},       {29, "IQ1_M", 256, 56},
+    {30, "BF16", 1, 2},      {34, "TQ1_0", 256, 54},  {35, "TQ2_0", 256, 66},  {39, "MXFP4", 32, 17},
+    {40, "NVFP4", 64, 36},   {41, "Q1_0", 128, 18},   {42, "Q2_0", 64, 18},
+}};
+
+const gguf_tensor_type* find_gguf_tensor_type(std::uint32_t id) {
+  for (const auto& t : gguf_tensor_types)
+    if (t.id == id && t.block_values > 0) return &t;
+  return nullptr;
+}
+
 }  // namespace llm_memory

@@ -138,7 +138,7 @@ double gguf_bytes_per_matrix_weight(const context& c) {
   layer_class classes[16];
   for (std::int64_t i = 0; i < layers; ++i) {
     const gguf_layer_position at = gguf_position(i, layers);
-    layer_class& k = classes[at.key() | (i < p.dense_layers ? 8 : 0)];
+    layer_class& k = classes[at.key() | (p.is_moe(i) ? 0 : 8)];
     if (k.count++ == 0) k.position = at;
   }
   double weights = 0, bytes = 0;

@@ -20,7 +20,7 @@ double sum(const layer_params& layer, bool routed_only) {
   return n;
 }
 
-// q/k/v/o (or MLA) projections of one layer; returns the q/k norm parameters.
+// q/k/v/o (or MLA) projections of one layer; returns the other attention parameters (q/k norms, sinks).
 double add_attention(const setting_values& s, const model_spec& m, layer_params& layer) {
   const double h = m.hidden;
   const bool qkv_bias = m.choices.attention_bias != bias_kind::none;
@@ -45,10 +45,12 @@ double add_attention(const setting_values& s, const model_spec& m, layer_params&
   add(layer, projection::k_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
   add(layer, projection::v_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
   add(layer, projection::o_proj, m.heads * m.head_dim, h, 1, o_bias);
-  if (m.choices.qk_norm == qk_norm_kind::head) return norm_params(m, m.head_dim) * 2;
+  // gpt-oss: one learned sink logit per head (modeling_gpt_oss.py self_attn.sinks).
+  const double sinks = s.attention_sinks ? m.heads : 0;
+  if (m.choices.qk_norm == qk_norm_kind::head) return sinks + norm_params(m, m.head_dim) * 2;
   if (m.choices.qk_norm == qk_norm_kind::full)
-    return norm_params(m, m.heads * m.head_dim) + norm_params(m, m.kv_heads * m.head_dim);
-  return 0;
+    return sinks + norm_params(m, m.heads * m.head_dim) + norm_params(m, m.kv_heads * m.head_dim);
+  return sinks;
 }
 
 void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, double h, double inner, double copies,
@@ -65,8 +67,8 @@ void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, 
 
 layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
   layer_params layer;
-  const double qk_norms = add_attention(s, m, layer);
-  layer.attention = sum(layer, false) + qk_norms;
+  const double extra = add_attention(s, m, layer);
+  layer.attention = sum(layer, false) + extra;
   if (!moe) {
     add_mlp(s, m, layer, m.hidden, m.intermediate, 1, false);
   } else {
@@ -84,7 +86,7 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
     const double per_expert = sum(layer, true) / static_cast<double>(s.num_experts);
     layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
   }
-  layer.mlp = sum(layer, false) - layer.attention + qk_norms;
+  layer.mlp = sum(layer, false) - layer.attention + extra;
   layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(m, m.hidden);
   return layer;
 }
@@ -104,12 +106,15 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.mla = s.kv_lora_rank > 0;
 
   param_breakdown& p = m.params;
-  p.embedding = m.vocab * m.hidden;
+  p.embedding = m.vocab * m.hidden + (s.embedding_norm ? norm_params(m, m.hidden) : 0);
   if (choices.position == position_kind::learned) p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
-  p.lm_head = s.tie_word_embeddings ? 0 : m.vocab * m.hidden;
+  p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * m.hidden) + (s.lm_head_bias ? m.vocab : 0);
   p.final_norm = norm_params(m, m.hidden);
   const bool moe = s.num_experts > 0;
-  p.moe_layers = moe ? s.num_hidden_layers - s.first_k_dense_replace : 0;
+  p.first_moe = s.first_k_dense_replace;
+  p.moe_step = s.moe_layer_step;
+  // Layers l in [first_moe, L) with (l + 1) % step == 0: floor(L / step) - floor(first_moe / step).
+  p.moe_layers = moe ? s.num_hidden_layers / s.moe_layer_step - s.first_k_dense_replace / s.moe_layer_step : 0;
   p.dense_layers = s.num_hidden_layers - p.moe_layers;
   p.dense_layer = make_layer(s, m, false);
   if (moe) p.moe_layer = make_layer(s, m, true);

@@ -130,9 +130,22 @@ json runtime_json(const runtime_report& r) {
 
 std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
+// {"tensors", "params", "bytes", "by_dtype": {dtype: {"tensors", "params", "bytes"}}}; params counts elements.
+json checkpoint_object(const checkpoint_summary& c) {
+  json by_dtype = json::object();
+  for (const auto& [name, d] : c.by_dtype)
+    by_dtype[name] = {{"tensors", d.tensors}, {"params", json_bytes(d.elements)}, {"bytes", json_bytes(d.bytes)}};
+  return {{"tensors", c.tensors},
+          {"params", json_bytes(c.elements)},
+          {"bytes", json_bytes(c.bytes)},
+          {"params_are_parameters", !c.packed},
+          {"by_dtype", by_dtype}};
+}
+
 }  // namespace
 
-std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent) {
+std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent,
+                    const checkpoint_summary* checkpoint) {
   json bytes = json::object();
   for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
   bytes["total"] = json_bytes(r.total_bytes);
@@ -158,6 +171,7 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
   if (r.inference) out["runtime"] = runtime_json(r.runtime);
   if (solved != nullptr) out["solve"] = solve_object(*solved);
   if (advice != nullptr) out["advice"] = advice_object(*advice);
+  if (checkpoint != nullptr) out["checkpoint"] = checkpoint_object(*checkpoint);
   return dump(out, indent);
 }
 

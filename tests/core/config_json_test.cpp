@@ -240,4 +240,59 @@ TEST(config_json, documents_over_the_size_limit_are_refused) {
   EXPECT_TRUE(has_error(parse_config(document(max_json_bytes + 1)), "config.json", "larger than 16 MiB"));
 }
 
+// Issue 18: a model_type that names no modelled family is refused, naming it, never counted as a Llama.
+TEST(config_json, unknown_model_types_are_refused_by_name) {
+  const std::string dims = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})";
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "bert", )" + dims), "model_type", "\"bert\" is an encoder-only"));
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "t5", )" + dims), "model_type", "encoder-decoder"));
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "mamba", )" + dims), "model_type", "state-space"));
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "my_new_arch", )" + dims), "model_type", "\"my_new_arch\""));
+  // The multimodal wrapper's type is read when text_config has none.
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "whisper", "text_config": {)" + dims + "}"), "model_type"));
+  // Without a model_type the fields describe a custom Llama-like decoder (tied, as PretrainedConfig).
+  EXPECT_EQ(parsed("{" + dims).at("tie_word_embeddings"), "on");
+}
+
+// Issue 18's families: the fields their modeling files hard-wire (docs/models.md, "Families").
+TEST(config_json, issue_18_family_conventions) {
+  const std::string dims = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100)";
+  auto s = parsed(R"({"model_type": "gpt_bigcode", "n_positions": 1024, )" + dims + "}");
+  EXPECT_EQ(s.at("num_key_value_heads"), "1");  // multi_query defaults to true
+  EXPECT_EQ(s.at("position_embedding"), "learned");
+  EXPECT_FALSE(parsed(R"({"model_type": "gpt_bigcode", "multi_query": false, )" + dims + "}").contains("num_key_value_heads"));
+  s = parsed(R"({"model_type": "bloom", "n_embed": 64, "n_layer": 2, "num_attention_heads": 4, "vocab_size": 100})");
+  EXPECT_EQ(s.at("hidden_size"), "64");
+  EXPECT_EQ(s.at("embedding_norm"), "on");
+  EXPECT_EQ(s.at("position_embedding"), "none");
+  // OPT's learned table has P + 2 rows (OPTLearnedPositionalEmbedding); ffn_dim is the MLP width.
+  s = parsed(R"({"model_type": "opt", "max_position_embeddings": 2048, "ffn_dim": 256, )" + dims + "}");
+  EXPECT_EQ(s.at("max_position_embeddings"), "2050");
+  EXPECT_EQ(s.at("intermediate_size"), "256");
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "opt", "word_embed_proj_dim": 32, )" + dims + "}"),
+                        "hidden_size", "word_embed_proj_dim"));
+  s = parsed(R"({"model_type": "phi", "qk_layernorm": true, )" + dims + "}");
+  EXPECT_EQ(s.at("lm_head_bias"), "on");
+  EXPECT_EQ(s.at("norms_per_layer"), "1");
+  EXPECT_EQ(s.at("qk_norm"), "head");
+  s = parsed(R"({"model_type": "gpt_oss", "experts_per_token": 4, "num_local_experts": 32, )" + dims + "}");
+  EXPECT_EQ(s.at("num_experts_per_tok"), "4");
+  EXPECT_EQ(s.at("attention_sinks"), "on");
+  EXPECT_EQ(s.at("router_bias"), "on");
+  EXPECT_EQ(s.at("mlp_bias"), "on");
+  // Llama 4: intermediate_size is the expert (and shared-expert) width, intermediate_size_mlp the dense one.
+  s = parsed(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text", "intermediate_size": 32,
+                 "intermediate_size_mlp": 256, "interleave_moe_layer_step": 2, "num_local_experts": 4, )" + dims + "}}");
+  EXPECT_EQ(s.at("moe_intermediate_size"), "32");
+  EXPECT_EQ(s.at("shared_expert_intermediate_size"), "32");
+  EXPECT_EQ(s.at("intermediate_size"), "256");
+  EXPECT_EQ(s.at("moe_layer_step"), "2");
+  EXPECT_EQ(parsed(R"({"model_type": "smollm3", )" + dims + "}").at("tie_word_embeddings"), "on");
+  EXPECT_EQ(parsed(R"({"model_type": "cohere", "use_qk_norm": true, )" + dims + "}").at("qk_norm"), "full");
+  // Layouts the settings cannot express are refused, naming the field.
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "qwen2_moe", "mlp_only_layers": [1], )" + dims + "}"),
+                        "moe_layer_step", "mlp_only_layers"));
+  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "deepseek_v2", "moe_layer_freq": 2, )" + dims + "}"),
+                        "moe_layer_step", "moe_layer_freq"));
+}
+
 }  // namespace

@@ -102,4 +102,37 @@ TEST(model, falcon_style_layer) {
   EXPECT_EQ(m.params.dense_layer.norms, 128);
 }
 
+// Interleaved experts (Llama 4 Maverick: interleave_moe_layer_step 2): layer l is MoE when (l + 1) % 2 == 0, from
+// first_k_dense_replace on. 7 layers, first 2 dense, step 2: MoE layers 3 and 5 (l = 1 is before the prefix ends),
+// floor(7 / 2) - floor(2 / 2) = 2; the other 5 are dense. With h 64, 4 heads: attention 4 x 64^2 = 16,384; dense
+// MLP 3 x 64 x 256 = 49,152; MoE MLP 4 experts x 3 x 64 x 32 = 24,576 + router 256; norms 128.
+TEST(model, interleaved_moe_layers) {
+  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_hidden_layers", "7"}, {"num_attention_heads", "4"},
+                                      {"intermediate_size", "256"}, {"moe_intermediate_size", "32"}, {"mlp", "gated"},
+                                      {"norm", "rmsnorm"}, {"num_experts", "4"}, {"num_experts_per_tok", "1"},
+                                      {"first_k_dense_replace", "2"}, {"moe_layer_step", "2"}}));
+  EXPECT_EQ(m.params.moe_layers, 2);
+  EXPECT_EQ(m.params.dense_layers, 5);
+  for (std::int64_t l = 0; l < 7; ++l) EXPECT_EQ(m.params.is_moe(l), l == 3 || l == 5) << l;
+  EXPECT_EQ(m.params.dense_layer.total(), 16384 + 49152 + 128);
+  EXPECT_EQ(m.params.moe_layer.total(), 16384 + 24576 + 256 + 128);
+  EXPECT_EQ(m.params.total, 5 * 65664 + 2 * 41344 + 64);
+}
+
+// The small features of issue 18's families, each against its formula: lm_head_bias + V (Phi-2, GPT-J),
+// embedding_norm + one norm of h (BLOOM: LayerNorm 2h), attention_sinks + a per layer (gpt-oss).
+TEST(model, head_bias_embedding_norm_and_sinks) {
+  const settings base = {{"hidden_size", "64"}, {"num_hidden_layers", "3"}, {"num_attention_heads", "4"},
+                         {"vocab_size", "100"}, {"norm", "layernorm"}};
+  const double total = model_of(base).params.total;
+  auto with = [&](const char* key) {
+    settings s = base;
+    s[key] = "on";
+    return model_of(s).params.total - total;
+  };
+  EXPECT_EQ(with("lm_head_bias"), 100);
+  EXPECT_EQ(with("embedding_norm"), 128);
+  EXPECT_EQ(with("attention_sinks"), 3 * 4);
+}
+
 }  // namespace

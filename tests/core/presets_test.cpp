@@ -45,6 +45,13 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       {"gemma-3-27b-pt", 416866032 + 1152 * 5376 + 1152},
       // DeepSeek-V3: the multi-token-prediction module plus the FP8 block scales (see deepseek_v3 below).
       {"deepseek-v3", 13463426304 + 41540496},
+      // MedGemma 27B: Gemma 3 27B's vision tower and projector, as gemma-3-27b-pt.
+      {"medgemma-27b-it", 416866032 + 1152 * 5376 + 1152},
+      // Falcon ties its embeddings in transformers but the checkpoints store lm_head.weight, V x h
+      // (research/models: every tensor of the falcon-40b and falcon-180B-chat indexes matched by name).
+      {"falcon-7b", 65024LL * 4544},
+      {"falcon-40b", 65024LL * 8192},
+      {"falcon-180b-chat", 65024LL * 14848},
   };
   return differences;
 }
@@ -82,7 +89,6 @@ TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
 TEST(presets, computed_count_equals_the_published_count) {
   for (const auto& p : model_presets()) {
     const auto total = static_cast<std::int64_t>(params_of(p.id).total);
-    if (p.id == "falcon-7b") continue;  // only a rounded count is published: falcon_7b below
     const auto it = documented_differences().find(p.id);
     const std::int64_t difference = it != documented_differences().end() ? it->second : 0;
     EXPECT_EQ(total + difference, p.official_params) << p.id;
@@ -125,13 +131,74 @@ TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
 
 // Falcon 7B by hand: fused query_key_value 4544 x (71 + 2) x 64 = 21,229,568 (multi-query: one k and one v head),
 // dense 4544^2 = 20,647,936, MLP 2 x 4544 x 18176 = 165,183,488, one LayerNorm 2 x 4544: 207,070,080 per layer;
-// x 32 = 6,626,242,560; tied embedding 65,024 x 4,544 = 295,469,056; ln_f 9,088. Total 6,921,720,704, which the
-// model card rounds to 7B.
+// x 32 = 6,626,242,560; tied embedding 65,024 x 4,544 = 295,469,056; ln_f 9,088. Total 6,921,720,704. The
+// checkpoint also stores lm_head.weight (295,469,056): 7,217,189,760, which the Hub page rounds to 7.22B.
 TEST(presets, falcon_7b) {
   const auto p = params_of("falcon-7b");
   EXPECT_EQ(p.dense_layer.total(), 207070080);
   EXPECT_EQ(p.total, 6921720704.0);
-  EXPECT_EQ(std::llround(p.total / 1e9), find_model("falcon-7b")->official_params / 1000000000);
+  EXPECT_EQ(find_model("falcon-7b")->official_params, 7217189760);
+  EXPECT_EQ(std::llround((p.total + 65024.0 * 4544) / 1e7), 722);
+}
+
+// Falcon 40B (model_type RefinedWeb = new decoder architecture), by hand: query_key_value 8192 x (128 + 2 x 8) x 64
+// = 75,497,472; dense 8192^2 = 67,108,864; MLP 2 x 8192 x 32768 = 536,870,912; ln_attn + ln_mlp 4 x 8192:
+// 679,510,016 per layer; x 60 + tied embedding 65,024 x 8,192 = 532,676,608 + ln_f 16,384 = 41,303,293,952.
+// The published 41,835,970,560 (pytorch_model.bin.index.json total_size 83,671,941,120 B / 2) adds the stored
+// lm_head, 532,676,608.
+TEST(presets, falcon_40b_new_decoder_by_hand) {
+  const auto p = params_of("falcon-40b");
+  EXPECT_EQ(p.dense_layer.total(), 679510016);
+  EXPECT_EQ(p.lm_head, 0);
+  EXPECT_EQ(p.total, 41303293952.0);
+}
+
+// BLOOM 176B by hand (modeling_bloom.py): per layer two LayerNorms 4 x 14336, query_key_value 14336 x 43008 + 43008,
+// dense 14336^2 + 14336, MLP 14336 x 57344 + 57344 and 57344 x 14336 + 14336: 2,466,437,120; x 70 =
+// 172,650,598,400; word embeddings 250,880 x 14,336 = 3,596,615,680 + their LayerNorm 28,672; ln_f 28,672;
+// tied lm_head. Total 176,247,271,424 = huggingface.js parse-safetensors-metadata.spec.ts @fe42e680 {BF16: ...}.
+TEST(presets, bloom_by_hand) {
+  const auto p = params_of("bloom");
+  EXPECT_EQ(p.dense_layer.total(), 2466437120);
+  EXPECT_EQ(p.embedding, 250880.0 * 14336 + 2 * 14336);
+  EXPECT_EQ(p.total, 176247271424);
+}
+
+// RedPajama-INCITE-7B (gpt_neox) by hand: two LayerNorms 4 x 4096, query_key_value 4096 x 12288 + 12288, dense
+// 4096^2 + 4096, dense_h_to_4h 4096 x 16384 + 16384, dense_4h_to_h 16384 x 4096 + 4096: 201,379,840 per layer;
+// x 32 = 6,444,154,880; embed_in and untied embed_out 2 x 50,432 x 4,096 = 413,138,944; final LayerNorm 8,192.
+// Total 6,857,302,016 (index total_size 13,731,385,408 B fp16 less the named buffers, research/models).
+TEST(presets, gpt_neox_by_hand) {
+  const auto p = params_of("redpajama-incite-7b-base");
+  EXPECT_EQ(p.dense_layer.total(), 201379840);
+  EXPECT_EQ(p.total, 6857302016);
+}
+
+// Phi-2 by hand: one LayerNorm 2 x 2560, q/k/v/dense 4 x (2560^2 + 2560), fc1 2560 x 10240 + 10240, fc2 10240 x
+// 2560 + 2560: 78,671,360 per layer; x 32 = 2,517,483,520; embedding 51,200 x 2,560 = 131,072,000; final LayerNorm
+// 5,120; lm_head with bias 131,072,000 + 51,200. Total 2,779,683,840 (fp32 index total_size 11,118,735,360 B / 4).
+TEST(presets, phi2_by_hand) {
+  const auto p = params_of("phi-2");
+  EXPECT_EQ(p.dense_layer.total(), 78671360);
+  EXPECT_EQ(p.lm_head, 51200.0 * 2560 + 51200);
+  EXPECT_EQ(p.total, 2779683840);
+}
+
+// gpt-oss-20b by hand (modeling_gpt_oss.py): attention q 2880 x 4096 + 4096, k and v 2 x (2880 x 512 + 512), o 4096 x
+// 2880 + 2880, sinks 64: 26,550,144. 32 experts, each gate_up 2880 x 5760 + 5760 and down 2880 x 2880 + 2880:
+// 32 x 24,891,840 = 796,538,880; router 2880 x 32 + 32 = 92,192; two RMSNorms 5,760: 823,186,976 per layer; x 24 =
+// 19,756,487,424; embedding and lm_head 2 x 201,088 x 2,880 = 1,158,266,880; final norm 2,880. Total 20,914,757,184
+// = huggingface.js spec {BF16: 1,804,459,584, U8 x 2: 19,110,297,600}. Active: minus 24 x 28 idle experts x
+// 24,891,840 = 4,187,440,704 (OpenAI's 3.61B leaves out the input embedding, 579,133,440).
+TEST(presets, gpt_oss_20b_by_hand) {
+  const auto p = params_of("gpt-oss-20b");
+  EXPECT_EQ(p.moe_layers, 24);
+  EXPECT_EQ(p.moe_layer.attention, 26550144);
+  EXPECT_EQ(p.moe_layer.router, 92192);
+  EXPECT_EQ(p.moe_layer.total(), 823186976);
+  EXPECT_EQ(p.total, 20914757184);
+  EXPECT_EQ(p.active, 4187440704);
+  EXPECT_EQ(std::llround((p.active - 201088.0 * 2880) / 1e7), 361);
 }
 
 // DeepSeek-V3 (MLA + MoE) by hand. MLA per layer: q_a 7168 x 1536 = 11,010,048, q_a_layernorm 1,536,

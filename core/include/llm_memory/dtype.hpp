@@ -66,6 +66,18 @@ struct ggml_type_info {
 /// blocks (llama.cpp requires every row to be whole blocks).
 [[nodiscard]] std::optional<double> ggml_row_bytes(ggml_type t, double values);
 
+/// One tensor type a GGUF file may hold, by its ggml id (ggml include/ggml.h `enum ggml_type` and src/ggml.c
+/// `type_traits[]` @d99724f2; block bytes = sizeof(block_*) of src/ggml-common.h). Removed ids have no row.
+struct gguf_tensor_type {
+  std::uint32_t id = 0;       ///< ggml_type as stored in a tensor info
+  std::string_view name;      ///< as llama.cpp prints it
+  std::uint32_t block_values = 1;  ///< values in one block [values]
+  std::uint32_t block_bytes = 0;   ///< bytes of one block [bytes]
+};
+
+/// The GGUF tensor type with ggml id `id`, or nullptr for a removed or unknown id.
+[[nodiscard]] const gguf_tensor_type* find_gguf_tensor_type(std::uint32_t id);
+
 /// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type): the only facts about a layer's index
 /// that choose its tensors' types. One function computes it, so typing a layer and counting layers per class
 /// cannot disagree.

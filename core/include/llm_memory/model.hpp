@@ -75,8 +75,14 @@ struct param_breakdown {
   layer_params moe_layer;      ///< one MoE layer (empty for dense models)
   std::int64_t dense_layers = 0;  ///< number of dense layers
   std::int64_t moe_layers = 0;    ///< number of MoE layers
+  std::int64_t first_moe = 0;     ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
+  std::int64_t moe_step = 1;      ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
   double total = 0;            ///< all parameters
   double active = 0;           ///< parameters used per token (MoE: shared + top-k experts)
+  /// Whether layer `l` (0-based) holds experts (Llama 4 / Qwen2-MoE interleaving after DeepSeek's dense prefix).
+  [[nodiscard]] bool is_moe(std::int64_t l) const {
+    return moe_layers > 0 && l >= first_moe && (l + 1) % moe_step == 0;
+  }
 };
 
 enum class norm_kind : std::uint8_t { layernorm, rmsnorm };

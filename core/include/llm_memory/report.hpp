@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "llm_memory/advise.hpp"
+#include "llm_memory/checkpoint.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/solve.hpp"
@@ -13,10 +14,11 @@
 
 namespace llm_memory {
 
-/// The estimate as a JSON object (byte values as integers, per device), with the solver's answers under "solve"
-/// and the knob diagnosis under "advice" when given.
+/// The estimate as a JSON object (byte values as integers, per device), with the solver's answers under "solve",
+/// the knob diagnosis under "advice" and the checkpoint headers' totals under "checkpoint" when given.
 [[nodiscard]] std::string to_json(const estimate_result& r, const solve_result* solved = nullptr,
-                                  const advice_result* advice = nullptr, int indent = 2);
+                                  const advice_result* advice = nullptr, int indent = 2,
+                                  const checkpoint_summary* checkpoint = nullptr);
 
 /// The solver's answers alone, as under "solve" (bytes as integers).
 [[nodiscard]] std::string solve_to_json(const solve_result& r, int indent = 2);

@@ -56,7 +56,7 @@
   X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                              \
     "The first k layers use a dense MLP instead of experts (DeepSeek)")                                               \
   X(router_bias, flag, "off", 0, 0, "", "", "model",                                                                 \
-    "MoE router has a per-expert score-correction bias (DeepSeek-V3 topk_method noaux_tc)")                        \
+    "MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss)")                  \
   X(shared_expert_gate, flag, "off", 0, 0, "", "", "model",                                                          \
     "A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE)")                                     \
   X(q_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the query compression; 0 = no compression")  \
@@ -64,6 +64,13 @@
   X(qk_nope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head query/key width without rotary part")  \
   X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width")                \
   X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width")                                  \
+  X(lm_head_bias, flag, "off", 0, 0, "", "", "model",                                                                \
+    "lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE)")                                         \
+  X(embedding_norm, flag, "off", 0, 0, "", "", "model", "A norm right after the token embedding (BLOOM)")            \
+  X(attention_sinks, flag, "off", 0, 0, "", "", "model",                                                             \
+    "One learned attention-sink logit per head and layer (gpt-oss)")                                                 \
+  X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                     \
+    "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all")           \
   /* ---- workload ---- */                                                                                           \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")   \
   X(framework, choice, "generic", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "",          \

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+// safetensors headers: the layout and its checks follow huggingface/safetensors @24b0b285 (README "Format";
+// safetensors/src/tensor.rs: Dtype::bitsize, MAX_HEADER_SIZE, Metadata::validate). Only headers are read.
+#include "llm_memory/checkpoint.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "llm_memory/dtype.hpp"
+#include "text.hpp"
+
+namespace llm_memory {
+namespace {
+
+using json = nlohmann::json;
+
+// A header nests three deep (root, tensor entry, shape / offsets); deeper input is refused before it is parsed.
+constexpr int max_header_depth = 4;
+// A dimension above 2^53 would lose exactness in the double sums (huggingface.js caps them at 2^32).
+constexpr double max_dimension = 9007199254740992.0;
+
+struct dtype_bits {
+  std::string_view name;
+  int bits = 0;
+  bool floating = false;  ///< one value per element: the element count is a parameter count
+};
+
+// tensor.rs `Dtype` and `bitsize()`; names exactly as headers spell them.
+constexpr std::array<dtype_bits, 23> dtypes = {{
+    {"BOOL", 8, false},       {"F4", 4, true},          {"F6_E2M3", 6, true},     {"F6_E3M2", 6, true},
+    {"U8", 8, false},         {"I8", 8, false},         {"F8_E5M2", 8, true},     {"F8_E4M3", 8, true},
+    {"F8_E8M0", 8, false},    {"F8_E4M3FNUZ", 8, true}, {"F8_E5M2FNUZ", 8, true}, {"I16", 16, false},
+    {"U16", 16, false},       {"F16", 16, true},        {"BF16", 16, true},       {"I32", 32, false},
+    {"U32", 32, false},       {"F32", 32, true},        {"C64", 64, false},       {"F64", 64, true},
+    {"I64", 64, false},       {"U64", 64, false},       {"E8M0", 8, false},
+}};
+
+const dtype_bits* find_dtype_bits(std::string_view name) {
+  for (const auto& d : dtypes)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+// Whether `text` nests objects and arrays deeper than `limit` (strings and escapes skipped).
+bool too_deep(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return true;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::optional<double> whole(const json& v) {
+  if (v.is_number_unsigned()) return static_cast<double>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<double>(v.get<std::int64_t>());
+  return std::nullopt;
+}
+
+struct tensor_span {
+  double begin = 0;
+  double end = 0;
+};
+
+// One tensor entry: adds it to `out` and its byte range to `spans`; an error names the tensor.
+std::optional<error> read_tensor(const std::string& name, const json& t, std::string_view what,
+                                 checkpoint_summary& out, std::vector<tensor_span>& spans) {
+  const auto fail = [&](const std::string& why) {
+    return error{std::string(what), "tensor " + detail::quoted(name) + ": " + why};
+  };
+  if (!t.is_object()) return fail("must be an object with dtype, shape and data_offsets");
+  const auto dt = t.find("dtype");
+  const auto shape = t.find("shape");
+  const auto offsets = t.find("data_offsets");
+  if (dt == t.end() || !dt->is_string()) return fail("has no dtype string");
+  const dtype_bits* bits = find_dtype_bits(dt->get<std::string>());
+  if (bits == nullptr) return fail("unknown dtype " + detail::quoted(dt->get<std::string>()));
+  if (shape == t.end() || !shape->is_array()) return fail("has no shape list");
+  double elements = 1;
+  for (const auto& d : *shape) {
+    const auto n = whole(d);
+    if (!n || *n > max_dimension) return fail("shape must list whole numbers from 0 to 2^53");
+    elements *= *n;
+  }
+  if (elements > max_dimension) return fail("has more than 2^53 elements");
+  if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) return fail("has no [begin, end] data_offsets");
+  const auto begin = whole((*offsets)[0]);
+  const auto end = whole((*offsets)[1]);
+  if (!begin || !end || *end < *begin) return fail("data_offsets must be whole numbers with begin <= end");
+  const double total_bits = elements * bits->bits;
+  if (std::fmod(total_bits, 8) != 0) return fail("its elements do not fill whole bytes of " + std::string(bits->name));
+  const double bytes = total_bits / 8;
+  if (*end - *begin != bytes)
+    return fail("data_offsets span " + detail::format_number(*end - *begin) + " bytes, but " +
+                detail::format_number(elements) + " " + std::string(bits->name) + " values take " +
+                detail::format_number(bytes));
+  dtype_total& d = out.by_dtype[std::string(bits->name)];
+  ++d.tensors, d.elements += elements, d.bytes += bytes;
+  ++out.tensors, out.elements += elements, out.bytes += bytes;
+  out.packed = out.packed || !bits->floating;
+  spans.push_back({*begin, *end});
+  return std::nullopt;
+}
+
+// The buffer must be covered from 0 with no hole or overlap, and end where the file does (Metadata::validate).
+std::optional<error> check_coverage(std::vector<tensor_span>& spans, std::uint64_t buffer_size, std::string_view what) {
+  std::sort(spans.begin(), spans.end(), [](const tensor_span& a, const tensor_span& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
+  double at = 0;
+  for (const auto& s : spans) {
+    if (s.begin != at)
+      return error{std::string(what), "tensor data " + std::string(s.begin < at ? "overlaps" : "leaves a hole") +
+                                          " at byte " + detail::format_number(std::min(s.begin, at)) + " of the buffer"};
+    at = s.end;
+  }
+  if (at != static_cast<double>(buffer_size))
+    return error{std::string(what), "the tensors end at byte " + detail::format_number(at) + " of the buffer, but it holds " +
+                                        detail::format_number(static_cast<double>(buffer_size))};
+  return std::nullopt;
+}
+
+}  // namespace
+
+void checkpoint_summary::add(const checkpoint_summary& other) {
+  tensors += other.tensors, elements += other.elements, bytes += other.bytes;
+  packed = packed || other.packed;
+  for (const auto& [name, t] : other.by_dtype) {
+    dtype_total& d = by_dtype[name];
+    d.tensors += t.tensors, d.elements += t.elements, d.bytes += t.bytes;
+  }
+}
+
+result<std::uint64_t> safetensors_header_length(std::string_view first_bytes, std::uint64_t file_size,
+                                                std::string_view what) {
+  if (first_bytes.size() < 8 || file_size < 8)
+    return error{std::string(what), "is shorter than the 8-byte header length of a safetensors file"};
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first_bytes[static_cast<std::size_t>(i)]);
+  if (n == 0 || n > max_safetensors_header_bytes)
+    return error{std::string(what), "declares a header of " + std::to_string(n) + " bytes; a safetensors header holds 1 to " +
+                                        std::to_string(max_safetensors_header_bytes)};
+  if (n > file_size - 8)
+    return error{std::string(what), "declares a header of " + std::to_string(n) + " bytes, but the file has only " +
+                                        std::to_string(file_size - 8) + " after the length"};
+  return n;
+}
+
+result<checkpoint_summary> parse_safetensors_header(std::string_view header, std::uint64_t buffer_size,
+                                                    std::string_view what) {
+  if (header.empty() || header.front() != '{')
+    return error{std::string(what), "the header must be a JSON object starting with '{'"};
+  if (too_deep(header, max_header_depth))
+    return error{std::string(what), "the header nests deeper than a safetensors header does"};
+  const json root = json::parse(header.begin(), header.end(), nullptr, false);
+  if (root.is_discarded() || !root.is_object()) return error{std::string(what), "the header is not a valid JSON object"};
+  checkpoint_summary out;
+  std::vector<tensor_span> spans;
+  for (const auto& [name, t] : root.items()) {
+    if (name == "__metadata__") {
+      if (!t.is_object() || !std::all_of(t.begin(), t.end(), [](const json& v) { return v.is_string(); }))
+        return error{std::string(what), "__metadata__ must map names to strings"};
+      continue;
+    }
+    if (auto e = read_tensor(name, t, what, out, spans)) return *e;
+  }
+  if (auto e = check_coverage(spans, buffer_size, what)) return *e;
+  return out;
+}
+
+result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
+  if (too_deep(index_json, max_header_depth)) return error{std::string(what), "nests deeper than a safetensors index does"};
+  const json root = json::parse(index_json.begin(), index_json.end(), nullptr, false);
+  if (root.is_discarded() || !root.is_object()) return error{std::string(what), "is not a valid JSON object"};
+  const auto map = root.find("weight_map");
+  if (map == root.end() || !map->is_object() || map->empty())
+    return error{std::string(what), "has no weight_map of tensor names to shard files"};
+  std::vector<std::string> shards;
+  for (const auto& [tensor, file] : map->items()) {
+    if (!file.is_string()) return error{std::string(what), "weight_map entry " + detail::quoted(tensor) + " is not a file name"};
+    const auto name = file.get<std::string>();
+    if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos ||
+        name.find('\0') != std::string::npos)
+      return error{std::string(what), "shard " + detail::quoted(name) + " must be a file name beside the index"};
+    if (std::find(shards.begin(), shards.end(), name) == shards.end()) shards.push_back(name);
+    if (shards.size() > max_safetensors_shards)
+      return error{std::string(what), "names more than " + std::to_string(max_safetensors_shards) + " shards"};
+  }
+  return shards;
+}
+
+}  // namespace llm_memory
+
+namespace llm_memory {
+namespace {
+
+// GGUF metadata value types (ggml include/gguf.h `enum gguf_type`).
+enum gguf_value : std::uint32_t { u8, i8, u16, i16, u32, i32, f32, boolean, string, array, u64, i64, f64, value_types };
+constexpr std::array<int, value_types> scalar_bytes = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+// gguf.cpp's caps: GGUF_MAX_STRING_LENGTH and GGUF_MAX_ARRAY_ELEMENTS (2^30); GGML_MAX_DIMS 4; names < 64 bytes.
+constexpr std::uint64_t max_gguf_string = 1ull << 30;
+constexpr std::uint64_t max_gguf_array = 1ull << 30;
+constexpr std::uint32_t max_gguf_dims = 4;
+
+// A little-endian cursor over the header bytes; the first failure is kept, later reads return 0.
+class gguf_reader {
+ public:
+  gguf_reader(std::string_view bytes, std::uint64_t file_size) : bytes_(bytes), file_size_(file_size) {}
+
+  std::uint64_t uint(int width) {
+    if (!take(static_cast<std::uint64_t>(width))) return 0;
+    std::uint64_t v = 0;
+    for (int i = width - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes_[at_ - static_cast<std::size_t>(width) + static_cast<std::size_t>(i)]);
+    return v;
+  }
+  std::string_view text() {
+    const std::uint64_t n = uint(8);
+    if (failed()) return {};
+    if (n > max_gguf_string) return fail("a string of " + std::to_string(n) + " bytes is over gguf's 2^30"), std::string_view{};
+    if (!take(n)) return {};
+    const auto length = static_cast<std::size_t>(n);  // take() checked it against the bytes held
+    return bytes_.substr(at_ - length, length);
+  }
+  // Skips one value of `type` (arrays of any depth); false on a bad type.
+  void skip(std::uint32_t type, int depth = 0) {
+    if (type >= value_types) return fail("unknown metadata value type " + std::to_string(type));
+    if (type == string) return (void)text();
+    if (type != array) return (void)take(static_cast<std::uint64_t>(scalar_bytes[type]));
+    const auto inner = static_cast<std::uint32_t>(uint(4));
+    const std::uint64_t count = uint(8);
+    if (depth > 2) return fail("arrays nest deeper than 3");
+    if (count > max_gguf_array) return fail("an array of " + std::to_string(count) + " elements is over gguf's 2^30");
+    if (inner < value_types && inner != string && inner != array)
+      return (void)take(count * static_cast<std::uint64_t>(scalar_bytes[inner]));
+    for (std::uint64_t i = 0; i < count && !failed(); ++i) skip(inner, depth + 1);
+  }
+  void fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
+  [[nodiscard]] bool failed() const { return !error_.empty(); }
+  [[nodiscard]] const std::string& why() const { return error_; }
+  [[nodiscard]] bool truncated() const { return truncated_; }
+  [[nodiscard]] std::size_t position() const { return at_; }
+
+ private:
+  bool take(std::uint64_t n) {
+    if (failed()) return false;
+    if (n > bytes_.size() - at_) {
+      truncated_ = file_size_ > bytes_.size();
+      fail(truncated_ ? "the header is longer than the " + std::to_string(bytes_.size()) + " bytes read"
+                      : "the file ends inside the header");
+      return false;
+    }
+    at_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  std::string_view bytes_;
+  std::uint64_t file_size_ = 0;
+  std::size_t at_ = 0;
+  std::string error_;
+  bool truncated_ = false;
+};
+
+// Reads one integer-typed metadata value; nullopt (after skipping it) when it is not an integer.
+std::optional<std::uint64_t> integer_value(gguf_reader& in, std::uint32_t type) {
+  switch (type) {
+    case u8: case u16: case u32: case u64: return in.uint(scalar_bytes[type]);
+    case i8: case i16: case i32: case i64: {
+      const int width = scalar_bytes[type];
+      const std::uint64_t raw = in.uint(width);
+      const bool negative = (raw >> (8 * width - 1)) & 1u;
+      if (negative) return std::nullopt;
+      return raw;
+    }
+    default: in.skip(type); return std::nullopt;
+  }
+}
+
+// The setting an "<arch>.<suffix>" metadata key feeds (llama.cpp's standardized LLM keys).
+std::string_view setting_for(std::string_view suffix) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 11> keys = {{
+      {"embedding_length", "hidden_size"},          {"block_count", "num_hidden_layers"},
+      {"attention.head_count", "num_attention_heads"}, {"attention.head_count_kv", "num_key_value_heads"},
+      {"feed_forward_length", "intermediate_size"}, {"attention.key_length", "head_dim"},
+      {"expert_count", "num_experts"},              {"expert_used_count", "num_experts_per_tok"},
+      {"expert_feed_forward_length", "moe_intermediate_size"}, {"expert_shared_count", "n_shared_experts"},
+      {"vocab_size", "vocab_size"},
+  }};
+  for (const auto& [key, setting] : keys)
+    if (key == suffix) return setting;
+  return {};
+}
+
+// The metadata: architecture, alignment, and the architecture's integer keys as settings.
+void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::uint64_t& alignment) {
+  std::map<std::string, std::uint64_t, std::less<>> integers;
+  for (std::uint64_t i = 0; i < count && !in.failed(); ++i) {
+    const std::string key(in.text());
+    const auto type = static_cast<std::uint32_t>(in.uint(4));
+    if (in.failed()) return;
+    if (key == "general.architecture" && type == string) {
+      out.architecture = std::string(in.text());
+    } else if (key == "general.alignment") {
+      if (type != u32) return in.fail("general.alignment must be a UINT32");
+      alignment = in.uint(4);
+      if (alignment == 0 || (alignment & (alignment - 1)) != 0) return in.fail("general.alignment must be a power of two");
+    } else if (key == "tokenizer.ggml.tokens" && type == array) {
+      const auto inner = static_cast<std::uint32_t>(in.uint(4));
+      const std::uint64_t n = in.uint(8);
+      if (inner != string) return in.fail("tokenizer.ggml.tokens must list strings");
+      if (n > max_gguf_array) return in.fail("tokenizer.ggml.tokens has over 2^30 entries");
+      for (std::uint64_t t = 0; t < n && !in.failed(); ++t) in.text();
+      integers.emplace("tokenizer.ggml.tokens", n);
+    } else if (const auto v = integer_value(in, type)) {
+      integers.emplace(key, *v);
+    }
+  }
+  const std::string prefix = out.architecture + ".";
+  for (const auto& [key, value] : integers) {
+    if (key == "tokenizer.ggml.tokens" && !out.fields.contains("vocab_size")) out.fields["vocab_size"] = std::to_string(value);
+    if (out.architecture.empty() || !key.starts_with(prefix)) continue;
+    if (const auto setting = setting_for(std::string_view(key).substr(prefix.size())); !setting.empty())
+      out.fields[std::string(setting)] = std::to_string(value);
+  }
+}
+
+// One tensor info: its parameters and bytes by type.
+void read_tensor_info(gguf_reader& in, checkpoint_summary& out, std::uint64_t alignment) {
+  const std::string name(in.text());
+  const auto dims = static_cast<std::uint32_t>(in.uint(4));
+  if (in.failed()) return;
+  const auto fail = [&](const std::string& why) { in.fail("tensor " + detail::quoted(name) + ": " + why); };
+  if (dims > max_gguf_dims) return fail("has " + std::to_string(dims) + " dimensions; ggml allows 4");
+  double elements = 1;
+  std::uint64_t row = 1;
+  for (std::uint32_t d = 0; d < dims; ++d) {
+    const std::uint64_t n = in.uint(8);
+    if (n > (1ull << 53)) return fail("a dimension is over 2^53");
+    if (d == 0) row = n;
+    elements *= static_cast<double>(n);
+  }
+  const auto id = static_cast<std::uint32_t>(in.uint(4));
+  const std::uint64_t offset = in.uint(8);
+  if (in.failed()) return;
+  if (elements > 9007199254740992.0) return fail("has more than 2^53 elements");
+  const gguf_tensor_type* type = find_gguf_tensor_type(id);
+  if (type == nullptr) return fail("unknown or removed ggml type " + std::to_string(id));
+  if (row % type->block_values != 0)
+    return fail("rows of " + std::to_string(row) + " are not whole " + std::string(type->name) + " blocks of " +
+                std::to_string(type->block_values));
+  if (offset % alignment != 0) return fail("its data offset is not a multiple of the alignment");
+  const double bytes = elements / type->block_values * type->block_bytes;
+  dtype_total& t = out.by_dtype[std::string(type->name)];
+  ++t.tensors, t.elements += elements, t.bytes += bytes;
+  ++out.tensors, out.elements += elements, out.bytes += bytes;
+}
+
+}  // namespace
+
+result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size, std::string_view what,
+                                      bool* truncated) {
+  if (truncated != nullptr) *truncated = false;
+  gguf_reader in(bytes, file_size);
+  const std::uint64_t magic = in.uint(4);
+  const std::uint64_t version = in.uint(4);
+  if (!in.failed() && magic != 0x46554747) return error{std::string(what), "is not a GGUF file (no GGUF magic)"};
+  if (!in.failed() && version != 2 && version != 3)
+    return error{std::string(what), "is GGUF version " + std::to_string(version) + "; versions 2 and 3 are read"};
+  const std::uint64_t tensors = in.uint(8);
+  const std::uint64_t kv = in.uint(8);
+  if (!in.failed() && (tensors > (1ull << 40) || kv > (1ull << 40)))
+    return error{std::string(what), "declares more tensors or metadata entries than a file can hold"};
+  gguf_header out;
+  std::uint64_t alignment = 32;  // GGUF_DEFAULT_ALIGNMENT
+  read_metadata(in, kv, out, alignment);
+  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i) read_tensor_info(in, out.tensors, alignment);
+  if (truncated != nullptr) *truncated = in.truncated();
+  if (in.failed()) return error{std::string(what), in.why()};
+  if (out.architecture.empty()) return error{std::string(what), "has no general.architecture string"};
+  return out;
+}
+
+}  // namespace llm_memory

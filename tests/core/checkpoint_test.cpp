@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// safetensors headers (huggingface/safetensors README "Format", tensor.rs @24b0b285): small hand-made headers,
+// each expectation derived from the layout: bytes = elements x the dtype's bits / 8, the buffer covered exactly.
+#include "llm_memory/checkpoint.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using namespace llm_memory;
+
+// Some message names the flag and contains `text`.
+template <class T>
+bool has_error(const result<T>& r, std::string_view text) {
+  if (r.ok()) return false;
+  for (const auto& e : r.errors())
+    if (e.setting == "safetensors" && e.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// The 8-byte little-endian length of `n`, as a file starts.
+std::string length_bytes(std::uint64_t n) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out;
+}
+
+// A BF16 [2, 3] matrix (6 x 2 = 12 bytes at 0..12) and an F32 scalar (shape [] = 1 element, 4 bytes at 12..16).
+const std::string two_tensors = R"({"__metadata__": {"format": "pt"},
+  "model.norm.weight": {"dtype": "F32", "shape": [], "data_offsets": [12, 16]},
+  "model.embed.weight": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]}})";
+
+TEST(checkpoint, header_totals_by_dtype) {
+  const auto r = parse_safetensors_header(two_tensors, 16, "safetensors");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  const auto& c = r.value();
+  EXPECT_EQ(c.tensors, 2);
+  EXPECT_EQ(c.elements, 7);
+  EXPECT_EQ(c.bytes, 16);
+  ASSERT_EQ(c.by_dtype.size(), 2u);
+  EXPECT_EQ(c.by_dtype.at("BF16").elements, 6);
+  EXPECT_EQ(c.by_dtype.at("BF16").bytes, 12);
+  EXPECT_EQ(c.by_dtype.at("F32").tensors, 1);
+  EXPECT_FALSE(c.packed);
+}
+
+// Packed containers: bitsandbytes' U8 weight holds two 4-bit codes per byte, GPTQ's I32 qweight eight; F4 (MXFP4's
+// E2M1) is half a byte per element: 4 F4 values = 2 bytes.
+TEST(checkpoint, packed_containers_and_sub_byte_types) {
+  const auto r = parse_safetensors_header(
+      R"({"w": {"dtype": "U8", "shape": [4, 2], "data_offsets": [0, 8]},
+          "f": {"dtype": "F4", "shape": [4], "data_offsets": [8, 10]}})",
+      10, "safetensors");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  EXPECT_EQ(r.value().bytes, 10);
+  EXPECT_EQ(r.value().elements, 12);
+  EXPECT_TRUE(r.value().packed);
+  // 3 F4 values are 12 bits: not whole bytes (tensor.rs MisalignedSlice).
+  EXPECT_TRUE(has_error(parse_safetensors_header(R"({"f": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}})", 2,
+                                                 "safetensors"),
+                        "whole bytes"));
+}
+
+TEST(checkpoint, shards_add_up) {
+  checkpoint_summary a = parse_safetensors_header(two_tensors, 16, "safetensors").value();
+  a.add(a);
+  EXPECT_EQ(a.tensors, 4);
+  EXPECT_EQ(a.bytes, 32);
+  EXPECT_EQ(a.by_dtype.at("BF16").elements, 12);
+}
+
+TEST(checkpoint, header_length_is_bounded) {
+  EXPECT_EQ(safetensors_header_length(length_bytes(100), 200, "safetensors").value(), 100u);
+  EXPECT_TRUE(has_error(safetensors_header_length("abc", 3, "safetensors"), "shorter than the 8-byte"));
+  EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(0), 200, "safetensors"), "1 to 100000000"));
+  EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(max_safetensors_header_bytes + 1), 1000000000, "safetensors"),
+                        "1 to 100000000"));
+  EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(193), 200, "safetensors"), "only 192 after"));
+  EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(~0ull), 200, "safetensors"), "header of"));
+}
+
+TEST(checkpoint, malformed_headers_name_the_tensor) {
+  const auto bad = [](const std::string& header, std::uint64_t buffer, std::string_view text) {
+    return has_error(parse_safetensors_header(header, buffer, "safetensors"), text);
+  };
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]}})", 1, "\"w\": unknown dtype \"Q4\""));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [2], "data_offsets": [0, 2]}})", 2, "take 4"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [-1], "data_offsets": [0, 2]}})", 2, "whole numbers"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1.5], "data_offsets": [0, 2]}})", 2, "whole numbers"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [2, 0]}})", 2, "begin <= end"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1]}})", 2, "data_offsets"));
+  EXPECT_TRUE(bad(R"({"w": [1, 2]})", 2, "must be an object"));
+  // A hole at 0..2, an overlap, and a buffer longer than the tensors.
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})", 4, "hole at byte 0"));
+  EXPECT_TRUE(bad(R"({"a": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]},
+                      "b": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})", 4, "overlaps"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}})", 3, "holds 3"));
+  EXPECT_TRUE(bad(R"({"__metadata__": {"format": 1}})", 0, "__metadata__"));
+  EXPECT_TRUE(bad(" {}", 0, "starting with '{'"));
+  EXPECT_TRUE(bad("{\"w\": ", 0, "not a valid JSON"));
+  EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [[[[1]]]], "data_offsets": [0, 2]}})", 2, "nests deeper"));
+  // An empty checkpoint is valid: no tensors, no buffer.
+  EXPECT_EQ(parse_safetensors_header("{}", 0, "safetensors").value().tensors, 0);
+}
+
+TEST(checkpoint, index_names_shards_beside_it) {
+  const auto r = parse_safetensors_index(R"({"metadata": {"total_size": 10}, "weight_map": {
+      "a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
+      "c": "model-00001-of-00002.safetensors"}})", "safetensors");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value(), (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": "../secret.safetensors"}})", "safetensors"),
+                        "file name beside the index"));
+  EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": "/etc/passwd"}})", "safetensors"), "beside"));
+  EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": ".."}})", "safetensors"), "beside"));
+  EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": 3}})", "safetensors"), "not a file name"));
+  EXPECT_TRUE(has_error(parse_safetensors_index(R"({"metadata": {}})", "safetensors"), "weight_map"));
+  EXPECT_TRUE(has_error(parse_safetensors_index("[", "safetensors"), "valid JSON"));
+}
+
+// ---- GGUF (ggml docs/gguf.md @d99724f2): a header written by hand, little-endian ----------------------------
+
+class gguf_writer {
+ public:
+  gguf_writer& u32(std::uint32_t v) { return put(v, 4); }
+  gguf_writer& u64(std::uint64_t v) { return put(v, 8); }
+  gguf_writer& str(std::string_view s) {
+    u64(s.size());
+    bytes += s;
+    return *this;
+  }
+  gguf_writer& head(std::uint64_t tensors, std::uint64_t kv, std::uint32_t version = 3) {
+    bytes += "GGUF";
+    return u32(version).u64(tensors).u64(kv);
+  }
+  gguf_writer& kv_u32(std::string_view key, std::uint32_t v) { return str(key).u32(4).u32(v); }
+  gguf_writer& kv_str(std::string_view key, std::string_view v) { return str(key).u32(8).str(v); }
+  // name, dims (ne0 first), ggml type id, offset
+  gguf_writer& tensor(std::string_view name, std::initializer_list<std::uint64_t> dims, std::uint32_t type,
+                      std::uint64_t offset) {
+    str(name).u32(static_cast<std::uint32_t>(dims.size()));
+    for (auto d : dims) u64(d);
+    return u32(type).u64(offset);
+  }
+  std::string bytes;
+
+ private:
+  gguf_writer& put(std::uint64_t v, int width) {
+    for (int i = 0; i < width; ++i) bytes += static_cast<char>((v >> (8 * i)) & 0xff);
+    return *this;
+  }
+};
+
+// A two-layer Llama-shaped header. Tensors: token_embd F16 [64, 3] = 192 values x 2 B = 384 B; attn_q Q4_0 [64, 64]
+// = 4096 values, 128 blocks of 32 x 18 B = 2,304 B; ffn_down Q6_K [256, 2] = 512 values, 2 blocks of 256 x 210 B =
+// 420 B. Totals: 4,800 parameters, 3,108 bytes. Metadata: llama.* keys become settings; the vocabulary is the
+// length of tokenizer.ggml.tokens; strings, floats and other keys are skipped.
+std::string llama_gguf() {
+  gguf_writer w;
+  w.head(3, 9);
+  w.kv_str("general.architecture", "llama").kv_str("general.name", "tiny");
+  w.kv_u32("llama.embedding_length", 64).kv_u32("llama.block_count", 2).kv_u32("llama.attention.head_count", 4);
+  w.kv_u32("llama.attention.head_count_kv", 2);
+  w.str("llama.feed_forward_length").u32(10).u64(128);           // UINT64
+  w.str("llama.rope.freq_base").u32(6).u32(0x461c4000);          // FLOAT32 10000
+  w.str("tokenizer.ggml.tokens").u32(9).u32(8).u64(3).str("a").str("b").str("<s>");
+  w.tensor("token_embd.weight", {64, 3}, 1, 0).tensor("blk.0.attn_q.weight", {64, 64}, 2, 384);
+  w.tensor("blk.0.ffn_down.weight", {256, 2}, 14, 2688);
+  return w.bytes;
+}
+
+TEST(checkpoint, gguf_tensor_infos_and_metadata) {
+  const std::string file = llama_gguf();
+  const auto r = parse_gguf_header(file, file.size() + 3108, "gguf");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  const auto& g = r.value();
+  EXPECT_EQ(g.architecture, "llama");
+  EXPECT_EQ(g.tensors.tensors, 3);
+  EXPECT_EQ(g.tensors.elements, 4800);
+  EXPECT_EQ(g.tensors.bytes, 3108);
+  EXPECT_EQ(g.tensors.by_dtype.at("Q4_0").bytes, 2304);
+  EXPECT_EQ(g.tensors.by_dtype.at("Q6_K").bytes, 420);
+  EXPECT_FALSE(g.tensors.packed);
+  EXPECT_EQ(g.fields, (settings{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
+                                {"num_key_value_heads", "2"}, {"intermediate_size", "128"}, {"vocab_size", "3"}}));
+}
+
+TEST(checkpoint, gguf_errors_are_bounded_and_named) {
+  const auto bad = [](const std::string& file, std::string_view text) {
+    const auto r = parse_gguf_header(file, file.size(), "gguf");
+    if (r.ok()) return false;
+    return r.errors().front().setting == "gguf" && r.errors().front().message.find(text) != std::string::npos;
+  };
+  const std::string good = llama_gguf();
+  EXPECT_TRUE(bad("GGML" + good.substr(4), "no GGUF magic"));
+  EXPECT_TRUE(bad(gguf_writer().head(0, 0, 1).bytes, "version 1"));
+  EXPECT_TRUE(bad(good.substr(0, 40), "ends inside the header"));
+  // Cut short of a longer file: the caller is told to read more.
+  bool truncated = false;
+  EXPECT_FALSE(parse_gguf_header(good.substr(0, 40), good.size(), "gguf", &truncated).ok());
+  EXPECT_TRUE(truncated);
+  const auto with_tensor = [](std::initializer_list<std::uint64_t> dims, std::uint32_t type, std::uint64_t offset) {
+    gguf_writer w;
+    w.head(1, 1).kv_str("general.architecture", "llama").tensor("t", dims, type, offset);
+    return w.bytes;
+  };
+  EXPECT_TRUE(bad(with_tensor({32}, 4, 0), "\"t\": unknown or removed ggml type 4"));
+  EXPECT_TRUE(bad(with_tensor({32}, 43, 0), "ggml type 43"));
+  EXPECT_TRUE(bad(with_tensor({48, 2}, 2, 0), "not whole Q4_0 blocks of 32"));
+  EXPECT_TRUE(bad(with_tensor({1, 1, 1, 1, 1}, 0, 0), "5 dimensions"));
+  EXPECT_TRUE(bad(with_tensor({8}, 0, 4), "multiple of the alignment"));
+  gguf_writer no_arch;
+  no_arch.head(0, 1).kv_u32("llama.block_count", 2);
+  EXPECT_TRUE(bad(no_arch.bytes, "general.architecture"));
+  gguf_writer odd_alignment;
+  odd_alignment.head(0, 1).kv_u32("general.alignment", 24);
+  EXPECT_TRUE(bad(odd_alignment.bytes, "power of two"));
+  gguf_writer huge_string;
+  huge_string.head(0, 1).u64(1ull << 40);
+  EXPECT_TRUE(bad(huge_string.bytes, "over gguf's 2^30"));
+  gguf_writer bad_type;
+  bad_type.head(0, 1).str("k").u32(13);
+  EXPECT_TRUE(bad(bad_type.bytes, "value type 13"));
+}
+
+}  // namespace
