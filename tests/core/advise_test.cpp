@@ -16,7 +16,7 @@ using namespace llm_memory;
 
 // The case: the seed's 7B full fine-tune (mixed-precision AdamW) on one 80 GB GPU, with the default
 // detailed overhead (1 GiB CUDA context + 5 % fragmentation reserve).
-const settings seed_7b = {{"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+const settings seed_7b = {{"framework", "generic"}, {"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
                           {"num_attention_heads", "32"}, {"mode", "train"}, {"seq", "2048"},
                           {"batch", "1"}, {"gpu_memory", "80GB"}};
 
@@ -187,7 +187,7 @@ TEST(advise, sequence_parallelism_is_offered_under_tensor_parallelism) {
   EXPECT_EQ(find_knob(advised(s), "sequence_parallel"), nullptr);
 }
 TEST(advise, inference_offers_weight_and_kv_quantisation) {
-  const settings s = {{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
+  const settings s = {{"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
   const auto a = advised(s);
   expect_consistent(s, a);
   const auto* kv = find_knob(a, "kv_8bit");
@@ -213,7 +213,7 @@ TEST(advise, json_lists_knobs_with_deltas) {
 }
 
 TEST(advise, errors_name_the_setting) {
-  const auto r = advise(settings{{"seq", "-1"}});
+  const auto r = advise(settings{{"framework", "generic"}, {"seq", "-1"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "seq");
 }

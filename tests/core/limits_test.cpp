@@ -12,7 +12,9 @@ namespace {
 
 using namespace llm_memory;
 
-estimate_result ok(const settings& s) {
+// The textbook arithmetic (framework generic): these tests check the bounds of the sum of every bucket.
+estimate_result ok(settings s) {
+  s.emplace("framework", "generic");
   auto r = estimate(s);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
   return r.ok() ? r.value() : estimate_result{};
@@ -53,7 +55,7 @@ TEST(limits, batch_of_a_million) {
 // step overflowed a 64-bit integer. Past 2^53 (9,007,199,254,740,992) the step is refused, naming grad_accum;
 // just below it, it is exact: 1e7 x 1e6 x 900 = 9e15.
 TEST(limits, sequences_per_step_stay_exact) {
-  const auto r = estimate(settings{{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
+  const auto r = estimate(settings{{"framework", "generic"}, {"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "grad_accum");
   const auto near = ok({{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "900"}});
@@ -70,7 +72,7 @@ TEST(limits, beyond_the_ranges_the_setting_is_named) {
 }
 
 TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
-  const auto r = estimate(settings{{"hidden_size", "1000000"}, {"num_hidden_layers", "100000"},
+  const auto r = estimate(settings{{"framework", "generic"}, {"hidden_size", "1000000"}, {"num_hidden_layers", "100000"},
                                    {"num_attention_heads", "1000"}, {"intermediate_size", "10000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "hidden_size");

@@ -111,7 +111,7 @@ def settings_for(c, cached_tokens=None):
          "tie_word_embeddings": "on" if m["tie_word_embeddings"] else "off", "position_embedding": "rope",
          "norm": "rmsnorm", "mlp": "gated", "attention_bias": "none", "mlp_bias": "off", "dropout": "off",
          "norm_upcast": "on", "attention": c["attention"], "weights_dtype": DTYPE, "batch": c["batch"],
-         "overhead": "none"}
+         "overhead": "none", "framework": "generic"}
     if m["model_type"] == "mixtral":
         s.update(num_experts=m["num_local_experts"], num_experts_per_tok=m["num_experts_per_tok"],
                  moe_intermediate_size=m["intermediate_size"])

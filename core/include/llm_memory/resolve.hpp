@@ -18,11 +18,17 @@ namespace llm_memory {
 enum class run_mode : std::uint8_t { train, inference };
 enum class finetune_method : std::uint8_t { full, lora, qlora };
 enum class optimizer_kind : std::uint8_t { adamw, adamw_8bit, sgd, sgd_momentum, lion, adafactor };
-enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash };
+enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash, sdpa_gqa };
 enum class recompute_policy : std::uint8_t { none, selective, full };
 enum class offload_target : std::uint8_t { none, optimizer, optimizer_and_params };
 enum class overhead_mode : std::uint8_t { none, factor, detailed };
 enum class display_units : std::uint8_t { gb, gib };
+enum class framework_kind : std::uint8_t { generic, hf, deepspeed, fsdp, torchtune, litgpt, megatron, unsloth };
+enum class gradient_lifetime : std::uint8_t { freed, resident };
+enum class optimizer_step_impl : std::uint8_t { fused, foreach, paged };
+enum class loss_kind : std::uint8_t {
+  hf, hf_legacy, trl_chunked, torchtune_chunked, torchtune_compiled, litgpt, megatron, unsloth, fused };
+enum class offload_activations : std::uint8_t { none, prefetched, full };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
 struct run_spec {
@@ -37,6 +43,11 @@ struct run_spec {
   offload_target offload = offload_target::none;
   overhead_mode overhead = overhead_mode::detailed;
   display_units units = display_units::gb;
+  framework_kind framework = framework_kind::hf;
+  gradient_lifetime grad_lifetime = gradient_lifetime::freed;
+  optimizer_step_impl optimizer_impl = optimizer_step_impl::fused;
+  loss_kind loss = loss_kind::hf;
+  offload_activations activation_offload = offload_activations::none;
 
   dtype weights = dtype::bf16;    ///< storage of the (base) weights
   dtype trainable = dtype::bf16;  ///< storage of the trained weights: bf16 adapters over a quantised base
@@ -48,11 +59,17 @@ struct run_spec {
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
   double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]
-  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights, else 2 [bytes]
+  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights and no autocast, else 2 [bytes]
+  double residual_bytes = 2;         ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
+                                     ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]
+  bool per_linear_inputs = false;    ///< input_copies = per_linear: each linear keeps its own copy of its input
+  bool autocast_weights = false;     ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   double params = 0;                 ///< total parameters: the `params` override when given [parameters]
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
+  /// The phase model (every framework but generic): the peak is the largest phase, not the sum of the buckets.
+  [[nodiscard]] bool phased() const { return framework != framework_kind::generic; }
   [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
 };
 
