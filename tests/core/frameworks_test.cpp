@@ -164,6 +164,11 @@ TEST(frameworks, hf_full_fp32_weights_under_autocast) {
   EXPECT_EQ(item(a, "parameters", "weights"), 32121044992.0);
   EXPECT_EQ(item(a, "parameters", "16-bit autocast copies of the trained matrices"), 15009316864.0);
   EXPECT_EQ(phase(s, "optimizer_step").peak.allocated, 160605224960.0);
+  // HF-2, saved per layer (T = 2048): norms 2 x (4 + 4)·T·h = 134,217,728 (fp32 input + fp32 normalised); q/k/v
+  // input copies 3 x 2·T·h = 50,331,648; q 2·T·4096 = 16,777,216; k + v at n_kv width 2 x 2·T·1024 = 8,388,608;
+  // SDPA output 16,777,216; LSE 4·32·T = 262,144; gate/up input copies 2 x 2·T·h = 33,554,432; gate, silu, up
+  // 3 x 2·T·14336 = 176,160,768; down input 2·T·14336 = 58,720,256 -> 495,190,016; x 32 = 15,846,080,512.
+  EXPECT_EQ(item(a, "activations", "transformer layers"), 15846080512.0);
 }
 
 // TT-1: torchtune's chunked cross-entropy, 8 chunks, uncompiled; b 2, s 2048: T·V = 525,336,576;
