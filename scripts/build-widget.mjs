@@ -10,7 +10,7 @@
 import { cp, mkdir, readFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
+import { NODE_ONLY, cssText, dist, wasmModule, web } from "./esbuild-common.mjs";
 
 /** Leaves embed.js's import of the widget to the browser, aimed at dist/widget.js. */
 const widgetExternal = {
@@ -28,15 +28,13 @@ const common = {
   minify: true,
   legalComments: "none",
   external: NODE_ONLY,
-  // ui/widget-styles.js imports ui/results.css (the rules shared with the page) as text for its shadow root.
-  loader: { ".css": "text" },
   logLevel: "warning",
 };
 
-await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [wasmModule("llm-memory.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [wasmModule("llm-memory.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [wasmModule("llm-memory.single.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [widgetExternal] });
+await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [cssText, wasmModule("llm-memory.single.js")] });
+await esbuild.build({ ...common, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [cssText, widgetExternal] });
 await cp(`${web}/embed.html`, `${dist}/embed.html`);
 await cp(`${web}/widget.d.ts`, `${dist}/widget.d.ts`);
 await mkdir(`${dist}/examples`, { recursive: true });

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What scripts/build-web.mjs (the page) and scripts/build-widget.mjs (the widget) bundle with in common.
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 // LLM_MEMORY_DIST: another output folder (holding the wasm modules), e.g. to build beside a running dist/.
@@ -19,3 +21,17 @@ export function wasmModule(file) {
     },
   };
 }
+
+/**
+ * `import TEXT from "./x.css"` gives the stylesheet as minified text (comments dropped), for a shadow root's or
+ * a document's constructed stylesheet: ui/widget-styles.js (palette.css, results.css) and embed.js (palette.css).
+ */
+export const cssText = {
+  name: "llm-memory-css-text",
+  setup(build) {
+    build.onLoad({ filter: /\.css$/ }, async ({ path }) => {
+      const { code } = await esbuild.transform(await readFile(path, "utf8"), { loader: "css", minify: true });
+      return { contents: code, loader: "text" };
+    });
+  },
+};

@@ -40,6 +40,7 @@ function llm_memory_wrap(core) {
   return Object.freeze({
     estimateJson: (settings, config) => core.estimate(settings ?? {}, config ?? {}),
     estimate: (settings, config) => JSON.parse(core.estimate(settings ?? {}, config ?? {})),
+    resolve: (settings, config) => JSON.parse(core.resolve(settings ?? {}, config ?? {})),
     advise: (settings, config) => with_ok(JSON.parse(core.advise(settings ?? {}, config ?? {}))),
     solve: (settings, config) => with_ok(JSON.parse(core.solve(settings ?? {}, config ?? {}))),
     settingsSchema: once(() => core.settings_schema()),

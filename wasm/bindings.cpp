@@ -61,10 +61,18 @@ std::string solve_json(const val& explicit_values, const val& config) {
   return r.ok() ? solve_to_json(r.value()) : errors_to_json(r.errors());
 }
 
-// {"ok": true, "settings": {key: text}} or the errors object.
+
+// {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
 std::string parse_config_json(const std::string& text) {
   const auto r = parse_config(text);
   return r.ok() ? settings_to_json(r.value()) : errors_to_json(r.errors());
+}
+
+// resolve(settings, config?): every setting resolved and checked (resolve.hpp), as text ({"ok": true,
+// "settings"}), or the errors object; how the page checks a link without estimating it.
+std::string resolve_json(const val& explicit_values, const val& config) {
+  const auto r = resolve(settings_from(explicit_values), settings_from(config));
+  return r.ok() ? settings_to_json(to_settings(r.value().values)) : errors_to_json(r.errors());
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -127,6 +135,7 @@ std::string list_gpus() { return gpus_json(); }
 
 EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("estimate", &estimate_json);
+  emscripten::function("resolve", &resolve_json);
   emscripten::function("advise", &advise_json);
   emscripten::function("solve", &solve_json);
   emscripten::function("settings_schema", &settings_schema);

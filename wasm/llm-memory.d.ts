@@ -302,6 +302,12 @@ export interface LlmMemory {
    * explicit settings, as the CLI's --config does.
    */
   estimate(settings: Settings, config?: Settings): Estimate | Failure;
+  /**
+   * Every setting resolved (defaults, preset, config, `settings`) and checked as estimate() checks it, each as
+   * its text (the `settings` object of an estimate), without computing the estimate; or the errors, each
+   * naming its setting. One call tells whether a link is valid.
+   */
+  resolve(settings: Settings, config?: Settings): { ok: true; settings: Record<string, string> } | Failure;
   /** The exact JSON text `llm-memory --json` prints (estimate() parses it). */
   estimateJson(settings: Settings, config?: Settings): string;
   /** Every applicable knob moved one step and re-estimated, by bytes saved. */

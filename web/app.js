@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The page's controller: it holds the one state object, asks the engine for answers and hands them to the
-// UI parts, each of which owns one part of the page (docs/web.md). Data flows one way:
-//   URL -> state -> engine (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
-import { createEngine } from "./engine.js";
-import { PAGE_DEFAULTS, PageState, readQuery, syncUrl } from "./state.js";
+// The page: it holds the one state object and the page's own parts (the URL, the notice, the units toggle,
+// the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with
+// <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
+// Data flows one way:
+//   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
+import { Controller, sharedEngine } from "./controller.js";
+import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
-import { GpuPicker } from "./ui/gpu-picker.js";
-import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
-import { renderKnobs } from "./ui/knobs.js";
-import { ModelPicker } from "./ui/model-picker.js";
 import { Notice } from "./ui/notice.js";
-import { renderResultsTable, renderSummary } from "./ui/results-table.js";
-import { SettingsForm } from "./ui/settings-form.js";
 import { renderSolver } from "./ui/solver.js";
-import { renderStackedBar } from "./ui/stacked-bar.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
 
 const $ = (id) => document.getElementById(id);
@@ -25,17 +20,20 @@ const ANSWERS_DELAY_MS = 40;
 class App {
   constructor(engine) {
     this.engine = engine;
-    this.model_keys = engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key);
+    this.view = new Controller(engine, {
+      summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
+      advice: $("knobs"), heatmap: $("heatmap"),
+    }, (changes, options) => this.edit(changes, options));
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
-    const clean = engine.sanitise(PAGE_DEFAULTS, overrides);
+    const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
     this.last = null;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
-    this.heatmap = new Heatmap($("heatmap"));
+    this.heatmap = this.view.heatmap;
     this.state.addEventListener("change", () => this.render());
     this.render();
     delete document.documentElement.dataset.prerendered;
@@ -50,21 +48,15 @@ class App {
    */
   buildControls() {
     const engine = this.engine;
-    this.models = new ModelPicker($("model-picker"), () => engine.models);
-    this.models.addEventListener("model", (e) => this.pickModel(e.detail.id));
+    this.models = this.view.modelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("custom", () => this.customArchitecture());
-    this.gpus = new GpuPicker($("gpu-picker"), engine.gpus);
-    this.gpus.addEventListener("gpu", (e) => this.edit(e.detail.id ? { gpu: e.detail.id, gpu_memory: null } : { gpu: "" }));
+    this.gpus = this.view.gpuPicker($("gpu-picker"));
     this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text));
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
-    this.form = new SettingsForm($("settings-form"), engine.schema, { exclude: new Set(["model", "gpu", "units"]) });
-    // Typing a memory size leaves the GPU preset: an explicit gpu_memory would silently override it.
-    this.form.addEventListener("setting", (e) =>
-      this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));
-    this.form.addEventListener("reset", (e) => this.edit({ [e.detail.key]: null }));
+    this.form = this.view.settingsForm($("settings-form"), new Set(["model", "gpu", "units"]));
     $("copy-link").addEventListener("click", () => this.copyLink());
     this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
-    if (this.last) this.updateControls(this.last);
+    if (this.last) this.view.updateControls(this.state.overrides, this.last);
     // The deferred answers may have run before the picker existed: load its presets as they would have.
     if ($("results").dataset.answers === "ready") this.models.load();
   }
@@ -80,32 +72,28 @@ class App {
       if (value === null) delete next[key];
       else next[key] = value;
     }
-    const result = this.engine.estimate({ ...PAGE_DEFAULTS, ...next });
+    const result = this.view.estimate(next);
     if (!result.ok) {
       this.showErrors(result.errors, next);
       return;
     }
     for (const key of Object.keys(changes)) {
-      if (Object.hasOwn(next, key) && !this.engine.overrideMatters(PAGE_DEFAULTS, next, key)) delete next[key];
+      if (Object.hasOwn(next, key) && !this.view.overrideMatters(next, key)) delete next[key];
     }
     this.state.replace(next);
-  }
-
-  pickModel(id) {
-    this.edit({ model: id }, { clear: this.model_keys });
   }
 
   /** Leaves the preset but keeps its architecture, now as editable overrides. */
   customArchitecture() {
     const resolved = this.last?.settings ?? {};
     const changes = { model: "" };
-    for (const key of this.model_keys) if (resolved[key] !== undefined) changes[key] = resolved[key];
-    this.edit(changes, { clear: this.model_keys });
+    for (const key of this.view.model_keys) if (resolved[key] !== undefined) changes[key] = resolved[key];
+    this.edit(changes, { clear: this.view.model_keys });
     this.form.focus("hidden_size");
   }
 
   applyConfig(settings) {
-    this.edit({ model: "", ...settings }, { clear: this.model_keys });
+    this.edit({ model: "", ...settings }, { clear: this.view.model_keys });
   }
 
   showErrors(errors, overrides) {
@@ -118,7 +106,7 @@ class App {
 
   render() {
     const inputs = this.state.inputs;
-    const estimate = this.engine.estimate(inputs);
+    const estimate = this.view.estimate(this.state.overrides);
     if (!estimate.ok) {
       this.showErrors(estimate.errors, this.state.overrides);
       return;
@@ -127,18 +115,10 @@ class App {
     const units = estimate.settings.units;
     $("input-status").hidden = true;
     $("results").classList.remove("stale");
-    renderSummary($("summary"), estimate);
-    renderStackedBar($("stacked-bar"), estimate, { units });
-    renderResultsTable($("results-table"), estimate, { units });
+    this.view.renderResults(estimate);
     this.scheduleAnswers(inputs, estimate);
     this.units.update(units);
-    if (this.form) this.updateControls(estimate);
-  }
-
-  updateControls(estimate) {
-    this.form.update({ overrides: this.state.overrides, resolved: estimate.settings });
-    this.models.update(estimate.settings.model, estimate.params);
-    this.gpus.update(estimate.settings.gpu, estimate.gpu_memory, estimate.settings.units);
+    if (this.form) this.view.updateControls(this.state.overrides, estimate);
   }
 
   /**
@@ -154,13 +134,10 @@ class App {
       syncUrl(this.state, this.engine.keys);
       this.models?.load();
       const units = estimate.settings.units;
-      const apply = (delta) => this.edit(delta);
-      renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: apply });
-      const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
-      renderKnobs($("knobs"), this.engine.advise(inputs), { units, bucketLabels: labels, onApply: apply });
+      renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
       // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
       // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
-      this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
+      this.view.renderAnswers(inputs, estimate);
       $("results").dataset.answers = "ready";
     }, ANSWERS_DELAY_MS);
   }
@@ -198,7 +175,7 @@ async function main() {
     // The prerendered default result (index.html) is painted before the core starts: instantiating it and
     // drawing the live result is one long task that would otherwise hold the first paint back.
     if ("default" in document.documentElement.dataset) await afterPaint();
-    const engine = await createEngine();
+    const engine = await sharedEngine();
     performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);
     await window.llmMemoryApp.ready;

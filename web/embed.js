@@ -6,16 +6,18 @@
 import { readQuery, writeQuery } from "./state.js";
 import { Notice } from "./ui/notice.js";
 import { h } from "./ui/dom.js";
+import PALETTE_CSS from "./ui/palette.css";
 import { LlmMemoryElement, WIDGET_ATTRIBUTES, sharedEngine } from "./widget-define.js";
 
 /** The reader's controls when the link names none (`controls=` with no value: read-only). */
 export const EMBED_CONTROLS = "model,gpu,mode,finetune,batch,seq";
 
-const EMBED_CSS = `
+// The notice takes its colour from the page's palette (ui/palette.css, matched here by :root).
+const EMBED_CSS = `${PALETTE_CSS}
 html, body { margin: 0; padding: 0; background: transparent; }
 main { display: flow-root; }
 llm-memory { margin: 0; }
-.notice { font: 14px system-ui, sans-serif; color: #c21c1c; margin: 0 0 0.5rem; display: flex; gap: 0.5rem; }
+.notice { font: 14px system-ui, sans-serif; color: var(--bad); margin: 0 0 0.5rem; display: flex; gap: 0.5rem; }
 .notice[hidden] { display: none; }
 .notice ul, .notice p { margin: 0.15rem 0; }
 .notice button { font: inherit; color: inherit; background: none; border: 1px solid; border-radius: 4px; cursor: pointer; }

@@ -5,11 +5,29 @@
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { load } from "./llm-memory.js";
 
+/** How many recent answers each cache keeps. */
+const RECENT = 8;
+
+/** `compute()`'s answer for `key`, kept among the RECENT latest of `cache` (a Map, oldest first). */
+function recall(cache, key, compute) {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size >= RECENT) cache.delete(cache.keys().next().value);
+  } else {
+    cache.delete(key);
+  }
+  cache.set(key, value);
+  return value;
+}
+
 export class Engine {
   #api;
   /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
       that follows ask for the same few inputs. */
   #recent = new Map();
+  /** Recent resolves, likewise: each edit asks whether its key matters against the same inputs without it. */
+  #resolved = new Map();
   #models;
   #gpus;
 
@@ -34,16 +52,22 @@ export class Engine {
 
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
   estimate(inputs) {
+    return recall(this.#recent, JSON.stringify(inputs), () => this.#api.estimate(inputs));
+  }
+
+  /**
+   * Every setting resolved and checked, as text ({ok: true, settings}), or {ok: false, errors}: one call
+   * tells whether the inputs estimate, without the estimate itself.
+   */
+  resolve(inputs) {
     const key = JSON.stringify(inputs);
-    let result = this.#recent.get(key);
-    if (result === undefined) {
-      result = this.#api.estimate(inputs);
-      if (this.#recent.size >= 8) this.#recent.delete(this.#recent.keys().next().value);
-    } else {
-      this.#recent.delete(key);
-    }
-    this.#recent.set(key, result);
-    return result;
+    return recall(this.#resolved, key, () => {
+      // A recent estimate of the same inputs answers too: its settings are the resolved ones, its errors
+      // resolve's (the edit that estimated its inputs then asks whether each changed key matters).
+      const known = this.#recent.get(key);
+      if (known === undefined) return this.#api.resolve(inputs);
+      return known.ok ? { ok: true, settings: known.settings } : known;
+    });
   }
 
   solve(inputs) {
@@ -65,7 +89,7 @@ export class Engine {
   }
 
   /**
-   * Drops overrides until the inputs estimate: first those the errors name, then (when an error names a
+   * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.
    * Returns {overrides, problems} with one problem per dropped key.
    */
@@ -73,7 +97,7 @@ export class Engine {
     const kept = { ...overrides };
     const problems = [];
     for (;;) {
-      const result = this.estimate({ ...defaults, ...kept });
+      const result = this.resolve({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
@@ -93,8 +117,8 @@ export class Engine {
   overrideMatters(defaults, overrides, key) {
     const without = { ...overrides };
     delete without[key];
-    const with_it = this.estimate({ ...defaults, ...overrides });
-    const base = this.estimate({ ...defaults, ...without });
+    const with_it = this.resolve({ ...defaults, ...overrides });
+    const base = this.resolve({ ...defaults, ...without });
     if (!with_it.ok || !base.ok) return true;
     return with_it.settings[key] !== base.settings[key];
   }

@@ -6,18 +6,14 @@
 // - re-renders are batched in a microtask and announced with a `llm-memory-change` event;
 // - an open shadow root with parts and --llm-memory-* custom properties; the page's own render functions
 //   draw the same table (tr[data-bucket][data-bytes]), bar, knob table and form controls.
+// The wiring the page has too (engine, results, answers, pickers and form) is the controller's
+// (controller.js); the element keeps its attributes, shadow root, notes and fallback children.
 // Every widget of a page shares one engine: the wasm is fetched and compiled once.
-import { createEngine } from "./engine.js";
-import { PAGE_DEFAULTS } from "./state.js";
+import { Controller, sharedEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
-import { GpuPicker } from "./ui/gpu-picker.js";
-import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
-import { renderKnobs } from "./ui/knobs.js";
-import { ModelPicker } from "./ui/model-picker.js";
-import { renderResultsTable, renderSummary } from "./ui/results-table.js";
-import { SettingsForm } from "./ui/settings-form.js";
-import { renderStackedBar } from "./ui/stacked-bar.js";
 import { WIDGET_CSS } from "./ui/widget-styles.js";
+
+export { sharedEngine };
 
 /** What `show` accepts, and what it shows when absent. */
 export const SHOW_PARTS = Object.freeze(["bar", "table", "advice", "heatmap"]);
@@ -32,13 +28,6 @@ const GLOBAL_ATTRIBUTES = new Set(["class", "id", "style", "title", "lang", "dir
 
 /** Settings keys are lower-case snake_case; anything else cannot be one (and may not be a valid attribute name). */
 const ATTRIBUTE_NAME = /^[a-z][a-z0-9_]*$/;
-
-let engine_promise = null;
-
-/** The page's one engine, shared by every widget (and embed.js). */
-export function sharedEngine() {
-  return (engine_promise ??= createEngine());
-}
 
 let shared_sheet = null;
 
@@ -70,15 +59,12 @@ export class LlmMemoryElement extends HTMLElement {
 
   #root;
   #engine = null;
+  #view = null;
   #observer = null;
   #scheduled = false;
   #estimate = null;
   #settingsNotes = [];
   #controls_key = null;
-  #form = null;
-  #model_picker = null;
-  #gpu_picker = null;
-  #heatmap = null;
   #parts = {};
   #resolve_ready;
   #ready = new Promise((resolve) => (this.#resolve_ready = resolve));
@@ -115,6 +101,8 @@ export class LlmMemoryElement extends HTMLElement {
       (engine) => {
         if (this.#engine) return;
         this.#engine = engine;
+        const { summary, bar, table, advice, heatmap } = this.#parts;
+        this.#view = new Controller(engine, { summary, bar, table, advice, heatmap }, (changes, options) => this.#edit(changes, options));
         // Settings keys are known once the core has loaded its table; they are observed from then on.
         this.#observer = new MutationObserver(() => this.#schedule());
         this.#observer.observe(this, { attributes: true });
@@ -223,12 +211,20 @@ export class LlmMemoryElement extends HTMLElement {
     return problems;
   }
 
+  /** Applies a control's or an Apply button's changes to the attributes (null removes one). */
+  #edit(changes, { clear = [] } = {}) {
+    for (const key of clear) this.removeAttribute(key);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) this.removeAttribute(key);
+      else this.setAttribute(key, value);
+    }
+  }
+
   #render() {
-    const engine = this.#engine;
+    const view = this.#view;
     const attributes = this.settings;
-    const { overrides, problems } = engine.sanitise(PAGE_DEFAULTS, attributes);
-    const inputs = { ...PAGE_DEFAULTS, ...overrides };
-    const estimate = engine.estimate(inputs);
+    const { overrides, problems, estimate } = view.check(attributes);
+    const inputs = view.inputs(overrides);
     const notes = this.#unknownAttributes();
     if (estimate.ok) {
       for (const problem of problems) {
@@ -238,7 +234,7 @@ export class LlmMemoryElement extends HTMLElement {
       notes.push(...estimate.errors.map((e) => ({ key: e.setting, message: `${e.setting}: ${e.message}` })));
     }
     replaceNotes(this.#parts.problems, notes);
-    this.#updateControls(attributes, estimate.ok ? estimate.settings : null, problems);
+    this.#updateControls(attributes, estimate, problems);
     if (!estimate.ok) {
       this.#parts.status.textContent = "No estimate for these settings.";
       this.#parts.status.hidden = false;
@@ -247,24 +243,13 @@ export class LlmMemoryElement extends HTMLElement {
     this.#parts.status.hidden = true;
     this.#parts.fallback.hidden = true;
     this.#estimate = estimate;
-    const units = estimate.settings.units;
     const show = new Set(this.show);
-    renderSummary(this.#parts.summary, estimate);
     this.#parts.summary.hidden = this.compact;
-    this.#parts.bar.hidden = !show.has("bar");
-    if (show.has("bar")) renderStackedBar(this.#parts.bar, estimate, { units });
-    else this.#parts.bar.replaceChildren();
-    this.#parts.table.hidden = !show.has("table");
-    if (show.has("table")) renderResultsTable(this.#parts.table, estimate, { units })?.setAttribute("part", "results-table");
-    else this.#parts.table.replaceChildren();
-    this.#parts.advice.hidden = !show.has("advice");
-    if (show.has("advice")) this.#renderAdvice(inputs, estimate);
-    else this.#parts.advice.replaceChildren();
-    this.#parts.heatmap.hidden = !show.has("heatmap");
-    if (show.has("heatmap")) {
-      this.#heatmap ??= new Heatmap(this.#parts.heatmap);
-      this.#heatmap.update(sweepHeatmap((i, axes) => this.#engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
-    }
+    for (const name of SHOW_PARTS) this.#parts[name].hidden = !show.has(name);
+    view.renderResults(estimate, show)?.setAttribute("part", "results-table");
+    const allowed = new Set(this.controls);
+    const advice = view.renderAnswers(inputs, estimate, { show, apply: allowed.size > 0 });
+    if (advice?.ok && allowed.size) this.#limitApply(advice, allowed);
     this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");
 
     this.#resolve_ready(estimate);
@@ -274,19 +259,10 @@ export class LlmMemoryElement extends HTMLElement {
     }));
   }
 
-  /** The knob table; a knob gets an Apply button only when the reader may change every setting it moves. */
-  #renderAdvice(inputs, estimate) {
-    const allowed = new Set(this.controls);
-    const advice = this.#engine.advise(inputs);
-    const applicable = (knob) => Object.keys(knob.delta).every((key) => allowed.has(key));
-    const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
-    const onApply = allowed.size ? (delta) => {
-      for (const [key, value] of Object.entries(delta)) this.setAttribute(key, value);
-    } : undefined;
-    renderKnobs(this.#parts.advice, advice, { units: estimate.settings.units, bucketLabels: labels, onApply });
-    if (!onApply || !advice.ok) return;
+  /** A knob keeps its Apply button only when the reader may change every setting it moves. */
+  #limitApply(advice, allowed) {
     for (const knob of advice.knobs) {
-      if (applicable(knob)) continue;
+      if (Object.keys(knob.delta).every((key) => allowed.has(key))) continue;
       for (const row of this.#parts.advice.querySelectorAll("tr[data-knob]")) {
         if (row.dataset.knob === knob.id) row.querySelector("button")?.remove();
       }
@@ -294,7 +270,7 @@ export class LlmMemoryElement extends HTMLElement {
   }
 
   /** Builds the reader's controls when `controls` changes, and shows the current values in them. */
-  #updateControls(attributes, resolved, problems) {
+  #updateControls(attributes, estimate, problems) {
     const engine = this.#engine;
     const keys = this.controls.filter((key) => engine.known_keys.has(key));
     const controls_key = keys.join(",");
@@ -302,49 +278,29 @@ export class LlmMemoryElement extends HTMLElement {
       this.#controls_key = controls_key;
       this.#buildControls(new Set(keys));
     }
-    if (!resolved) return;
-    this.#model_picker?.update(resolved.model, this.#estimate?.params ?? 0);
-    this.#gpu_picker?.update(resolved.gpu, Number(this.#estimate?.gpu_memory ?? 0), resolved.units);
-    this.#form?.update({
-      overrides: attributes,
-      resolved,
-      errors: problems.map((p) => ({ setting: p.key, message: p.message })),
-    });
+    if (!estimate.ok) return;
+    this.#view.updateControls(attributes, estimate, problems.map((p) => ({ setting: p.key, message: p.message })));
   }
 
   #buildControls(keys) {
-    const engine = this.#engine;
+    const view = this.#view;
+    const keys_in_order = this.#engine.keys;
     const parts = [];
-    this.#model_picker = this.#gpu_picker = this.#form = null;
-    const model_keys = engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key);
+    view.controls = {};
     if (keys.has("model")) {
       const container = h("div", { class: "picker", part: "control" });
-      this.#model_picker = new ModelPicker(container, engine.models);
-      this.#model_picker.addEventListener("model", (e) => {
-        for (const key of model_keys) this.removeAttribute(key);
-        this.setAttribute("model", e.detail.id);
-      });
+      view.modelPicker(container, this.#engine.models);
       parts.push(container);
     }
     if (keys.has("gpu")) {
       const container = h("div", { class: "picker", part: "control" });
-      this.#gpu_picker = new GpuPicker(container, engine.gpus);
-      this.#gpu_picker.addEventListener("gpu", (e) => {
-        this.removeAttribute("gpu_memory");
-        this.setAttribute("gpu", e.detail.id);
-      });
+      view.gpuPicker(container);
       parts.push(container);
     }
-    const rest = engine.keys.filter((key) => keys.has(key) && key !== "model" && key !== "gpu");
+    const rest = keys_in_order.filter((key) => keys.has(key) && key !== "model" && key !== "gpu");
     if (rest.length) {
       const container = h("div", { class: "form" });
-      this.#form = new SettingsForm(container, engine.schema, { exclude: new Set(engine.keys.filter((key) => !rest.includes(key))) });
-      this.#form.addEventListener("setting", (e) => {
-        // A typed memory size leaves the GPU preset, as on the page.
-        if (e.detail.key === "gpu_memory") this.setAttribute("gpu", "");
-        this.setAttribute(e.detail.key, e.detail.value);
-      });
-      this.#form.addEventListener("reset", (e) => this.removeAttribute(e.detail.key));
+      view.settingsForm(container, new Set(keys_in_order.filter((key) => !rest.includes(key))));
       for (const field of container.querySelectorAll(".field")) field.setAttribute("part", "control");
       parts.push(container);
     }

@@ -8,26 +8,25 @@ namespace {
 
 // clang-format off
 constexpr std::array dtypes = {
-    dtype_info{dtype::fp32, "fp32", dtype_family::floating, 4, 1, "IEEE binary32"},
-    dtype_info{dtype::bf16, "bf16", dtype_family::floating, 2, 1, "bfloat16"},
-    dtype_info{dtype::fp16, "fp16", dtype_family::floating, 2, 1, "IEEE binary16"},
-    dtype_info{dtype::fp8, "fp8", dtype_family::matrices, 1, 1, "E4M3 or E5M2; per-tensor scales are negligible"},
-    dtype_info{dtype::int8, "int8", dtype_family::matrices_rows, 1, 1,
-               "1 B per weight + one fp32 scale per output row (LLM.int8, counted per matrix)"},
+    dtype_info{dtype::fp32, "fp32", dtype_family::floating, 4, 1},  // IEEE binary32
+    dtype_info{dtype::bf16, "bf16", dtype_family::floating, 2, 1},  // bfloat16
+    dtype_info{dtype::fp16, "fp16", dtype_family::floating, 2, 1},  // IEEE binary16
+    dtype_info{dtype::fp8, "fp8", dtype_family::matrices, 1, 1},    // E4M3 / E5M2; per-tensor scales negligible
+    // LLM.int8: 1 B per weight + one fp32 scale per output row (added per matrix by the estimate).
+    dtype_info{dtype::int8, "int8", dtype_family::matrices_rows, 1, 1},
     // GPTQ/AWQ-style int4: groups of 128 weights share an fp16 scale and a 4-bit zero point.
-    dtype_info{dtype::int4, "int4", dtype_family::matrices, (4.0 * 128 + 16 + 4) / 8, 128,
-               "groups of 128 4-bit weights + fp16 scale + 4-bit zero point (GPTQ/AWQ)"},
-    // NF4: 4-bit codes + one fp32 absmax per 64 weights (Dettmers et al. 2023, QLoRA section 3).
-    dtype_info{dtype::nf4, "nf4", dtype_family::matrices, 32 + 4, 64,
-               "blocks of 64 4-bit codes + fp32 absmax; double quantisation: 8-bit absmax + fp32 per 256 blocks"},
+    dtype_info{dtype::int4, "int4", dtype_family::matrices, (4.0 * 128 + 16 + 4) / 8, 128},
+    // NF4: blocks of 64 4-bit codes + an fp32 absmax (Dettmers et al. 2023, QLoRA section 3); double
+    // quantisation: an 8-bit absmax + one fp32 per 256 blocks (bytes_per_value).
+    dtype_info{dtype::nf4, "nf4", dtype_family::matrices, 32 + 4, 64},
     // GGUF mixes (llama.cpp ggml-common.h): the figure is the base type's; the quantiser varies it per tensor.
-    dtype_info{dtype::q8_0, "q8_0", dtype_family::gguf_mix, 34, 32, "GGUF Q8_0: 32 int8 + fp16 scale"},
-    dtype_info{dtype::q6_k, "q6_k", dtype_family::gguf_mix, 210, 256, "GGUF Q6_K super-blocks of 256"},
-    dtype_info{dtype::q5_k_m, "q5_k_m", dtype_family::gguf_mix, 176, 256, "GGUF Q5_K_M mix, base Q5_K"},
-    dtype_info{dtype::q4_k_m, "q4_k_m", dtype_family::gguf_mix, 144, 256, "GGUF Q4_K_M mix, base Q4_K"},
-    dtype_info{dtype::q4_0, "q4_0", dtype_family::gguf_mix, 18, 32, "GGUF Q4_0: 32 4-bit + fp16 scale"},
-    dtype_info{dtype::q3_k_m, "q3_k_m", dtype_family::gguf_mix, 110, 256, "GGUF Q3_K_M mix, base Q3_K"},
-    dtype_info{dtype::q2_k, "q2_k", dtype_family::gguf_mix, 84, 256, "GGUF Q2_K mix, base Q2_K"},
+    dtype_info{dtype::q8_0, "q8_0", dtype_family::gguf_mix, 34, 32},      // 32 int8 + fp16 scale
+    dtype_info{dtype::q6_k, "q6_k", dtype_family::gguf_mix, 210, 256},    // Q6_K super-blocks of 256
+    dtype_info{dtype::q5_k_m, "q5_k_m", dtype_family::gguf_mix, 176, 256},  // base Q5_K
+    dtype_info{dtype::q4_k_m, "q4_k_m", dtype_family::gguf_mix, 144, 256},  // base Q4_K
+    dtype_info{dtype::q4_0, "q4_0", dtype_family::gguf_mix, 18, 32},      // 32 4-bit + fp16 scale
+    dtype_info{dtype::q3_k_m, "q3_k_m", dtype_family::gguf_mix, 110, 256},  // base Q3_K
+    dtype_info{dtype::q2_k, "q2_k", dtype_family::gguf_mix, 84, 256},     // base Q2_K
 };
 
 constexpr std::array ggml_types = {

@@ -104,9 +104,12 @@ model_choices parse_model_choices(const setting_values& v) {
 
 // ---- derived facts ---------------------------------------------------------------------------------------------
 
+// The facts of the workload axes (batch, seq, devices), for settings that passed the checks (the effective batch
+// stays below 2^53 only then).
 void derive(run_spec& r) {
   const setting_values& v = r.values;
-  r.data_parallel = v.devices / (v.tp * v.pp);
+  r.model_parallel = v.tp * v.pp;
+  r.data_parallel = v.devices / r.model_parallel;
   r.effective_batch = v.batch * v.grad_accum * r.data_parallel;
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
 }
@@ -142,6 +145,8 @@ run_spec parse_choices(setting_values values) {
   r.per_linear_inputs = v.input_copies == "per_linear";
   r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
   r.lora_targets = parse_targets(v.lora_targets);
+  r.model_parallel = v.tp * v.pp;
+  r.data_parallel = v.devices / r.model_parallel;
   return r;
 }
 
@@ -180,12 +185,12 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
 
 void check_parallelism(const run_spec& r, std::vector<error>& errors) {
   const setting_values& v = r.values;
-  if (v.devices % (v.tp * v.pp) != 0)
-    fail(errors, "devices", "must be a multiple of tp x pp (" + std::to_string(v.tp * v.pp) + "), got " +
+  if (v.devices % r.model_parallel != 0)
+    fail(errors, "devices", "must be a multiple of tp x pp (" + std::to_string(r.model_parallel) + "), got " +
                                 std::to_string(v.devices));
   // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
   const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
-                          static_cast<double>(v.devices / (v.tp * v.pp));
+                          static_cast<double>(r.data_parallel);
   if (per_step > max_sequences_per_step)
     fail(errors, "grad_accum",
          "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer step, got " +

@@ -81,7 +81,7 @@ std::int64_t per_step_limit(double other_factors) {
 solve_answer solve_devices(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices"}, false, 0, 0, false, 0, {}, {}};
-  const std::int64_t model_parallel = s.tp * s.pp;
+  const std::int64_t model_parallel = spec.model_parallel;
   const std::int64_t dp_limit =
       std::min(solve_device_limit / model_parallel, per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
   a.limit = dp_limit * model_parallel;

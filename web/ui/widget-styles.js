@@ -2,35 +2,18 @@
 // The stylesheet of <llm-memory>'s shadow root. The widget renders with the page's own render functions
 // (results-table.js, stacked-bar.js, knobs.js, settings-form.js), so these rules style the same class names
 // as web/styles.css, scoped to the shadow root: nothing leaks in from the host page or out to it.
-// Theming goes through the --llm-memory-* custom properties (they inherit through the shadow boundary)
-// and the parts (docs/embedding.md, "Theming"). The widget lays itself out by its own width (container
-// queries), not the viewport's, because a blog column can be narrow on a wide screen.
+// The colours are the page's palette (palette.css, matched here by :host), each overridable by its
+// --llm-memory-* custom property (they inherit through the shadow boundary); theming goes through those and
+// the parts (docs/embedding.md, "Theming"). The widget lays itself out by its own width (container queries),
+// not the viewport's, because a blog column can be narrow on a wide screen.
 
+import PALETTE_CSS from "./palette.css";
 import RESULTS_CSS from "./results.css";
 
 export const WIDGET_CSS = `
+${PALETTE_CSS}
 :host {
   all: initial;
-  --bg: var(--llm-memory-bg, #ffffff);
-  --fg: var(--llm-memory-fg, #1b1f24);
-  --muted: var(--llm-memory-muted, #57606a);
-  --line: var(--llm-memory-line, #d0d7de);
-  --panel: var(--llm-memory-panel, #f6f8fa);
-  --accent: var(--llm-memory-accent, #0b5cad);
-  --focus: var(--llm-memory-focus, #d9480f);
-  --ok: var(--llm-memory-ok, #1a7f37);
-  --bad: var(--llm-memory-bad, #c21c1c);
-  --ok-bg: var(--llm-memory-ok-bg, #effaf1);
-  --bad-bg: var(--llm-memory-bad-bg, #fff0f0);
-  --parameters: var(--llm-memory-parameters, #3b6fd4);
-  --gradients: var(--llm-memory-gradients, #e0851b);
-  --optimizer: var(--llm-memory-optimizer, #8e44ad);
-  --activations: var(--llm-memory-activations, #199e8e);
-  --kv_cache: var(--llm-memory-kv-cache, #c9406b);
-  --overhead: var(--llm-memory-overhead, #7d8590);
-  --heat-fits: var(--llm-memory-heat-fits, #2f6fd0);
-  --heat-over: var(--llm-memory-heat-over, #d9480f);
-  --radius: var(--llm-memory-radius, 6px);
   display: block;
   container-type: inline-size;
   color-scheme: light dark;
@@ -45,30 +28,6 @@ export const WIDGET_CSS = `
   line-height: 1.45;
   text-align: left;
   overflow-wrap: normal;
-}
-
-@media (prefers-color-scheme: dark) {
-  :host {
-    --bg: var(--llm-memory-bg, #0d1117);
-    --fg: var(--llm-memory-fg, #e6edf3);
-    --muted: var(--llm-memory-muted, #9198a1);
-    --line: var(--llm-memory-line, #3d444d);
-    --panel: var(--llm-memory-panel, #161b22);
-    --accent: var(--llm-memory-accent, #58a6ff);
-    --focus: var(--llm-memory-focus, #ffa657);
-    --ok: var(--llm-memory-ok, #3fb950);
-    --bad: var(--llm-memory-bad, #ff7b72);
-    --ok-bg: var(--llm-memory-ok-bg, #10261a);
-    --bad-bg: var(--llm-memory-bad-bg, #2d1416);
-    --parameters: var(--llm-memory-parameters, #6c9cf0);
-    --gradients: var(--llm-memory-gradients, #f0a04b);
-    --optimizer: var(--llm-memory-optimizer, #b77fd6);
-    --activations: var(--llm-memory-activations, #39c5b3);
-    --kv_cache: var(--llm-memory-kv-cache, #e7739a);
-    --overhead: var(--llm-memory-overhead, #9ea7b3);
-    --heat-fits: var(--llm-memory-heat-fits, #58a6ff);
-    --heat-over: var(--llm-memory-heat-over, #ffa657);
-  }
 }
 
 :host([hidden]) { display: none; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The one table of storage formats: bytes per element, block size and scale layout of every weight, gradient,
-// optimizer-state and KV-cache format, and of the GGUF tensor types the llama.cpp mixes are made of. Weights, KV
-// cache and docs/methodology.md ("Storage formats") read it.
+// The one table of storage formats: bytes per element and block size of every weight, gradient, optimizer-state
+// and KV-cache format, and of the GGUF tensor types the llama.cpp mixes are made of (each block's scale layout is
+// in dtype.cpp beside its row and in docs/methodology.md, "Storage formats"). Weights and KV cache read it.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,6 @@ struct dtype_info {
   dtype_family family = dtype_family::floating;
   double block_bytes = 2;                 ///< bytes of one block [bytes]
   double block_values = 1;                ///< values in one block [values]
-  std::string_view layout;                ///< the block's layout and its source, for the docs
   /// Bytes per stored value [bytes]; GGUF mixes give their base type's figure (the mix varies per tensor).
   [[nodiscard]] constexpr double bytes_per_value() const { return block_bytes / block_values; }
 };

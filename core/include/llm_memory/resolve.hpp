@@ -56,6 +56,7 @@ struct run_spec {
   dtype kv = dtype::bf16;         ///< kv_dtype, auto resolved to the activation dtype
   lora_target_set lora_targets;   ///< the adapted projections
 
+  std::int64_t model_parallel = 1;   ///< tp x pp: devices one replica spans [devices]
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
   double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]

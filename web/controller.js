@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// The wiring the page (app.js) and <llm-memory> (widget.js) share (docs/web.md, "How the page is
+// organised"): the one engine, the page defaults under the user's settings, the results drawn into the views
+// each host gives, and the controls' events turned into changes. Each host keeps what is its own, and applies
+// a change its own way: the page through its state and URL, the widget through its attributes.
+//   host's settings -> check (estimate, sanitise) -> renderResults (summary, bar, table)
+//                                                 -> renderAnswers (knob table, heatmap)
+//   controls' events, Apply buttons -> edit(changes) -> the host
+import { createEngine } from "./engine.js";
+import { PAGE_DEFAULTS } from "./state.js";
+import { GpuPicker } from "./ui/gpu-picker.js";
+import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
+import { renderKnobs } from "./ui/knobs.js";
+import { ModelPicker } from "./ui/model-picker.js";
+import { renderResultsTable, renderSummary } from "./ui/results-table.js";
+import { SettingsForm } from "./ui/settings-form.js";
+import { renderStackedBar } from "./ui/stacked-bar.js";
+
+let engine_promise = null;
+
+/** The one engine of the page, shared by the page, every widget and embed.js: the wasm is compiled once. */
+export function sharedEngine() {
+  return (engine_promise ??= createEngine());
+}
+
+export class Controller {
+  #heatmap = null;
+
+  /**
+   * `views`: the containers the results are drawn into, each optional: summary, bar, table (renderResults),
+   * advice (the knob table), heatmap (renderAnswers). The solver is the page's own (app.js).
+   * `edit(changes, {clear})`: applies `changes` (key -> text; null drops the setting) after dropping the
+   * settings in `clear`, the host's way; the controls and the Apply buttons call it.
+   */
+  constructor(engine, views, edit) {
+    this.engine = engine;
+    this.views = views;
+    this.edit = edit;
+    /** The controls built by modelPicker, gpuPicker and settingsForm (updateControls shows the values in them). */
+    this.controls = {};
+    /** The architecture settings a model preset sets: another model or a config.json replaces them all. */
+    this.model_keys = engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key);
+  }
+
+  /** The settings to estimate: the page defaults, then the user's `overrides`. */
+  inputs(overrides) {
+    return { ...PAGE_DEFAULTS, ...overrides };
+  }
+
+  /**
+   * `overrides` less those that do not resolve (Engine.sanitise), and the estimate of the rest:
+   * {overrides, problems, estimate}. The settings as given are estimated first: when they are valid (the
+   * usual link or widget) that estimate answers the check too, so it costs one estimate, as drawing them does.
+   */
+  check(overrides) {
+    this.estimate(overrides);
+    const clean = this.engine.sanitise(PAGE_DEFAULTS, overrides);
+    return { ...clean, estimate: this.estimate(clean.overrides) };
+  }
+
+  /** The estimate for `overrides` over the page defaults, or {ok: false, errors}. */
+  estimate(overrides) {
+    return this.engine.estimate(this.inputs(overrides));
+  }
+
+  /** Whether `key`'s override changes anything (Engine.overrideMatters). */
+  overrideMatters(overrides, key) {
+    return this.engine.overrideMatters(PAGE_DEFAULTS, overrides, key);
+  }
+
+  /** The heatmap, made on first use (its figure replaces the heatmap view's children). */
+  get heatmap() {
+    return (this.#heatmap ??= new Heatmap(this.views.heatmap));
+  }
+
+  /**
+   * Draws the summary, and the bar and the table when `show` (a Set of view names; null: every view given)
+   * holds them; a view given but not shown is emptied. Returns the results table (or null).
+   */
+  renderResults(estimate, show = null) {
+    const units = estimate.settings.units;
+    const { summary, bar, table } = this.views;
+    if (summary) renderSummary(summary, estimate);
+    if (this.#shows("bar", show)) renderStackedBar(bar, estimate, { units });
+    else bar?.replaceChildren();
+    if (this.#shows("table", show)) return renderResultsTable(table, estimate, { units });
+    table?.replaceChildren();
+    return null;
+  }
+
+  /**
+   * The answers that take several estimates: the knob table (with Apply buttons that edit, unless `apply` is
+   * false) and the heatmap, for `show` as in renderResults. Returns the advice drawn (or null).
+   */
+  renderAnswers(inputs, estimate, { show = null, apply = true } = {}) {
+    const units = estimate.settings.units;
+    let advice = null;
+    if (this.#shows("advice", show)) {
+      advice = this.engine.advise(inputs);
+      const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
+      renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta) => this.edit(delta) : undefined });
+    } else {
+      this.views.advice?.replaceChildren();
+    }
+    if (this.#shows("heatmap", show)) {
+      this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
+    }
+    return advice;
+  }
+
+  #shows(name, show) {
+    return Boolean(this.views[name]) && (show === null || show.has(name));
+  }
+
+  /** The model picker in `container`; `models` the presets or a function giving them (ModelPicker). */
+  modelPicker(container, models) {
+    const picker = new ModelPicker(container, models);
+    picker.addEventListener("model", (e) => this.edit({ model: e.detail.id }, { clear: this.model_keys }));
+    return (this.controls.models = picker);
+  }
+
+  /** The GPU picker in `container`: a preset drops an explicit gpu_memory, which would override its memory. */
+  gpuPicker(container) {
+    const picker = new GpuPicker(container, this.engine.gpus);
+    picker.addEventListener("gpu", (e) => this.edit(e.detail.id ? { gpu: e.detail.id, gpu_memory: null } : { gpu: "" }));
+    return (this.controls.gpus = picker);
+  }
+
+  /** The settings form in `container`, without the keys in `exclude`. */
+  settingsForm(container, exclude) {
+    const form = new SettingsForm(container, this.engine.schema, { exclude });
+    // Typing a memory size leaves the GPU preset: an explicit gpu_memory would silently override it.
+    form.addEventListener("setting", (e) =>
+      this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));
+    form.addEventListener("reset", (e) => this.edit({ [e.detail.key]: null }));
+    return (this.controls.form = form);
+  }
+
+  /** Shows `estimate`'s settings in the controls built, the user's `overrides` marked, `errors` beside their fields. */
+  updateControls(overrides, estimate, errors = []) {
+    const { form, models, gpus } = this.controls;
+    form?.update({ overrides, resolved: estimate.settings, errors });
+    models?.update(estimate.settings.model, estimate.params);
+    gpus?.update(estimate.settings.gpu, estimate.gpu_memory, estimate.settings.units);
+  }
+}
