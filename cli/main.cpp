@@ -207,6 +207,17 @@ void print_table(const run_spec& spec, const estimate_result& r) {
     for (const auto& i : b.items) fmt::print("  {:<56} {:>12.3f}   {}\n", i.name, i.bytes / unit, i.formula);
   }
   fmt::print("{:<58} {:>12.2f}\n", "Total", r.total_bytes / unit);
+  if (spec.train()) {
+    // The peak as PyTorch and nvidia-smi report it; the framework's own log prints one of the three.
+    fmt::print("{:<58} {:>12}\n", fmt::format("peak at phase {} (framework {} prints {})", r.peak.phase,
+                                               s.framework, r.peak.printed), "");
+    fmt::print("  {:<56} {:>12.2f}\n", "allocated (torch.cuda.max_memory_allocated)", r.peak.allocated / unit);
+    fmt::print("  {:<56} {:>12.2f}\n", "reserved (torch.cuda.max_memory_reserved)", r.peak.reserved / unit);
+    fmt::print("  {:<56} {:>12.2f}\n", "device (nvidia-smi; compared with the GPU)", r.peak.device / unit);
+    if (r.phases.size() > 1)
+      for (const auto& ph : r.phases)
+        fmt::print("  {:<56} {:>12.2f}\n", "allocated at " + ph.phase, ph.allocated / unit);
+  }
   fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
   if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
   fmt::print("\n{}\n", r.fits ? "fits" : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit, unit_name));

@@ -53,6 +53,9 @@ inline settings random_settings(std::mt19937_64& rng) {
   auto get = [&](const char* key) { return s.contains(key) ? s.at(key) : std::string(); };
   const std::string dtype = get("weights_dtype");
   const bool float_weights = dtype.empty() || dtype == "fp32" || dtype == "bf16" || dtype == "fp16";
+  // The phase model's checks: keep the combinations valid.
+  if (get("optimizer_in_backward") == "on") s["grad_accum"] = "1";
+  if (!get("activation_offload").empty() && get("activation_offload") != "none") s["recompute"] = "full";
   if (get("finetune") == "qlora" || (!float_weights && get("mode") != "inference" && get("finetune") != "lora"))
     s.erase("weights_dtype");
   return s;

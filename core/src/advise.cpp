@@ -62,11 +62,10 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
 void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = spec.train();
-  if (train && spec.recompute != recompute_policy::full) {
-    const std::string next = spec.recompute == recompute_policy::none ? "selective" : "full";
-    out.push_back({"recompute", "recompute " + s.recompute + " -> " + next, {{"recompute", next}},
-                   "costs extra forward compute in the backward pass"});
-  }
+  // Moved as far as it goes: full recomputation keeps only the layer inputs.
+  if (train && spec.recompute != recompute_policy::full)
+    out.push_back({"recompute", "recompute " + s.recompute + " -> full", {{"recompute", "full"}},
+                   "costs one extra forward pass in the backward pass"});
   if (train && spec.finetune != finetune_method::qlora) {
     // All linear layers at rank 16 unless the user chose modules: the QLoRA paper (Dettmers et al. 2023) found
     // adapting every linear layer necessary to match full fine-tuning.
@@ -196,8 +195,12 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
     }
     out.knobs.push_back(std::move(k));
   }
-  std::stable_sort(out.knobs.begin(), out.knobs.end(),
-                   [](const knob_advice& a, const knob_advice& b) { return a.saved_bytes > b.saved_bytes; });
+  // Knobs that keep the hardware first, then those that add devices; each group by bytes saved.
+  const auto more_devices = [](const knob_advice& k) { return k.delta.contains("devices"); };
+  std::stable_sort(out.knobs.begin(), out.knobs.end(), [&](const knob_advice& a, const knob_advice& b) {
+    if (more_devices(a) != more_devices(b)) return !more_devices(a);
+    return a.saved_bytes > b.saved_bytes;
+  });
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "settings_apply.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -32,9 +33,21 @@ struct context {
   bool last_stage = true;       // holds the final norm, lm_head and the loss
   double act = 2;               // bytes per activation value
   double tokens = 0;            // b x s of one micro-batch
+  step_phase phase = step_phase::sum;  // the phase estimated (sum: framework generic, every bucket summed)
+  [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
+  [[nodiscard]] bool before_backward() const {
+    return phase == step_phase::forward_end || phase == step_phase::backward_start;
+  }
 };
 
-context make_context(const run_spec& r, bool first, bool last) {
+// What the bucket functions report besides their buckets.
+struct tally {
+  double cpu = 0;      // host RAM for offloaded state [bytes]
+  double dynamic = 0;  // allocated and freed within the step (the allocator's reserve grows with it) [bytes]
+  double paged = 0;    // paged optimizer states: managed memory outside PyTorch's allocator [bytes]
+};
+
+context make_context(const run_spec& r, bool first, bool last, step_phase phase) {
   const setting_values& s = r.values;
   context c{r, s, r.model};
   c.train = r.train();
@@ -46,6 +59,7 @@ context make_context(const run_spec& r, bool first, bool last) {
   c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
   c.act = r.activation_bytes;
   c.tokens = r.tokens;
+  c.phase = phase;
   return c;
 }
 
@@ -218,8 +232,10 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
     }
     case dtype_family::matrices: {
       const double w = bytes_per_value(c.r.weights, c.s.double_quant);
-      return {sp.matrices * w + others * 2,
-              n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) + " embedding/norm weights x 2 B"};
+      // peft's prepare_model_for_kbit_training casts every non-4-bit parameter to fp32.
+      const double o = c.train && c.r.adapters() && c.s.qlora_upcast ? fp32_bytes : 2;
+      return {sp.matrices * w + others * o, n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) +
+                                                " embedding/norm weights x " + n(o) + " B"};
     }
     case dtype_family::matrices_rows:
       return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
@@ -243,7 +259,8 @@ struct layer_activations {
 // weight's gradient, so not under LoRA, where norms are frozen (measured: docs/validation.md).
 double norm_saved_bytes(const context& c) {
   if (!c.s.norm_upcast) return c.act;
-  return c.r.adapters() ? fp32_bytes : fp32_bytes + c.act;
+  // The normalised value is multiplied by the weight in the weight's dtype: fp32 under autocast (8 B in all).
+  return c.r.adapters() ? fp32_bytes : fp32_bytes + std::max(c.act, bytes_per_value(c.r.weights));
 }
 
 // Whether any of `layer`'s linears with one of these names has a trained weight or an adapter.
@@ -252,6 +269,21 @@ bool trains(const context& c, const layer_params& layer, std::initializer_list<p
     return std::find(names.begin(), names.end(), l.name) != names.end() &&
            (!c.r.adapters() || c.r.lora_targets.contains(l.name));
   });
+}
+
+// Saved copies of one input read by the linears `names`: one shared copy if any trains, or one per trained linear
+// (input_copies = per_linear); with LoRA dropout each adapter's site keeps a 1-byte mask and the dropped copy.
+// Bytes per token.
+double input_bytes(const context& c, const layer_params& layer, std::initializer_list<projection> names, double width) {
+  double sites = 0;
+  for (const auto& l : layer.linears)
+    if (std::find(names.begin(), names.end(), l.name) != names.end() &&
+        (!c.r.adapters() || c.r.lora_targets.contains(l.name)))
+      sites += 1;
+  if (sites == 0) return 0;
+  if (!c.r.per_linear_inputs) sites = 1;
+  const double per_site = c.r.adapters() && c.s.lora_dropout > 0 ? 1 + c.act : c.act;
+  return sites * per_site * width;
 }
 
 // Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
@@ -273,12 +305,12 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   }
   // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
   // (their backward needs it) or by a trained o_proj.
-  const bool qkv_input = trains(c, layer, {projection::q_proj, projection::k_proj, projection::v_proj,
-                                           projection::q_a_proj, projection::kv_a_proj_with_mqa});
+  const double qkv_input = T * input_bytes(c, layer, {projection::q_proj, projection::k_proj, projection::v_proj,
+                                                      projection::q_a_proj, projection::kv_a_proj_with_mqa}, h);
   const bool o_input = trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
-                       kernel == attention_kernel::sdpa;
-  out.linear_terms += B * T * ((qkv_input ? h : 0) + q_width + kv_width + v_width + (o_input ? o_width : 0));
-  out.outside_tp += qkv_input ? B * T * h : 0;
+                       kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
+  out.linear_terms += qkv_input + B * T * (q_width + kv_width + v_width + (o_input ? o_width : 0));
+  out.outside_tp += qkv_input;
   if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   if (kernel == attention_kernel::standard) {
@@ -299,13 +331,14 @@ void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_acti
   const auto& m = c.m;
   const double T = c.tokens, h = m.hidden, B = c.act;
   const bool mlp_input = trains(c, layer, {projection::gate_proj, projection::up_proj});
+  const double own_input = input_bytes(c, layer, {projection::gate_proj, projection::up_proj}, h);  // per token
   const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains(c, layer, {projection::down_proj}) ? 1 : 0);
-  auto mlp = [&](double tokens, double inner) { return B * tokens * ((mlp_input ? h : 0) + kept_inner * inner); };
+  auto mlp = [&](double tokens, double inner) { return tokens * (own_input + B * kept_inner * inner); };
   // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
   const bool router_input = mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear();
   if (!moe) {
     out.linear_terms += mlp(T, m.intermediate);
-    out.outside_tp += mlp_input ? B * T * h : 0;
+    out.outside_tp += T * own_input;
     return;
   }
   const auto k = static_cast<double>(s.num_experts_per_tok);
@@ -316,7 +349,7 @@ void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_acti
   out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
   out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);    // the router is not tp
   out.linear_terms += mlp(k * T, inner);
-  if (shared > 0) out.linear_terms += mlp(T, shared) - (mlp_input ? B * T * h : 0);  // shares the MLP input
+  if (shared > 0) out.linear_terms += mlp(T, shared) - T * own_input;  // shares the MLP input
 }
 
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
@@ -345,6 +378,90 @@ layer_activations layer_saved(const context& c, bool moe) {
   return out;
 }
 
+// The textbook logits peak (framework generic): 16-bit logits, the fp32 log-softmax and two fp32 gradients.
+void logits_generic(const context& c, builder& out) {
+  const double T = c.tokens, V = c.m.vocab, B = c.act, t = c.t;
+  if (c.s.fused_ce) {
+    out.add("logits (fused cross-entropy: not materialised)", 0, "chunked loss keeps no b x s x V tensor");
+    return;
+  }
+  out.add("logits", B * T * V / t, n(B) + " B x " + n(T) + " tokens x V " + n(V));
+  out.add("log-softmax output (fp32, saved by the loss)", fp32_bytes * T * V / t, "4 B x tokens x V");
+  out.add("logits gradient (fp32, two buffers at the start of backward)", 2 * fp32_bytes * T * V / t,
+          "2 x 4 B x tokens x V");
+}
+
+// Bytes per token per vocabulary entry alive in the loss at the end of forward / the start of backward, per
+// implementation (docs/methodology.md, "Logits and loss"; B = bytes of a 16-bit logit).
+struct loss_path {
+  double forward = 0;   // x T x V
+  double backward = 0;  // x T x V
+  const char* how = "";
+};
+
+loss_path loss_coefficients(loss_kind kind, double B) {
+  switch (kind) {
+    case loss_kind::hf: return {B + 8, 12, "logits.float() + log-softmax / saved log-softmax + 2 fp32 gradients"};
+    case loss_kind::hf_legacy: return {12, 12, "fp32 logits + shifted copy + log-softmax / as transformers <= 4.45"};
+    case loss_kind::torchtune_chunked:
+      return {B + 4 + 4.0 / 8, 4 + 8.0 / 8, "8 chunks: 16-bit chunks + every chunk's fp32 log-softmax"};
+    case loss_kind::torchtune_compiled: return {B, B + 6.0 / 8, "compiled chunks: 16-bit chunks + one chunk's grads"};
+    case loss_kind::litgpt: return {2 * B, 2 * B, "16-bit logits + 16-bit log-softmax per 128-token chunk"};
+    case loss_kind::megatron: return {B + 4, B + 4, "16-bit logits + fp32 softmax, gradient written in place"};
+    case loss_kind::unsloth: return {B, B, "16-bit logits, gradient written into them (Triton kernel)"};
+    case loss_kind::trl_chunked:
+    case loss_kind::fused: break;
+  }
+  return {0, 0, "the full logits are never materialised"};
+}
+
+// The loss at the end of forward / the start of backward, per loss implementation (tensor parallelism splits the
+// vocabulary).
+void logits_phase(const context& c, builder& out) {
+  const double T = c.tokens, V = c.m.vocab, h = c.m.hidden, t = c.t;
+  const loss_kind kind = c.s.fused_ce ? loss_kind::fused : c.r.loss;
+  const loss_path path = loss_coefficients(kind, c.act);
+  const double k = c.phase == step_phase::forward_end ? path.forward : path.backward;
+  const std::string when = c.phase == step_phase::forward_end ? "forward" : "backward";
+  out.add("logits and loss (" + when + ")", k * T * V / t, n(k) + " B x tokens x V " + n(V) + ": " + path.how);
+  if (kind == loss_kind::trl_chunked)  // h.float() @ w.float().t() per 256-token chunk, under checkpoint
+    out.add("chunked lm_head (fp32 weight copy + one 256-token chunk)", (fp32_bytes * V * h + 256 * V * 8) / t,
+            "4 B x V x h + 256 tokens x V x 8 B");
+  if (kind == loss_kind::litgpt && c.phase == step_phase::backward_start)
+    out.add("one 128-token chunk's gradients", 2 * 2 * 128 * V / t, "2 x 2 B x 128 tokens x V");
+  if (kind == loss_kind::unsloth) out.add("logsumexp (fp32)", fp32_bytes * T / t, "4 B x tokens");
+}
+
+// Checkpoints alive through forward: every layer's input in the residual stream's dtype, fewer when offloaded.
+void checkpoints(const context& c, double layers, double t_seq, builder& out) {
+  const double T = c.tokens, h = c.m.hidden, R = c.r.residual_bytes;
+  switch (c.r.activation_offload) {
+    case offload_activations::none:
+      out.add("layer inputs (checkpoints)", R * T * h * layers / t_seq,
+              n(layers) + " layers x " + n(R) + " B x " + n(T) + " tokens x h " + n(h));
+      break;
+    case offload_activations::prefetched:
+      out.add("layer inputs (checkpoints; the rest offloaded to CPU)", R * T * h * std::min(2.0, layers) / t_seq,
+              "min(2, " + n(layers) + ") layers in the offload stream x " + n(R) + " B x tokens x h");
+      break;
+    case offload_activations::full:
+      out.add("layer inputs (checkpoints offloaded to CPU)", 0, "none stay on the GPU");
+      break;
+  }
+}
+
+// After the start of backward: inside the recomputed bottom layer (recompute = full), or nothing saved left at the
+// end of backward / at the optimizer step.
+void backward_activations(const context& c, double layer_bytes, double t_seq, builder& out) {
+  const double T = c.tokens, h = c.m.hidden, R = c.r.residual_bytes;
+  if (c.phase != step_phase::recompute) {
+    out.add("saved activations (all freed by the end of backward)", 0, "0");
+    return;
+  }
+  out.add("layer 0 input (checkpoint)", R * T * h / t_seq, n(R) + " B x tokens x h");
+  out.add("one layer recomputed during backward", layer_bytes, "activations of one layer: " + n(layer_bytes) + " B");
+}
+
 bucket activations_train(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
@@ -368,17 +485,23 @@ bucket activations_train(const context& c) {
   const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
   const std::string whole = t > 1 && !s.sequence_parallel ? " (no sequence parallelism: not divided by tp)" : "";
   const double T = c.tokens, h = m.hidden, B = c.act;
+  const double layer_bytes = per_layer_linear + per_layer_square;
+  if (c.phased() && !c.before_backward()) {
+    backward_activations(c, layer_bytes, t_seq, out);
+    return out.b;
+  }
   if (c.r.recompute == recompute_policy::none) {
-    out.add("transformer layers", (per_layer_linear + per_layer_square) * L * mb,
-            n(L) + " layers x " + n(per_layer_linear + per_layer_square) + " B per layer" + per_micro);
+    out.add("transformer layers", layer_bytes * L * mb,
+            n(L) + " layers x " + n(layer_bytes) + " B per layer" + per_micro);
   } else if (c.r.recompute == recompute_policy::selective) {
     out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb,
             n(L) + " layers x " + n(per_layer_linear) + " B per layer" + per_micro);
-  } else {
+  } else if (!c.phased()) {
     out.add("layer inputs (checkpoints)", B * T * h * L * mb / t_seq,
             n(L) + " layers x " + n(B) + " B x " + n(T) + " tokens x h " + n(h) + per_micro + whole);
-    out.add("one layer recomputed during backward", per_layer_linear + per_layer_square,
-            "activations of one layer: " + n(per_layer_linear + per_layer_square) + " B");
+    out.add("one layer recomputed during backward", layer_bytes, "activations of one layer: " + n(layer_bytes) + " B");
+  } else {
+    checkpoints(c, L * mb, t_seq, out);
   }
   if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t_seq, "1 B x tokens x h" + whole);
   if (c.last_stage) {
@@ -388,17 +511,8 @@ bucket activations_train(const context& c) {
                                            : (lora ? "norm input" : "norm input + lm_head input");
     out.add("final norm and lm_head inputs", (norm_saved_bytes(c) + (lora ? 0 : B)) * T * h / t_seq,
             "(" + kept + ") x tokens x h" + (lora ? " (frozen lm_head keeps no input)" : ""));
-    if (m.vocab > 0) {
-      const double V = m.vocab;
-      if (s.fused_ce) {
-        out.add("logits (fused cross-entropy: not materialised)", 0, "chunked loss keeps no b x s x V tensor");
-      } else {
-        out.add("logits", B * T * V / t, n(B) + " B x " + n(T) + " tokens x V " + n(V));
-        out.add("log-softmax output (fp32, saved by the loss)", fp32_bytes * T * V / t, "4 B x tokens x V");
-        out.add("logits gradient (fp32, two buffers at the start of backward)", 2 * fp32_bytes * T * V / t,
-                "2 x 4 B x tokens x V");
-      }
-    }
+    if (m.vocab > 0 && !c.phased()) logits_generic(c, out);
+    if (m.vocab > 0 && c.phased()) logits_phase(c, out);
   }
   return out.b;
 }
@@ -514,7 +628,7 @@ state_layout layout_state(const context& c) {
   return l;
 }
 
-bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
+bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
   builder params{{"parameters", "Parameters", 0, "The weights held on this device",
                   r.quantised() ? "Quantised formats compress the linear layers; embeddings, lm_head and norms keep "
@@ -524,7 +638,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
                   {}}};
   if (!c.train && r.llamacpp()) {
     const weight_split split = split_llamacpp(c, l.sp);
-    cpu += std::ceil(split.host);
+    t.cpu += std::ceil(split.host);
     params.add("weights on the GPU (model buffer)", split.device, split.formula);
     return params.b;
   }
@@ -535,7 +649,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
   const double base = stored.bytes / l.zero_params;
   const std::string name = r.adapters() ? "frozen base weights" : "weights";
   if (r.offload == offload_target::optimizer_and_params) {
-    cpu += std::ceil(base);
+    t.cpu += std::ceil(base);
     params.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
   } else {
     params.add(name, base, formula);
@@ -555,16 +669,52 @@ bucket parameters_bucket(const context& c, const state_layout& l, double& cpu) {
     params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
                "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
   }
+  if (c.phased() && c.before_backward() && r.autocast_weights) {
+    // torch.autocast caches the 16-bit cast of every fp32 leaf that requires grad until the forward exits, and mm
+    // keeps it for backward: the trained matrices (lm_head included, the embedding is not an autocast op).
+    const double matrices = r.adapters() ? l.sp.adapters : l.trainable_fraction * (l.sp.matrices + l.sp.head);
+    const double bytes = 2 * matrices / l.zero_params;
+    t.dynamic += std::ceil(bytes);
+    params.add("16-bit autocast copies of the trained matrices", bytes, n(matrices) + " x 2 B (until backward)");
+  }
   return params.b;
 }
 
-bucket gradients_bucket(const context& c, const state_layout& l) {
+// The largest single trained tensor on this device: with optimizer_in_backward, the only gradient alive at once.
+double largest_tensor(const context& c, const state_layout& l) {
+  if (c.r.adapters()) return l.trainable_dev;  // adapters are small: all of them, conservatively
+  double largest = std::max(l.sp.embed, l.sp.head);
+  for (const auto& lin : c.m.params.dense_layer.linears) largest = std::max(largest, lin.in_features * lin.out_features / c.t);
+  return std::min(l.trainable_dev, l.trainable_fraction * largest);
+}
+
+bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   builder grads{{"gradients", "Gradients", 0, "One gradient per trainable parameter",
                  "Gradients of the frozen base are never stored; buckets for reduction are not counted", {}}};
   if (!c.train) return grads.b;
   const double g = bytes_per_value(c.r.gradients);
-  grads.add(std::string(info(c.r.gradients).name) + " gradients", l.trainable_dev * g / l.zero_grads,
-            n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : ""));
+  const std::string name = std::string(info(c.r.gradients).name) + " gradients";
+  const std::string formula = n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : "");
+  const double all = l.trainable_dev * g / l.zero_grads;
+  if (!c.phased()) {
+    grads.add(name, all, formula);
+    return grads.b;
+  }
+  const bool resident = c.r.grad_lifetime == gradient_lifetime::resident;
+  if (resident) {
+    grads.add(name + " (resident buffer)", all, formula);
+  } else if (c.before_backward() && c.s.grad_accum > 1) {
+    grads.add(name + " (accumulated over earlier micro-batches)", all, formula);
+  } else if (c.before_backward()) {
+    grads.add(name + " (none yet: zero_grad(set_to_none=True))", 0, "0");
+  } else if (c.s.optimizer_in_backward) {
+    const double one = largest_tensor(c, l);
+    grads.add(name + " (one tensor: stepped and freed in backward)", one * g / l.zero_grads,
+              "largest tensor " + n(one) + " x " + n(g) + " B");
+  } else {
+    grads.add(name, all, formula);
+  }
+  if (!resident) t.dynamic += grads.b.bytes;
   return grads.b;
 }
 
@@ -594,19 +744,23 @@ double adafactor_values(const context& c, const state_layout& l) {
   return (factored + full) * share * l.trainable_fraction;
 }
 
-bucket optimizer_bucket(const context& c, const state_layout& l, double& cpu) {
+bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
   builder opt{{"optimizer", "Optimizer state", 0, "Optimizer states and the fp32 master copy of trainable weights",
                "Per trainable parameter; states of frozen weights do not exist", {}}};
   if (!c.train) return opt.b;
   const double o = bytes_per_value(r.optimizer_states);
   const bool to_cpu = r.offload != offload_target::none;
+  const bool paged = c.phased() && r.optimizer_impl == optimizer_step_impl::paged;
   auto add_opt = [&](std::string name, double bytes, std::string formula) {
     bytes /= l.zero_opt;
     if (l.zero_opt > 1) formula += l.shard;
     if (to_cpu) {
-      cpu += std::ceil(bytes);
+      t.cpu += std::ceil(bytes);
       opt.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
+    } else if (paged) {
+      t.paged += std::ceil(bytes);
+      opt.add(name + " (paged: managed memory, counted in device only)", 0, formula);
     } else {
       opt.add(std::move(name), bytes, std::move(formula));
     }
@@ -630,6 +784,13 @@ bucket optimizer_bucket(const context& c, const state_layout& l, double& cpu) {
               "(rows + columns of each matrix) x " + n(o) + " B");
       break;
     case optimizer_kind::sgd: break;
+  }
+  if (c.phase == step_phase::optimizer_step && r.optimizer_impl == optimizer_step_impl::foreach &&
+      r.optimizer == optimizer_kind::adamw && !to_cpu) {
+    // _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates one state-sized list.
+    const double bytes = dev * o / l.zero_opt;
+    t.dynamic += std::ceil(bytes);
+    opt.add("foreach step transient (sqrt of the second moments)", bytes, n(dev) + " x " + n(o) + " B");
   }
   return opt.b;
 }
@@ -656,21 +817,45 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
 
 void runtime_overhead(const context& c, double allocated, builder& over);
 
-bucket overhead_bucket(const context& c, const state_layout& l, double allocated, double weights) {
+// Which communication buffers the framework allocates: DDP's and DeepSpeed's (generic, hf, deepspeed); Megatron's
+// buckets are views of its gradient buffer and FSDP's reduce-scatter inputs are transient.
+bool communication_buffers(const context& c) {
+  const framework_kind f = c.r.framework;
+  return c.train && c.dp > 1 &&
+         (f == framework_kind::generic || f == framework_kind::hf || f == framework_kind::deepspeed);
+}
+
+// Overhead; fills `peak` (allocated, reserved, device) from the tensors' bytes.
+bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, double tensors, double weights,
+                       peak_memory& peak) {
   const setting_values& s = c.s;
   builder over{{"overhead", "Overhead", 0, "Memory the runtime takes beyond the tensors above",
                 "Estimates of runtime behaviour, not arithmetic: change the defaults to match your stack", {}}};
+  peak.allocated = tensors;
   if (c.r.overhead == overhead_mode::factor) {
     over.add("overhead factor on the weights", (s.overhead_factor - 1) * weights,
              "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
   } else if (c.r.overhead == overhead_mode::detailed && !c.train) {
-    runtime_overhead(c, allocated, over);
-  } else if (c.r.overhead == overhead_mode::detailed) {
+    runtime_overhead(c, tensors, over);
+  } else if (c.r.overhead == overhead_mode::detailed && !c.phased()) {
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
-    if (c.train && c.dp > 1) add_communication_buffers(c, l, over);
-    over.add("allocator fragmentation reserve", allocated * s.fragmentation / 100,
-             n(s.fragmentation) + " % of " + n(allocated) + " B");
+    if (communication_buffers(c)) add_communication_buffers(c, l, over);
+    peak.allocated += over.b.bytes - std::ceil(s.cuda_context);
+    over.add("allocator fragmentation reserve", tensors * s.fragmentation / 100,
+             n(s.fragmentation) + " % of " + n(tensors) + " B");
+  } else if (c.r.overhead == overhead_mode::detailed) {
+    if (communication_buffers(c)) add_communication_buffers(c, l, over);
+    peak.allocated += over.b.bytes;
+    over.add("caching allocator reserve", s.allocator_reserve * t.dynamic,
+             n(s.allocator_reserve) + " x " + n(t.dynamic) + " B allocated and freed within the step");
+    if (c.r.optimizer_impl == optimizer_step_impl::paged)
+      over.add("paged optimizer states (managed memory, outside PyTorch)", t.paged, "the optimizer states above");
+    over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
   }
+  const double reserve = c.phased() ? std::ceil(s.allocator_reserve * t.dynamic)
+                                    : (c.r.overhead == overhead_mode::detailed ? std::ceil(tensors * s.fragmentation / 100) : 0);
+  peak.reserved = peak.allocated + reserve;
+  peak.device = tensors + over.b.bytes;
   return over.b;
 }
 
@@ -850,7 +1035,7 @@ double kv_bytes_per_token(const context& c) {
 // The KV bytes of one request of `seq` tokens on this device (sliding windows included).
 double kv_bytes_per_request(const context& c) {
   const run_spec one = with_workload(c.r, 1, c.s.seq, c.s.devices);
-  const context c1 = make_context(one, c.first_stage, c.last_stage);
+  const context c1 = make_context(one, c.first_stage, c.last_stage, step_phase::inference);
   return kv_cache(c1).bytes;
 }
 
@@ -969,6 +1154,16 @@ std::vector<std::string> stage_notes(const context& c) {
   if (s.params > 0 && r.quantised())
     notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
   if (!c.train && c.m.mla) notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
+  if (c.train && !r.phased()) {
+    const setting_values& d = detail::default_values();
+    if (s.grad_lifetime != d.grad_lifetime || s.optimizer_in_backward != d.optimizer_in_backward ||
+        s.optimizer_impl != d.optimizer_impl || s.loss_impl != d.loss_impl ||
+        s.activation_offload != d.activation_offload || s.allocator_reserve != d.allocator_reserve)
+      notes.emplace_back("framework generic sums every bucket: grad_lifetime, optimizer_in_backward, optimizer_impl, "
+                         "loss_impl, activation_offload and allocator_reserve are ignored");
+  }
+  if (c.phased() && s.fragmentation != detail::default_values().fragmentation)
+    notes.emplace_back("fragmentation is ignored by the phase model: allocator_reserve sets the allocator's reserve");
   if (info(r.weights).family == dtype_family::gguf_mix)
     notes.emplace_back("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not "
                        "modelled, and the _S, _L and IQ mixes are taken at their base type for every matrix");
@@ -980,8 +1175,18 @@ std::vector<std::string> stage_notes(const context& c) {
   return notes;
 }
 
-estimate_result estimate_stage(const run_spec& spec, bool first, bool last) {
-  const context c = make_context(spec, first, last);
+// What each framework's own log prints (docs/methodology.md, "Frameworks").
+std::string printed_quantity(framework_kind f) {
+  switch (f) {
+    case framework_kind::generic:
+    case framework_kind::hf: return "device";  // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
+    case framework_kind::unsloth: return "reserved";  // the notebooks print max_memory_reserved()
+    default: return "allocated";  // max_memory_allocated() / torchtune's peak_memory_active
+  }
+}
+
+estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step_phase phase) {
+  const context c = make_context(spec, first, last, phase);
   const state_layout l = layout_state(c);
   estimate_result r;
   r.settings = spec.values;
@@ -991,20 +1196,34 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last) {
   r.data_parallel = spec.data_parallel;
   r.effective_batch = spec.effective_batch;
   r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
-  double cpu = 0;
-  r.buckets = {parameters_bucket(c, l, cpu), gradients_bucket(c, l), optimizer_bucket(c, l, cpu),
-               c.train ? activations_train(c) : activations_inference(c), c.train ? kv_cache(c) : inference_kv(c, cpu)};
-  double allocated = 0;
-  for (const auto& b : r.buckets) allocated += b.bytes;
-  r.buckets.push_back(overhead_bucket(c, l, allocated, r.buckets[0].bytes));
+  tally t;
+  r.buckets = {parameters_bucket(c, l, t), gradients_bucket(c, l, t), optimizer_bucket(c, l, t),
+               c.train ? activations_train(c) : activations_inference(c), c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
+  double tensors = 0;
+  for (const auto& b : r.buckets) tensors += b.bytes;
+  t.dynamic += c.train ? r.buckets[3].bytes : 0;
+  r.buckets.push_back(overhead_bucket(c, l, t, tensors, r.buckets[0].bytes, r.peak));
+  r.peak.phase = phase_name(phase);
+  r.peak.printed = c.train ? printed_quantity(spec.framework) : "device";
   r.notes = stage_notes(c);
   r.inference = !c.train;
   if (r.inference) r.runtime = report_runtime(c, r, r.notes);
-  r.total_bytes = allocated + r.buckets.back().bytes;
+  r.total_bytes = r.peak.device;
   r.gpu_memory_bytes = spec.values.gpu_memory;
-  r.cpu_bytes = cpu;
+  r.cpu_bytes = t.cpu;
   r.fits = r.total_bytes <= r.gpu_memory_bytes;
   return r;
+}
+
+// The phases of a step for this run: one (the sum) for framework generic and for inference.
+std::vector<step_phase> phases_of(const run_spec& spec) {
+  if (!spec.train()) return {step_phase::inference};
+  if (!spec.phased()) return {step_phase::sum};
+  std::vector<step_phase> out = {step_phase::forward_end, step_phase::backward_start,
+                                 spec.recompute == recompute_policy::full ? step_phase::recompute
+                                                                          : step_phase::backward_end};
+  if (!spec.values.optimizer_in_backward) out.push_back(step_phase::optimizer_step);
+  return out;
 }
 
 }  // namespace
@@ -1015,15 +1234,42 @@ double estimate_result::bytes(std::string_view bucket_key) const {
   return 0;
 }
 
+std::string_view phase_name(step_phase phase) {
+  switch (phase) {
+    case step_phase::sum: return "sum";
+    case step_phase::forward_end: return "forward_end";
+    case step_phase::backward_start: return "backward_start";
+    case step_phase::recompute: return "recompute";
+    case step_phase::backward_end: return "backward_end";
+    case step_phase::optimizer_step: return "optimizer_step";
+    case step_phase::inference: return "inference";
+  }
+  return "sum";
+}
+
 std::vector<estimate_result> estimate_stages(const run_spec& spec) {
-  if (spec.values.pp == 1) return {estimate_stage(spec, true, true)};
-  return {estimate_stage(spec, true, false), estimate_stage(spec, false, true)};
+  std::vector<estimate_result> out;
+  const std::vector<step_phase> phases = phases_of(spec);
+  for (const bool first : {true, false}) {
+    if (!first && spec.values.pp == 1) break;
+    for (const step_phase phase : phases)
+      out.push_back(estimate_stage(spec, spec.values.pp == 1 || first, spec.values.pp == 1 || !first, phase));
+  }
+  return out;
 }
 
 estimate_result estimate(const run_spec& spec) {
-  std::vector<estimate_result> stages = estimate_stages(spec);
-  if (stages.size() == 1 || stages[0].total_bytes >= stages[1].total_bytes) return std::move(stages[0]);
-  return std::move(stages[1]);
+  std::vector<estimate_result> all = estimate_stages(spec);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i].total_bytes > all[best].total_bytes) best = i;
+  // The phases of the reported stage, for the output.
+  const std::size_t per_stage = phases_of(spec).size(), from = best / per_stage * per_stage;
+  std::vector<phase_bytes> phases;
+  for (std::size_t i = from; i < from + per_stage; ++i) phases.push_back({all[i].peak.phase, all[i].peak.allocated});
+  estimate_result r = std::move(all[best]);
+  r.phases = std::move(phases);
+  return r;
 }
 
 result<estimate_result> estimate(const settings& explicit_values, const settings& config) {

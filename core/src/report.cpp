@@ -88,6 +88,17 @@ json buckets_json(const estimate_result& r) {
   return buckets;
 }
 
+json peak_json(const estimate_result& r) {
+  json phases = json::array();
+  for (const auto& p : r.phases) phases.push_back({{"phase", p.phase}, {"allocated", json_bytes(p.allocated)}});
+  return {{"allocated", json_bytes(r.peak.allocated)},
+          {"reserved", json_bytes(r.peak.reserved)},
+          {"device", json_bytes(r.peak.device)},
+          {"phase", r.peak.phase},
+          {"printed", r.peak.printed},
+          {"phases", phases}};
+}
+
 json breakdown_json(const param_breakdown& p) {
   json breakdown = {{"embedding", json_bytes(p.embedding)},
                     {"lm_head", json_bytes(p.lm_head)},
@@ -164,6 +175,7 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
               {"stage", r.stage},
               {"fits", r.fits},
               {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
+              {"peak", peak_json(r)},
               {"buckets", buckets_json(r)},
               {"param_breakdown", breakdown_json(r.model.params)},
               {"notes", r.notes},

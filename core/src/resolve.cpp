@@ -48,7 +48,14 @@ constexpr std::array<std::string_view, 2> mode_names = {"train", "inference"};
 constexpr std::array<std::string_view, 3> finetune_names = {"full", "lora", "qlora"};
 constexpr std::array<std::string_view, 6> optimizer_names = {"adamw", "adamw_8bit", "sgd",
                                                              "sgd_momentum", "lion", "adafactor"};
-constexpr std::array<std::string_view, 4> attention_names = {"standard", "eager", "sdpa", "flash"};
+constexpr std::array<std::string_view, 5> attention_names = {"standard", "eager", "sdpa", "flash", "sdpa_gqa"};
+constexpr std::array<std::string_view, 8> framework_names = {"generic", "hf",     "deepspeed", "fsdp",
+                                                             "torchtune", "litgpt", "megatron", "unsloth"};
+constexpr std::array<std::string_view, 2> lifetime_names = {"freed", "resident"};
+constexpr std::array<std::string_view, 3> optimizer_impl_names = {"fused", "foreach", "paged"};
+constexpr std::array<std::string_view, 9> loss_names = {"hf",     "hf_legacy", "trl_chunked", "torchtune_chunked",
+                                                        "torchtune_compiled", "litgpt", "megatron", "unsloth", "fused"};
+constexpr std::array<std::string_view, 3> activation_offload_names = {"none", "prefetched", "full"};
 constexpr std::array<std::string_view, 3> recompute_names = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> offload_names = {"none", "optimizer", "optimizer+params"};
 constexpr std::array<std::string_view, 3> overhead_names = {"none", "factor", "detailed"};
@@ -72,7 +79,10 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
               spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
               spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
               spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
-              spells("cache_type_v", cache_type_names),
+              spells("cache_type_v", cache_type_names) &&
+              spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
+              spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
+              spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -141,13 +151,22 @@ run_spec parse_choices(setting_values values) {
   r.runtime_auto = choice<runtime_kind>(runtime_names, v.runtime) == runtime_kind::automatic;
   r.cache_k = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_k)];
   r.cache_v = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_v)];
+  r.framework = choice<framework_kind>(framework_names, v.framework);
+  r.grad_lifetime = choice<gradient_lifetime>(lifetime_names, v.grad_lifetime);
+  r.optimizer_impl = choice<optimizer_step_impl>(optimizer_impl_names, v.optimizer_impl);
+  r.loss = choice<loss_kind>(loss_names, v.loss_impl);
+  r.activation_offload = choice<offload_activations>(activation_offload_names, v.activation_offload);
   if (r.finetune == finetune_method::qlora) r.values.weights_dtype = "nf4";  // QLoRA's base is NF4
   r.weights = dtype_choice(v.weights_dtype, dtype::bf16);
-  // LoRA adapters live in the compute dtype (bf16) over a quantised base.
-  r.trainable = r.adapters() && r.quantised() ? dtype::bf16 : r.weights;
+  const bool autocast = v.autocast != "off";
+  // LoRA adapters live in the compute dtype (bf16) over a quantised base, or in adapter_dtype.
+  r.trainable = r.adapters() ? dtype_choice(v.adapter_dtype, r.quantised() ? dtype::bf16 : r.weights) : r.weights;
   r.gradients = dtype_choice(v.grads_dtype, r.trainable);
   r.optimizer_states = dtype_choice(v.optimizer_dtype, dtype::fp32);
-  r.activation_bytes = r.weights == dtype::fp32 ? 4 : 2;
+  r.activation_bytes = r.weights == dtype::fp32 && !autocast ? 4 : 2;
+  r.residual_bytes = r.weights == dtype::fp32 || (v.qlora_upcast && r.adapters()) ? 4 : r.activation_bytes;
+  r.autocast_weights = autocast && r.trainable == dtype::fp32;
+  r.per_linear_inputs = v.input_copies == "per_linear";
   r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
   r.lora_targets = parse_targets(v.lora_targets);
   r.model_parallel = v.tp * v.pp;
@@ -217,6 +236,18 @@ void check_runtime(const run_spec& r, std::vector<error>& errors) {
   if (!float_v && r.attention != attention_kernel::flash)
     fail(errors, "cache_type_v", "a quantized V cache (\"" + r.values.cache_type_v +
                                      "\") needs flash attention (attention=flash, llama.cpp -fa on)");
+}
+
+// The phase model's own settings (framework generic ignores them, stage_notes says so).
+void check_phases(const run_spec& r, std::vector<error>& errors) {
+  if (!r.train() || !r.phased()) return;
+  const setting_values& v = r.values;
+  if (v.optimizer_in_backward && v.grad_accum > 1)
+    fail(errors, "optimizer_in_backward",
+         "steps each parameter during backward, so it needs grad_accum 1 (torchtune raises the same), got " +
+             std::to_string(v.grad_accum));
+  if (r.activation_offload != offload_activations::none && r.recompute != recompute_policy::full)
+    fail(errors, "activation_offload", "offloads the checkpoints of full recomputation: set recompute = full");
 }
 
 void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
@@ -307,6 +338,7 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   check_parallelism(r, errors);
   check_lora_targets(r, errors);
   check_runtime(r, errors);
+  check_phases(r, errors);
   if (!errors.empty()) return errors;
   build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);

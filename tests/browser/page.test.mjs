@@ -39,15 +39,19 @@ test("the default page renders Llama 3 8B and a total", async () => {
   // vocab 128256, untied): per layer 2*4096*4096 + 2*4096*1024 (q,o,k,v) + 3*4096*14336 (gated MLP)
   // + 2*4096 (norms) = 218,112,000; x 32 = 6,979,584,000; + 2*128256*4096 (embedding, lm_head)
   // = 1,050,673,152; + 4096 (final norm) = 8,030,261,248 parameters (Meta's published count), at 2 B (bf16).
-  assert.equal(bytes.parameters, 8_030_261_248 * 2);
-  // Full fine-tuning with mixed-precision AdamW: bf16 gradients (2 B) and fp32 master + m + v (12 B).
-  assert.equal(bytes.gradients, 8_030_261_248 * 2);
-  assert.equal(bytes.optimizer, 8_030_261_248 * 12);
+  // The default framework is hf (docs/methodology.md §8): full fine-tuning loads the weights in fp32 (4 B) and
+  // trains under bf16 autocast, so the peak (the start of backward) also holds the bf16 autocast copy of every
+  // trained matrix: 2 x (32 x (218,112,000 - 8,192 norm weights) + 525,336,576 lm_head) = 15,009,316,864 B.
+  assert.equal(bytes.parameters, 8_030_261_248 * 4 + 15_009_316_864);
+  // No gradient exists yet at the start of backward (zero_grad(set_to_none=True), grad_accum 1); AdamW keeps two
+  // fp32 moments (8 B) and no separate master copy (the weights are fp32 already).
+  assert.equal(bytes.gradients, 0);
+  assert.equal(bytes.optimizer, 8_030_261_248 * 8);
   const buckets = BUCKETS.slice(0, -1).reduce((sum, b) => sum + bytes[b], 0);
   assert.equal(bytes.total, buckets, "the total row is the sum of the bucket rows");
   assert.equal(await page.inputValue("#model-search"), "meta-llama-3-8b");
   assert.equal(await page.inputValue("#gpu-select"), "h100-80gb");
-  // 16 + 16 + 96 GB of fixed state alone exceed one 80 GB device.
+  // 32 + 64 GB of fixed state alone exceed one 80 GB device.
   assert.match(await page.textContent(".verdict"), /Does not fit/);
   await settled(page);
   assert.equal(new URL(page.url()).search, "?v=1", "defaults leave only the version in the URL");
@@ -78,10 +82,10 @@ const RESULT = ["#summary", "#stacked-bar", "#results-table"];
 test("the default result is in index.html before the core runs, and the core draws the same", async () => {
   const static_page = await beforeCore("");
   for (const selector of RESULT) assert.ok(await static_page.locator(selector).isVisible(), selector);
-  // Hand-derived as in the first test: Llama 3 8B has 8,030,261,248 parameters, bf16 weights and gradients,
-  // 12 B of AdamW state each.
-  assert.equal(await bucketBytes(static_page, "parameters"), 8_030_261_248 * 2);
-  assert.equal(await bucketBytes(static_page, "optimizer"), 8_030_261_248 * 12);
+  // Hand-derived as in the first test: Llama 3 8B has 8,030,261,248 parameters, fp32 weights (framework hf) and
+  // their bf16 autocast copies (15,009,316,864 B) at the peak, 8 B of AdamW state each.
+  assert.equal(await bucketBytes(static_page, "parameters"), 8_030_261_248 * 4 + 15_009_316_864);
+  assert.equal(await bucketBytes(static_page, "optimizer"), 8_030_261_248 * 8);
   assert.match(await static_page.textContent(".verdict"), /Does not fit/);
   const prerendered = await canonical(static_page, RESULT);
   await static_page.close();
@@ -105,8 +109,10 @@ test("a link with settings never shows the prerendered default result", async ()
   await version_only.close();
   const linked = await open(session.context, `${session.url}?v=1&model=llama-2-7b`);
   for (const selector of RESULT) assert.ok(await linked.locator(selector).isVisible(), selector);
-  // Llama 2 7B: 6,738,415,616 parameters (Meta's published count), bf16.
-  assert.equal(await bucketBytes(linked, "parameters"), 6_738_415_616 * 2);
+  // Llama 2 7B: 6,738,415,616 parameters (Meta's published count), fp32 under framework hf (4 B), plus the bf16
+  // autocast copy of the trained matrices at the peak: 2 x (32 x (4 x 4096^2 + 3 x 4096 x 11008) + 32000 x 4096
+  // lm_head) = 2 x 6,607,077,376 = 13,214,154,752.
+  assert.equal(await bucketBytes(linked, "parameters"), 6_738_415_616 * 4 + 13_214_154_752);
   await linked.close();
 });
 
@@ -267,7 +273,10 @@ test("a config.json replaces the preset; its errors show next to the field; GB/G
   const expected = 50257 * 768 + 1024 * 768 + 12 * 7_087_872 + 1536;
   assert.equal(expected, 124_439_808);
   assert.equal(await page.textContent("#model-info strong"), "Custom architecture");
-  assert.equal(parameters, expected * 2, "bf16 weights of GPT-2");
+  // Framework hf, full fine-tuning: fp32 weights (4 B) and, at the peak, the bf16 autocast copy of every trained
+  // matrix: 12 layers x 7,084,800 (the layer's weights and biases without its 3,072 LayerNorm values; the tied
+  // lm_head is the embedding, not an autocast op) x 2 B = 170,035,200.
+  assert.equal(parameters, expected * 4 + 2 * 12 * 7_084_800, "fp32 weights of GPT-2 + bf16 autocast copies");
   await page.fill("#config-text", "{not json");
   await page.click("text=Use this config");
   assert.match(await page.textContent("#config-error"), /config\.json/);

@@ -16,7 +16,7 @@ using namespace llm_memory;
 
 // The issue's case: the seed's 7B full fine-tune (mixed-precision AdamW) on one 80 GB GPU, with the default
 // detailed overhead (1 GiB CUDA context + 5 % fragmentation reserve).
-const settings seed_7b = {{"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+const settings seed_7b = {{"framework", "generic"}, {"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
                           {"num_attention_heads", "32"}, {"mode", "train"}, {"seq", "2048"},
                           {"batch", "1"}, {"gpu_memory", "80GB"}};
 
@@ -61,8 +61,11 @@ void expect_consistent(const settings& s, const advice_result& a) {
     }
     EXPECT_FALSE(k.delta.empty()) << k.name;
   }
-  EXPECT_TRUE(std::is_sorted(a.knobs.begin(), a.knobs.end(),
-                             [](const knob_advice& x, const knob_advice& y) { return x.saved_bytes > y.saved_bytes; }));
+  // Same-hardware knobs first (issue 17), each group by bytes saved.
+  const auto rank = [](const knob_advice& k) { return k.delta.contains("devices") ? 1 : 0; };
+  EXPECT_TRUE(std::is_sorted(a.knobs.begin(), a.knobs.end(), [&](const knob_advice& x, const knob_advice& y) {
+    return rank(x) != rank(y) ? rank(x) < rank(y) : x.saved_bytes > y.saved_bytes;
+  }));
 }
 
 TEST(advise, seed_7b_lists_optimizer_and_activation_knobs) {
@@ -91,13 +94,15 @@ TEST(advise, seed_7b_lists_optimizer_and_activation_knobs) {
   EXPECT_EQ(zero->delta, (settings{{"devices", "2"}, {"zero", "3"}}));
   EXPECT_EQ(find_knob(a, "zero"), nullptr);  // ZeRO +1 needs more than one data-parallel device
 
-  // Selective recompute drops the 5 a s / h term (Korthikanti et al. 2022, table 2):
-  // L s b h x 5 a s / h = 32 x 2048 x 4096 x 80 = 21,474,836,480 B of activations, x 1.05 with the reserve.
+  // The knob goes as far as it goes: full recomputation (Korthikanti et al. 2022, table 2) keeps the layer
+  // inputs 2 s b h L = 2 x 8,388,608 x 32 = 536,870,912 B and one layer s b h (34 + 5 a s / h) = 8,388,608 x 114
+  // = 956,301,312 B instead of 32 layers (30,601,641,984 B): saves 29,108,469,760 B, x 1.05 with the reserve
+  // (+ 1,455,423,488).
   const auto* recompute = find_knob(a, "recompute");
   ASSERT_NE(recompute, nullptr);
   EXPECT_EQ(recompute->drains, "activations");
-  EXPECT_EQ(recompute->delta, (settings{{"recompute", "selective"}}));
-  EXPECT_EQ(recompute->saved_bytes, 21474836480.0 + 1073741824.0);
+  EXPECT_EQ(recompute->delta, (settings{{"recompute", "full"}}));
+  EXPECT_EQ(recompute->saved_bytes, 29108469760.0 + 1455423488.0);
 
   // 8-bit AdamW: moments 2 x 4 B -> 2 x (1 + 4/256) B per parameter, the fp32 master copy stays:
   // optimizer 84e9 -> 28e9 + 14.21875e9 = 42.21875e9 B; saved 41.78125e9 B + 5 % reserve.
@@ -187,7 +192,7 @@ TEST(advise, sequence_parallelism_is_offered_under_tensor_parallelism) {
   EXPECT_EQ(find_knob(advised(s), "sequence_parallel"), nullptr);
 }
 TEST(advise, inference_offers_weight_and_kv_quantisation) {
-  const settings s = {{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
+  const settings s = {{"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
   const auto a = advised(s);
   expect_consistent(s, a);
   const auto* kv = find_knob(a, "kv_8bit");
@@ -213,7 +218,7 @@ TEST(advise, json_lists_knobs_with_deltas) {
 }
 
 TEST(advise, errors_name_the_setting) {
-  const auto r = advise(settings{{"seq", "-1"}});
+  const auto r = advise(settings{{"framework", "generic"}, {"seq", "-1"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "seq");
 }

@@ -12,7 +12,9 @@ namespace {
 
 using namespace llm_memory;
 
-estimate_result ok(const settings& s) {
+// The textbook arithmetic (framework generic): these tests check the bounds of the sum of every bucket.
+estimate_result ok(settings s) {
+  s.emplace("framework", "generic");
   auto r = estimate(s);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
   return r.ok() ? r.value() : estimate_result{};
@@ -30,13 +32,14 @@ TEST(limits, ten_million_token_context) {
   // KV cache 2 x 32 layers x 1e7 tokens x 32 heads x 128 x 2 B = 5,242,880,000,000 B.
   const auto r = ok({{"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "10000000"}});
   EXPECT_EQ(r.bytes("kv_cache"), 5242880000000.0);
-  // Training at 1e7 tokens: the s^2 scores alone, 32 heads x 1e14 x 2 B = 6.4e15 B per layer, pass 2^53 in
-  // total: refused, naming seq (the micro-batch is already 1). Flash attention keeps no scores: accepted.
-  const auto t = estimate(settings{{"model", "llama-2-7b"}, {"seq", "10000000"}});
+  // Training at 1e7 tokens with the textbook attention (framework generic: scores materialised): the s^2 scores
+  // alone, 32 heads x 1e14 x 2 B = 6.4e15 B per layer, pass 2^53 in total: refused, naming seq (the micro-batch
+  // is already 1). Flash attention keeps no scores: accepted.
+  const auto t = estimate(settings{{"model", "llama-2-7b"}, {"seq", "10000000"}, {"framework", "generic"}});
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.errors()[0].setting, "seq");
   EXPECT_NE(t.errors()[0].message.find("2^53"), std::string::npos);
-  const auto flash = ok({{"model", "llama-2-7b"}, {"seq", "10000000"}, {"attention", "flash"}});
+  const auto flash = ok({{"model", "llama-2-7b"}, {"seq", "10000000"}, {"framework", "generic"}, {"attention", "flash"}});
   EXPECT_LT(flash.total_bytes, 9007199254740992.0);
 }
 
@@ -61,7 +64,7 @@ TEST(limits, batch_of_a_million) {
 // step overflowed a 64-bit integer. Past 2^53 (9,007,199,254,740,992) the step is refused, naming grad_accum;
 // just below it, it is exact: 1e7 x 1e6 x 900 = 9e15.
 TEST(limits, sequences_per_step_stay_exact) {
-  const auto r = estimate(settings{{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
+  const auto r = estimate(settings{{"framework", "generic"}, {"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "grad_accum");
   // A one-token, one-layer model, so that 10^7 sequences of activations stay far below 2^53 bytes.
@@ -80,7 +83,7 @@ TEST(limits, beyond_the_ranges_the_setting_is_named) {
 }
 
 TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
-  const auto r = estimate(settings{{"hidden_size", "1000000"}, {"num_hidden_layers", "100000"},
+  const auto r = estimate(settings{{"framework", "generic"}, {"hidden_size", "1000000"}, {"num_hidden_layers", "100000"},
                                    {"num_attention_heads", "1000"}, {"intermediate_size", "10000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "hidden_size");

@@ -32,8 +32,9 @@ TEST(resolve, choices_become_enums) {
 }
 
 // auto dtypes resolve once: gradients follow the trained weights, KV the activations (4 B with fp32 weights).
+// The table's own automatic dtypes: framework generic (a profile sets its own, tests/core/frameworks_test.cpp).
 TEST(resolve, automatic_dtypes) {
-  const run_spec bf16 = resolved({});
+  const run_spec bf16 = resolved({{"framework", "generic"}});
   EXPECT_EQ(bf16.weights, dtype::bf16);
   EXPECT_EQ(bf16.gradients, dtype::bf16);
   EXPECT_EQ(bf16.optimizer_states, dtype::fp32);
@@ -42,13 +43,13 @@ TEST(resolve, automatic_dtypes) {
   EXPECT_EQ(fp32.kv, dtype::fp32);
   EXPECT_EQ(fp32.activation_bytes, 4);
   // QLoRA: an NF4 base whatever weights_dtype said; the adapters (and so their gradients) in bf16.
-  const run_spec qlora = resolved({{"finetune", "qlora"}});
+  const run_spec qlora = resolved({{"finetune", "qlora"}, {"framework", "generic"}});
   EXPECT_EQ(qlora.weights, dtype::nf4);
   EXPECT_EQ(qlora.values.weights_dtype, "nf4");
   EXPECT_EQ(qlora.trainable, dtype::bf16);
   EXPECT_EQ(qlora.gradients, dtype::bf16);
   EXPECT_TRUE(qlora.quantised());
-  EXPECT_EQ(resolved({{"grads_dtype", "fp32"}}).gradients, dtype::fp32);
+  EXPECT_EQ(resolved({{"grads_dtype", "fp32"}, {"framework", "generic"}}).gradients, dtype::fp32);
 }
 
 // data-parallel = devices / (tp x pp) = 16 / (2 x 2) = 4; effective batch = 3 x 5 x 4 = 60; tokens = 3 x 2048.

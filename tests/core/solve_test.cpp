@@ -38,7 +38,7 @@ solve_result solved(const settings& s) {
 // The seed's 7B (h 4096, L 32, a 32, params 7e9) full fine-tune with mixed-precision AdamW, written out so that
 // changes of defaults do not move the derivations below.
 settings seed_7b() {
-  return {{"params", "7e9"},         {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+  return {{"framework", "generic"}, {"params", "7e9"},         {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
           {"num_attention_heads", "32"}, {"mode", "train"},   {"seq", "2048"},
           {"batch", "1"},            {"gpu_memory", "80GB"},  {"overhead", "none"},
           {"attention", "standard"}, {"dropout", "on"},      {"norm", "layernorm"},
@@ -127,7 +127,7 @@ TEST(solve, searches_stay_within_the_sequences_per_step_limit) {
   // grad_accum 1e6 on 1e6 devices that leaves floor(2^53 / 1e12) = 9007 sequences per micro-batch: the tiny
   // model fits far beyond that, so the answer is 9007, flagged as the limit, and it applies cleanly.
   // (Found by fuzz_estimate: the search used to probe batch 1e7, whose effective batch overflowed int64.)
-  settings tiny{{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"}, {"seq", "1"},
+  settings tiny{{"framework", "generic"}, {"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"}, {"seq", "1"},
                 {"gpu_memory", "1e15"}, {"overhead", "none"}, {"grad_accum", "1000000"}, {"devices", "1000000"}};
   const auto r = solved(tiny);
   EXPECT_TRUE(r.max_batch.found);
@@ -150,7 +150,7 @@ TEST(solve, searches_stay_within_the_sequences_per_step_limit) {
 }
 
 TEST(solve, errors_name_the_setting) {
-  const auto r = solve(settings{{"batch", "0"}});
+  const auto r = solve(settings{{"framework", "generic"}, {"batch", "0"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "batch");
 }

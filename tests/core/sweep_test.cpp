@@ -13,7 +13,9 @@ using namespace llm_memory;
 
 namespace {
 
-run_spec resolved(const settings& s) {
+// The textbook arithmetic (framework generic) unless a test names another framework.
+run_spec resolved(settings s) {
+  s.emplace("framework", "generic");
   auto r = resolve(s);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
   return r.value();
@@ -162,7 +164,7 @@ TEST(sweep, degenerate_and_ragged_grids) {
 
 // Brute force over b for a small model whose frontier is at a modest batch.
 TEST(sweep, max_batch_equals_brute_force) {
-  const settings s{{"hidden_size", "256"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "4"},
+  const settings s{{"framework", "generic"}, {"hidden_size", "256"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "4"},
                    {"vocab_size", "32000"}, {"gpu_memory", "2GB"}, {"cuda_context", "0"}};
   const auto l = lowered(s);
   const std::vector<double> seq{64, 512, 1000, 4096};
@@ -179,7 +181,7 @@ TEST(sweep, max_batch_equals_brute_force) {
 
 TEST(sweep, devices_by_zero_stage) {
   const std::vector<std::int64_t> devices{1, 8};
-  const auto r = sweep_parallel({{"model", ""}}, devices);
+  const auto r = sweep_parallel({{"model", ""}, {"framework", "generic"}}, devices);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.value().size(), 8u);
   // ZeRO is a no-op on one device; over 8 devices each stage shards more (seed 1: ZeRO-3 divides state by N).

@@ -112,7 +112,8 @@ json synthetic_record(const std::string& mode) {
                    {"vocab_size", "256"},      {"tie_word_embeddings", "off"}, {"norm", "rmsnorm"},
                    {"mlp", "gated"},           {"dropout", "off"},         {"norm_upcast", "on"},
                    {"attention", "sdpa"},      {"weights_dtype", "bf16"},  {"batch", "1"},
-                   {"seq", "8"},               {"overhead", "none"},       {"mode", mode}};
+                   {"seq", "8"},               {"overhead", "none"},       {"mode", mode},
+                   {"framework", "generic"}};
   return {{"name", "synthetic_" + mode}, {"settings", settings}, {"measured", json::object()}};
 }
 

@@ -158,6 +158,12 @@ double quantity(const estimate_result& e, const json& keys) {
       sum += e.total_bytes;
     } else if (key.starts_with("runtime:")) {
       sum += runtime_figure(e, key.substr(8));
+    } else if (key == "peak.allocated") {
+      sum += e.peak.allocated;
+    } else if (key == "peak.reserved") {
+      sum += e.peak.reserved;
+    } else if (key == "peak.device") {
+      sum += e.peak.device;
     } else if (key.starts_with("item:")) {
       const auto colon = key.find(':', 5);
       if (const bucket* b = find_bucket(e, key.substr(5, colon - 5)))

@@ -460,7 +460,7 @@ def settings_for(c):
     s = {"hidden_size": c["hidden_size"], "num_hidden_layers": c["layers"],
          "num_attention_heads": c["num_attention_heads"], "vocab_size": VOCAB,
          "batch": c["batch"], "seq": c["seq"], "weights_dtype": dtype, "optimizer": "adamw",
-         "overhead": "none"}
+         "overhead": "none", "framework": "generic"}  # a fixed loop: the textbook sum of every bucket
     if c["model"] == "gpt":
         s.update(norm="layernorm", mlp="plain", dropout="on", attention="standard", norm_upcast="off",
                  attention_bias="all", mlp_bias="on", tie_word_embeddings="on",

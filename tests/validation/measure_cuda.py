@@ -10,7 +10,9 @@ Per configuration (see CONFIGS):
   train      two optimizer steps of mixed-precision AdamW; the second is measured. bf16 weights and gradients,
              an fp32 master copy of the trainable weights with fp32 exp_avg / exp_avg_sq (one fused AdamW per
              master tensor, so no step temporary is larger than one tensor), gradients kept between steps
-             (zero_grad(set_to_none=False), as contiguous gradient buffers keep them). LoRA via peft, QLoRA via
+             per the configuration's framework: "hf" frees them after each step (model.zero_grad(set_to_none=True),
+             as the Trainer does: none alive before backward), "generic" keeps them (p.grad.zero_(), as contiguous
+             gradient buffers do, the textbook sum). LoRA via peft, QLoRA via
              bitsandbytes when importable; recompute=full is Hugging Face's gradient_checkpointing_enable().
   inference  model.generate() with a dynamic KV cache: a prompt, then greedy decode steps.
 
@@ -54,9 +56,10 @@ MIXTRAL_SMALL = dict(model_type="mixtral", hidden_size=1024, intermediate_size=3
 # head_dim is hidden_size / heads in all three, so transformers releases that ignore head_dim build the same model.
 
 
-def train(name, model, batch, seq, attention="sdpa", recompute="none", finetune="full", targets=None):
+def train(name, model, batch, seq, attention="sdpa", recompute="none", finetune="full", targets=None,
+          framework="hf"):
     return dict(name=name, kind="train", model=model, batch=batch, seq=seq, attention=attention,
-                recompute=recompute, finetune=finetune, lora_targets=targets)
+                recompute=recompute, finetune=finetune, lora_targets=targets, framework=framework)
 
 
 def infer(name, model, batch, prompt, new_tokens, attention="sdpa"):
@@ -111,7 +114,7 @@ def settings_for(c, cached_tokens=None):
          "tie_word_embeddings": "on" if m["tie_word_embeddings"] else "off", "position_embedding": "rope",
          "norm": "rmsnorm", "mlp": "gated", "attention_bias": "none", "mlp_bias": "off", "dropout": "off",
          "norm_upcast": "on", "attention": c["attention"], "weights_dtype": DTYPE, "batch": c["batch"],
-         "overhead": "none"}
+         "overhead": "none", "framework": c.get("framework", "generic")}
     if m["model_type"] == "mixtral":
         s.update(num_experts=m["num_local_experts"], num_experts_per_tok=m["num_experts_per_tok"],
                  moe_intermediate_size=m["intermediate_size"])
@@ -120,6 +123,11 @@ def settings_for(c, cached_tokens=None):
     else:
         s.update(mode="train", seq=c["seq"], optimizer="adamw", master_weights="on", optimizer_dtype="fp32",
                  recompute=c["recompute"], fused_ce="off", finetune=c["finetune"])
+        if c["framework"] != "generic":
+            # The loop below, not the framework's recipe: bf16 weights without autocast, a fused fp32-master AdamW,
+            # no LoRA dropout; the framework sets the gradient lifetime, the loss path and the phase model.
+            s.update(autocast="off", optimizer_impl="fused", lora_dropout="0", adapter_dtype="auto",
+                     input_copies="shared", qlora_upcast="off", double_quant="off")
         if c["finetune"] != "full":
             s.update(lora_rank=LORA_RANK, lora_targets=c["lora_targets"])
         if c["finetune"] == "qlora":
@@ -357,8 +365,12 @@ def measure_train(c):
         del loss
         opt.step()
         for p in trainable:
-            if p.grad is not None:
-                p.grad.zero_()  # gradients stay allocated between steps
+            if p.grad is None:
+                continue
+            if c["framework"] == "generic":
+                p.grad.zero_()  # gradients stay allocated between steps (contiguous buffers)
+            else:
+                p.grad = None  # zero_grad(set_to_none=True): none alive until the next backward
 
     torch.cuda.reset_peak_memory_stats()
     step()  # warm-up: creates the gradients and the optimizer states

@@ -40,6 +40,7 @@ export function renderResultsTable(container, estimate, { units = "GB", caption 
         h("td", { class: "num", text: formatBytes(total, units) }),
         h("td", { class: "num share", text: formatShare(total, estimate.gpu_memory) }),
         h("td", { class: "how", text: `of ${formatBytes(estimate.gpu_memory, units)} device memory` })),
+      peakRow(estimate, units),
       estimate.cpu_bytes > 0
         ? h("tr", { class: "cpu", dataset: { bytes: String(estimate.cpu_bytes) } },
           h("th", { scope: "row", text: "CPU RAM (offloaded)" }),
@@ -69,6 +70,23 @@ export function runtimeLine(estimate) {
   const capacity = rt.kv_capacity_tokens > 0 ? ` · KV cache ${tokens(rt.kv_capacity_tokens)} tokens` : "";
   return `${rt.name}: budget ${formatBytes(rt.budget, units)}${capacity} · ${rt.max_concurrency.toFixed(2)}× ` +
     `requests of ${tokens(Number(estimate.settings.seq))} tokens at once`;
+}
+
+/**
+ * Training: the peak as the frameworks measure it (the largest phase of a step), and which of the three the
+ * chosen framework's own log prints.
+ */
+function peakRow(estimate, units) {
+  const peak = estimate.peak;
+  if (!peak || estimate.settings.mode === "inference") return null;
+  const how = `allocated (torch.cuda.max_memory_allocated) at phase ${peak.phase}; reserved ` +
+    `${formatBytes(peak.reserved, units)}; device ${formatBytes(peak.device, units)} (nvidia-smi, compared with ` +
+    `the device); framework ${estimate.settings.framework} prints ${peak.printed}`;
+  return h("tr", { class: "peak", dataset: { phase: peak.phase, bytes: String(peak.allocated) } },
+    h("th", { scope: "row", text: "Peak allocated" }),
+    h("td", { class: "num", text: formatBytes(peak.allocated, units) }),
+    h("td", { class: "num share" }),
+    h("td", { class: "how", text: how }));
 }
 
 /** One line of context: parameters, trainable share, devices and batch, the runtime's terms, the core's notes. */

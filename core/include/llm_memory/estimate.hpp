@@ -4,6 +4,7 @@
 
 #include <array>
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,29 @@ struct bucket {
   std::vector<item> items;
 };
 
+/// A phase of a training step (docs/methodology.md, "The peak over the phases of a step"). `sum` is framework
+/// generic's sum of every bucket; `inference` an inference run.
+enum class step_phase : std::uint8_t {
+  sum, forward_end, backward_start, recompute, backward_end, optimizer_step, inference };
+
+/// The phase's name in the output.
+[[nodiscard]] std::string_view phase_name(step_phase phase);
+
+/// The peak as the frameworks measure it.
+struct peak_memory {
+  double allocated = 0;   ///< tensors alive at the peak: torch.cuda.max_memory_allocated() [bytes]
+  double reserved = 0;    ///< allocated + the caching allocator's reserve: max_memory_reserved() [bytes]
+  double device = 0;      ///< reserved + CUDA context and memory outside PyTorch: what nvidia-smi shows [bytes]
+  std::string phase;      ///< the phase at the peak
+  std::string printed;    ///< which of the three the framework's own log prints: allocated, reserved or device
+};
+
+/// Bytes allocated in one phase of the reported stage.
+struct phase_bytes {
+  std::string phase;      ///< its name
+  double allocated = 0;   ///< tensors alive in it [bytes]
+};
+
 /// Result of estimate(): memory of the most-loaded device.
 struct estimate_result {
   setting_values settings;     ///< every resolved setting
@@ -50,7 +74,9 @@ struct estimate_result {
   std::int64_t data_parallel = 1;   ///< devices / (tp x pp)
   std::int64_t effective_batch = 1; ///< batch x grad_accum x data_parallel, sequences per step
   std::string stage;           ///< which pipeline stage is reported ("only", "first", "last")
-  bool fits = false;           ///< total_bytes <= gpu_memory_bytes
+  bool fits = false;           ///< total_bytes (peak.device) <= gpu_memory_bytes
+  peak_memory peak;            ///< allocated, reserved and device at the peak; total_bytes = peak.device
+  std::vector<phase_bytes> phases;  ///< every phase of the reported stage (one, `sum`, for framework generic)
   std::vector<std::string> notes;  ///< assumptions applied and settings that were ignored
   bool inference = false;      ///< an inference run: `runtime` holds the runtime's own report
   runtime_report runtime;      ///< the runtime's terms for this device (inference only)
@@ -62,8 +88,8 @@ struct estimate_result {
 /// Estimates a resolved run (never fails).
 [[nodiscard]] estimate_result estimate(const run_spec& spec);
 
-/// Every pipeline stage that can be the most loaded: one with pp = 1, else the first and the last.
-/// estimate() reports the larger; the sweep (sweep.hpp) lowers each one separately.
+/// Every pipeline stage that can be the most loaded (one with pp = 1, else the first and the last), and with the
+/// phase model every phase of each: estimate() reports the largest; the sweep (sweep.hpp) lowers each separately.
 [[nodiscard]] std::vector<estimate_result> estimate_stages(const run_spec& spec);
 
 /// 2^53 bytes (about 9 PB per device): every whole number up to it is an exact double, so JSON, JavaScript and

@@ -18,13 +18,19 @@ namespace llm_memory {
 enum class run_mode : std::uint8_t { train, inference };
 enum class finetune_method : std::uint8_t { full, lora, qlora };
 enum class optimizer_kind : std::uint8_t { adamw, adamw_8bit, sgd, sgd_momentum, lion, adafactor };
-enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash };
+enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash, sdpa_gqa };
 enum class recompute_policy : std::uint8_t { none, selective, full };
 enum class offload_target : std::uint8_t { none, optimizer, optimizer_and_params };
 enum class overhead_mode : std::uint8_t { none, factor, detailed };
 enum class display_units : std::uint8_t { gb, gib };
 /// The inference runtime; `auto` is resolved (GGUF weights: llamacpp, else vllm) before anything reads it.
 enum class runtime_kind : std::uint8_t { automatic, transformers, vllm, sglang, tgi, llamacpp, ollama };
+enum class framework_kind : std::uint8_t { generic, hf, deepspeed, fsdp, torchtune, litgpt, megatron, unsloth };
+enum class gradient_lifetime : std::uint8_t { freed, resident };
+enum class optimizer_step_impl : std::uint8_t { fused, foreach, paged };
+enum class loss_kind : std::uint8_t {
+  hf, hf_legacy, trl_chunked, torchtune_chunked, torchtune_compiled, litgpt, megatron, unsloth, fused };
+enum class offload_activations : std::uint8_t { none, prefetched, full };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
 struct run_spec {
@@ -43,6 +49,11 @@ struct run_spec {
   bool runtime_auto = false;                  ///< runtime = auto chose it
   ggml_type cache_k = ggml_type::f16;         ///< llama.cpp K-cache type (cache_type_k)
   ggml_type cache_v = ggml_type::f16;         ///< llama.cpp V-cache type (cache_type_v)
+  framework_kind framework = framework_kind::hf;
+  gradient_lifetime grad_lifetime = gradient_lifetime::freed;
+  optimizer_step_impl optimizer_impl = optimizer_step_impl::fused;
+  loss_kind loss = loss_kind::hf;
+  offload_activations activation_offload = offload_activations::none;
 
   dtype weights = dtype::bf16;    ///< storage of the (base) weights
   dtype trainable = dtype::bf16;  ///< storage of the trained weights: bf16 adapters over a quantised base
@@ -55,13 +66,19 @@ struct run_spec {
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
   double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]
-  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights, else 2 [bytes]
+  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights and no autocast, else 2 [bytes]
+  double residual_bytes = 2;         ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
+                                     ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]
+  bool per_linear_inputs = false;    ///< input_copies = per_linear: each linear keeps its own copy of its input
+  bool autocast_weights = false;     ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   double params = 0;                 ///< total parameters: the `params` override when given [parameters]
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
   /// llama.cpp or Ollama (which runs llama.cpp): GGUF buffers, cells and the compute buffer.
   [[nodiscard]] bool llamacpp() const { return runtime == runtime_kind::llamacpp || runtime == runtime_kind::ollama; }
+  /// The phase model (every framework but generic): the peak is the largest phase, not the sum of the buckets.
+  [[nodiscard]] bool phased() const { return framework != framework_kind::generic; }
   [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
 };
 

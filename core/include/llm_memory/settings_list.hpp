@@ -73,8 +73,42 @@
     "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all")           \
   /* ---- workload ---- */                                                                                           \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")   \
-  X(framework, choice, "generic", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "",          \
-    "workload", "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic)")   \
+  X(framework, choice, "hf", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "",               \
+    "workload", "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "   \
+    "all buckets summed; the others: the peak over the phases of a step)")                                          \
+  X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                          \
+    "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "   \
+    "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)")                                \
+  X(optimizer_in_backward, flag, "off", 0, 0, "", "", "workload",                                                    \
+    "Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's "    \
+    "gradient alive, no optimizer-step phase; needs grad_accum 1")                                                   \
+  X(optimizer_impl, choice, "fused", 0, 0, "fused|foreach|paged", "", "workload",                                    \
+    "How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one "      \
+    "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)")     \
+  X(loss_impl, choice, "hf", 0, 0,                                                                                   \
+    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused", "", "workload",   \
+    "How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf "      \
+    "(fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), " \
+    "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.75), litgpt (bf16, 4 / 4), megatron "        \
+    "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits)")                 \
+  X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                  \
+    "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, " \
+    "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward")                    \
+  X(input_copies, choice, "shared", 0, 0, "shared|per_linear", "", "workload",                                       \
+    "Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the "   \
+    "input per call, so q, k and v keep three)")                                                                      \
+  X(adapter_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "workload",                                      \
+    "Storage of the LoRA adapters; auto = the compute dtype (peft >= 0.12 keeps them fp32)")                        \
+  X(lora_dropout, number, "0", 0, 1, "", "probability", "workload",                                                  \
+    "LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input")                \
+  X(qlora_upcast, flag, "off", 0, 0, "", "", "workload",                                                              \
+    "peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32")  \
+  X(activation_offload, choice, "none", 0, 0, "none|prefetched|full", "", "workload",                                \
+    "Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the "  \
+    "GPU) or full (Unsloth's offloaded checkpointing: none stay)")                                                    \
+  X(allocator_reserve, number, "0.33", 0, 10, "", "x dynamic", "workload",                                           \
+    "PyTorch caching allocator: reserved - allocated as a multiple of the memory allocated and freed within a "     \
+    "step (1/3 for fixed shapes, 1 for unpacked variable lengths, 0 with expandable_segments)")                     \
   X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",            \
     "Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or "  \
     "int8 (bitsandbytes), else vllm")                                                                                 \
@@ -131,9 +165,10 @@
     "Storage of the optimizer states (adamw_8bit ignores it)")                                                       \
   X(master_weights, flag, "on", 0, 0, "", "", "precision",                                                           \
     "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)")                                        \
-  X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash", "", "precision",                               \
+  X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash|sdpa_gqa", "", "precision",                      \
     "Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, "          \
-    "K/V repeated for GQA), sdpa or flash (no seq^2 term)")                                                          \
+    "K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa "          \
+    "(transformers without a padding mask), K/V kept at their own width")                                             \
   X(norm_upcast, flag, "off", 0, 0, "", "", "precision",                                                             \
     "Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not)")              \
   X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                         \
