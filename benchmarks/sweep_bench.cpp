@@ -27,7 +27,8 @@ const lowered_estimate& lowered() {
 std::vector<double> seq_axis(std::size_t n) {
   std::vector<double> seq;
   for (std::size_t j = 0; j < n; ++j)
-    seq.push_back(std::round(256 + (131072.0 - 256) * static_cast<double>(j) / static_cast<double>(std::max<std::size_t>(1, n - 1))));
+    seq.push_back(std::round(256 + (131072.0 - 256) * static_cast<double>(j) /
+                                       static_cast<double>(std::max<std::size_t>(1, n - 1))));
   return seq;
 }
 
@@ -48,7 +49,8 @@ void run(benchmark::State& state, kernel k) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n));
-  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n * sizeof(double)));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n * sizeof(double)));
   state.SetLabel(k == kernel::simd ? std::string(simd_isa()) : "scalar");
 }
 
@@ -84,7 +86,8 @@ void intrinsics(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n));
-  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n * sizeof(double)));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(static_cast<std::size_t>(state.iterations()) * n * n * sizeof(double)));
   state.SetLabel("avx2 intrinsics");
 }
 BENCHMARK(intrinsics)->Arg(64)->Arg(256)->Arg(1024);

@@ -35,8 +35,8 @@ struct options {
   settings values;
   std::optional<std::string> config_path;  ///< --config, when given (an empty path is an error)
   std::optional<std::string> batch_path;   ///< --batch-json, when given
-  std::string safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
-  std::string gguf_path;         ///< a .gguf file
+  std::string safetensors_path;            ///< a .safetensors file or a model.safetensors.index.json
+  std::string gguf_path;                   ///< a .gguf file
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -70,8 +70,7 @@ void print_help() {
       default: accepted = std::string(to_string(def.kind)); break;
     }
     fmt::print("  --{:<32} {}\n  {:<34} {} (default: {}{}{})\n", def.key, accepted, "", def.doc,
-               def.default_value.empty() ? "none" : def.default_value, def.unit.empty() ? "" : ", unit: ",
-               def.unit);
+               def.default_value.empty() ? "none" : def.default_value, def.unit.empty() ? "" : ", unit: ", def.unit);
   }
   fmt::print(
       "\nOther flags:\n"
@@ -102,14 +101,38 @@ void print_errors(const std::vector<error>& errors) {
 bool parse_args(int argc, char** argv, options& opt) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--json") { opt.json = true; continue; }
-    if (arg == "--solve") { opt.solve = true; continue; }
-    if (arg == "--advise") { opt.advise = true; continue; }
-    if (arg == "--help" || arg == "-h") { opt.help = true; continue; }
-    if (arg == "--list-models") { opt.list_models = true; continue; }
-    if (arg == "--list-gpus") { opt.list_gpus = true; continue; }
-    if (arg == "--schema") { opt.schema = true; continue; }
-    if (arg == "sweep" && i == 1) { opt.sweep = true; continue; }
+    if (arg == "--json") {
+      opt.json = true;
+      continue;
+    }
+    if (arg == "--solve") {
+      opt.solve = true;
+      continue;
+    }
+    if (arg == "--advise") {
+      opt.advise = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      opt.help = true;
+      continue;
+    }
+    if (arg == "--list-models") {
+      opt.list_models = true;
+      continue;
+    }
+    if (arg == "--list-gpus") {
+      opt.list_gpus = true;
+      continue;
+    }
+    if (arg == "--schema") {
+      opt.schema = true;
+      continue;
+    }
+    if (arg == "sweep" && i == 1) {
+      opt.sweep = true;
+      continue;
+    }
     if (!arg.starts_with("--")) {
       print_error({"llm-memory", fmt::format("unexpected argument \"{}\"; settings are given as --key value", arg)});
       return false;
@@ -124,10 +147,22 @@ bool parse_args(int argc, char** argv, options& opt) {
       print_error({key, "missing value after --" + key});
       return false;
     }
-    if (key == "config") { opt.config_path = value; continue; }
-    if (key == "safetensors") { opt.safetensors_path = value; continue; }
-    if (key == "gguf") { opt.gguf_path = value; continue; }
-    if (key == "batch-json") { opt.batch_path = value; continue; }
+    if (key == "config") {
+      opt.config_path = value;
+      continue;
+    }
+    if (key == "safetensors") {
+      opt.safetensors_path = value;
+      continue;
+    }
+    if (key == "gguf") {
+      opt.gguf_path = value;
+      continue;
+    }
+    if (key == "batch-json") {
+      opt.batch_path = value;
+      continue;
+    }
     if (find_setting(key) == nullptr) {
       print_error({key, "unknown setting; see llm-memory --help"});
       return false;
@@ -156,10 +191,11 @@ void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, cons
   const std::string_view name = runtime_name(rt.name);
   constexpr double mib = 1048576.0;
   if (rt.has_buffers) {
-    fmt::print("{}: model buffer {:.2f} MiB (host {:.2f} MiB) · KV buffer {:.2f} MiB ({} cells) · compute buffer "
-               "{:.2f} MiB (host {:.2f} MiB)\n",
-               name, rt.model_buffer / mib, rt.host_buffer / mib, rt.kv_buffer / mib, rt.kv_cells,
-               rt.compute_buffer / mib, rt.host_compute_buffer / mib);
+    fmt::print(
+        "{}: model buffer {:.2f} MiB (host {:.2f} MiB) · KV buffer {:.2f} MiB ({} cells) · compute buffer "
+        "{:.2f} MiB (host {:.2f} MiB)\n",
+        name, rt.model_buffer / mib, rt.host_buffer / mib, rt.kv_buffer / mib, rt.kv_cells, rt.compute_buffer / mib,
+        rt.host_compute_buffer / mib);
     return;
   }
   if (rt.budget <= 0) {
@@ -181,20 +217,22 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   const double unit = gib ? 1073741824.0 : 1e9;
   const char* unit_name = gib ? "GiB" : "GB";
   const auto& s = r.settings;
-  fmt::print("llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n",
-             s.model.empty() ? "custom model" : s.model, s.mode,
-             spec.train() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
-             s.devices == 1 ? "1 device" : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices,
-                                                        r.data_parallel, s.tp, s.pp, s.zero),
-             s.batch, s.seq);
+  fmt::print(
+      "llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n", s.model.empty() ? "custom model" : s.model,
+      s.mode, spec.train() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
+      s.devices == 1
+          ? "1 device"
+          : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices, r.data_parallel, s.tp, s.pp, s.zero),
+      s.batch, s.seq);
   fmt::print("parameters {} · trainable {}\n", group_digits(r.params), group_digits(r.trainable_params));
   // The exact count from the architecture, by component (param_breakdown in --json).
   const auto& p = r.model.params;
   fmt::print("  embedding {} · lm_head {} · final norm {}", group_digits(p.embedding), group_digits(p.lm_head),
              group_digits(p.final_norm));
   if (p.dense_layers > 0)
-    fmt::print(" · {} × layer (attention {} + MLP {} + norms {})", p.dense_layers, group_digits(p.dense_layer.attention),
-               group_digits(p.dense_layer.mlp), group_digits(p.dense_layer.norms));
+    fmt::print(" · {} × layer (attention {} + MLP {} + norms {})", p.dense_layers,
+               group_digits(p.dense_layer.attention), group_digits(p.dense_layer.mlp),
+               group_digits(p.dense_layer.norms));
   if (p.moe_layers > 0)
     fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {}) · active per token {}",
                p.moe_layers, group_digits(p.moe_layer.attention), group_digits(p.moe_layer.mlp),
@@ -209,8 +247,8 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   fmt::print("{:<58} {:>12.2f}\n", "Total", r.total_bytes / unit);
   if (spec.train()) {
     // The peak as PyTorch and nvidia-smi report it; the framework's own log prints one of the three.
-    fmt::print("{:<58} {:>12}\n", fmt::format("peak at phase {} (framework {} prints {})", r.peak.phase,
-                                               s.framework, r.peak.printed), "");
+    fmt::print("{:<58} {:>12}\n",
+               fmt::format("peak at phase {} (framework {} prints {})", r.peak.phase, s.framework, r.peak.printed), "");
     fmt::print("  {:<56} {:>12.2f}\n", "allocated (torch.cuda.max_memory_allocated)", r.peak.allocated / unit);
     fmt::print("  {:<56} {:>12.2f}\n", "reserved (torch.cuda.max_memory_reserved)", r.peak.reserved / unit);
     fmt::print("  {:<56} {:>12.2f}\n", "device (nvidia-smi; compared with the GPU)", r.peak.device / unit);
@@ -220,7 +258,9 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   }
   fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
   if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
-  fmt::print("\n{}\n", r.fits ? "fits" : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit, unit_name));
+  fmt::print("\n{}\n", r.fits ? "fits"
+                              : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit,
+                                            unit_name));
   if (r.inference) print_runtime(r.runtime, s.seq, unit, unit_name);
   for (const auto& note : r.notes) fmt::print("note: {}\n", note);
 }
@@ -264,7 +304,8 @@ int list_gpus(bool json) {
     fmt::print("{}\n", gpus_json());
     return 0;
   }
-  for (const auto& g : gpu_presets()) fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
+  for (const auto& g : gpu_presets())
+    fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
   return 0;
 }
 
@@ -352,8 +393,8 @@ result<checkpoint_summary> read_safetensors(const std::filesystem::path& path) {
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return error{"safetensors", "cannot read \"" + path.string() + "\""};
   if (size > max_safetensors_index_bytes)
-    return error{"safetensors", "\"" + path.string() + "\" has " + std::to_string(size) + " bytes; an index is read up to " +
-                                    std::to_string(max_safetensors_index_bytes)};
+    return error{"safetensors", "\"" + path.string() + "\" has " + std::to_string(size) +
+                                    " bytes; an index is read up to " + std::to_string(max_safetensors_index_bytes)};
   const auto text = read_bytes(path, 0, size);
   if (!text) return error{"safetensors", "cannot read \"" + path.string() + "\""};
   const auto shards = parse_safetensors_index(*text, "safetensors " + path.filename().string());
@@ -383,7 +424,8 @@ result<gguf_header> read_gguf(const std::filesystem::path& path) {
 }
 
 void print_checkpoint(const checkpoint_summary& c) {
-  fmt::print("checkpoint: {} tensors, {} values, {} bytes\n", c.tensors, group_digits(c.elements), group_digits(c.bytes));
+  fmt::print("checkpoint: {} tensors, {} values, {} bytes\n", c.tensors, group_digits(c.elements),
+             group_digits(c.bytes));
   for (const auto& [name, d] : c.by_dtype)
     fmt::print("  {:<12} {:>6} tensors {:>20} values {:>20} bytes\n", name, d.tensors, group_digits(d.elements),
                group_digits(d.bytes));
@@ -498,7 +540,7 @@ int main(int argc, char** argv) {
   const auto advice = opt.advise ? advise(spec.value(), opt.values, config) : advice_result{};
   if (opt.json) {
     fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr, 2,
-                                checkpoint ? &*checkpoint : nullptr));
+                               checkpoint ? &*checkpoint : nullptr));
     return 0;
   }
   if (checkpoint) print_checkpoint(*checkpoint);

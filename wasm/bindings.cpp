@@ -56,7 +56,8 @@ result<std::pair<settings, settings>> inputs_from(const std::string& explicit_va
 
 // Runs `compute(settings, config)` -> result<T> on the decoded inputs; its value through `to_text`, or the errors.
 template <class Compute, class ToText>
-std::string answer_json(const std::string& explicit_values, const std::string& config, Compute compute, ToText to_text) {
+std::string answer_json(const std::string& explicit_values, const std::string& config, Compute compute,
+                        ToText to_text) {
   const auto inputs = inputs_from(explicit_values, config);
   if (!inputs.ok()) return errors_to_json(inputs.errors());
   const auto r = compute(inputs.value().first, inputs.value().second);
@@ -66,22 +67,24 @@ std::string answer_json(const std::string& explicit_values, const std::string& c
 // estimate(settings, config): config holds architecture settings from parse_config, layered under the
 // explicit settings exactly as the CLI's --config.
 std::string estimate_json(const std::string& explicit_values, const std::string& config) {
-  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return estimate(v, c); },
-                     [](const estimate_result& e) { return to_json(e); });
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return estimate(v, c); },
+      [](const estimate_result& e) { return to_json(e); });
 }
 
 // The knob diagnosis (the CLI's "advice" object) or the errors object.
 std::string advise_json(const std::string& explicit_values, const std::string& config) {
-  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return advise(v, c); },
-                     [](const advice_result& a) { return advice_to_json(a); });
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return advise(v, c); },
+      [](const advice_result& a) { return advice_to_json(a); });
 }
 
 // Devices needed, largest micro-batch, longest sequence (the CLI's "solve" object) or the errors object.
 std::string solve_json(const std::string& explicit_values, const std::string& config) {
-  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return solve(v, c); },
-                     [](const solve_result& s) { return solve_to_json(s); });
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return solve(v, c); },
+      [](const solve_result& s) { return solve_to_json(s); });
 }
-
 
 // {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
 std::string parse_config_json(const std::string& text) {
@@ -92,8 +95,9 @@ std::string parse_config_json(const std::string& text) {
 // resolve(settings, config?): every setting resolved and checked (resolve.hpp), as text ({"ok": true,
 // "settings"}), or the errors object; how the page checks a link without estimating it.
 std::string resolve_json(const std::string& explicit_values, const std::string& config) {
-  return answer_json(explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
-                     [](const run_spec& spec) { return settings_to_json(to_settings(spec.values)); });
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
+      [](const run_spec& spec) { return settings_to_json(to_settings(spec.values)); });
 }
 
 // A new Float64Array holding a copy of `values` (never a view into wasm memory, which may move when it grows).
@@ -139,7 +143,8 @@ val sweep_js(const std::string& explicit_values, const std::string& config, cons
 
 // For benchmarks/sweep_bench.mjs: milliseconds per evaluation of the kernel alone on an n_batch x n_seq grid
 // (batch 1..n_batch, seq evenly spaced over 256..131072), the mean of `reps` runs, timed inside wasm.
-double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name, int reps) {
+double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name,
+                       int reps) {
   const auto values = settings_from(explicit_values, "settings");
   if (!values.ok()) return -1;
   const auto spec = resolve(values.value());

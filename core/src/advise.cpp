@@ -30,30 +30,40 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const std::int64_t devices = s.devices, dp = spec.data_parallel;
   const bool can_double_devices = 2 * devices <= max_of("devices");
   if (s.zero < 3 && dp > 1)
-    out.push_back({"zero", "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1), {{"zero", str(s.zero + 1)}},
-                   "shards over the " + str(dp) + " data-parallel devices: stage 1 the optimizer state, 2 also the "
-                   "gradients, 3 also the parameters"});
+    out.push_back({"zero",
+                   "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1),
+                   {{"zero", str(s.zero + 1)}},
+                   "shards over the " + str(dp) +
+                       " data-parallel devices: stage 1 the optimizer state, 2 also the "
+                       "gradients, 3 also the parameters"});
   if (s.zero < 3 && dp == 1 && can_double_devices)
-    out.push_back({"add_devices_zero3", "2x devices with ZeRO-3 (" + str(devices) + " -> " + str(2 * devices) + ")",
+    out.push_back({"add_devices_zero3",
+                   "2x devices with ZeRO-3 (" + str(devices) + " -> " + str(2 * devices) + ")",
                    {{"devices", str(2 * devices)}, {"zero", "3"}},
                    "ZeRO needs more than one data-parallel device; ZeRO-3 (FSDP) shards parameters, gradients and "
                    "optimizer state"});
   if (can_double_devices)
-    out.push_back({"devices_x2", "2x devices, data-parallel (" + str(devices) + " -> " + str(2 * devices) + ")",
-                   {{"devices", str(2 * devices)}}, "ZeRO stage " + str(s.zero) + " unchanged"});
+    out.push_back({"devices_x2",
+                   "2x devices, data-parallel (" + str(devices) + " -> " + str(2 * devices) + ")",
+                   {{"devices", str(2 * devices)}},
+                   "ZeRO stage " + str(s.zero) + " unchanged"});
   if (can_double_devices && 2 * s.tp <= max_of("tp"))
-    out.push_back({"tp_x2", "tensor parallel " + str(s.tp) + " -> " + str(2 * s.tp) + " (devices " + str(devices) +
-                                " -> " + str(2 * devices) + ")",
+    out.push_back({"tp_x2",
+                   "tensor parallel " + str(s.tp) + " -> " + str(2 * s.tp) + " (devices " + str(devices) + " -> " +
+                       str(2 * devices) + ")",
                    {{"tp", str(2 * s.tp)}, {"devices", str(2 * devices)}},
                    "the data-parallel degree stays " + str(dp)});
 
   if (can_double_devices && 2 * s.pp <= std::min(max_of("pp"), s.num_hidden_layers))
-    out.push_back({"pp_x2", "pipeline stages " + str(s.pp) + " -> " + str(2 * s.pp) + " (devices " + str(devices) +
-                                " -> " + str(2 * devices) + ")",
+    out.push_back({"pp_x2",
+                   "pipeline stages " + str(s.pp) + " -> " + str(2 * s.pp) + " (devices " + str(devices) + " -> " +
+                       str(2 * devices) + ")",
                    {{"pp", str(2 * s.pp)}, {"devices", str(2 * devices)}},
                    "each stage holds half the layers; 1F1B keeps up to pp micro-batches in flight on the first"});
   if (train && s.tp > 1 && !s.sequence_parallel)
-    out.push_back({"sequence_parallel", "sequence parallelism on (tp " + str(s.tp) + ")", {{"sequence_parallel", "on"}},
+    out.push_back({"sequence_parallel",
+                   "sequence parallelism on (tp " + str(s.tp) + ")",
+                   {{"sequence_parallel", "on"}},
                    "splits the norms, dropouts and layer inputs over the sequence as well (Megatron "
                    "--sequence-parallel); same devices"});
 }
@@ -64,41 +74,58 @@ void training_knobs(const run_spec& spec, const settings& explicit_values, std::
   const bool train = spec.train();
   // Moved as far as it goes: full recomputation keeps only the layer inputs.
   if (train && spec.recompute != recompute_policy::full)
-    out.push_back({"recompute", "recompute " + s.recompute + " -> full", {{"recompute", "full"}},
+    out.push_back({"recompute",
+                   "recompute " + s.recompute + " -> full",
+                   {{"recompute", "full"}},
                    "costs one extra forward pass in the backward pass"});
   if (train && spec.finetune != finetune_method::qlora) {
     // All linear layers at rank 16 unless the user chose modules: the QLoRA paper (Dettmers et al. 2023) found
     // adapting every linear layer necessary to match full fine-tuning.
-    const std::string targets =
-        spec.finetune == finetune_method::lora || explicit_values.contains("lora_targets") ? s.lora_targets : "all-linear";
+    const std::string targets = spec.finetune == finetune_method::lora || explicit_values.contains("lora_targets")
+                                    ? s.lora_targets
+                                    : "all-linear";
     const std::string rank = str(s.lora_rank);
     const std::string adapters = "rank " + rank + " on " + targets;
     if (!spec.adapters())
-      out.push_back({"lora", "full fine-tune -> LoRA (" + adapters + ")",
+      out.push_back({"lora",
+                     "full fine-tune -> LoRA (" + adapters + ")",
                      {{"finetune", "lora"}, {"lora_rank", rank}, {"lora_targets", targets}},
                      "trains adapters only; the " + s.weights_dtype + " base is frozen"});
-    out.push_back({"qlora", s.finetune + " -> QLoRA (" + adapters + ")",
+    out.push_back({"qlora",
+                   s.finetune + " -> QLoRA (" + adapters + ")",
                    {{"finetune", "qlora"}, {"weights_dtype", "nf4"}, {"lora_rank", rank}, {"lora_targets", targets}},
                    "NF4 4-bit frozen base + 16-bit adapters"});
   }
   if (train && spec.optimizer == optimizer_kind::adamw) {
-    out.push_back({"optimizer_8bit", "AdamW -> 8-bit AdamW", {{"optimizer", "adamw_8bit"}},
+    out.push_back({"optimizer_8bit",
+                   "AdamW -> 8-bit AdamW",
+                   {{"optimizer", "adamw_8bit"}},
                    "bitsandbytes block-wise 8-bit moments"});
-    out.push_back({"one_moment", "AdamW -> Lion (one moment, as SGD with momentum)", {{"optimizer", "lion"}},
+    out.push_back({"one_moment",
+                   "AdamW -> Lion (one moment, as SGD with momentum)",
+                   {{"optimizer", "lion"}},
                    "one momentum buffer instead of two (Chen et al. 2023); usually needs a smaller learning rate"});
   }
   if (train && (spec.optimizer == optimizer_kind::adamw || spec.optimizer == optimizer_kind::adamw_8bit))
-    out.push_back({"adafactor", s.optimizer + " -> Adafactor", {{"optimizer", "adafactor"}},
+    out.push_back({"adafactor",
+                   s.optimizer + " -> Adafactor",
+                   {{"optimizer", "adafactor"}},
                    "factored second moment, no first moment"});
   if (train && !s.fused_ce)
-    out.push_back({"fused_ce", "fused cross-entropy on", {{"fused_ce", "on"}},
+    out.push_back({"fused_ce",
+                   "fused cross-entropy on",
+                   {{"fused_ce", "on"}},
                    "Liger / Cut Cross-Entropy kernels: the logits are never materialised"});
   if (train && spec.offload == offload_target::none)
-    out.push_back({"offload_optimizer", "offload optimizer state to CPU", {{"offload", "optimizer"}},
+    out.push_back({"offload_optimizer",
+                   "offload optimizer state to CPU",
+                   {{"offload", "optimizer"}},
                    "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
   if (s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
-    out.push_back({"offload_params", "offload optimizer state and parameters to CPU",
-                   {{"offload", "optimizer+params"}}, "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+    out.push_back({"offload_params",
+                   "offload optimizer state and parameters to CPU",
+                   {{"offload", "optimizer+params"}},
+                   "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
 }
 
 // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
@@ -107,13 +134,19 @@ void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const bool train = spec.train();
   const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
   if (spec.weights == dtype::fp32)
-    out.push_back({"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}},
+    out.push_back({"weights_16bit",
+                   "weights fp32 -> bf16",
+                   {{"weights_dtype", "bf16"}},
                    train ? "mixed precision: an fp32 master copy joins the optimizer state" : ""});
   if (frozen_or_served && is_16bit(spec.weights))
-    out.push_back({"weights_8bit", "weights " + s.weights_dtype + " -> int8", {{"weights_dtype", "int8"}},
+    out.push_back({"weights_8bit",
+                   "weights " + s.weights_dtype + " -> int8",
+                   {{"weights_dtype", "int8"}},
                    "8-bit weight-only quantisation"});
   if (frozen_or_served && is_8bit(spec.weights))
-    out.push_back({"weights_4bit", "weights " + s.weights_dtype + " -> nf4", {{"weights_dtype", "nf4"}},
+    out.push_back({"weights_4bit",
+                   "weights " + s.weights_dtype + " -> nf4",
+                   {{"weights_dtype", "nf4"}},
                    "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"});
 }
 
@@ -122,27 +155,32 @@ void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = spec.train();
   if (spec.attention != attention_kernel::flash)
-    out.push_back({"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}},
-                   "no seq^2 scores are stored"});
+    out.push_back(
+        {"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}}, "no seq^2 scores are stored"});
   if (train && s.batch >= 2 && s.batch % 2 == 0 && 2 * s.grad_accum <= max_of("grad_accum"))
-    out.push_back({"half_batch", "micro-batch " + str(s.batch) + " -> " + str(s.batch / 2) + ", grad_accum " +
-                                     str(s.grad_accum) + " -> " + str(2 * s.grad_accum),
+    out.push_back({"half_batch",
+                   "micro-batch " + str(s.batch) + " -> " + str(s.batch / 2) + ", grad_accum " + str(s.grad_accum) +
+                       " -> " + str(2 * s.grad_accum),
                    {{"batch", str(s.batch / 2)}, {"grad_accum", str(2 * s.grad_accum)}},
                    "effective batch unchanged; more steps per optimizer update"});
   if (!train && s.batch >= 2)
-    out.push_back({"half_batch", "batch " + str(s.batch) + " -> " + str(s.batch / 2), {{"batch", str(s.batch / 2)}},
+    out.push_back({"half_batch",
+                   "batch " + str(s.batch) + " -> " + str(s.batch / 2),
+                   {{"batch", str(s.batch / 2)}},
                    "fewer sequences served at once"});
   if (s.seq >= 2)
-    out.push_back({"half_seq", "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
-                   {{"seq", str(s.seq / 2)}}, train ? "trains on shorter contexts" : "holds a shorter context"});
+    out.push_back({"half_seq",
+                   "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
+                   {{"seq", str(s.seq / 2)}},
+                   train ? "trains on shorter contexts" : "holds a shorter context"});
   if (!train) {
     const double kv = bytes_per_value(spec.kv);
     if (kv > 1)
-      out.push_back({"kv_8bit", "KV cache " + s.kv_dtype + " -> fp8", {{"kv_dtype", "fp8"}},
-                     "8-bit KV-cache quantisation"});
+      out.push_back(
+          {"kv_8bit", "KV cache " + s.kv_dtype + " -> fp8", {{"kv_dtype", "fp8"}}, "8-bit KV-cache quantisation"});
     else if (kv == 1)
-      out.push_back({"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}},
-                     "4-bit KV-cache quantisation"});
+      out.push_back(
+          {"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}}, "4-bit KV-cache quantisation"});
   }
 }
 
@@ -177,7 +215,7 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
       continue;
     }
     const estimate_result& r = after.value();
-    knob_advice k{c.id, c.name, std::move(c.delta), "", {}, r.total_bytes, now.total_bytes - r.total_bytes,
+    knob_advice k{c.id,        c.name, std::move(c.delta), "", {}, r.total_bytes, now.total_bytes - r.total_bytes,
                   r.cpu_bytes, r.fits, std::move(c.note)};
     double best = 0;
     for (const auto& b : now.buckets) {

@@ -34,12 +34,12 @@ struct dtype_bits {
 
 // tensor.rs `Dtype` and `bitsize()`; names exactly as headers spell them.
 constexpr std::array<dtype_bits, 23> dtypes = {{
-    {"BOOL", 8, false},       {"F4", 4, true},          {"F6_E2M3", 6, true},     {"F6_E3M2", 6, true},
-    {"U8", 8, false},         {"I8", 8, false},         {"F8_E5M2", 8, true},     {"F8_E4M3", 8, true},
-    {"F8_E8M0", 8, false},    {"F8_E4M3FNUZ", 8, true}, {"F8_E5M2FNUZ", 8, true}, {"I16", 16, false},
-    {"U16", 16, false},       {"F16", 16, true},        {"BF16", 16, true},       {"I32", 32, false},
-    {"U32", 32, false},       {"F32", 32, true},        {"C64", 64, false},       {"F64", 64, true},
-    {"I64", 64, false},       {"U64", 64, false},       {"E8M0", 8, false},
+    {"BOOL", 8, false},    {"F4", 4, true},          {"F6_E2M3", 6, true},     {"F6_E3M2", 6, true},
+    {"U8", 8, false},      {"I8", 8, false},         {"F8_E5M2", 8, true},     {"F8_E4M3", 8, true},
+    {"F8_E8M0", 8, false}, {"F8_E4M3FNUZ", 8, true}, {"F8_E5M2FNUZ", 8, true}, {"I16", 16, false},
+    {"U16", 16, false},    {"F16", 16, true},        {"BF16", 16, true},       {"I32", 32, false},
+    {"U32", 32, false},    {"F32", 32, true},        {"C64", 64, false},       {"F64", 64, true},
+    {"I64", 64, false},    {"U64", 64, false},       {"E8M0", 8, false},
 }};
 
 const dtype_bits* find_dtype_bits(std::string_view name) {
@@ -55,8 +55,10 @@ bool too_deep(std::string_view text, int limit) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -80,8 +82,8 @@ struct tensor_span {
 };
 
 // One tensor entry: adds it to `out` and its byte range to `spans`; an error names the tensor.
-std::optional<error> read_tensor(const std::string& name, const json& t, std::string_view what,
-                                 checkpoint_summary& out, std::vector<tensor_span>& spans) {
+std::optional<error> read_tensor(const std::string& name, const json& t, std::string_view what, checkpoint_summary& out,
+                                 std::vector<tensor_span>& spans) {
   const auto fail = [&](const std::string& why) {
     return error{std::string(what), "tensor " + detail::quoted(name) + ": " + why};
   };
@@ -100,7 +102,8 @@ std::optional<error> read_tensor(const std::string& name, const json& t, std::st
     elements *= *n;
   }
   if (elements > max_dimension) return fail("has more than 2^53 elements");
-  if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) return fail("has no [begin, end] data_offsets");
+  if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2)
+    return fail("has no [begin, end] data_offsets");
   const auto begin = whole((*offsets)[0]);
   const auto end = whole((*offsets)[1]);
   if (!begin || !end || *end < *begin) return fail("data_offsets must be whole numbers with begin <= end");
@@ -128,11 +131,13 @@ std::optional<error> check_coverage(std::vector<tensor_span>& spans, std::uint64
   for (const auto& s : spans) {
     if (s.begin != at)
       return error{std::string(what), "tensor data " + std::string(s.begin < at ? "overlaps" : "leaves a hole") +
-                                          " at byte " + detail::format_number(std::min(s.begin, at)) + " of the buffer"};
+                                          " at byte " + detail::format_number(std::min(s.begin, at)) +
+                                          " of the buffer"};
     at = s.end;
   }
   if (at != static_cast<double>(buffer_size))
-    return error{std::string(what), "the tensors end at byte " + detail::format_number(at) + " of the buffer, but it holds " +
+    return error{std::string(what), "the tensors end at byte " + detail::format_number(at) +
+                                        " of the buffer, but it holds " +
                                         detail::format_number(static_cast<double>(buffer_size))};
   return std::nullopt;
 }
@@ -155,7 +160,8 @@ result<std::uint64_t> safetensors_header_length(std::string_view first_bytes, st
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(first_bytes[static_cast<std::size_t>(i)]);
   if (n == 0 || n > max_safetensors_header_bytes)
-    return error{std::string(what), "declares a header of " + std::to_string(n) + " bytes; a safetensors header holds 1 to " +
+    return error{std::string(what), "declares a header of " + std::to_string(n) +
+                                        " bytes; a safetensors header holds 1 to " +
                                         std::to_string(max_safetensors_header_bytes)};
   if (n > file_size - 8)
     return error{std::string(what), "declares a header of " + std::to_string(n) + " bytes, but the file has only " +
@@ -170,7 +176,8 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
   if (too_deep(header, max_header_depth))
     return error{std::string(what), "the header nests deeper than a safetensors header does"};
   const json root = json::parse(header.begin(), header.end(), nullptr, false);
-  if (root.is_discarded() || !root.is_object()) return error{std::string(what), "the header is not a valid JSON object"};
+  if (root.is_discarded() || !root.is_object())
+    return error{std::string(what), "the header is not a valid JSON object"};
   checkpoint_summary out;
   std::vector<tensor_span> spans;
   for (const auto& [name, t] : root.items()) {
@@ -186,7 +193,8 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
 }
 
 result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
-  if (too_deep(index_json, max_header_depth)) return error{std::string(what), "nests deeper than a safetensors index does"};
+  if (too_deep(index_json, max_header_depth))
+    return error{std::string(what), "nests deeper than a safetensors index does"};
   const json root = json::parse(index_json.begin(), index_json.end(), nullptr, false);
   if (root.is_discarded() || !root.is_object()) return error{std::string(what), "is not a valid JSON object"};
   const auto map = root.find("weight_map");
@@ -194,7 +202,8 @@ result<std::vector<std::string>> parse_safetensors_index(std::string_view index_
     return error{std::string(what), "has no weight_map of tensor names to shard files"};
   std::vector<std::string> shards;
   for (const auto& [tensor, file] : map->items()) {
-    if (!file.is_string()) return error{std::string(what), "weight_map entry " + detail::quoted(tensor) + " is not a file name"};
+    if (!file.is_string())
+      return error{std::string(what), "weight_map entry " + detail::quoted(tensor) + " is not a file name"};
     const auto name = file.get<std::string>();
     if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos ||
         name.find('\0') != std::string::npos)
@@ -227,13 +236,16 @@ class gguf_reader {
   std::uint64_t uint(int width) {
     if (!take(static_cast<std::uint64_t>(width))) return 0;
     std::uint64_t v = 0;
-    for (int i = width - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes_[at_ - static_cast<std::size_t>(width) + static_cast<std::size_t>(i)]);
+    for (int i = width - 1; i >= 0; --i)
+      v = (v << 8) |
+          static_cast<unsigned char>(bytes_[at_ - static_cast<std::size_t>(width) + static_cast<std::size_t>(i)]);
     return v;
   }
   std::string_view text() {
     const std::uint64_t n = uint(8);
     if (failed()) return {};
-    if (n > max_gguf_string) return fail("a string of " + std::to_string(n) + " bytes is over gguf's 2^30"), std::string_view{};
+    if (n > max_gguf_string)
+      return fail("a string of " + std::to_string(n) + " bytes is over gguf's 2^30"), std::string_view{};
     if (!take(n)) return {};
     const auto length = static_cast<std::size_t>(n);  // take() checked it against the bytes held
     return bytes_.substr(at_ - length, length);
@@ -281,8 +293,14 @@ class gguf_reader {
 // Reads one integer-typed metadata value; nullopt (after skipping it) when it is not an integer.
 std::optional<std::uint64_t> integer_value(gguf_reader& in, std::uint32_t type) {
   switch (type) {
-    case u8: case u16: case u32: case u64: return in.uint(scalar_bytes[type]);
-    case i8: case i16: case i32: case i64: {
+    case u8:
+    case u16:
+    case u32:
+    case u64: return in.uint(scalar_bytes[type]);
+    case i8:
+    case i16:
+    case i32:
+    case i64: {
       const int width = scalar_bytes[type];
       const std::uint64_t raw = in.uint(width);
       const bool negative = (raw >> (8 * width - 1)) & 1u;
@@ -296,11 +314,16 @@ std::optional<std::uint64_t> integer_value(gguf_reader& in, std::uint32_t type) 
 // The setting an "<arch>.<suffix>" metadata key feeds (llama.cpp's standardized LLM keys).
 std::string_view setting_for(std::string_view suffix) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 11> keys = {{
-      {"embedding_length", "hidden_size"},          {"block_count", "num_hidden_layers"},
-      {"attention.head_count", "num_attention_heads"}, {"attention.head_count_kv", "num_key_value_heads"},
-      {"feed_forward_length", "intermediate_size"}, {"attention.key_length", "head_dim"},
-      {"expert_count", "num_experts"},              {"expert_used_count", "num_experts_per_tok"},
-      {"expert_feed_forward_length", "moe_intermediate_size"}, {"expert_shared_count", "n_shared_experts"},
+      {"embedding_length", "hidden_size"},
+      {"block_count", "num_hidden_layers"},
+      {"attention.head_count", "num_attention_heads"},
+      {"attention.head_count_kv", "num_key_value_heads"},
+      {"feed_forward_length", "intermediate_size"},
+      {"attention.key_length", "head_dim"},
+      {"expert_count", "num_experts"},
+      {"expert_used_count", "num_experts_per_tok"},
+      {"expert_feed_forward_length", "moe_intermediate_size"},
+      {"expert_shared_count", "n_shared_experts"},
       {"vocab_size", "vocab_size"},
   }};
   for (const auto& [key, setting] : keys)
@@ -320,7 +343,8 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::
     } else if (key == "general.alignment") {
       if (type != u32) return in.fail("general.alignment must be a UINT32");
       alignment = in.uint(4);
-      if (alignment == 0 || (alignment & (alignment - 1)) != 0) return in.fail("general.alignment must be a power of two");
+      if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        return in.fail("general.alignment must be a power of two");
     } else if (key == "tokenizer.ggml.tokens" && type == array) {
       const auto inner = static_cast<std::uint32_t>(in.uint(4));
       const std::uint64_t n = in.uint(8);
@@ -334,7 +358,8 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::
   }
   const std::string prefix = out.architecture + ".";
   for (const auto& [key, value] : integers) {
-    if (key == "tokenizer.ggml.tokens" && !out.fields.contains("vocab_size")) out.fields["vocab_size"] = std::to_string(value);
+    if (key == "tokenizer.ggml.tokens" && !out.fields.contains("vocab_size"))
+      out.fields["vocab_size"] = std::to_string(value);
     if (out.architecture.empty() || !key.starts_with(prefix)) continue;
     if (const auto setting = setting_for(std::string_view(key).substr(prefix.size())); !setting.empty())
       out.fields[std::string(setting)] = std::to_string(value);

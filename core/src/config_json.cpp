@@ -27,17 +27,17 @@ struct family {
   std::string_view norm = "rmsnorm";
   std::string_view mlp = "gated";
   std::string_view position = "rope";
-  bool tie = false;                        ///< tie_word_embeddings when config.json omits it
-  std::string_view attention_bias = "";    ///< none | qkv | all; "" = read "attention_bias"
+  bool tie = false;                      ///< tie_word_embeddings when config.json omits it
+  std::string_view attention_bias = "";  ///< none | qkv | all; "" = read "attention_bias"
   std::string_view qk_norm = "none";
   int norms_per_layer = 2;
-  int sliding_pattern = 0;                 ///< every Nth layer global when config.json omits it
+  int sliding_pattern = 0;  ///< every Nth layer global when config.json omits it
   bool shared_expert_gate = false;
-  bool mlp_bias = false;                   ///< mlp_bias when config.json omits it
-  bool lm_head_bias = false;               ///< lm_head_bias when config.json omits it
-  bool embedding_norm = false;             ///< a norm on the token embeddings
-  bool attention_sinks = false;            ///< one learned sink logit per head
-  bool router_bias = false;                ///< a bias per expert on the router
+  bool mlp_bias = false;         ///< mlp_bias when config.json omits it
+  bool lm_head_bias = false;     ///< lm_head_bias when config.json omits it
+  bool embedding_norm = false;   ///< a norm on the token embeddings
+  bool attention_sinks = false;  ///< one learned sink logit per head
+  bool router_bias = false;      ///< a bias per expert on the router
 };
 
 // clang-format off
@@ -117,7 +117,8 @@ class reader {
     if (v == nullptr) return false;
     const setting_def* def = find_setting(setting);
     const double max = def != nullptr ? def->max_value : 1e15;
-    const bool whole = v->is_number() && std::isfinite(v->get<double>()) && v->get<double>() == std::floor(v->get<double>());
+    const bool whole =
+        v->is_number() && std::isfinite(v->get<double>()) && v->get<double>() == std::floor(v->get<double>());
     if (!whole || v->get<double>() < 0 || v->get<double>() > max) {
       fail(setting, std::string("config.json field \"") + name + "\" must be a whole number from 0 to " +
                         detail::format_number(max) + ", got " + detail::quoted(v->dump()));
@@ -132,8 +133,8 @@ class reader {
     const json* v = find({name});
     if (v == nullptr) return std::nullopt;
     if (!v->is_boolean()) {
-      fail(setting, std::string("config.json field \"") + name + "\" must be true or false, got " +
-                        detail::quoted(v->dump()));
+      fail(setting,
+           std::string("config.json field \"") + name + "\" must be true or false, got " + detail::quoted(v->dump()));
       return std::nullopt;
     }
     return v->get<bool>();
@@ -153,7 +154,9 @@ class reader {
     }
   }
 
-  void fail(std::string_view setting, std::string message) { errors.push_back({std::string(setting), std::move(message)}); }
+  void fail(std::string_view setting, std::string message) {
+    errors.push_back({std::string(setting), std::move(message)});
+  }
 
   settings out;
   std::vector<error> errors;
@@ -189,12 +192,13 @@ struct syntax_error {
 // Gemma 3's multimodal configs list only what differs from Gemma3TextConfig's defaults
 // (configuration_gemma3.py): fill those in so the text model is complete.
 void gemma3_defaults(settings& out) {
-  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> defaults = {{{"vocab_size", "262208"},
-                                                                                       {"num_attention_heads", "8"},
-                                                                                       {"num_key_value_heads", "4"},
-                                                                                       {"head_dim", "256"},
-                                                                                       {"sliding_window", "4096"},
-                                                                                       {"max_position_embeddings", "131072"}}};
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> defaults = {
+      {{"vocab_size", "262208"},
+       {"num_attention_heads", "8"},
+       {"num_key_value_heads", "4"},
+       {"head_dim", "256"},
+       {"sliding_window", "4096"},
+       {"max_position_embeddings", "131072"}}};
   for (const auto& [key, value] : defaults) out.emplace(key, value);
 }
 
@@ -244,18 +248,18 @@ std::string json_location(char root, std::string_view key, std::size_t entry) {
 
 // Encoder-only, encoder-decoder and non-attention layer types: no family above fits them, so no count is guessed.
 error unsupported(std::string_view type) {
-  constexpr std::array encoders = {"bert", "roberta", "xlm-roberta", "deberta", "deberta-v2", "modernbert", "distilbert",
-                                   "electra", "albert", "camembert"};
+  constexpr std::array encoders = {"bert",       "roberta",    "xlm-roberta", "deberta", "deberta-v2",
+                                   "modernbert", "distilbert", "electra",     "albert",  "camembert"};
   constexpr std::array seq2seq = {"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "m2m_100"};
-  constexpr std::array recurrent = {"mamba", "mamba2", "rwkv", "jamba", "falcon_h1", "granitemoehybrid", "qwen3_next",
-                                    "lfm2", "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
-  const auto in = [&](const auto& list) {
-    return std::find(list.begin(), list.end(), type) != list.end();
-  };
-  const std::string why = in(encoders)    ? "an encoder-only model (llm-memory models causal decoders)"
-                          : in(seq2seq)   ? "an encoder-decoder model (llm-memory models causal decoders)"
-                          : in(recurrent) ? "a model with state-space or recurrent layers, which llm-memory does not count"
-                                          : "not a family llm-memory knows";
+  constexpr std::array recurrent = {
+      "mamba", "mamba2",          "rwkv",  "jamba",  "falcon_h1",  "granitemoehybrid", "qwen3_next",
+      "lfm2",  "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
+  const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
+  const std::string why = in(encoders)  ? "an encoder-only model (llm-memory models causal decoders)"
+                          : in(seq2seq) ? "an encoder-decoder model (llm-memory models causal decoders)"
+                          : in(recurrent)
+                              ? "a model with state-space or recurrent layers, which llm-memory does not count"
+                              : "not a family llm-memory knows";
   return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + why +
                                  "; docs/models.md lists the families. Remove model_type to count the fields as a "
                                  "Llama-like decoder"};
@@ -277,7 +281,8 @@ void falcon_fields(reader& r, bool refined_web) {
   if (!new_arch && r.boolean("multi_query", "num_key_value_heads").value_or(true)) r.out["num_key_value_heads"] = "1";
   int norms = parallel && !new_arch ? 1 : 2;
   if (new_arch) {
-    if (const json* n = r.find({"num_ln_in_parallel_attn"}); n != nullptr && n->is_number_integer() && n->get<int>() == 1)
+    if (const json* n = r.find({"num_ln_in_parallel_attn"});
+        n != nullptr && n->is_number_integer() && n->get<int>() == 1)
       norms = 1;
   }
   r.out["norms_per_layer"] = std::to_string(norms);
@@ -295,8 +300,9 @@ void opt_fields(reader& r) {
   const json* proj = r.find({"word_embed_proj_dim"});
   const json* hidden = r.find({"hidden_size"});
   if (proj != nullptr && hidden != nullptr && *proj != *hidden)
-    r.fail("hidden_size", "config.json word_embed_proj_dim differs from hidden_size (OPT-350m's projected "
-                          "embeddings): not modelled");
+    r.fail("hidden_size",
+           "config.json word_embed_proj_dim differs from hidden_size (OPT-350m's projected "
+           "embeddings): not modelled");
   if (!r.boolean("do_layer_norm_before", "norm").value_or(true))
     r.fail("norm", "config.json do_layer_norm_before false (post-norm OPT without a final norm): not modelled");
 }
@@ -311,7 +317,8 @@ void llama4_fields(reader& r) {
   }
   r.integer({"intermediate_size_mlp"}, "intermediate_size");
   if (r.find({"moe_layers"}) != nullptr)
-    r.fail("moe_layer_step", "config.json lists moe_layers explicitly: llm-memory reads interleave_moe_layer_step only");
+    r.fail("moe_layer_step",
+           "config.json lists moe_layers explicitly: llm-memory reads interleave_moe_layer_step only");
 }
 
 // A list field that must be empty (or absent) for the count to hold.
@@ -372,8 +379,8 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
       if (root == 0) root = c;
       if (++depth > max_json_depth)
         return error{std::string(what), json_location(root, key, entry) + " nests arrays and objects more than " +
-                                            std::to_string(max_json_depth) + " levels deep (byte " +
-                                            std::to_string(i) + ")"};
+                                            std::to_string(max_json_depth) + " levels deep (byte " + std::to_string(i) +
+                                            ")"};
     }
   }
   return std::nullopt;
@@ -439,7 +446,8 @@ result<settings> parse_config(std::string_view json_text) {
   r.out["dropout"] = fam.model_type == "gpt2" ? "on" : "off";
   r.out["qk_norm"] = std::string(fam.qk_norm);
   r.out["norms_per_layer"] = std::to_string(fam.norms_per_layer);
-  r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(fam.tie) ? "on" : "off";
+  r.out["tie_word_embeddings"] =
+      r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(fam.tie) ? "on" : "off";
   if (!fam.attention_bias.empty()) {
     r.out["attention_bias"] = std::string(fam.attention_bias);
   } else if (const auto bias = r.boolean("attention_bias", "attention_bias")) {

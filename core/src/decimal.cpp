@@ -42,7 +42,8 @@ class natural {
 
   void multiply_pow10(long n) {
     for (; n >= 9; n -= 9) multiply_add(1000000000u, 0);
-    static constexpr std::array<std::uint32_t, 9> small = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    static constexpr std::array<std::uint32_t, 9> small = {1,      10,      100,      1000,     10000,
+                                                           100000, 1000000, 10000000, 100000000};
     if (n > 0) multiply_add(small[static_cast<std::size_t>(n)], 0);
   }
 
@@ -115,11 +116,15 @@ double exact(std::string_view digits, long exp10) {
   // value = num / den exactly; q = floor(num * 2^s / den) with 2^53 <= q < 2^55, the rest only as a sticky bit.
   natural num, den(1);
   for (char c : digits) num.multiply_add(10, static_cast<std::uint32_t>(c - '0'));
-  if (exp10 > 0) num.multiply_pow10(exp10);
-  else den.multiply_pow10(-exp10);
+  if (exp10 > 0)
+    num.multiply_pow10(exp10);
+  else
+    den.multiply_pow10(-exp10);
   long s = 54 - num.bits() + den.bits();
-  if (s >= 0) num.shift_left(s);
-  else den.shift_left(-s);
+  if (s >= 0)
+    num.shift_left(s);
+  else
+    den.shift_left(-s);
   den.shift_left(54);
   std::uint64_t q = 0;
   for (int bit = 54; bit >= 0; --bit) {

@@ -22,17 +22,17 @@ std::string n(double v) { return format_number(v); }
 // Everything the formulas need about one pipeline stage, derived once.
 struct context {
   const run_spec& r;
-  const setting_values& s;      // r.values
-  const model_spec& m;          // r.model
+  const setting_values& s;  // r.values
+  const model_spec& m;      // r.model
   bool train = true;
-  double t = 1;                 // tensor-parallel degree
-  double dp = 1;                // data-parallel degree
-  double layers_on_stage = 0;   // layers held by the reported pipeline stage
-  double in_flight = 1;         // micro-batches whose activations the stage holds (1F1B)
-  bool first_stage = true;      // holds the embedding
-  bool last_stage = true;       // holds the final norm, lm_head and the loss
-  double act = 2;               // bytes per activation value
-  double tokens = 0;            // b x s of one micro-batch
+  double t = 1;                        // tensor-parallel degree
+  double dp = 1;                       // data-parallel degree
+  double layers_on_stage = 0;          // layers held by the reported pipeline stage
+  double in_flight = 1;                // micro-batches whose activations the stage holds (1F1B)
+  bool first_stage = true;             // holds the embedding
+  bool last_stage = true;              // holds the final norm, lm_head and the loss
+  double act = 2;                      // bytes per activation value
+  double tokens = 0;                   // b x s of one micro-batch
   step_phase phase = step_phase::sum;  // the phase estimated (sum: framework generic, every bucket summed)
   [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
   [[nodiscard]] bool before_backward() const {
@@ -75,13 +75,13 @@ struct builder {
 // ---- parameters ------------------------------------------------------------------------------------------------
 
 struct stage_params {
-  double matrices = 0;      // linear-layer weights (and their biases) on this device, after tp
-  double matrix_rows = 0;   // output rows of those matrices (per-row quantisation scales)
-  double embed = 0;         // input embedding on this device
-  double head = 0;          // lm_head on this device (0 when tied and on the same stage)
-  double norms = 0;         // norm weights (replicated across tp)
-  double adapters = 0;      // LoRA parameters on this device
-  double largest_layer = 0; // one layer's parameters on this device (ZeRO-3 gathers)
+  double matrices = 0;       // linear-layer weights (and their biases) on this device, after tp
+  double matrix_rows = 0;    // output rows of those matrices (per-row quantisation scales)
+  double embed = 0;          // input embedding on this device
+  double head = 0;           // lm_head on this device (0 when tied and on the same stage)
+  double norms = 0;          // norm weights (replicated across tp)
+  double adapters = 0;       // LoRA parameters on this device
+  double largest_layer = 0;  // one layer's parameters on this device (ZeRO-3 gathers)
   [[nodiscard]] double total() const { return matrices + embed + head + norms; }
 };
 
@@ -146,8 +146,8 @@ double gguf_bytes_per_matrix_weight(const context& c) {
   const auto& p = c.m.params;
   const std::int64_t layers = c.m.layers;
   struct layer_class {
-    std::int64_t count = 0;          // layers in the class
-    gguf_layer_position position;    // their position
+    std::int64_t count = 0;        // layers in the class
+    gguf_layer_position position;  // their position
   };
   layer_class classes[16];
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -163,8 +163,9 @@ double gguf_bytes_per_matrix_weight(const context& c) {
     for (const auto& l : layer.linears) {
       const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
       weights += count;
-      bytes += count * info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, c.m.heads / c.m.kv_heads))
-                           .bytes_per_value();
+      bytes +=
+          count *
+          info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, c.m.heads / c.m.kv_heads)).bytes_per_value();
     }
   }
   return weights > 0 ? bytes / weights : info(ggml_type::q4_0).bytes_per_value();
@@ -181,9 +182,9 @@ weight_storage store_gguf(const context& c, const stage_params& sp) {
                   : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), c.m.heads / c.m.kv_heads))
                         .bytes_per_value();
   return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * output_type + sp.norms * fp32_bytes,
-          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + c.s.weights_dtype +
-              " mix) + embedding " + n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " +
-              n(output_type) + " B + norms x 4 B"};
+          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + c.s.weights_dtype + " mix) + embedding " +
+              n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(output_type) +
+              " B + norms x 4 B"};
 }
 
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
@@ -204,7 +205,9 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   const double out_type = gguf ? info(gguf_output_type(f)).bytes_per_value() : w;
   const bool tied = c.s.tie_word_embeddings;
   const double embed_type =
-      !gguf ? w : tied ? out_type : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), gqa)).bytes_per_value();
+      !gguf  ? w
+      : tied ? out_type
+             : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), gqa)).bytes_per_value();
   const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
   const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
   const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
@@ -216,8 +219,9 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   out.device = on_gpu * layers + (output_on_gpu ? output : 0);
   out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
   out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
-                n(per_matrix) + " B + norms x 4 B)" + (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") +
-                "; token_embd " + n(sp.embed) + " x " + n(embed_type) + " B in host memory";
+                n(per_matrix) + " B + norms x 4 B)" +
+                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") + "; token_embd " +
+                n(sp.embed) + " x " + n(embed_type) + " B in host memory";
   return out;
 }
 
@@ -305,8 +309,10 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   }
   // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
   // (their backward needs it) or by a trained o_proj.
-  const double qkv_input = T * input_bytes(c, layer, {projection::q_proj, projection::k_proj, projection::v_proj,
-                                                      projection::q_a_proj, projection::kv_a_proj_with_mqa}, h);
+  const double qkv_input = T * input_bytes(c, layer,
+                                           {projection::q_proj, projection::k_proj, projection::v_proj,
+                                            projection::q_a_proj, projection::kv_a_proj_with_mqa},
+                                           h);
   const bool o_input = trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
                        kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
   out.linear_terms += qkv_input + B * T * (q_width + kv_width + v_width + (o_input ? o_width : 0));
@@ -465,7 +471,9 @@ void backward_activations(const context& c, double layer_bytes, double t_seq, bu
 bucket activations_train(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
-  builder out{{"activations", "Activations", 0,
+  builder out{{"activations",
+               "Activations",
+               0,
                "Tensors saved in the forward pass for the backward pass, for the micro-batches in flight, plus the "
                "logits and cross-entropy peak at the start of the backward pass",
                "Korthikanti et al. 2022 per-tensor count generalised to GQA, gated MLPs and MoE; tensor "
@@ -479,7 +487,9 @@ bucket activations_train(const context& c) {
   // Without sequence parallelism the tensors outside the tensor-parallel regions stay whole on every rank
   // (Korthikanti et al. 2022, eq. 3 against eq. 4: sbh(10 + 24/t) against sbh·34/t).
   const double t_seq = s.sequence_parallel ? t : 1;
-  auto on_device = [&](const layer_activations& l) { return (l.linear_terms - l.outside_tp) / t + l.outside_tp / t_seq; };
+  auto on_device = [&](const layer_activations& l) {
+    return (l.linear_terms - l.outside_tp) / t + l.outside_tp / t_seq;
+  };
   const double per_layer_linear = dense_share * on_device(dense) + (1 - dense_share) * on_device(moe);
   const double per_layer_square = (dense_share * dense.square_terms + (1 - dense_share) * moe.square_terms) / t;
   const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
@@ -521,7 +531,9 @@ bucket activations_train(const context& c) {
 bucket activations_prefill(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
-  builder out{{"activations", "Activations", 0,
+  builder out{{"activations",
+               "Activations",
+               0,
                "Transient workspace of the largest layer during prefill of the whole context, plus the last "
                "token's logits",
                "Buffers are reused layer to layer (only one layer's transients live at once); the prompt is "
@@ -559,8 +571,12 @@ bucket activations_prefill(const context& c) {
 bucket kv_cache(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
-  builder out{{"kv_cache", "KV cache", 0, "Keys and values of every cached token in every layer of this device",
-               "The cache is allocated for the full context (seq) and batch", {}}};
+  builder out{{"kv_cache",
+               "KV cache",
+               0,
+               "Keys and values of every cached token in every layer of this device",
+               "The cache is allocated for the full context (seq) and batch",
+               {}}};
   if (c.train) return out.b;
   const double kv_bytes = bytes_per_value(c.r.kv);
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), L = c.layers_on_stage;
@@ -601,8 +617,8 @@ struct state_layout {
   double zero_params = 1;         // ZeRO divisors: parameters (stage 3), gradients (2), optimizer (1)
   double zero_grads = 1;
   double zero_opt = 1;
-  std::string shard;              // " / N data-parallel shards", or "" with one replica
-  double train_w = 2;             // bytes per trained weight (bf16 adapters over a quantised base)
+  std::string shard;   // " / N data-parallel shards", or "" with one replica
+  double train_w = 2;  // bytes per trained weight (bf16 adapters over a quantised base)
 };
 
 state_layout layout_state(const context& c) {
@@ -630,7 +646,10 @@ state_layout layout_state(const context& c) {
 
 bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
-  builder params{{"parameters", "Parameters", 0, "The weights held on this device",
+  builder params{{"parameters",
+                  "Parameters",
+                  0,
+                  "The weights held on this device",
                   r.quantised() ? "Quantised formats compress the linear layers; embeddings, lm_head and norms keep "
                                   "higher precision (16-bit; GGUF: norms fp32, output Q6_K)"
                                 : "Weights stored in " + r.values.weights_dtype +
@@ -684,13 +703,18 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
 double largest_tensor(const context& c, const state_layout& l) {
   if (c.r.adapters()) return l.trainable_dev;  // adapters are small: all of them, conservatively
   double largest = std::max(l.sp.embed, l.sp.head);
-  for (const auto& lin : c.m.params.dense_layer.linears) largest = std::max(largest, lin.in_features * lin.out_features / c.t);
+  for (const auto& lin : c.m.params.dense_layer.linears)
+    largest = std::max(largest, lin.in_features * lin.out_features / c.t);
   return std::min(l.trainable_dev, l.trainable_fraction * largest);
 }
 
 bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
-  builder grads{{"gradients", "Gradients", 0, "One gradient per trainable parameter",
-                 "Gradients of the frozen base are never stored; buckets for reduction are not counted", {}}};
+  builder grads{{"gradients",
+                 "Gradients",
+                 0,
+                 "One gradient per trainable parameter",
+                 "Gradients of the frozen base are never stored; buckets for reduction are not counted",
+                 {}}};
   if (!c.train) return grads.b;
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
@@ -746,8 +770,12 @@ double adafactor_values(const context& c, const state_layout& l) {
 
 bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
-  builder opt{{"optimizer", "Optimizer state", 0, "Optimizer states and the fp32 master copy of trainable weights",
-               "Per trainable parameter; states of frozen weights do not exist", {}}};
+  builder opt{{"optimizer",
+               "Optimizer state",
+               0,
+               "Optimizer states and the fp32 master copy of trainable weights",
+               "Per trainable parameter; states of frozen weights do not exist",
+               {}}};
   if (!c.train) return opt.b;
   const double o = bytes_per_value(r.optimizer_states);
   const bool to_cpu = r.offload != offload_target::none;
@@ -766,7 +794,8 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
     }
   };
   const double dev = l.trainable_dev;
-  if (r.values.master_weights && l.train_w < fp32_bytes) add_opt("fp32 master weights", dev * fp32_bytes, n(dev) + " x 4 B");
+  if (r.values.master_weights && l.train_w < fp32_bytes)
+    add_opt("fp32 master weights", dev * fp32_bytes, n(dev) + " x 4 B");
   const std::string od(info(r.optimizer_states).name);
   switch (r.optimizer) {
     case optimizer_kind::adamw:
@@ -804,8 +833,9 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
   constexpr double bucket_elements = 5e8;
   const int zero = static_cast<int>(c.r.values.zero);
   if (zero == 0) {
-    over.add("DDP gradient buckets", l.trainable_dev * g,
-             "a flat copy of the " + n(l.trainable_dev) + " gradients x " + n(g) + " B (gradient_as_bucket_view=False)");
+    over.add(
+        "DDP gradient buckets", l.trainable_dev * g,
+        "a flat copy of the " + n(l.trainable_dev) + " gradients x " + n(g) + " B (gradient_as_bucket_view=False)");
     return;
   }
   over.add("ZeRO reduce bucket", std::min(bucket_elements, l.trainable_dev) * g,
@@ -829,8 +859,12 @@ bool communication_buffers(const context& c) {
 bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, double tensors, double weights,
                        peak_memory& peak) {
   const setting_values& s = c.s;
-  builder over{{"overhead", "Overhead", 0, "Memory the runtime takes beyond the tensors above",
-                "Estimates of runtime behaviour, not arithmetic: change the defaults to match your stack", {}}};
+  builder over{{"overhead",
+                "Overhead",
+                0,
+                "Memory the runtime takes beyond the tensors above",
+                "Estimates of runtime behaviour, not arithmetic: change the defaults to match your stack",
+                {}}};
   peak.allocated = tensors;
   if (c.r.overhead == overhead_mode::factor) {
     over.add("overhead factor on the weights", (s.overhead_factor - 1) * weights,
@@ -852,8 +886,9 @@ bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, 
       over.add("paged optimizer states (managed memory, outside PyTorch)", t.paged, "the optimizer states above");
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
   }
-  const double reserve = c.phased() ? std::ceil(s.allocator_reserve * t.dynamic)
-                                    : (c.r.overhead == overhead_mode::detailed ? std::ceil(tensors * s.fragmentation / 100) : 0);
+  const double reserve =
+      c.phased() ? std::ceil(s.allocator_reserve * t.dynamic)
+                 : (c.r.overhead == overhead_mode::detailed ? std::ceil(tensors * s.fragmentation / 100) : 0);
   peak.reserved = peak.allocated + reserve;
   peak.device = tensors + over.b.bytes;
   return over.b;
@@ -883,9 +918,11 @@ runtime_term vllm_profile_peak(const context& c) {
   const double forward = vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t);
   const double sampler = vllm_sampler_peak(seqs, c.m.vocab);
   if (forward >= sampler)
-    return {"profiling forward at the prefill chunk", forward,
-            n(N) + " tokens x " + n(c.act) + " B x (3 x inner " + n(mlp_inner(c)) + " / tp + 3 x h " + n(c.m.hidden) + ")"};
-  return {"profiling sampler over max_num_seqs", sampler, n(seqs) + " sequences x V " + n(c.m.vocab) + " x (2 + 4 + 4) B"};
+    return {
+        "profiling forward at the prefill chunk", forward,
+        n(N) + " tokens x " + n(c.act) + " B x (3 x inner " + n(mlp_inner(c)) + " / tp + 3 x h " + n(c.m.hidden) + ")"};
+  return {"profiling sampler over max_num_seqs", sampler,
+          n(seqs) + " sequences x V " + n(c.m.vocab) + " x (2 + 4 + 4) B"};
 }
 
 // TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing).
@@ -897,10 +934,10 @@ runtime_term tgi_prefill_peak(const context& c) {
 
 // llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
 struct llamacpp_layout {
-  llamacpp_cells cells;       // of the full-attention layers
-  std::int64_t swa_cells = 0; // of the sliding-window layers
-  double gpu_layers = 0;      // repeating layers on the GPU
-  bool output_on_gpu = true;  // ngl > n_layer
+  llamacpp_cells cells;        // of the full-attention layers
+  std::int64_t swa_cells = 0;  // of the sliding-window layers
+  double gpu_layers = 0;       // repeating layers on the GPU
+  bool output_on_gpu = true;   // ngl > n_layer
   llamacpp_graph graph;
 };
 
@@ -910,11 +947,17 @@ llamacpp_layout layout_llamacpp(const context& c) {
   const auto slots = s.batch;  // llama-server -np: one stream per slot, -c = slots x seq, not unified
   l.cells = llamacpp_cell_count(slots * s.seq, slots, false);
   const std::int64_t ub = std::min({s.n_ubatch, s.n_batch, s.seq});
-  if (s.sliding_window > 0) l.swa_cells = llamacpp_swa_cells(l.cells.per_stream, s.sliding_window, slots, false, ub) * slots;
+  if (s.sliding_window > 0)
+    l.swa_cells = llamacpp_swa_cells(l.cells.per_stream, s.sliding_window, slots, false, ub) * slots;
   l.gpu_layers = std::min(static_cast<double>(s.n_gpu_layers), c.layers_on_stage);
   l.output_on_gpu = static_cast<double>(s.n_gpu_layers) > static_cast<double>(c.m.layers);
-  l.graph = {static_cast<double>(ub), static_cast<double>(l.cells.per_stream), c.m.heads, c.m.hidden, mlp_inner(c),
-             c.m.vocab, c.r.attention == attention_kernel::flash};
+  l.graph = {static_cast<double>(ub),
+             static_cast<double>(l.cells.per_stream),
+             c.m.heads,
+             c.m.hidden,
+             mlp_inner(c),
+             c.m.vocab,
+             c.r.attention == attention_kernel::flash};
   return l;
 }
 
@@ -927,8 +970,9 @@ bucket activations_inference(const context& c) {
   switch (c.r.runtime) {
     case runtime_kind::vllm: {
       const runtime_term t = vllm_profile_peak(c);
-      out.b.assumes = "vLLM's profiling run: the larger of a forward at max_num_batched_tokens and the sampler "
-                      "(calibrated on Llama 3.1 8B logs)";
+      out.b.assumes =
+          "vLLM's profiling run: the larger of a forward at max_num_batched_tokens and the sampler "
+          "(calibrated on Llama 3.1 8B logs)";
       out.add(t.name, t.bytes, t.formula);
       return out.b;
     }
@@ -958,13 +1002,17 @@ bucket activations_inference(const context& c) {
 
 // llama.cpp's KV buffer: padded cells x (K + V) in the cache types, layers on the GPU only.
 bucket llamacpp_kv(const context& c, double& cpu) {
-  builder out{{"kv_cache", "KV cache", 0, "llama.cpp's KV buffer: every cell of every layer on this device",
-               "Cells = n_ctx padded to 256 per slot; K and V in cache_type_k / cache_type_v", {}}};
+  builder out{{"kv_cache",
+               "KV cache",
+               0,
+               "llama.cpp's KV buffer: every cell of every layer on this device",
+               "Cells = n_ctx padded to 256 per slot; K and V in cache_type_k / cache_type_v",
+               {}}};
   const llamacpp_layout l = layout_llamacpp(c);
   const auto& m = c.m;
   const double kb = info(c.r.cache_k).bytes_per_value(), vb = info(c.r.cache_v).bytes_per_value();
-  const double per_cell = m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb
-                                : m.kv_heads * m.head_dim * (kb + vb);
+  const double per_cell =
+      m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb : m.kv_heads * m.head_dim * (kb + vb);
   const double L = c.layers_on_stage;
   double global = L;
   if (c.s.sliding_window > 0)
@@ -984,8 +1032,12 @@ bucket llamacpp_kv(const context& c, double& cpu) {
 
 bucket inference_kv(const context& c, double& cpu) {
   if (factor_rule(c))
-    return {"kv_cache", "KV cache", 0, "Keys and values of every cached token",
-            "overhead = factor: the whole estimate is weights x overhead_factor (seed 2's rule)", {}};
+    return {"kv_cache",
+            "KV cache",
+            0,
+            "Keys and values of every cached token",
+            "overhead = factor: the whole estimate is weights x overhead_factor (seed 2's rule)",
+            {}};
   return c.r.llamacpp() ? llamacpp_kv(c, cpu) : kv_cache(c);
 }
 
@@ -1002,7 +1054,8 @@ void runtime_overhead(const context& c, double allocated, builder& over) {
       return;
     case runtime_kind::sglang:
       over.add("CUDA context", s.cuda_context, "cuda_context setting");
-      over.add("outside mem_fraction_static (activations, CUDA graphs)", (1 - s.mem_fraction_static) * (T - s.cuda_context),
+      over.add("outside mem_fraction_static (activations, CUDA graphs)",
+               (1 - s.mem_fraction_static) * (T - s.cuda_context),
                "(1 - " + n(s.mem_fraction_static) + ") x (gpu_memory - cuda_context)");
       return;
     case runtime_kind::tgi:
@@ -1042,14 +1095,17 @@ double kv_bytes_per_request(const context& c) {
 void report_vllm(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
   const auto& s = c.s;
   out.budget = vllm_budget(s.gpu_memory, s.gpu_memory_utilization);
-  out.terms = {weights, vllm_profile_peak(c), {"non-torch memory", s.non_torch_memory, "non_torch_memory"},
+  out.terms = {weights,
+               vllm_profile_peak(c),
+               {"non-torch memory", s.non_torch_memory, "non_torch_memory"},
                {"CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory"}};
   double used = 0;
   for (const auto& t : out.terms) used += t.bytes;
   out.kv_available = out.budget - used;
   const double per_token = kv_bytes_per_token(c);
   if (out.kv_available <= 0) {
-    notes.emplace_back("vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
+    notes.emplace_back(
+        "vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
     return;
   }
   if (per_token == 0) {  // hybrid: vLLM's token line under-reports (vllm #40691); give the concurrency only
@@ -1145,7 +1201,8 @@ std::vector<std::string> stage_notes(const context& c) {
   const run_spec& r = c.r;
   const setting_values& s = c.s;
   std::vector<std::string> notes;
-  if (!c.train && r.adapters()) notes.emplace_back("finetune is ignored for inference: the base weights are estimated as stored");
+  if (!c.train && r.adapters())
+    notes.emplace_back("finetune is ignored for inference: the base weights are estimated as stored");
   if (c.train && r.adapters() && s.trainable_params != 1)
     notes.emplace_back("trainable_params is ignored with LoRA: the adapters' shapes give the trainable count");
   if (c.train && s.pp > 1 && s.grad_accum < s.pp)
@@ -1153,25 +1210,31 @@ std::vector<std::string> stage_notes(const context& c) {
                     std::to_string(s.pp) + " micro-batches in flight)");
   if (s.params > 0 && r.quantised())
     notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
-  if (!c.train && c.m.mla) notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
+  if (!c.train && c.m.mla)
+    notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
   if (c.train && !r.phased()) {
     const setting_values& d = detail::default_values();
     if (s.grad_lifetime != d.grad_lifetime || s.optimizer_in_backward != d.optimizer_in_backward ||
         s.optimizer_impl != d.optimizer_impl || s.loss_impl != d.loss_impl ||
         s.activation_offload != d.activation_offload || s.allocator_reserve != d.allocator_reserve)
-      notes.emplace_back("framework generic sums every bucket: grad_lifetime, optimizer_in_backward, optimizer_impl, "
-                         "loss_impl, activation_offload and allocator_reserve are ignored");
+      notes.emplace_back(
+          "framework generic sums every bucket: grad_lifetime, optimizer_in_backward, optimizer_impl, "
+          "loss_impl, activation_offload and allocator_reserve are ignored");
   }
   if (c.phased() && s.fragmentation != detail::default_values().fragmentation)
     notes.emplace_back("fragmentation is ignored by the phase model: allocator_reserve sets the allocator's reserve");
   if (info(r.weights).family == dtype_family::gguf_mix)
-    notes.emplace_back("GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not "
-                       "modelled, and the _S, _L and IQ mixes are taken at their base type for every matrix");
+    notes.emplace_back(
+        "GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not "
+        "modelled, and the _S, _L and IQ mixes are taken at their base type for every matrix");
   if (!c.train && r.runtime_auto)
     notes.push_back("runtime auto: estimated as " + std::string(runtime_name(r.runtime)) +
-                    (r.llamacpp() ? " (GGUF weights)" : r.runtime == runtime_kind::transformers ? " (bitsandbytes weights)" : ""));
+                    (r.llamacpp()                              ? " (GGUF weights)"
+                     : r.runtime == runtime_kind::transformers ? " (bitsandbytes weights)"
+                                                               : ""));
   if (!c.train && r.llamacpp() && static_cast<double>(s.n_gpu_layers) <= static_cast<double>(c.m.layers))
-    notes.emplace_back("n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
+    notes.emplace_back(
+        "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
   return notes;
 }
 
@@ -1179,9 +1242,9 @@ std::vector<std::string> stage_notes(const context& c) {
 std::string printed_quantity(framework_kind f) {
   switch (f) {
     case framework_kind::generic:
-    case framework_kind::hf: return "device";  // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
+    case framework_kind::hf: return "device";         // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
     case framework_kind::unsloth: return "reserved";  // the notebooks print max_memory_reserved()
-    default: return "allocated";  // max_memory_allocated() / torchtune's peak_memory_active
+    default: return "allocated";                      // max_memory_allocated() / torchtune's peak_memory_active
   }
 }
 
@@ -1198,7 +1261,8 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
   tally t;
   r.buckets = {parameters_bucket(c, l, t), gradients_bucket(c, l, t), optimizer_bucket(c, l, t),
-               c.train ? activations_train(c) : activations_inference(c), c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
+               c.train ? activations_train(c) : activations_inference(c),
+               c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
   double tensors = 0;
   for (const auto& b : r.buckets) tensors += b.bytes;
   t.dynamic += c.train ? r.buckets[3].bytes : 0;
@@ -1219,9 +1283,9 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
 std::vector<step_phase> phases_of(const run_spec& spec) {
   if (!spec.train()) return {step_phase::inference};
   if (!spec.phased()) return {step_phase::sum};
-  std::vector<step_phase> out = {step_phase::forward_end, step_phase::backward_start,
-                                 spec.recompute == recompute_policy::full ? step_phase::recompute
-                                                                          : step_phase::backward_end};
+  std::vector<step_phase> out = {
+      step_phase::forward_end, step_phase::backward_start,
+      spec.recompute == recompute_policy::full ? step_phase::recompute : step_phase::backward_end};
   if (!spec.values.optimizer_in_backward) out.push_back(step_phase::optimizer_step);
   return out;
 }

@@ -17,21 +17,21 @@ void common(settings& p) { set(p, "cuda_context", "0.5GiB"); }
 
 // Transformers Trainer / TRL SFTTrainer with peft and bitsandbytes: the method's recipe.
 void hf(settings& p, const std::string& method) {
-  set(p, "loss_impl", "hf");               // transformers loss/loss_utils.py: logits.float() then cross_entropy
-  set(p, "attention", "sdpa_gqa");         // integrations/sdpa_attention.py: enable_gqa without a padding mask
-  set(p, "norm_upcast", "on");             // LlamaRMSNorm computes in fp32
-  set(p, "input_copies", "per_linear");    // autocast (full) and peft's _cast_input_dtype (LoRA) cast per linear
-  set(p, "autocast", "bf16");              // TrainingArguments(bf16=True)
-  set(p, "optimizer_impl", "fused");       // adamw_torch_fused, the TrainingArguments default from torch 2.8
+  set(p, "loss_impl", "hf");             // transformers loss/loss_utils.py: logits.float() then cross_entropy
+  set(p, "attention", "sdpa_gqa");       // integrations/sdpa_attention.py: enable_gqa without a padding mask
+  set(p, "norm_upcast", "on");           // LlamaRMSNorm computes in fp32
+  set(p, "input_copies", "per_linear");  // autocast (full) and peft's _cast_input_dtype (LoRA) cast per linear
+  set(p, "autocast", "bf16");            // TrainingArguments(bf16=True)
+  set(p, "optimizer_impl", "fused");     // adamw_torch_fused, the TrainingArguments default from torch 2.8
   if (method == "full") {
-    set(p, "weights_dtype", "fp32");       // from_pretrained's default dtype (transformers <= 4.57)
+    set(p, "weights_dtype", "fp32");  // from_pretrained's default dtype (transformers <= 4.57)
   } else {
-    set(p, "adapter_dtype", "fp32");       // peft >= 0.12 keeps the adapters in fp32
-    set(p, "lora_dropout", "0.05");        // the recipe of the peft and TRL examples (peft's own default is 0)
+    set(p, "adapter_dtype", "fp32");  // peft >= 0.12 keeps the adapters in fp32
+    set(p, "lora_dropout", "0.05");   // the recipe of the peft and TRL examples (peft's own default is 0)
   }
-  if (method == "qlora") {             // the QLoRA recipe: nf4 + double quantisation,
-    set(p, "double_quant", "on");          // prepare_model_for_kbit_training (fp32 embedding, lm_head and norms,
-    set(p, "qlora_upcast", "on");          // gradient checkpointing on) and a paged 8-bit AdamW
+  if (method == "qlora") {         // the QLoRA recipe: nf4 + double quantisation,
+    set(p, "double_quant", "on");  // prepare_model_for_kbit_training (fp32 embedding, lm_head and norms,
+    set(p, "qlora_upcast", "on");  // gradient checkpointing on) and a paged 8-bit AdamW
     set(p, "recompute", "full");
     set(p, "optimizer", "adamw_8bit");
     set(p, "optimizer_impl", "paged");
@@ -44,9 +44,9 @@ void torchtune(settings& p, const setting_values& v) {
   set(p, "master_weights", "off");
   set(p, "optimizer_dtype", "bf16");
   set(p, "loss_impl", "torchtune_chunked");
-  set(p, "attention", "sdpa");             // modules/attention.py expands K/V to full width
+  set(p, "attention", "sdpa");  // modules/attention.py expands K/V to full width
   set(p, "norm_upcast", "on");
-  set(p, "recompute", "full");             // enable_activation_checkpointing: True
+  set(p, "recompute", "full");  // enable_activation_checkpointing: True
   if (v.finetune == "qlora") set(p, "double_quant", "on");
   if (v.finetune == "full" && v.devices == 1) {  // full_finetune_single_device: PagedAdamW8bit in backward
     set(p, "optimizer", "adamw_8bit");
@@ -59,9 +59,9 @@ void torchtune(settings& p, const setting_values& v) {
 void litgpt(settings& p, const setting_values& v) {
   set(p, "master_weights", "off");
   set(p, "optimizer_dtype", "bf16");
-  set(p, "optimizer_impl", "foreach");     // torch.optim.AdamW's default on CUDA
+  set(p, "optimizer_impl", "foreach");  // torch.optim.AdamW's default on CUDA
   set(p, "loss_impl", "litgpt");
-  set(p, "attention", "sdpa");             // model.py expands K/V before scaled_dot_product_attention
+  set(p, "attention", "sdpa");  // model.py expands K/V before scaled_dot_product_attention
   set(p, "norm_upcast", "on");
   set(p, "lora_dropout", "0.05");
   if (v.devices > 1) set(p, "recompute", "full");  // FSDP strategy: activation_checkpointing_policy={Block}
@@ -69,11 +69,11 @@ void litgpt(settings& p, const setting_values& v) {
 
 // Megatron-LM: bf16 params, fp32 main gradients in a contiguous buffer, distributed optimizer.
 void megatron(settings& p, const setting_values& v) {
-  set(p, "grads_dtype", "fp32");           // --accumulate-allreduce-grads-in-fp32
+  set(p, "grads_dtype", "fp32");  // --accumulate-allreduce-grads-in-fp32
   set(p, "grad_lifetime", "resident");
   set(p, "loss_impl", "megatron");
   set(p, "attention", "flash");
-  set(p, "sequence_parallel", "off");  // --sequence-parallel is off unless given
+  set(p, "sequence_parallel", "off");      // --sequence-parallel is off unless given
   if (v.devices > 1) set(p, "zero", "1");  // --use-distributed-optimizer: main params and Adam sharded
 }
 
@@ -101,11 +101,11 @@ void unsloth(settings& p, const setting_values& v) {
   set(p, "double_quant", "on");
   set(p, "adapter_dtype", "fp32");
   set(p, "recompute", "full");
-  set(p, "activation_offload", "full");    // use_gradient_checkpointing="unsloth"
-  set(p, "loss_impl", "fused");            // unsloth_fused_ce_loss (2025-08-13 on)
+  set(p, "activation_offload", "full");  // use_gradient_checkpointing="unsloth"
+  set(p, "loss_impl", "fused");          // unsloth_fused_ce_loss (2025-08-13 on)
   set(p, "attention", "flash");
-  set(p, "optimizer", "adamw_8bit");       // optim="adamw_8bit" in the notebooks
-  set(p, "allocator_reserve", "0");        // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True on import
+  set(p, "optimizer", "adamw_8bit");  // optim="adamw_8bit" in the notebooks
+  set(p, "allocator_reserve", "0");   // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True on import
   if (v.finetune == "full") {
     set(p, "activation_offload", "none");
     set(p, "recompute", "none");
@@ -118,13 +118,20 @@ settings framework_profile(const setting_values& v) {
   settings p;
   if (v.framework == "generic") return p;
   common(p);
-  if (v.framework == "hf") hf(p, v.finetune);
-  else if (v.framework == "torchtune") torchtune(p, v);
-  else if (v.framework == "litgpt") litgpt(p, v);
-  else if (v.framework == "megatron") megatron(p, v);
-  else if (v.framework == "deepspeed") deepspeed(p, v);
-  else if (v.framework == "fsdp") fsdp(p, v);
-  else if (v.framework == "unsloth") unsloth(p, v);
+  if (v.framework == "hf")
+    hf(p, v.finetune);
+  else if (v.framework == "torchtune")
+    torchtune(p, v);
+  else if (v.framework == "litgpt")
+    litgpt(p, v);
+  else if (v.framework == "megatron")
+    megatron(p, v);
+  else if (v.framework == "deepspeed")
+    deepspeed(p, v);
+  else if (v.framework == "fsdp")
+    fsdp(p, v);
+  else if (v.framework == "unsloth")
+    unsloth(p, v);
   return p;
 }
 

@@ -36,7 +36,8 @@ double add_attention(const setting_values& s, const model_spec& m, layer_params&
       add(layer, projection::q_proj, h, m.heads * qk_head, 1, false);
     }
     add(layer, projection::kv_a_proj_with_mqa, h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
-    add(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1, false);
+    add(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1,
+        false);
     add(layer, projection::o_proj, m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
     // q_a_layernorm and kv_a_layernorm (RMSNorm weights).
     return (s.q_lora_rank > 0 ? q_rank : 0) + kv_rank;
@@ -72,8 +73,8 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
   if (!moe) {
     add_mlp(s, m, layer, m.hidden, m.intermediate, 1, false);
   } else {
-    const auto expert_inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size
-                                                                                : s.intermediate_size);
+    const auto expert_inner =
+        static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
     add_mlp(s, m, layer, m.hidden, expert_inner, static_cast<double>(s.num_experts), true);
     const double shared_inner = s.shared_expert_intermediate_size > 0
                                     ? static_cast<double>(s.shared_expert_intermediate_size)
@@ -107,7 +108,8 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
 
   param_breakdown& p = m.params;
   p.embedding = m.vocab * m.hidden + (s.embedding_norm ? norm_params(m, m.hidden) : 0);
-  if (choices.position == position_kind::learned) p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
+  if (choices.position == position_kind::learned)
+    p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
   p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * m.hidden) + (s.lm_head_bias ? m.vocab : 0);
   p.final_norm = norm_params(m, m.hidden);
   const bool moe = s.num_experts > 0;

@@ -35,7 +35,8 @@ model_preset make_model(const json& m) {
     if (fields.ok()) p.fields = fields.value();
   }
   if (const auto it = m.find("settings"); it != m.end() && it->is_object())
-    for (const auto& [key, value] : it->items()) p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    for (const auto& [key, value] : it->items())
+      p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
   return p;
 }
 

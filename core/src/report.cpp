@@ -14,7 +14,8 @@ using json = nlohmann::ordered_json;
 using detail::json_bytes;
 
 json layer_json(const layer_params& layer) {
-  json j = {{"attention", json_bytes(layer.attention)}, {"mlp", json_bytes(layer.mlp)}, {"norms", json_bytes(layer.norms)}};
+  json j = {
+      {"attention", json_bytes(layer.attention)}, {"mlp", json_bytes(layer.mlp)}, {"norms", json_bytes(layer.norms)}};
   if (layer.router > 0) j["router"] = json_bytes(layer.router);
   j["total"] = json_bytes(layer.total());
   return j;
@@ -23,14 +24,9 @@ json layer_json(const layer_params& layer) {
 json answer_json(const solve_answer& a) {
   json delta = json::object();
   for (const auto& [key, value] : a.delta) delta[key] = value;
-  return {{"found", a.found},
-          {"value", a.value},
-          {"limit", a.limit},
-          {"at_limit", a.at_limit},
-          {"varied", a.varied},
-          {"total", json_bytes(a.total_bytes)},
-          {"delta", delta},
-          {"message", a.message}};
+  return {{"found", a.found},       {"value", a.value},    {"limit", a.limit},
+          {"at_limit", a.at_limit}, {"varied", a.varied},  {"total", json_bytes(a.total_bytes)},
+          {"delta", delta},         {"message", a.message}};
 }
 
 json solve_object(const solve_result& r) {
@@ -81,9 +77,14 @@ json buckets_json(const estimate_result& r) {
   json buckets = json::array();
   for (const auto& b : r.buckets) {
     json items = json::array();
-    for (const auto& i : b.items) items.push_back({{"name", i.name}, {"bytes", json_bytes(i.bytes)}, {"formula", i.formula}});
-    buckets.push_back({{"key", b.key}, {"label", b.label}, {"bytes", json_bytes(b.bytes)}, {"includes", b.includes},
-                       {"assumes", b.assumes}, {"items", items}});
+    for (const auto& i : b.items)
+      items.push_back({{"name", i.name}, {"bytes", json_bytes(i.bytes)}, {"formula", i.formula}});
+    buckets.push_back({{"key", b.key},
+                       {"label", b.label},
+                       {"bytes", json_bytes(b.bytes)},
+                       {"includes", b.includes},
+                       {"assumes", b.assumes},
+                       {"items", items}});
   }
   return buckets;
 }
@@ -129,7 +130,8 @@ json runtime_json(const runtime_report& r) {
   }
   if (r.budget <= 0) return out;
   json items = json::array();
-  for (const auto& t : r.terms) items.push_back({{"name", t.name}, {"bytes", json_bytes(t.bytes)}, {"formula", t.formula}});
+  for (const auto& t : r.terms)
+    items.push_back({{"name", t.name}, {"bytes", json_bytes(t.bytes)}, {"formula", t.formula}});
   out["budget"] = json_bytes(r.budget);
   out["items"] = items;
   out["kv_available"] = json_bytes(r.kv_available);
@@ -259,7 +261,10 @@ std::string models_json(int indent) {
 std::string gpus_json(int indent) {
   json list = json::array();
   for (const auto& g : gpu_presets())
-    list.push_back({{"id", g.id}, {"name", g.name}, {"memory_bytes", json_bytes(g.memory_bytes)}, {"source", g.source},
+    list.push_back({{"id", g.id},
+                    {"name", g.name},
+                    {"memory_bytes", json_bytes(g.memory_bytes)},
+                    {"source", g.source},
                     {"note", g.note}});
   return list.dump(indent, ' ', false, json::error_handler_t::replace);
 }

@@ -46,15 +46,16 @@ constexpr bool spells(std::string_view key, const std::array<std::string_view, N
 
 constexpr std::array<std::string_view, 2> mode_names = {"train", "inference"};
 constexpr std::array<std::string_view, 3> finetune_names = {"full", "lora", "qlora"};
-constexpr std::array<std::string_view, 6> optimizer_names = {"adamw", "adamw_8bit", "sgd",
-                                                             "sgd_momentum", "lion", "adafactor"};
+constexpr std::array<std::string_view, 6> optimizer_names = {"adamw",        "adamw_8bit", "sgd",
+                                                             "sgd_momentum", "lion",       "adafactor"};
 constexpr std::array<std::string_view, 5> attention_names = {"standard", "eager", "sdpa", "flash", "sdpa_gqa"};
-constexpr std::array<std::string_view, 8> framework_names = {"generic", "hf",     "deepspeed", "fsdp",
-                                                             "torchtune", "litgpt", "megatron", "unsloth"};
+constexpr std::array<std::string_view, 8> framework_names = {"generic",   "hf",     "deepspeed", "fsdp",
+                                                             "torchtune", "litgpt", "megatron",  "unsloth"};
 constexpr std::array<std::string_view, 2> lifetime_names = {"freed", "resident"};
 constexpr std::array<std::string_view, 3> optimizer_impl_names = {"fused", "foreach", "paged"};
-constexpr std::array<std::string_view, 9> loss_names = {"hf",     "hf_legacy", "trl_chunked", "torchtune_chunked",
-                                                        "torchtune_compiled", "litgpt", "megatron", "unsloth", "fused"};
+constexpr std::array<std::string_view, 9> loss_names = {
+    "hf",       "hf_legacy", "trl_chunked", "torchtune_chunked", "torchtune_compiled", "litgpt",
+    "megatron", "unsloth",   "fused"};
 constexpr std::array<std::string_view, 3> activation_offload_names = {"none", "prefetched", "full"};
 constexpr std::array<std::string_view, 3> recompute_names = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> offload_names = {"none", "optimizer", "optimizer+params"};
@@ -65,24 +66,23 @@ constexpr std::array<std::string_view, 3> position_names = {"rope", "learned", "
 constexpr std::array<std::string_view, 2> mlp_names = {"plain", "gated"};
 constexpr std::array<std::string_view, 3> bias_names = {"none", "qkv", "all"};
 constexpr std::array<std::string_view, 3> qk_norm_names = {"none", "head", "full"};
-constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm", "sglang",
-                                                           "tgi", "llamacpp", "ollama"};
-constexpr std::array<std::string_view, 9> cache_type_names = {"f16", "bf16", "f32", "q8_0", "q5_1",
+constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm",  "sglang",
+                                                           "tgi",  "llamacpp",     "ollama"};
+constexpr std::array<std::string_view, 9> cache_type_names = {"f16",  "bf16", "f32",  "q8_0",  "q5_1",
                                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
 constexpr std::array<ggml_type, 9> cache_types = {ggml_type::f16,  ggml_type::bf16, ggml_type::f32,
                                                   ggml_type::q8_0, ggml_type::q5_1, ggml_type::q5_0,
                                                   ggml_type::q4_1, ggml_type::q4_0, ggml_type::iq4_nl};
 static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &&
-              spells("optimizer", optimizer_names) && spells("attention", attention_names) &&
-              spells("recompute", recompute_names) && spells("offload", offload_names) &&
-              spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
-              spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
-              spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
-              spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
-              spells("cache_type_v", cache_type_names) &&
-              spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
-              spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
-              spells("activation_offload", activation_offload_names),
+                  spells("optimizer", optimizer_names) && spells("attention", attention_names) &&
+                  spells("recompute", recompute_names) && spells("offload", offload_names) &&
+                  spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
+                  spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
+                  spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
+                  spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
+                  spells("cache_type_v", cache_type_names) && spells("framework", framework_names) &&
+                  spells("grad_lifetime", lifetime_names) && spells("optimizer_impl", optimizer_impl_names) &&
+                  spells("loss_impl", loss_names) && spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -195,11 +195,13 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
   else if (v.num_attention_heads % kv != 0)
     fail(errors, "num_key_value_heads", "must divide num_attention_heads (" + heads + "), got " + std::to_string(kv));
   if (v.head_dim == 0 && v.kv_lora_rank == 0 && v.hidden_size % v.num_attention_heads != 0)
-    fail(errors, "head_dim", "hidden_size " + std::to_string(v.hidden_size) +
-                                 " is not divisible by num_attention_heads " + heads + "; give head_dim explicitly");
+    fail(errors, "head_dim",
+         "hidden_size " + std::to_string(v.hidden_size) + " is not divisible by num_attention_heads " + heads +
+             "; give head_dim explicitly");
   if (v.num_experts > 0 && (v.num_experts_per_tok < 1 || v.num_experts_per_tok > v.num_experts))
-    fail(errors, "num_experts_per_tok", "must be from 1 to num_experts (" + std::to_string(v.num_experts) +
-                                            "), got " + std::to_string(v.num_experts_per_tok));
+    fail(errors, "num_experts_per_tok",
+         "must be from 1 to num_experts (" + std::to_string(v.num_experts) + "), got " +
+             std::to_string(v.num_experts_per_tok));
   if (v.first_k_dense_replace > v.num_hidden_layers)
     fail(errors, "first_k_dense_replace",
          "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
@@ -210,21 +212,23 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
 void check_parallelism(const run_spec& r, std::vector<error>& errors) {
   const setting_values& v = r.values;
   if (v.devices % r.model_parallel != 0)
-    fail(errors, "devices", "must be a multiple of tp x pp (" + std::to_string(r.model_parallel) + "), got " +
-                                std::to_string(v.devices));
+    fail(errors, "devices",
+         "must be a multiple of tp x pp (" + std::to_string(r.model_parallel) + "), got " + std::to_string(v.devices));
   // Sequences per optimizer step are an exact integer in the output: keep them below 2^53 (doubles in JS).
-  const double per_step = static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) *
-                          static_cast<double>(r.data_parallel);
+  const double per_step =
+      static_cast<double>(v.batch) * static_cast<double>(v.grad_accum) * static_cast<double>(r.data_parallel);
   if (per_step > max_sequences_per_step)
     fail(errors, "grad_accum",
          "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer step, got " +
              format_number(per_step));
   if (v.pp > v.num_hidden_layers)
-    fail(errors, "pp", "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
-                           std::to_string(v.pp));
+    fail(
+        errors, "pp",
+        "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " + std::to_string(v.pp));
   if (v.num_attention_heads % v.tp != 0)
-    fail(errors, "tp", "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " +
-                           std::to_string(v.tp));
+    fail(
+        errors, "tp",
+        "must divide num_attention_heads (" + std::to_string(v.num_attention_heads) + "), got " + std::to_string(v.tp));
   if (r.offload == offload_target::optimizer_and_params && v.zero != 3)
     fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
 }
@@ -234,8 +238,9 @@ void check_runtime(const run_spec& r, std::vector<error>& errors) {
   if (r.train() || !r.llamacpp()) return;
   const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
   if (!float_v && r.attention != attention_kernel::flash)
-    fail(errors, "cache_type_v", "a quantized V cache (\"" + r.values.cache_type_v +
-                                     "\") needs flash attention (attention=flash, llama.cpp -fa on)");
+    fail(errors, "cache_type_v",
+         "a quantized V cache (\"" + r.values.cache_type_v +
+             "\") needs flash attention (attention=flash, llama.cpp -fa on)");
 }
 
 // The phase model's own settings (framework generic ignores them, stage_notes says so).
@@ -255,8 +260,9 @@ void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
   const auto named = projection_names.begin() + 7;  // the projections a user can name (model.hpp)
   for (auto name : detail::split(r.values.lora_targets, ','))
     if (name != "all-linear" && std::find(projection_names.begin(), named, name) == named) {
-      fail(errors, "lora_targets", "unknown module " + quoted(name) +
-                                       "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
+      fail(errors, "lora_targets",
+           "unknown module " + quoted(name) +
+               "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
       return;
     }
 }
@@ -269,8 +275,8 @@ std::optional<error> check_model(const run_spec& r) {
     return error{"hidden_size", "the architecture has " + format_number(r.model.params.total) +
                                     " parameters, more than 2^53; reduce hidden_size or num_hidden_layers"};
   if (!r.adapters() && v.trainable_params > 1 && v.trainable_params > r.params)
-    return error{"trainable_params", "must not exceed the model's " + format_number(r.params) +
-                                         " parameters, got " + format_number(v.trainable_params)};
+    return error{"trainable_params", "must not exceed the model's " + format_number(r.params) + " parameters, got " +
+                                         format_number(v.trainable_params)};
   if (r.train() && !r.adapters() && r.quantised())
     return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + v.weights_dtype +
                                       "\"; use finetune=lora or qlora for a quantised base"};

@@ -73,8 +73,8 @@ struct sglang_tier {
 
 // server_args._handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs by device memory.
 constexpr sglang_tier sglang_tiers[] = {
-    {20 * 1024, 2048, 8, 8},      {35 * 1024, 2048, 24, 80},   {60 * 1024, 4096, 32, 160},
-    {90 * 1024, 8192, 256, 512},  {160 * 1024, 8192, 256, 512}, {1e300, 16384, 512, 512},
+    {20 * 1024, 2048, 8, 8},     {35 * 1024, 2048, 24, 80},    {60 * 1024, 4096, 32, 160},
+    {90 * 1024, 8192, 256, 512}, {160 * 1024, 8192, 256, 512}, {1e300, 16384, 512, 512},
 };
 
 const sglang_tier& sglang_tier_for(double gpu_mem_mib) {

@@ -84,7 +84,8 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   solve_answer a{"min_devices", {"devices"}, false, 0, 0, false, 0, {}, {}};
   const std::int64_t model_parallel = spec.model_parallel;
   const std::int64_t dp_limit =
-      std::min(solve_device_limit / model_parallel, per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
+      std::min(solve_device_limit / model_parallel,
+               per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
   a.limit = dp_limit * model_parallel;
   auto total = [&](std::int64_t dp) { return total_at(spec, s.batch, s.seq, dp * model_parallel); };
   auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
@@ -109,8 +110,9 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   } else {
     a.message = "none within " + std::to_string(solve_device_limit) + " devices (" + parallel + ", ZeRO " +
                 std::to_string(s.zero) + ")";
-    if (dp_limit >= 1) a.message += ": " + in_units(total(dp_limit), spec.units) + " per device even at " +
-                                    std::to_string(a.limit) + " devices";
+    if (dp_limit >= 1)
+      a.message +=
+          ": " + in_units(total(dp_limit), spec.units) + " per device even at " + std::to_string(a.limit) + " devices";
   }
   return a;
 }
@@ -219,8 +221,8 @@ solve_result solve(const run_spec& spec) {
   r.total_bytes = now.total_bytes;
   r.gpu_memory_bytes = now.gpu_memory_bytes;
   r.headroom_bytes = now.gpu_memory_bytes - now.total_bytes;
-  r.min_devices = spec.train() ? solve_devices(spec, now.gpu_memory_bytes)
-                                : solve_devices_inference(spec, now.gpu_memory_bytes);
+  r.min_devices =
+      spec.train() ? solve_devices(spec, now.gpu_memory_bytes) : solve_devices_inference(spec, now.gpu_memory_bytes);
   r.max_batch = solve_batch(spec, now.gpu_memory_bytes);
   r.max_seq = solve_seq(spec, now.gpu_memory_bytes);
   return r;

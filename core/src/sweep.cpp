@@ -75,7 +75,8 @@ class prober {
         }
       }
       // The overhead grows in proportion to the allocated bytes (the fragmentation reserve), if at all.
-      const double rate = allocated_big > allocated_zero ? (over_big - over_zero) / (allocated_big - allocated_zero) : 0;
+      const double rate =
+          allocated_big > allocated_zero ? (over_big - over_zero) / (allocated_big - allocated_zero) : 0;
       overhead_rate_ = std::max(overhead_rate_, rate);
       batch_items_ = std::max(batch_items_, growing);
       p.slope.push_back(items * (1 + rate));
@@ -109,10 +110,12 @@ class fitter {
     // Nodes spread geometrically, so that both ends of the piece pin down all three coefficients
     // (arithmetic nodes over 1 .. 1e8 would leave the s term of short sequences to rounding noise).
     const auto at = [&](double t) {
-      return static_cast<std::int64_t>(std::round(static_cast<double>(lo) * std::pow(static_cast<double>(hi) / static_cast<double>(lo), t)));
+      return static_cast<std::int64_t>(
+          std::round(static_cast<double>(lo) * std::pow(static_cast<double>(hi) / static_cast<double>(lo), t)));
     };
     std::int64_t q1 = at(0.25), mid = at(0.5), q3 = at(0.75);
-    if (!(lo < q1 && q1 < mid && mid < q3 && q3 < hi)) q1 = lo + (hi - lo) / 4, mid = lo + (hi - lo) / 2, q3 = hi - (hi - lo) / 4;
+    if (!(lo < q1 && q1 < mid && mid < q3 && q3 < hi))
+      q1 = lo + (hi - lo) / 4, mid = lo + (hi - lo) / 2, q3 = hi - (hi - lo) / 4;
     if (!(lo < q1 && q1 < mid && mid < q3 && q3 < hi)) {  // too short to verify a fit: one piece per seq value
       for (std::int64_t s = lo; s <= hi; ++s) out.push_back({s, s, y(s), 0, 0});
       return true;
@@ -124,7 +127,8 @@ class fitter {
     const double d2 = ((y2 - y1) / (x2 - x1) - d1) / (x2 - x0);
     const seq_piece piece{lo, hi, y0 - d1 * x0 + d2 * x0 * x1, d1 - d2 * (x0 + x1), d2};
     const auto near = [&](std::int64_t s) {
-      const double want = y(s), got = piece.c0 + piece.c1 * static_cast<double>(s) + piece.c2 * static_cast<double>(s) * static_cast<double>(s);
+      const double want = y(s), got = piece.c0 + piece.c1 * static_cast<double>(s) +
+                                      piece.c2 * static_cast<double>(s) * static_cast<double>(s);
       return std::abs(want - got) <= 1e-13 * std::max({std::abs(want), std::abs(y0), std::abs(y2), 1.0});
     };
     const auto& names = probes_.at(lo).names;
@@ -187,39 +191,37 @@ LLM_MEMORY_SCALAR_FN void rows_scalar(const sweep_columns& c, std::span<const do
 
 // The SIMD kernel, written once with GCC/Clang vector extensions for V = a vector of `lanes` doubles; the
 // columns that do not fill a vector take the scalar formula.
-#define LLM_MEMORY_ROWS_SIMD(V, lanes)                                                         \
-  const std::size_t n = c.seq_count, stages = c.fixed.size(), whole = n - n % (lanes);         \
-  for (std::size_t i = 0; i < batch.size(); ++i) {                                             \
-    const double b = batch[i];                                                                 \
-    double* row = out + i * n;                                                                 \
-    const V bv = b - V{};                                                                      \
-    for (std::size_t st = 0; st < stages; ++st) {                                              \
-      const double f = c.fixed[st];                                                            \
-      const V fv = f - V{};                                                                    \
-      const double* s = c.slope.data() + st * n;                                               \
-      for (std::size_t j = 0; j < whole; j += (lanes)) {                                       \
-        V sv, t;                                                                               \
-        std::memcpy(&sv, s + j, sizeof sv);                                                    \
-        t = fv + bv * sv;                                                                      \
-        if (st > 0) {                                                                          \
-          V r;                                                                                 \
-          std::memcpy(&r, row + j, sizeof r);                                                  \
-          t = t > r ? t : r;                                                                   \
-        }                                                                                      \
-        std::memcpy(row + j, &t, sizeof t);                                                    \
-      }                                                                                        \
-      for (std::size_t j = whole; j < n; ++j) {                                                \
-        const double t = f + b * s[j];                                                         \
-        row[j] = st == 0 || t > row[j] ? t : row[j];                                           \
-      }                                                                                        \
-    }                                                                                          \
+#define LLM_MEMORY_ROWS_SIMD(V, lanes)                                                 \
+  const std::size_t n = c.seq_count, stages = c.fixed.size(), whole = n - n % (lanes); \
+  for (std::size_t i = 0; i < batch.size(); ++i) {                                     \
+    const double b = batch[i];                                                         \
+    double* row = out + i * n;                                                         \
+    const V bv = b - V{};                                                              \
+    for (std::size_t st = 0; st < stages; ++st) {                                      \
+      const double f = c.fixed[st];                                                    \
+      const V fv = f - V{};                                                            \
+      const double* s = c.slope.data() + st * n;                                       \
+      for (std::size_t j = 0; j < whole; j += (lanes)) {                               \
+        V sv, t;                                                                       \
+        std::memcpy(&sv, s + j, sizeof sv);                                            \
+        t = fv + bv * sv;                                                              \
+        if (st > 0) {                                                                  \
+          V r;                                                                         \
+          std::memcpy(&r, row + j, sizeof r);                                          \
+          t = t > r ? t : r;                                                           \
+        }                                                                              \
+        std::memcpy(row + j, &t, sizeof t);                                            \
+      }                                                                                \
+      for (std::size_t j = whole; j < n; ++j) {                                        \
+        const double t = f + b * s[j];                                                 \
+        row[j] = st == 0 || t > row[j] ? t : row[j];                                   \
+      }                                                                                \
+    }                                                                                  \
   }
 
 using v2d = double __attribute__((vector_size(16)));  // SSE2 xmm, wasm v128 (f64x2)
 
-void rows_simd2(const sweep_columns& c, std::span<const double> batch, double* out) {
-  LLM_MEMORY_ROWS_SIMD(v2d, 2)
-}
+void rows_simd2(const sweep_columns& c, std::span<const double> batch, double* out) { LLM_MEMORY_ROWS_SIMD(v2d, 2) }
 
 #if LLM_MEMORY_X86
 using v4d = double __attribute__((vector_size(32)));  // AVX ymm
@@ -254,8 +256,9 @@ result<lowered_estimate> lower(const run_spec& spec) {
   // llama.cpp pads its KV cells to 256 and sizes its compute buffer by the context alone: memory is a step
   // function of seq, not batch x (piecewise quadratic in seq) plus a constant.
   if (!spec.train() && spec.llamacpp())
-    return error{"seq", "llama.cpp's memory steps every 256 tokens of context (its KV cells are padded to 256): the "
-                        "sweep cannot lower it; see the runtime's buffers instead"};
+    return error{"seq",
+                 "llama.cpp's memory steps every 256 tokens of context (its KV cells are padded to 256): the "
+                 "sweep cannot lower it; see the runtime's buffers instead"};
   lowered_estimate out;
   out.spec = spec;
   out.gpu_memory = spec.values.gpu_memory;
@@ -272,8 +275,9 @@ result<lowered_estimate> lower(const run_spec& spec) {
     const bool ok = w > 0 && w < seq_limit ? f.fit(1, w, stage.pieces) && f.fit(w + 1, seq_limit, stage.pieces)
                                            : f.fit(1, seq_limit, stage.pieces);
     if (!ok || probes.fixed_varies())
-      return error{"seq", "memory is not batch x (piecewise quadratic in seq) plus a constant; the sweep cannot "
-                          "lower this estimate"};
+      return error{"seq",
+                   "memory is not batch x (piecewise quadratic in seq) plus a constant; the sweep cannot "
+                   "lower this estimate"};
     out.stages.push_back(std::move(stage));
   }
   // Each growing item is rounded up by estimate() (< 1 byte, scaled by the fragmentation reserve), the reserve
@@ -342,7 +346,8 @@ std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<c
       const std::int64_t probe = sure + (maybe - sure + 1) / 2;
       if (estimate(with_workload(lowered.spec, probe, static_cast<std::int64_t>(s), v.devices)).total_bytes <= limit)
         sure = probe;
-      else maybe = probe - 1;
+      else
+        maybe = probe - 1;
     }
     out.push_back(sure);
   }
@@ -370,8 +375,8 @@ result<std::vector<double>> parse_axis(std::string_view key, std::string_view te
     if (colon == std::string_view::npos) break;
     start = colon + 1;
   }
-  const std::string usage = "must be a value, a range a:b (doubling from a) or a:b:n (n steps), got \"" +
-                            std::string(text) + "\"";
+  const std::string usage =
+      "must be a value, a range a:b (doubling from a) or a:b:n (n steps), got \"" + std::string(text) + "\"";
   if (parts.size() > 3) return error{std::string(def->key), usage};
   std::vector<double> ends;
   for (std::size_t i = 0; i < std::min<std::size_t>(parts.size(), 2); ++i) {
@@ -393,7 +398,7 @@ result<std::vector<double>> parse_axis(std::string_view key, std::string_view te
     auto n = parse_number(steps, parts[2]);
     if (!n.ok())
       return error{std::string(def->key), "the step count of " + std::string(text) + " must be an integer from 1 to " +
-                                               std::to_string(max_axis_values)};
+                                              std::to_string(max_axis_values)};
     const double count = n.value();
     for (double i = 0; i < count; ++i) {
       const double v = count == 1 ? a : std::round(a + (b - a) * i / (count - 1));
@@ -401,8 +406,8 @@ result<std::vector<double>> parse_axis(std::string_view key, std::string_view te
     }
   }
   if (axis.size() > max_axis_values)
-    return error{std::string(def->key), "range " + std::string(text) + " has more than " +
-                                            std::to_string(max_axis_values) + " values"};
+    return error{std::string(def->key),
+                 "range " + std::string(text) + " has more than " + std::to_string(max_axis_values) + " values"};
   return axis;
 }
 
@@ -412,8 +417,10 @@ result<sweep_run> run_sweep(const sweep_request& request) {
   const std::pair<const char*, const std::string*> given[2] = {{"batch", &request.batch}, {"seq", &request.seq}};
   for (int k = 0; k < 2; ++k) {
     auto axis = parse_axis(given[k].first, *given[k].second);
-    if (axis.ok()) axes[k] = std::move(axis.value());
-    else errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
+    if (axis.ok())
+      axes[k] = std::move(axis.value());
+    else
+      errors.insert(errors.end(), axis.errors().begin(), axis.errors().end());
   }
   if (errors.empty())
     if (auto too_big = grid_size_error(axes[0].size(), axes[1].size())) errors.push_back(*too_big);
@@ -440,7 +447,8 @@ result<std::vector<double>> sweep_parallel(const settings& explicit_values, std:
       auto r = estimate(s);
       if (!r.ok()) {
         for (const auto& e : r.errors())
-          if (std::none_of(errors.begin(), errors.end(), [&](const error& x) { return x.setting == e.setting && x.message == e.message; }))
+          if (std::none_of(errors.begin(), errors.end(),
+                           [&](const error& x) { return x.setting == e.setting && x.message == e.message; }))
             errors.push_back(e);
         continue;
       }

@@ -41,7 +41,8 @@ std::size_t utf8_length(std::string_view s) {
   std::size_t n = 0;
   unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
   if (b < 0x80) return 1;
-  if (b >= 0xc2 && b <= 0xdf) n = 2;
+  if (b >= 0xc2 && b <= 0xdf)
+    n = 2;
   else if (b >= 0xe0 && b <= 0xef) {
     n = 3;
     if (b == 0xe0) lo = 0xa0;
@@ -71,8 +72,10 @@ std::string escape_controls(std::string_view text) {
     const bool control = n == 0 || u < 0x20 || u == 0x7f || c1;
     const std::size_t step = std::max<std::size_t>(n, 1);
     for (std::size_t k = 0; k < step; ++k) {
-      if (control) append_hex(out, static_cast<unsigned char>(text[i + k]));
-      else out += text[i + k];
+      if (control)
+        append_hex(out, static_cast<unsigned char>(text[i + k]));
+      else
+        out += text[i + k];
     }
     i += step;
   }

@@ -16,9 +16,10 @@ using namespace llm_memory;
 
 // The case: the seed's 7B full fine-tune (mixed-precision AdamW) on one 80 GB GPU, with the default
 // detailed overhead (1 GiB CUDA context + 5 % fragmentation reserve).
-const settings seed_7b = {{"framework", "generic"}, {"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
-                          {"num_attention_heads", "32"}, {"mode", "train"}, {"seq", "2048"},
-                          {"batch", "1"}, {"gpu_memory", "80GB"}};
+const settings seed_7b = {
+    {"framework", "generic"},      {"params", "7e9"}, {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
+    {"num_attention_heads", "32"}, {"mode", "train"}, {"seq", "2048"},         {"batch", "1"},
+    {"gpu_memory", "80GB"}};
 
 advice_result advised(const settings& s) {
   const auto r = advise(s);
@@ -136,7 +137,6 @@ TEST(advise, zero_steps_up_over_data_parallel_devices) {
   EXPECT_EQ(gradients_saved, 12.25e9);
 }
 
-
 // One moment instead of two: mixed-precision AdamW keeps master + m + v = 12 B per parameter (84e9 B for the
 // seed's 7B), Lion (or SGD with momentum) master + one fp32 moment = 8 B (56e9 B): 28e9 B saved, + 5 % reserve.
 // Two pipeline stages over two devices halve the layers per device (the seed's 32 layers -> 16 per stage).
@@ -192,7 +192,8 @@ TEST(advise, sequence_parallelism_is_offered_under_tensor_parallelism) {
   EXPECT_EQ(find_knob(advised(s), "sequence_parallel"), nullptr);
 }
 TEST(advise, inference_offers_weight_and_kv_quantisation) {
-  const settings s = {{"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
+  const settings s = {
+      {"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}, {"batch", "8"}};
   const auto a = advised(s);
   expect_consistent(s, a);
   const auto* kv = find_knob(a, "kv_8bit");
@@ -213,7 +214,8 @@ TEST(advise, inference_offers_weight_and_kv_quantisation) {
 TEST(advise, json_lists_knobs_with_deltas) {
   const auto a = advised(seed_7b);
   const std::string j = advice_to_json(a);
-  for (const char* key : {"\"knobs\"", "\"delta\"", "\"drains\"", "\"saved\"", "\"skipped\"", "\"offload\": \"optimizer\""})
+  for (const char* key :
+       {"\"knobs\"", "\"delta\"", "\"drains\"", "\"saved\"", "\"skipped\"", "\"offload\": \"optimizer\""})
     EXPECT_NE(j.find(key), std::string::npos) << key;
 }
 

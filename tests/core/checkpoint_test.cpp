@@ -58,9 +58,9 @@ TEST(checkpoint, packed_containers_and_sub_byte_types) {
   EXPECT_EQ(r.value().elements, 12);
   EXPECT_TRUE(r.value().packed);
   // 3 F4 values are 12 bits: not whole bytes (tensor.rs MisalignedSlice).
-  EXPECT_TRUE(has_error(parse_safetensors_header(R"({"f": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}})", 2,
-                                                 "safetensors"),
-                        "whole bytes"));
+  EXPECT_TRUE(has_error(
+      parse_safetensors_header(R"({"f": {"dtype": "F4", "shape": [3], "data_offsets": [0, 2]}})", 2, "safetensors"),
+      "whole bytes"));
 }
 
 TEST(checkpoint, shards_add_up) {
@@ -75,8 +75,9 @@ TEST(checkpoint, header_length_is_bounded) {
   EXPECT_EQ(safetensors_header_length(length_bytes(100), 200, "safetensors").value(), 100u);
   EXPECT_TRUE(has_error(safetensors_header_length("abc", 3, "safetensors"), "shorter than the 8-byte"));
   EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(0), 200, "safetensors"), "1 to 100000000"));
-  EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(max_safetensors_header_bytes + 1), 1000000000, "safetensors"),
-                        "1 to 100000000"));
+  EXPECT_TRUE(
+      has_error(safetensors_header_length(length_bytes(max_safetensors_header_bytes + 1), 1000000000, "safetensors"),
+                "1 to 100000000"));
   EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(193), 200, "safetensors"), "only 192 after"));
   EXPECT_TRUE(has_error(safetensors_header_length(length_bytes(~0ull), 200, "safetensors"), "header of"));
 }
@@ -95,7 +96,8 @@ TEST(checkpoint, malformed_headers_name_the_tensor) {
   // A hole at 0..2, an overlap, and a buffer longer than the tensors.
   EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})", 4, "hole at byte 0"));
   EXPECT_TRUE(bad(R"({"a": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]},
-                      "b": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})", 4, "overlaps"));
+                      "b": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})",
+                  4, "overlaps"));
   EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}})", 3, "holds 3"));
   EXPECT_TRUE(bad(R"({"__metadata__": {"format": 1}})", 0, "__metadata__"));
   EXPECT_TRUE(bad(" {}", 0, "starting with '{'"));
@@ -108,9 +110,11 @@ TEST(checkpoint, malformed_headers_name_the_tensor) {
 TEST(checkpoint, index_names_shards_beside_it) {
   const auto r = parse_safetensors_index(R"({"metadata": {"total_size": 10}, "weight_map": {
       "a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
-      "c": "model-00001-of-00002.safetensors"}})", "safetensors");
+      "c": "model-00001-of-00002.safetensors"}})",
+                                         "safetensors");
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.value(), (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+  EXPECT_EQ(r.value(),
+            (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
   EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": "../secret.safetensors"}})", "safetensors"),
                         "file name beside the index"));
   EXPECT_TRUE(has_error(parse_safetensors_index(R"({"weight_map": {"a": "/etc/passwd"}})", "safetensors"), "beside"));
@@ -163,8 +167,8 @@ std::string llama_gguf() {
   w.kv_str("general.architecture", "llama").kv_str("general.name", "tiny");
   w.kv_u32("llama.embedding_length", 64).kv_u32("llama.block_count", 2).kv_u32("llama.attention.head_count", 4);
   w.kv_u32("llama.attention.head_count_kv", 2);
-  w.str("llama.feed_forward_length").u32(10).u64(128);           // UINT64
-  w.str("llama.rope.freq_base").u32(6).u32(0x461c4000);          // FLOAT32 10000
+  w.str("llama.feed_forward_length").u32(10).u64(128);   // UINT64
+  w.str("llama.rope.freq_base").u32(6).u32(0x461c4000);  // FLOAT32 10000
   w.str("tokenizer.ggml.tokens").u32(9).u32(8).u64(3).str("a").str("b").str("<s>");
   w.tensor("token_embd.weight", {64, 3}, 1, 0).tensor("blk.0.attn_q.weight", {64, 64}, 2, 384);
   w.tensor("blk.0.ffn_down.weight", {256, 2}, 14, 2688);
@@ -183,8 +187,12 @@ TEST(checkpoint, gguf_tensor_infos_and_metadata) {
   EXPECT_EQ(g.tensors.by_dtype.at("Q4_0").bytes, 2304);
   EXPECT_EQ(g.tensors.by_dtype.at("Q6_K").bytes, 420);
   EXPECT_FALSE(g.tensors.packed);
-  EXPECT_EQ(g.fields, (settings{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-                                {"num_key_value_heads", "2"}, {"intermediate_size", "128"}, {"vocab_size", "3"}}));
+  EXPECT_EQ(g.fields, (settings{{"hidden_size", "64"},
+                                {"num_hidden_layers", "2"},
+                                {"num_attention_heads", "4"},
+                                {"num_key_value_heads", "2"},
+                                {"intermediate_size", "128"},
+                                {"vocab_size", "3"}}));
 }
 
 TEST(checkpoint, gguf_errors_are_bounded_and_named) {

@@ -149,7 +149,8 @@ TEST(config_json, family_conventions) {
   EXPECT_EQ(parsed(R"({"model_type": "llama", )" + dims + "}").at("tie_word_embeddings"), "off");
   EXPECT_EQ(parsed(R"({"model_type": "gemma2", )" + dims + "}").at("tie_word_embeddings"), "on");
   EXPECT_EQ(parsed(R"({"model_type": "llama", "attention_bias": true, )" + dims + "}").at("attention_bias"), "all");
-  EXPECT_EQ(parsed(R"({"model_type": "deepseek_v3", "topk_method": "noaux_tc", )" + dims + "}").at("router_bias"), "on");
+  EXPECT_EQ(parsed(R"({"model_type": "deepseek_v3", "topk_method": "noaux_tc", )" + dims + "}").at("router_bias"),
+            "on");
 }
 
 TEST(config_json, unknown_fields_are_ignored_missing_ones_named) {
@@ -184,10 +185,10 @@ TEST(config_json, wrong_types_and_ranges_name_the_setting) {
   EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64.5, )" + rest), "hidden_size"));
   EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": true, )" + rest), "hidden_size"));
   EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": [64], )" + rest), "hidden_size"));
-  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64, "tie_word_embeddings": "yes", )" + rest),
-                        "tie_word_embeddings"));
-  EXPECT_TRUE(has_error(parse_config(R"({"hidden_size": 64, "num_key_value_heads": 1e9, )" + rest),
-                        "num_key_value_heads"));
+  EXPECT_TRUE(
+      has_error(parse_config(R"({"hidden_size": 64, "tie_word_embeddings": "yes", )" + rest), "tie_word_embeddings"));
+  EXPECT_TRUE(
+      has_error(parse_config(R"({"hidden_size": 64, "num_key_value_heads": 1e9, )" + rest), "num_key_value_heads"));
 }
 
 // Issue 20: a value nested 90,000 deep crashed the CLI (nlohmann's dump() recurses once per level while
@@ -228,7 +229,8 @@ TEST(config_json, nesting_up_to_the_limit_and_brackets_in_strings_are_read) {
 }
 
 TEST(config_json, documents_over_the_size_limit_are_refused) {
-  const std::string head = R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "pad": ")";
+  const std::string head =
+      R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "pad": ")";
   const auto document = [&](std::size_t size) {  // a valid config.json of exactly `size` bytes
     std::string text = head;
     text.append(size - head.size() - 2, 'x');
@@ -243,7 +245,8 @@ TEST(config_json, documents_over_the_size_limit_are_refused) {
 // Issue 18: a model_type that names no modelled family is refused, naming it, never counted as a Llama.
 TEST(config_json, unknown_model_types_are_refused_by_name) {
   const std::string dims = R"("hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100})";
-  EXPECT_TRUE(has_error(parse_config(R"({"model_type": "bert", )" + dims), "model_type", "\"bert\" is an encoder-only"));
+  EXPECT_TRUE(
+      has_error(parse_config(R"({"model_type": "bert", )" + dims), "model_type", "\"bert\" is an encoder-only"));
   EXPECT_TRUE(has_error(parse_config(R"({"model_type": "t5", )" + dims), "model_type", "encoder-decoder"));
   EXPECT_TRUE(has_error(parse_config(R"({"model_type": "mamba", )" + dims), "model_type", "state-space"));
   EXPECT_TRUE(has_error(parse_config(R"({"model_type": "my_new_arch", )" + dims), "model_type", "\"my_new_arch\""));
@@ -259,7 +262,8 @@ TEST(config_json, issue_18_family_conventions) {
   auto s = parsed(R"({"model_type": "gpt_bigcode", "n_positions": 1024, )" + dims + "}");
   EXPECT_EQ(s.at("num_key_value_heads"), "1");  // multi_query defaults to true
   EXPECT_EQ(s.at("position_embedding"), "learned");
-  EXPECT_FALSE(parsed(R"({"model_type": "gpt_bigcode", "multi_query": false, )" + dims + "}").contains("num_key_value_heads"));
+  EXPECT_FALSE(
+      parsed(R"({"model_type": "gpt_bigcode", "multi_query": false, )" + dims + "}").contains("num_key_value_heads"));
   s = parsed(R"({"model_type": "bloom", "n_embed": 64, "n_layer": 2, "num_attention_heads": 4, "vocab_size": 100})");
   EXPECT_EQ(s.at("hidden_size"), "64");
   EXPECT_EQ(s.at("embedding_norm"), "on");
@@ -281,7 +285,8 @@ TEST(config_json, issue_18_family_conventions) {
   EXPECT_EQ(s.at("mlp_bias"), "on");
   // Llama 4: intermediate_size is the expert (and shared-expert) width, intermediate_size_mlp the dense one.
   s = parsed(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text", "intermediate_size": 32,
-                 "intermediate_size_mlp": 256, "interleave_moe_layer_step": 2, "num_local_experts": 4, )" + dims + "}}");
+                 "intermediate_size_mlp": 256, "interleave_moe_layer_step": 2, "num_local_experts": 4, )" +
+             dims + "}}");
   EXPECT_EQ(s.at("moe_intermediate_size"), "32");
   EXPECT_EQ(s.at("shared_expert_intermediate_size"), "32");
   EXPECT_EQ(s.at("intermediate_size"), "256");

@@ -83,7 +83,11 @@ TEST(estimate, random_valid_settings_give_finite_non_negative_results) {
 
 // Korthikanti et al. 2022, Table 2: with tensor and sequence parallelism every per-layer term divides by t.
 TEST(estimate, tensor_parallel_divides_layer_activations) {
-  settings s{{"framework", "generic"}, {"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"}};
+  settings s{{"framework", "generic"},
+             {"hidden_size", "4096"},
+             {"num_attention_heads", "32"},
+             {"num_hidden_layers", "32"},
+             {"seq", "2048"}};
   auto one = estimate(s);
   s["tp"] = "8";
   s["devices"] = "8";
@@ -98,8 +102,14 @@ TEST(estimate, tensor_parallel_divides_layer_activations) {
 // x 32 layers = 6,174,015,488 B. Full recompute keeps the checkpoints whole too: 2sbhL = 536,870,912 B (8x the
 // sequence-parallel figure).
 TEST(estimate, tensor_parallel_without_sequence_parallelism_matches_korthikanti_eq3) {
-  settings s{{"framework", "generic"}, {"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"},
-             {"tp", "8"},           {"devices", "8"},            {"sequence_parallel", "off"}};
+  settings s{{"framework", "generic"},
+             {"hidden_size", "4096"},
+             {"num_attention_heads", "32"},
+             {"num_hidden_layers", "32"},
+             {"seq", "2048"},
+             {"tp", "8"},
+             {"devices", "8"},
+             {"sequence_parallel", "off"}};
   auto none = estimate(s);
   s["recompute"] = "full";
   auto full = estimate(s);
@@ -114,7 +124,11 @@ TEST(estimate, tensor_parallel_without_sequence_parallelism_matches_korthikanti_
 // Selective recompute drops the 5as/h term: 34 sbh L = 34 x 2048 x 4096 x 32 = 9,126,805,504 B.
 // Full recompute keeps 2 sbh per layer (2 x 2048 x 4096 x 32 = 536,870,912) plus one layer (956,301,312).
 TEST(estimate, recompute_levels_match_korthikanti) {
-  settings s{{"framework", "generic"}, {"hidden_size", "4096"}, {"num_attention_heads", "32"}, {"num_hidden_layers", "32"}, {"seq", "2048"}};
+  settings s{{"framework", "generic"},
+             {"hidden_size", "4096"},
+             {"num_attention_heads", "32"},
+             {"num_hidden_layers", "32"},
+             {"seq", "2048"}};
   s["recompute"] = "selective";
   auto sel = estimate(s);
   s["recompute"] = "full";
@@ -139,8 +153,8 @@ TEST(estimate, recompute_levels_match_korthikanti) {
 // The final norm keeps its input 4096 x 4096 = 16,777,216; the frozen lm_head keeps none. Full recompute keeps
 // 2 x T x h x 32 = 536,870,912 of checkpoints and one layer (LoRA intermediates included) while recomputing.
 TEST(estimate, lora_keeps_only_adapted_linear_inputs) {
-  settings s{{"framework", "generic"}, {"model", "llama-2-7b"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"lora_targets", "q_proj,v_proj"},
-             {"seq", "2048"},         {"batch", "1"}};
+  settings s{{"framework", "generic"},          {"model", "llama-2-7b"}, {"finetune", "lora"}, {"lora_rank", "16"},
+             {"lora_targets", "q_proj,v_proj"}, {"seq", "2048"},         {"batch", "1"}};
   auto none = estimate(s);
   s["recompute"] = "full";
   auto full = estimate(s);
@@ -163,8 +177,13 @@ TEST(estimate, lora_keeps_only_adapted_linear_inputs) {
 //   per layer                                        348,848,128; x 32 = 11,163,140,096
 // Final norm: 4 x 2048 x 4096 = 33,554,432.
 TEST(estimate, lora_all_linear_flash_upcast_norms) {
-  auto r = estimate(settings{{"framework", "generic"}, {"model", "llama-2-7b"}, {"finetune", "lora"}, {"lora_rank", "16"},
-                             {"lora_targets", "all-linear"}, {"seq", "2048"}, {"attention", "flash"},
+  auto r = estimate(settings{{"framework", "generic"},
+                             {"model", "llama-2-7b"},
+                             {"finetune", "lora"},
+                             {"lora_rank", "16"},
+                             {"lora_targets", "all-linear"},
+                             {"seq", "2048"},
+                             {"attention", "flash"},
                              {"norm_upcast", "on"}});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().buckets[3].items[0].bytes, 11163140096);
@@ -181,8 +200,8 @@ TEST(estimate, lora_all_linear_flash_upcast_norms) {
 // 2 x 4096 x 4096 = 33,554,432, expert down inputs 2 x 4096 x 14336 = 117,440,512, and LoRA 4 x 65,536 (attention)
 // + 3 x 2 x 4096 x 16 (experts) = 655,360 instead of 131,072:  881,524,736.
 TEST(estimate, lora_rule_applies_per_expert) {
-  settings s{{"framework", "generic"}, {"model", "mixtral-8x7b-v0.1"}, {"finetune", "lora"}, {"lora_rank", "16"},
-             {"lora_targets", "q_proj,v_proj"}, {"seq", "2048"}};
+  settings s{{"framework", "generic"}, {"model", "mixtral-8x7b-v0.1"},    {"finetune", "lora"},
+             {"lora_rank", "16"},      {"lora_targets", "q_proj,v_proj"}, {"seq", "2048"}};
   auto qv = estimate(s);
   s["lora_targets"] = "all-linear";
   auto all = estimate(s);
@@ -193,10 +212,12 @@ TEST(estimate, lora_rule_applies_per_expert) {
 
 // KV cache = 2 x L x b x s x n_kv x head_dim x 2 B. Llama 2 7B at 4096 tokens: 2*32*4096*32*128*2 = 2,147,483,648.
 TEST(estimate, kv_cache_follows_gqa) {
-  auto r = estimate(settings{{"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}});
+  auto r =
+      estimate(settings{{"framework", "generic"}, {"model", "llama-2-7b"}, {"mode", "inference"}, {"seq", "4096"}});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().bytes("kv_cache"), 2147483648.0);
-  r = estimate(settings{{"framework", "generic"}, {"model", "meta-llama-3-8b"}, {"mode", "inference"}, {"seq", "4096"}});
+  r = estimate(
+      settings{{"framework", "generic"}, {"model", "meta-llama-3-8b"}, {"mode", "inference"}, {"seq", "4096"}});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().bytes("kv_cache"), 2147483648.0 / 4);
 }

@@ -47,9 +47,9 @@ std::string first_error(const settings& s) {
 // HF-4 of the research notes: Transformers + peft LoRA, q_proj,v_proj, r 16, bf16 base, fp32 adapters,
 // autocast bf16, no recompute, T = b x s = 2048.
 settings hf_lora() {
-  return {{"model", "llama-3.1-8b"}, {"framework", "hf"}, {"finetune", "lora"}, {"lora_rank", "16"},
-          {"lora_targets", "q_proj,v_proj"}, {"lora_dropout", "0"}, {"seq", "2048"}, {"batch", "1"},
-          {"optimizer_impl", "foreach"}, {"allocator_reserve", "0.5"}};
+  return {{"model", "llama-3.1-8b"},         {"framework", "hf"},         {"finetune", "lora"}, {"lora_rank", "16"},
+          {"lora_targets", "q_proj,v_proj"}, {"lora_dropout", "0"},       {"seq", "2048"},      {"batch", "1"},
+          {"optimizer_impl", "foreach"},     {"allocator_reserve", "0.5"}};
 }
 
 // Adapters A = 32 x (16 x (4096 + 4096) + 16 x (4096 + 1024)) = 6,815,744.
@@ -179,8 +179,7 @@ settings torchtune_full() {
 
 TEST(frameworks, torchtune_chunked_loss) {
   EXPECT_EQ(item(phase(torchtune_full(), "forward_end"), "activations", "logits and loss (forward)"), 3414687744.0);
-  EXPECT_EQ(item(phase(torchtune_full(), "backward_start"), "activations", "logits and loss (backward)"),
-            2626682880.0);
+  EXPECT_EQ(item(phase(torchtune_full(), "backward_start"), "activations", "logits and loss (backward)"), 2626682880.0);
 }
 
 // TT-2/TT-3: the full single-device recipe steps in backward (one bf16 gradient alive: the embedding,
@@ -217,8 +216,8 @@ TEST(frameworks, megatron_state_and_loss) {
   settings s = {{"model", "llama-2-7b"}, {"framework", "megatron"}, {"devices", "4"}, {"seq", "2048"}};
   const estimate_result a = phase(s, "forward_end");
   EXPECT_EQ(a.bytes("parameters") + a.bytes("gradients") + a.bytes("optimizer"), 60645740544.0);
-  settings tp = {{"model", "llama-2-7b"}, {"framework", "megatron"}, {"devices", "8"}, {"tp", "8"},
-                 {"batch", "4"}, {"seq", "2048"}};
+  settings tp = {{"model", "llama-2-7b"}, {"framework", "megatron"}, {"devices", "8"}, {"tp", "8"}, {"batch", "4"},
+                 {"seq", "2048"}};
   EXPECT_EQ(item(phase(tp, "backward_start"), "activations", "logits and loss (backward)"), 196608000.0);
 }
 
@@ -235,7 +234,10 @@ TEST(frameworks, deepspeed_zero2) {
 // US-1: Unsloth's in-place Triton loss: the bf16 logits 2·T·V = 525,336,576 and an fp32 logsumexp 4·T = 8,192
 // (T = 2048); US-3: expandable segments, reserved = allocated.
 TEST(frameworks, unsloth_loss_and_allocator) {
-  settings s = {{"model", "llama-3.1-8b"}, {"framework", "unsloth"}, {"finetune", "qlora"}, {"seq", "2048"},
+  settings s = {{"model", "llama-3.1-8b"},
+                {"framework", "unsloth"},
+                {"finetune", "qlora"},
+                {"seq", "2048"},
                 {"loss_impl", "unsloth"}};
   const estimate_result a = phase(s, "forward_end");
   EXPECT_EQ(item(a, "activations", "logits and loss (forward)"), 525336576.0);

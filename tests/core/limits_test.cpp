@@ -39,7 +39,8 @@ TEST(limits, ten_million_token_context) {
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.errors()[0].setting, "seq");
   EXPECT_NE(t.errors()[0].message.find("2^53"), std::string::npos);
-  const auto flash = ok({{"model", "llama-2-7b"}, {"seq", "10000000"}, {"framework", "generic"}, {"attention", "flash"}});
+  const auto flash =
+      ok({{"model", "llama-2-7b"}, {"seq", "10000000"}, {"framework", "generic"}, {"attention", "flash"}});
   EXPECT_LT(flash.total_bytes, 9007199254740992.0);
 }
 
@@ -64,12 +65,18 @@ TEST(limits, batch_of_a_million) {
 // step overflowed a 64-bit integer. Past 2^53 (9,007,199,254,740,992) the step is refused, naming grad_accum;
 // just below it, it is exact: 1e7 x 1e6 x 900 = 9e15.
 TEST(limits, sequences_per_step_stay_exact) {
-  const auto r = estimate(settings{{"framework", "generic"}, {"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
+  const auto r = estimate(
+      settings{{"framework", "generic"}, {"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "1000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "grad_accum");
   // A one-token, one-layer model, so that 10^7 sequences of activations stay far below 2^53 bytes.
-  const auto near = ok({{"batch", "10000000"}, {"grad_accum", "1000000"}, {"devices", "900"}, {"seq", "1"},
-                        {"hidden_size", "64"}, {"num_attention_heads", "1"}, {"num_hidden_layers", "1"}});
+  const auto near = ok({{"batch", "10000000"},
+                        {"grad_accum", "1000000"},
+                        {"devices", "900"},
+                        {"seq", "1"},
+                        {"hidden_size", "64"},
+                        {"num_attention_heads", "1"},
+                        {"num_hidden_layers", "1"}});
   EXPECT_EQ(near.effective_batch, 9000000000000000);
 }
 
@@ -83,8 +90,11 @@ TEST(limits, beyond_the_ranges_the_setting_is_named) {
 }
 
 TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
-  const auto r = estimate(settings{{"framework", "generic"}, {"hidden_size", "1000000"}, {"num_hidden_layers", "100000"},
-                                   {"num_attention_heads", "1000"}, {"intermediate_size", "10000000"}});
+  const auto r = estimate(settings{{"framework", "generic"},
+                                   {"hidden_size", "1000000"},
+                                   {"num_hidden_layers", "100000"},
+                                   {"num_attention_heads", "1000"},
+                                   {"intermediate_size", "10000000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors()[0].setting, "hidden_size");
 }
@@ -97,9 +107,12 @@ TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
 // 2 x 10^5 x 64 x 4 B = 51,200,000 B: 51,202,560 B a token, plus 4 x 10^9 B of weights.
 // runtime=transformers: the cache as allocated for the whole context (a vLLM profile would size its own pool).
 settings kv_edge(std::string batch) {
-  return {{"mode", "inference"}, {"runtime", "transformers"}, {"weights_dtype", "fp32"}, {"overhead", "none"}, {"attention", "flash"},
-          {"params", "1e9"}, {"hidden_size", "64"}, {"intermediate_size", "256"}, {"num_attention_heads", "1"},
-          {"num_hidden_layers", "100000"}, {"seq", "1000000"}, {"batch", std::move(batch)}};
+  return {{"mode", "inference"},        {"runtime", "transformers"},
+          {"weights_dtype", "fp32"},    {"overhead", "none"},
+          {"attention", "flash"},       {"params", "1e9"},
+          {"hidden_size", "64"},        {"intermediate_size", "256"},
+          {"num_attention_heads", "1"}, {"num_hidden_layers", "100000"},
+          {"seq", "1000000"},           {"batch", std::move(batch)}};
 }
 
 TEST(limits, largest_accepted_byte_counts_are_exact) {
@@ -109,7 +122,10 @@ TEST(limits, largest_accepted_byte_counts_are_exact) {
   EXPECT_EQ(r.total_bytes, 8960452000000000.0);
   EXPECT_NE(to_json(r).find("8960452000000000"), std::string::npos);  // an integer in JSON, not 8.96e+15
   // The largest params with its bytes alone: 10^15 fp32 weights for inference, 4e15 B.
-  const auto p = ok({{"params", "1e15"}, {"mode", "inference"}, {"runtime", "transformers"}, {"weights_dtype", "fp32"},
+  const auto p = ok({{"params", "1e15"},
+                     {"mode", "inference"},
+                     {"runtime", "transformers"},
+                     {"weights_dtype", "fp32"},
                      {"seq", "1"}});
   EXPECT_EQ(p.bytes("parameters"), 4e15);
   EXPECT_NE(to_json(p).find("4000000000000000"), std::string::npos);

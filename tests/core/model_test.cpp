@@ -20,10 +20,15 @@ model_spec model_of(const settings& s) {
 // c_attn 768*2304 + 2304, c_proj 768*768 + 768, c_fc 768*3072 + 3072, mlp c_proj 3072*768 + 768 = 7,087,872;
 // x 12 = 85,054,464; ln_f 1,536. Total 124,439,808 (the published "124M").
 TEST(model, gpt2_small_exact_count) {
-  const auto m = model_of(settings({{"hidden_size", "768"}, {"num_hidden_layers", "12"}, {"num_attention_heads", "12"},
-                                      {"vocab_size", "50257"}, {"max_position_embeddings", "1024"},
-                                      {"position_embedding", "learned"}, {"tie_word_embeddings", "on"},
-                                      {"attention_bias", "all"}, {"mlp_bias", "on"}}));
+  const auto m = model_of(settings({{"hidden_size", "768"},
+                                    {"num_hidden_layers", "12"},
+                                    {"num_attention_heads", "12"},
+                                    {"vocab_size", "50257"},
+                                    {"max_position_embeddings", "1024"},
+                                    {"position_embedding", "learned"},
+                                    {"tie_word_embeddings", "on"},
+                                    {"attention_bias", "all"},
+                                    {"mlp_bias", "on"}}));
   EXPECT_EQ(m.params.embedding, 38597376 + 786432);
   EXPECT_EQ(m.params.lm_head, 0);
   EXPECT_EQ(m.params.dense_layer.total(), 7087872);
@@ -33,9 +38,14 @@ TEST(model, gpt2_small_exact_count) {
 // Llama 2 7B by hand: embeddings 32000*4096 twice (untied) = 262,144,000; per layer 4*4096^2 + 3*4096*11008
 // + 2*4096 = 202,383,360; x 32 = 6,476,267,520; final norm 4096. Total 6,738,415,616.
 TEST(model, llama2_7b_exact_count) {
-  const auto m = model_of(settings({{"hidden_size", "4096"}, {"num_hidden_layers", "32"}, {"num_attention_heads", "32"},
-                                      {"intermediate_size", "11008"}, {"vocab_size", "32000"}, {"norm", "rmsnorm"},
-                                      {"mlp", "gated"}, {"dropout", "off"}}));
+  const auto m = model_of(settings({{"hidden_size", "4096"},
+                                    {"num_hidden_layers", "32"},
+                                    {"num_attention_heads", "32"},
+                                    {"intermediate_size", "11008"},
+                                    {"vocab_size", "32000"},
+                                    {"norm", "rmsnorm"},
+                                    {"mlp", "gated"},
+                                    {"dropout", "off"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 4.0 * 4096 * 4096);
   EXPECT_EQ(m.params.dense_layer.mlp, 3.0 * 4096 * 11008);
   EXPECT_EQ(m.params.total, 6738415616);
@@ -44,16 +54,24 @@ TEST(model, llama2_7b_exact_count) {
 // Grouped-query attention: k and v project to n_kv * head_dim = 8 * 128 = 1024, so attention is
 // 2*4096*4096 + 2*4096*1024 = 41,943,040 per layer (Llama 3 8B).
 TEST(model, gqa_narrows_k_and_v) {
-  const auto m = model_of(settings({{"hidden_size", "4096"}, {"num_attention_heads", "32"},
-                                      {"num_key_value_heads", "8"}, {"norm", "rmsnorm"}, {"mlp", "gated"}}));
+  const auto m = model_of(settings({{"hidden_size", "4096"},
+                                    {"num_attention_heads", "32"},
+                                    {"num_key_value_heads", "8"},
+                                    {"norm", "rmsnorm"},
+                                    {"mlp", "gated"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 41943040);
 }
 
 // Mixture of experts: active = total - (E - k) experts per MoE layer.
 TEST(model, moe_active_parameters) {
-  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-                                      {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"},
-                                      {"num_experts", "8"}, {"num_experts_per_tok", "2"}}));
+  const auto m = model_of(settings({{"hidden_size", "64"},
+                                    {"num_hidden_layers", "2"},
+                                    {"num_attention_heads", "4"},
+                                    {"intermediate_size", "128"},
+                                    {"mlp", "gated"},
+                                    {"norm", "rmsnorm"},
+                                    {"num_experts", "8"},
+                                    {"num_experts_per_tok", "2"}}));
   const double expert = 3.0 * 64 * 128;
   EXPECT_EQ(m.params.moe_layer.mlp, 8 * expert);
   EXPECT_EQ(m.params.moe_layer.router, 64 * 8);
@@ -65,7 +83,7 @@ TEST(model, moe_active_parameters) {
 // attention 64 x 128 + 2 x 64 x 64 + 128 x 64 = 24,576; head norms + 64; full norms + 128 + 64.
 TEST(model, qk_norm_variants) {
   const settings base{{"hidden_size", "64"}, {"num_attention_heads", "4"}, {"num_key_value_heads", "2"},
-                      {"head_dim", "32"}, {"norm", "rmsnorm"}, {"mlp", "gated"}};
+                      {"head_dim", "32"},    {"norm", "rmsnorm"},          {"mlp", "gated"}};
   auto with = [&](const char* qk) {
     settings s = base;
     s["qk_norm"] = qk;
@@ -79,9 +97,10 @@ TEST(model, qk_norm_variants) {
 // Router extras: DeepSeek-V3's score-correction bias adds one value per expert; Qwen2-MoE's shared_expert_gate
 // adds one h-wide row. h 64, 8 experts: 512, + 8, + 64.
 TEST(model, router_bias_and_shared_expert_gate) {
-  settings s{{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-             {"intermediate_size", "128"}, {"mlp", "gated"}, {"norm", "rmsnorm"}, {"num_experts", "8"},
-             {"num_experts_per_tok", "2"}, {"n_shared_experts", "1"}};
+  settings s{
+      {"hidden_size", "64"},    {"num_hidden_layers", "2"}, {"num_attention_heads", "4"}, {"intermediate_size", "128"},
+      {"mlp", "gated"},         {"norm", "rmsnorm"},        {"num_experts", "8"},         {"num_experts_per_tok", "2"},
+      {"n_shared_experts", "1"}};
   EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512);
   s["router_bias"] = "on";
   EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512 + 8);
@@ -95,8 +114,8 @@ TEST(model, router_bias_and_shared_expert_gate) {
 // Falcon-style block: one LayerNorm (weight + bias) per layer, plain 4h MLP, no biases, one k/v head.
 // h 64, a 4: q 64 x 64, k and v 64 x 16 each, o 64 x 64 = 10,240; MLP 2 x 64 x 256 = 32,768; norm 128.
 TEST(model, falcon_style_layer) {
-  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_attention_heads", "4"},
-                                      {"num_key_value_heads", "1"}, {"norms_per_layer", "1"}}));
+  const auto m = model_of(settings(
+      {{"hidden_size", "64"}, {"num_attention_heads", "4"}, {"num_key_value_heads", "1"}, {"norms_per_layer", "1"}}));
   EXPECT_EQ(m.params.dense_layer.attention, 10240);
   EXPECT_EQ(m.params.dense_layer.mlp, 32768);
   EXPECT_EQ(m.params.dense_layer.norms, 128);
@@ -107,10 +126,17 @@ TEST(model, falcon_style_layer) {
 // floor(7 / 2) - floor(2 / 2) = 2; the other 5 are dense. With h 64, 4 heads: attention 4 x 64^2 = 16,384; dense
 // MLP 3 x 64 x 256 = 49,152; MoE MLP 4 experts x 3 x 64 x 32 = 24,576 + router 256; norms 128.
 TEST(model, interleaved_moe_layers) {
-  const auto m = model_of(settings({{"hidden_size", "64"}, {"num_hidden_layers", "7"}, {"num_attention_heads", "4"},
-                                      {"intermediate_size", "256"}, {"moe_intermediate_size", "32"}, {"mlp", "gated"},
-                                      {"norm", "rmsnorm"}, {"num_experts", "4"}, {"num_experts_per_tok", "1"},
-                                      {"first_k_dense_replace", "2"}, {"moe_layer_step", "2"}}));
+  const auto m = model_of(settings({{"hidden_size", "64"},
+                                    {"num_hidden_layers", "7"},
+                                    {"num_attention_heads", "4"},
+                                    {"intermediate_size", "256"},
+                                    {"moe_intermediate_size", "32"},
+                                    {"mlp", "gated"},
+                                    {"norm", "rmsnorm"},
+                                    {"num_experts", "4"},
+                                    {"num_experts_per_tok", "1"},
+                                    {"first_k_dense_replace", "2"},
+                                    {"moe_layer_step", "2"}}));
   EXPECT_EQ(m.params.moe_layers, 2);
   EXPECT_EQ(m.params.dense_layers, 5);
   for (std::int64_t l = 0; l < 7; ++l) EXPECT_EQ(m.params.is_moe(l), l == 3 || l == 5) << l;
@@ -122,8 +148,11 @@ TEST(model, interleaved_moe_layers) {
 // The small features of issue 18's families, each against its formula: lm_head_bias + V (Phi-2, GPT-J),
 // embedding_norm + one norm of h (BLOOM: LayerNorm 2h), attention_sinks + a per layer (gpt-oss).
 TEST(model, head_bias_embedding_norm_and_sinks) {
-  const settings base = {{"hidden_size", "64"}, {"num_hidden_layers", "3"}, {"num_attention_heads", "4"},
-                         {"vocab_size", "100"}, {"norm", "layernorm"}};
+  const settings base = {{"hidden_size", "64"},
+                         {"num_hidden_layers", "3"},
+                         {"num_attention_heads", "4"},
+                         {"vocab_size", "100"},
+                         {"norm", "layernorm"}};
   const double total = model_of(base).params.total;
   auto with = [&](const char* key) {
     settings s = base;

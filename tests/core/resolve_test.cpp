@@ -18,8 +18,12 @@ run_spec resolved(const settings& s) {
 }
 
 TEST(resolve, choices_become_enums) {
-  const run_spec r = resolved({{"mode", "inference"}, {"attention", "flash"}, {"kv_dtype", "fp8"},
-                               {"offload", "none"}, {"units", "gib"}, {"optimizer", "lion"}});
+  const run_spec r = resolved({{"mode", "inference"},
+                               {"attention", "flash"},
+                               {"kv_dtype", "fp8"},
+                               {"offload", "none"},
+                               {"units", "gib"},
+                               {"optimizer", "lion"}});
   EXPECT_EQ(r.mode, run_mode::inference);
   EXPECT_FALSE(r.train());
   EXPECT_EQ(r.attention, attention_kernel::flash);
@@ -71,9 +75,9 @@ TEST(resolve, with_workload_derives_again_and_keeps_the_model) {
   EXPECT_EQ(r.values.batch, 4);
   EXPECT_EQ(r.values.seq, 1024);
   EXPECT_EQ(r.values.devices, 16);
-  EXPECT_EQ(r.data_parallel, 8);        // 16 / (2 x 1)
-  EXPECT_EQ(r.effective_batch, 64);     // 4 x 2 x 8
-  EXPECT_EQ(r.tokens, 4096);            // 4 x 1024
+  EXPECT_EQ(r.data_parallel, 8);     // 16 / (2 x 1)
+  EXPECT_EQ(r.effective_batch, 64);  // 4 x 2 x 8
+  EXPECT_EQ(r.tokens, 4096);         // 4 x 1024
   EXPECT_EQ(r.model.params.total, base.model.params.total);
 }
 
@@ -105,7 +109,8 @@ TEST(resolve, every_check_in_one_call) {
   const auto trainable = resolve({{"params", "7e9"}, {"trainable_params", "8e9"}});
   ASSERT_FALSE(trainable.ok());
   EXPECT_EQ(trainable.errors()[0].setting, "trainable_params");
-  const auto huge = resolve({{"hidden_size", "1000000"}, {"num_hidden_layers", "100000"}, {"num_attention_heads", "1"}});
+  const auto huge =
+      resolve({{"hidden_size", "1000000"}, {"num_hidden_layers", "100000"}, {"num_attention_heads", "1"}});
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.errors()[0].setting, "hidden_size");
 }

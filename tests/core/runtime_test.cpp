@@ -27,21 +27,21 @@ estimate_result run(const settings& s) {
 // ---- A: GGUF block sizes (ggml-common.h static_asserts) --------------------------------------------------------
 
 TEST(runtime_ggml, block_bytes) {
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q8_0, 32), 34);       // 2 (f16 d) + 32
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_0, 4096), 2304);   // 128 blocks x 18
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_k, 256), 144);     // 2 x 2 + 12 + 128
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q6_k, 256), 210);     // 2 + 16 + 192
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q3_k, 256), 110);     // 2 + 64 + 32 + 12
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q2_k, 256), 84);      // 4 + 16 + 64
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_k, 256), 176);     // 4 + 12 + 128 + 32
-  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_xs, 256), 136);   // 2 + 2 + 4 + 128
-  EXPECT_EQ(ggml_row_bytes(ggml_type::iq2_xxs, 256), 66);   // 2 + 32 x 2
-  EXPECT_EQ(ggml_row_bytes(ggml_type::iq3_s, 256), 110);    // 2 + 13 x 8 + 4
-  EXPECT_EQ(ggml_row_bytes(ggml_type::iq1_m, 256), 56);     // 32 + 16 + 8
-  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_nl, 32), 18);     // 2 + 16
-  EXPECT_EQ(ggml_row_bytes(ggml_type::mxfp4, 32), 17);      // 1 + 16
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_1, 32), 20);       // 2 + 2 + 16
-  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_1, 32), 24);       // 2 + 2 + 4 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q8_0, 32), 34);               // 2 (f16 d) + 32
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_0, 4096), 2304);           // 128 blocks x 18
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_k, 256), 144);             // 2 x 2 + 12 + 128
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q6_k, 256), 210);             // 2 + 16 + 192
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q3_k, 256), 110);             // 2 + 64 + 32 + 12
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q2_k, 256), 84);              // 4 + 16 + 64
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_k, 256), 176);             // 4 + 12 + 128 + 32
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_xs, 256), 136);           // 2 + 2 + 4 + 128
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq2_xxs, 256), 66);           // 2 + 32 x 2
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq3_s, 256), 110);            // 2 + 13 x 8 + 4
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq1_m, 256), 56);             // 32 + 16 + 8
+  EXPECT_EQ(ggml_row_bytes(ggml_type::iq4_nl, 32), 18);             // 2 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::mxfp4, 32), 17);              // 1 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q4_1, 32), 20);               // 2 + 2 + 16
+  EXPECT_EQ(ggml_row_bytes(ggml_type::q5_1, 32), 24);               // 2 + 2 + 4 + 16
   EXPECT_FALSE(ggml_row_bytes(ggml_type::q4_k, 4095).has_value());  // rows are whole blocks
 }
 
@@ -62,22 +62,24 @@ TEST(runtime_llamacpp, cells) {
   const auto b6 = llamacpp_cell_count(8192, 4, false);          // PAD(8192 / 4, 256) = 2048 per stream
   EXPECT_EQ(b6.per_stream, 2048);
   EXPECT_EQ(b6.total, 8192);
-  const auto b7 = llamacpp_cell_count(1000, 3, false);          // PAD(1000) = 1024; 1024 / 3 = 341 -> 512
+  const auto b7 = llamacpp_cell_count(1000, 3, false);  // PAD(1000) = 1024; 1024 / 3 = 341 -> 512
   EXPECT_EQ(b7.per_stream, 512);
   EXPECT_EQ(b7.total, 1536);
-  EXPECT_EQ(llamacpp_cell_count(8192, 4, true).total, 8192);    // llama-server's auto slots: unified
+  EXPECT_EQ(llamacpp_cell_count(8192, 4, true).total, 8192);  // llama-server's auto slots: unified
   // gpt-oss-20b SWA: PAD(min(131072, 128 x 1 + 512), 256) = 768
   EXPECT_EQ(llamacpp_swa_cells(131072, 128, 1, true, 512), 768);
 }
 
-llamacpp_graph l8(double kv_cells, bool flash, double ub = 512) { return {ub, kv_cells, 32, 4096, 14336, 128256, flash}; }
+llamacpp_graph l8(double kv_cells, bool flash, double ub = 512) {
+  return {ub, kv_cells, 32, 4096, 14336, 128256, flash};
+}
 
 TEST(runtime_llamacpp, compute_buffer_is_the_largest_phase) {
   // B12: out = 4 x 512 x 128256 + 4 x 512 x 4096 = 271,056,896 (258.5 MiB) > attention 65 MiB, MLP 72 MiB
   EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(512, false), true), 271056896);
   // B13: 4 x 512 x 8192 x 32 + 4 x 512 x 8192 + 16 x 512 x 4096 = 512 + 16 + 32 MiB
   EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(8192, false), true), 560 * MiB);
-  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(32768, false), true), 2144 * MiB);  // B14: 2048 + 64 + 32
+  EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(32768, false), true), 2144 * MiB);       // B14: 2048 + 64 + 32
   EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(l8(8192, false, 1024), true), 1120 * MiB);  // B16: every term doubles
   // B15 Mistral-7B (V 32768): 128 + 4 + 32 MiB against logits 64 + 8 = 72 MiB
   EXPECT_DOUBLE_EQ(llamacpp_compute_buffer({512, 2048, 32, 4096, 14336, 32768, false}, true), 164 * MiB);
@@ -102,14 +104,14 @@ TEST(runtime_llamacpp, kv_buffer_by_cache_type) {
   EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1073741824);  // B8: 32 x 8192 x 8 x 128 x 2 x 2 B
   s["cache_type_k"] = "q8_0";
   s["cache_type_v"] = "q8_0";
-  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 570425344);   // B9: 32 x 8192 x 1024 x 2 x 34/32
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 570425344);  // B9: 32 x 8192 x 1024 x 2 x 34/32
   s = l8_llamacpp("32768");
   s["cache_type_k"] = "q4_0";
   s["cache_type_v"] = "q4_0";
   EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1152 * MiB);  // B10: 32 x 32768 x 1024 x 2 x 18/32
   s = l8_llamacpp("35000");
   const auto r = run(s);
-  EXPECT_EQ(r.runtime.kv_cells, 35072);                    // B5
+  EXPECT_EQ(r.runtime.kv_cells, 35072);  // B5
   EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 32.0 * 35072 * 8 * 128 * 2 * 2);
 }
 
@@ -154,37 +156,43 @@ TEST(runtime_llamacpp, gguf_weights_choose_llamacpp_when_auto) {
 // ---- C: vLLM ------------------------------------------------------------------------------------------------
 
 TEST(runtime_vllm, pages_and_blocks) {
-  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 2), 65536);                      // C1: 16 x 8 x 256 x 2
-  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 1), 32768);                      // C2: fp8
+  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 2), 65536);                        // C1: 16 x 8 x 256 x 2
+  EXPECT_DOUBLE_EQ(vllm_page_bytes(16, 8, 128, 1), 32768);                        // C2: fp8
   EXPECT_DOUBLE_EQ(vllm_page_bytes(16, kv_heads_per_rank(8, 2), 128, 2), 32768);  // C3: tp 2
-  EXPECT_DOUBLE_EQ(kv_heads_per_rank(8, 16), 1);                                // C4: replicated
-  EXPECT_DOUBLE_EQ(vllm_mla_page_bytes(16, 512 + 64, 2), 18432);                // C5: no K/V factor
-  EXPECT_EQ(vllm_num_blocks(20701716725, 65536, 32), 9871);                     // C6: 19.28 GiB
-  EXPECT_NEAR(vllm_concurrency(9871, 131072, 16), 1.20, 0.005);                 // C7: 9871 / 8192
-  EXPECT_NEAR(vllm_concurrency(29750, 8192, 16), 58.11, 0.005);                 // C8: 29750 / 512
-  EXPECT_EQ(vllm_sliding_blocks(4096, 2048, 131072, 16), 385);                  // C9: cdiv(6143, 16) + 1
-  EXPECT_EQ(vllm_max_model_len(6596464936, 65536, 32, 16), 50320);              // C11: 3145 x 16
-  EXPECT_EQ(vllm_max_model_len(52247870013, 65536, 62, 16), 205728);            // C20: 12858 x 16
-  EXPECT_EQ(vllm_num_blocks(0, 65536, 32), 0);                                  // C21
+  EXPECT_DOUBLE_EQ(kv_heads_per_rank(8, 16), 1);                                  // C4: replicated
+  EXPECT_DOUBLE_EQ(vllm_mla_page_bytes(16, 512 + 64, 2), 18432);                  // C5: no K/V factor
+  EXPECT_EQ(vllm_num_blocks(20701716725, 65536, 32), 9871);                       // C6: 19.28 GiB
+  EXPECT_NEAR(vllm_concurrency(9871, 131072, 16), 1.20, 0.005);                   // C7: 9871 / 8192
+  EXPECT_NEAR(vllm_concurrency(29750, 8192, 16), 58.11, 0.005);                   // C8: 29750 / 512
+  EXPECT_EQ(vllm_sliding_blocks(4096, 2048, 131072, 16), 385);                    // C9: cdiv(6143, 16) + 1
+  EXPECT_EQ(vllm_max_model_len(6596464936, 65536, 32, 16), 50320);                // C11: 3145 x 16
+  EXPECT_EQ(vllm_max_model_len(52247870013, 65536, 62, 16), 205728);              // C20: 12858 x 16
+  EXPECT_EQ(vllm_num_blocks(0, 65536, 32), 0);                                    // C21
 }
 
 TEST(runtime_vllm, budget_and_profile_terms) {
-  EXPECT_DOUBLE_EQ(vllm_budget(25393994137.6, 0.92), 23362474607);      // C12: ceil(0.92 x 23.65 GiB)
+  EXPECT_DOUBLE_EQ(vllm_budget(25393994137.6, 0.92), 23362474607);          // C12: ceil(0.92 x 23.65 GiB)
   EXPECT_DOUBLE_EQ(vllm_forward_peak(8192, 2, 14336, 4096, 1), 905969664);  // C13
-  EXPECT_DOUBLE_EQ(vllm_sampler_peak(1024, 128256), 1313341440);         // C14
-  const auto h100 = vllm_defaults(79.19 * GiB, false);                   // C15
+  EXPECT_DOUBLE_EQ(vllm_sampler_peak(1024, 128256), 1313341440);            // C14
+  const auto h100 = vllm_defaults(79.19 * GiB, false);                      // C15
   EXPECT_EQ(h100.batched_tokens, 8192);
   EXPECT_EQ(h100.seqs, 1024);
-  const auto a100 = vllm_defaults(79.15 * GiB, true);                    // C16: A100 excluded (PR #17885)
+  const auto a100 = vllm_defaults(79.15 * GiB, true);  // C16: A100 excluded (PR #17885)
   EXPECT_EQ(a100.batched_tokens, 2048);
   EXPECT_EQ(a100.seqs, 256);
 }
 
 // C12a + C18 (spec section 1.6): L8 on an RTX 4090 (torch total 23.65 GiB), vllm serve, eager, util 0.92.
 settings l8_4090() {
-  return {{"mode", "inference"},         {"model", "llama-3.1-8b"},      {"runtime", "vllm"},
-          {"gpu_memory", "25393994138"}, {"gpu_memory_utilization", "0.92"}, {"seq", "32768"},
-          {"max_num_batched_tokens", "2048"}, {"max_num_seqs", "256"},    {"cuda_graph_memory", "0"},
+  return {{"mode", "inference"},
+          {"model", "llama-3.1-8b"},
+          {"runtime", "vllm"},
+          {"gpu_memory", "25393994138"},
+          {"gpu_memory_utilization", "0.92"},
+          {"seq", "32768"},
+          {"max_num_batched_tokens", "2048"},
+          {"max_num_seqs", "256"},
+          {"cuda_graph_memory", "0"},
           {"non_torch_memory", "343597383"}};
 }
 
@@ -248,8 +256,8 @@ TEST(runtime_sglang, token_capacity) {
 // ---- E: TGI ---------------------------------------------------------------------------------------------------
 
 TEST(runtime_tgi, free_memory_and_blocks) {
-  EXPECT_NEAR(tgi_free(10 * GiB, 24 * GiB, 0.9), 7.6 * GiB, 1);  // E1: 10 - 0.1 x 24
-  EXPECT_DOUBLE_EQ(tgi_free(2 * GiB, 24 * GiB, 0.9), 0);        // E2
+  EXPECT_NEAR(tgi_free(10 * GiB, 24 * GiB, 0.9), 7.6 * GiB, 1);            // E1: 10 - 0.1 x 24
+  EXPECT_DOUBLE_EQ(tgi_free(2 * GiB, 24 * GiB, 0.9), 0);                   // E2
   EXPECT_EQ(tgi_blocks(5 * GiB, 32.0 * 16 * 8 * 128 * 2 * 2, 256), 2816);  // E3: 2560 + 256
 }
 
@@ -293,8 +301,12 @@ namespace {
 // (266,240): (6,979,321,856 + 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B, plus a KV cache of
 // 2 x 32 x 1 x 4 x 128 x 2 B = 65,536 and under a MB of workspace: it fits 9e9 on 2 devices.
 TEST(runtime_solve, inference_devices_split_tensor_parallel) {
-  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "transformers"},
-                             {"overhead", "none"}, {"seq", "1"}, {"gpu_memory", "9e9"}});
+  const auto spec = resolve({{"mode", "inference"},
+                             {"model", "llama-3.1-8b"},
+                             {"runtime", "transformers"},
+                             {"overhead", "none"},
+                             {"seq", "1"},
+                             {"gpu_memory", "9e9"}});
   ASSERT_TRUE(spec.ok());
   const solve_result r = solve(spec.value());
   ASSERT_TRUE(r.min_devices.found);
@@ -307,8 +319,8 @@ TEST(runtime_solve, inference_devices_split_tensor_parallel) {
 
 // Llama 2 70B at 32K x 4 on an H100 80GB (the example): some split fits, with tp x pp devices.
 TEST(runtime_solve, llama2_70b_long_context_finds_a_split) {
-  const auto spec = resolve({{"mode", "inference"}, {"model", "llama-2-70b"}, {"seq", "32768"}, {"batch", "4"},
-                             {"gpu", "h100-80gb"}});
+  const auto spec = resolve(
+      {{"mode", "inference"}, {"model", "llama-2-70b"}, {"seq", "32768"}, {"batch", "4"}, {"gpu", "h100-80gb"}});
   ASSERT_TRUE(spec.ok());
   const solve_result r = solve(spec.value());
   ASSERT_TRUE(r.min_devices.found) << r.min_devices.message;

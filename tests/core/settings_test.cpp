@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
+#include "llm_memory/resolve.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,15 +47,35 @@ TEST(settings, errors_name_the_setting) {
 }
 
 TEST(settings, every_invalid_class_is_rejected_with_its_setting) {
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"batch", "-1"},       {"batch", "1.5"},        {"batch", "nan"},          {"batch", "inf"},
-      {"batch", ""},         {"batch", "1e300"},      {"seq", "abc"},            {"seq", "0x10"},
-      {"hidden_size", "0"},  {"params", "-7B"},       {"params", "7Q"},          {"gpu_memory", "80XB"},
-      {"mode", "training"},  {"tie_word_embeddings", "maybe"}, {"zero", "4"},    {"overhead_factor", "0.5"},
-      {"fragmentation", "101"}, {"optimizer", "adam"}, {"weights_dtype", "int3"}, {"model", "no-such-model"},
-      {"gpu", "no-such-gpu"}, {"no_such_key", "1"},   {"devices", "3"},          {"num_key_value_heads", "5"},
-      {"tp", "3"},           {"pp", "33"},            {"offload", "optimizer+params"},
-      {"lora_targets", "qkv"}, {"model", std::string(300, 'x')}};
+  const std::vector<std::pair<std::string, std::string>> bad = {{"batch", "-1"},
+                                                                {"batch", "1.5"},
+                                                                {"batch", "nan"},
+                                                                {"batch", "inf"},
+                                                                {"batch", ""},
+                                                                {"batch", "1e300"},
+                                                                {"seq", "abc"},
+                                                                {"seq", "0x10"},
+                                                                {"hidden_size", "0"},
+                                                                {"params", "-7B"},
+                                                                {"params", "7Q"},
+                                                                {"gpu_memory", "80XB"},
+                                                                {"mode", "training"},
+                                                                {"tie_word_embeddings", "maybe"},
+                                                                {"zero", "4"},
+                                                                {"overhead_factor", "0.5"},
+                                                                {"fragmentation", "101"},
+                                                                {"optimizer", "adam"},
+                                                                {"weights_dtype", "int3"},
+                                                                {"model", "no-such-model"},
+                                                                {"gpu", "no-such-gpu"},
+                                                                {"no_such_key", "1"},
+                                                                {"devices", "3"},
+                                                                {"num_key_value_heads", "5"},
+                                                                {"tp", "3"},
+                                                                {"pp", "33"},
+                                                                {"offload", "optimizer+params"},
+                                                                {"lora_targets", "qkv"},
+                                                                {"model", std::string(300, 'x')}};
   for (const auto& [key, value] : bad) {
     settings s{{key, value}};
     if (key == "lora_targets") s["finetune"] = "lora";

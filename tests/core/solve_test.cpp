@@ -38,11 +38,10 @@ solve_result solved(const settings& s) {
 // The seed's 7B (h 4096, L 32, a 32, params 7e9) full fine-tune with mixed-precision AdamW, written out so that
 // changes of defaults do not move the derivations below.
 settings seed_7b() {
-  return {{"framework", "generic"}, {"params", "7e9"},         {"hidden_size", "4096"}, {"num_hidden_layers", "32"},
-          {"num_attention_heads", "32"}, {"mode", "train"},   {"seq", "2048"},
-          {"batch", "1"},            {"gpu_memory", "80GB"},  {"overhead", "none"},
-          {"attention", "standard"}, {"dropout", "on"},      {"norm", "layernorm"},
-          {"mlp", "plain"},          {"recompute", "none"},  {"vocab_size", "0"}};
+  return {{"framework", "generic"},      {"params", "7e9"},    {"hidden_size", "4096"},   {"num_hidden_layers", "32"},
+          {"num_attention_heads", "32"}, {"mode", "train"},    {"seq", "2048"},           {"batch", "1"},
+          {"gpu_memory", "80GB"},        {"overhead", "none"}, {"attention", "standard"}, {"dropout", "on"},
+          {"norm", "layernorm"},         {"mlp", "plain"},     {"recompute", "none"},     {"vocab_size", "0"}};
 }
 
 // Hand derivation for seed_7b() with ZeRO-3 over dp devices (overhead none):
@@ -115,8 +114,12 @@ TEST(solve, reports_none_within_the_device_limit) {
 
 TEST(solve, maximum_at_the_settings_limit_is_flagged) {
   // A tiny model on a huge device: the batch search stops at the batch setting's maximum.
-  const auto r = solved({{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"},
-                         {"seq", "1"}, {"gpu_memory", "1e15"}, {"overhead", "none"}});
+  const auto r = solved({{"hidden_size", "64"},
+                         {"num_hidden_layers", "1"},
+                         {"num_attention_heads", "1"},
+                         {"seq", "1"},
+                         {"gpu_memory", "1e15"},
+                         {"overhead", "none"}});
   EXPECT_TRUE(r.max_batch.found);
   EXPECT_TRUE(r.max_batch.at_limit);
   EXPECT_EQ(r.max_batch.value, static_cast<std::int64_t>(find_setting("batch")->max_value));
@@ -127,8 +130,15 @@ TEST(solve, searches_stay_within_the_sequences_per_step_limit) {
   // grad_accum 1e6 on 1e6 devices that leaves floor(2^53 / 1e12) = 9007 sequences per micro-batch: the tiny
   // model fits far beyond that, so the answer is 9007, flagged as the limit, and it applies cleanly.
   // (Found by fuzz_estimate: the search used to probe batch 1e7, whose effective batch overflowed int64.)
-  settings tiny{{"framework", "generic"}, {"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"}, {"seq", "1"},
-                {"gpu_memory", "1e15"}, {"overhead", "none"}, {"grad_accum", "1000000"}, {"devices", "1000000"}};
+  settings tiny{{"framework", "generic"},
+                {"hidden_size", "64"},
+                {"num_hidden_layers", "1"},
+                {"num_attention_heads", "1"},
+                {"seq", "1"},
+                {"gpu_memory", "1e15"},
+                {"overhead", "none"},
+                {"grad_accum", "1000000"},
+                {"devices", "1000000"}};
   const auto r = solved(tiny);
   EXPECT_TRUE(r.max_batch.found);
   EXPECT_EQ(r.max_batch.limit, 9007);
@@ -144,8 +154,13 @@ TEST(solve, searches_stay_within_the_sequences_per_step_limit) {
 
   // The device search likewise: micro-batch 1e7 x grad_accum 1e6 = 1e13 sequences per data-parallel device
   // leaves floor(2^53 / 1e13) = 900 of them.
-  const auto d = solved({{"hidden_size", "64"}, {"num_hidden_layers", "1"}, {"num_attention_heads", "1"},
-                         {"seq", "1"}, {"gpu_memory", "1e15"}, {"batch", "10000000"}, {"grad_accum", "1000000"}});
+  const auto d = solved({{"hidden_size", "64"},
+                         {"num_hidden_layers", "1"},
+                         {"num_attention_heads", "1"},
+                         {"seq", "1"},
+                         {"gpu_memory", "1e15"},
+                         {"batch", "10000000"},
+                         {"grad_accum", "1000000"}});
   EXPECT_EQ(d.min_devices.limit, 900);
 }
 

@@ -34,8 +34,12 @@ lowered_estimate lowered(const settings& s) {
 // norm and lm_head inputs (2 B + 2 B) x s b h; no vocabulary, so no logits; overhead none.
 // h 64, L 2, a 4: bytes per sequence = s h (34 L + 1 + 4) + 5 a L s^2 = 4672 s + 40 s^2.
 TEST(sweep, gpt_training_coefficients_match_korthikanti) {
-  const auto low = lowered({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-                            {"vocab_size", "0"}, {"attention", "standard"}, {"overhead", "none"}});
+  const auto low = lowered({{"hidden_size", "64"},
+                            {"num_hidden_layers", "2"},
+                            {"num_attention_heads", "4"},
+                            {"vocab_size", "0"},
+                            {"attention", "standard"},
+                            {"overhead", "none"}});
   ASSERT_EQ(low.stages.size(), 1u);
   ASSERT_EQ(low.stages[0].pieces.size(), 1u);
   const seq_piece& p = low.stages[0].pieces[0];
@@ -54,9 +58,15 @@ TEST(sweep, gpt_training_coefficients_match_korthikanti) {
 // So 1792 s up to s = 100, then 1280 s + 51200: the min(s, window) kink.
 TEST(sweep, sliding_window_kink_is_a_piece_boundary) {
   // runtime=transformers: the whole prompt in one pass, as this textbook case was derived.
-  const auto low = lowered({{"mode", "inference"}, {"runtime", "transformers"}, {"hidden_size", "64"}, {"num_hidden_layers", "2"},
-                            {"num_attention_heads", "4"}, {"vocab_size", "0"}, {"attention", "flash"},
-                            {"sliding_window", "100"}, {"overhead", "none"}});
+  const auto low = lowered({{"mode", "inference"},
+                            {"runtime", "transformers"},
+                            {"hidden_size", "64"},
+                            {"num_hidden_layers", "2"},
+                            {"num_attention_heads", "4"},
+                            {"vocab_size", "0"},
+                            {"attention", "flash"},
+                            {"sliding_window", "100"},
+                            {"overhead", "none"}});
   const auto& st = low.stages.at(0);
   EXPECT_NEAR(st.per_sequence(1), 1792, 1e-9);
   EXPECT_NEAR(st.per_sequence(50), 1792 * 50, 1e-9);
@@ -76,8 +86,12 @@ TEST(sweep, llamacpp_is_refused_naming_seq) {
 
 // The fragmentation reserve scales the growing part: 5 % on top of the 4672 s + 40 s^2 above.
 TEST(sweep, fragmentation_scales_the_batch_terms) {
-  const auto low = lowered({{"hidden_size", "64"}, {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-                            {"vocab_size", "0"}, {"attention", "standard"}, {"fragmentation", "5"}});
+  const auto low = lowered({{"hidden_size", "64"},
+                            {"num_hidden_layers", "2"},
+                            {"num_attention_heads", "4"},
+                            {"vocab_size", "0"},
+                            {"attention", "standard"},
+                            {"fragmentation", "5"}});
   EXPECT_NEAR(low.stages.at(0).per_sequence(1000), 1.05 * (4672e3 + 40e6), 1e-3);
 }
 
@@ -164,8 +178,9 @@ TEST(sweep, degenerate_and_ragged_grids) {
 
 // Brute force over b for a small model whose frontier is at a modest batch.
 TEST(sweep, max_batch_equals_brute_force) {
-  const settings s{{"framework", "generic"}, {"hidden_size", "256"}, {"num_hidden_layers", "4"}, {"num_attention_heads", "4"},
-                   {"vocab_size", "32000"}, {"gpu_memory", "2GB"}, {"cuda_context", "0"}};
+  const settings s{{"framework", "generic"},     {"hidden_size", "256"},  {"num_hidden_layers", "4"},
+                   {"num_attention_heads", "4"}, {"vocab_size", "32000"}, {"gpu_memory", "2GB"},
+                   {"cuda_context", "0"}};
   const auto l = lowered(s);
   const std::vector<double> seq{64, 512, 1000, 4096};
   const auto mb = max_batch(l, seq);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Arbitrary combinations of valid-looking values for every setting of the table: each byte pair picks a
 // setting and a value drawn from its kind (extremes included), so the fuzzer explores combinations, not syntax.
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -16,8 +16,8 @@ namespace {
 using namespace llm_memory;
 
 std::string value_for(const setting_def& def, std::uint8_t pick) {
-  static const char* const numbers[] = {"0", "1", "2", "3", "7", "8", "64", "128", "1000", "4096", "1e5", "1e6",
-                                        "1e7", "1e8", "0.5", "1e15", "-1", "1.5"};
+  static const char* const numbers[] = {"0",    "1",   "2",   "3",   "7",   "8",   "64",   "128", "1000",
+                                        "4096", "1e5", "1e6", "1e7", "1e8", "0.5", "1e15", "-1",  "1.5"};
   static const char* const sizes[] = {"0", "1", "80GB", "80GiB", "1e15", "24GiB", "1B", "0.5TB"};
   switch (def.kind) {
     case setting_kind::choice: {
@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(solved.ok() && !solve_to_json(solved.value()).empty());
     const auto advised = advise(s);
     fuzz::require(advised.ok());
-    for (const auto& k : advised.value().knobs) fuzz::require(std::isfinite(k.total_bytes) && std::isfinite(k.saved_bytes));
+    for (const auto& k : advised.value().knobs)
+      fuzz::require(std::isfinite(k.total_bytes) && std::isfinite(k.saved_bytes));
     fuzz::require(!advice_to_json(advised.value()).empty());
   }
   return 0;

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto length = safetensors_header_length(bytes, size, "safetensors");
   if (length.ok()) {
     fuzz::require(length.value() >= 1 && length.value() <= size - 8);
-    const auto header = parse_safetensors_header(bytes.substr(8, length.value()), size - 8 - length.value(), "safetensors");
+    const auto header =
+        parse_safetensors_header(bytes.substr(8, length.value()), size - 8 - length.value(), "safetensors");
     if (header.ok()) {
       const auto& c = header.value();
       fuzz::require(c.bytes == static_cast<double>(size - 8 - length.value()));

@@ -73,7 +73,8 @@ TEST_P(golden, matches_expectations) {
   const json& c = GetParam().body;
   ASSERT_TRUE(c.contains("settings")) << "case has no settings";
   settings input;
-  for (const auto& [key, value] : c["settings"].items()) input[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  for (const auto& [key, value] : c["settings"].items())
+    input[key] = value.is_string() ? value.get<std::string>() : value.dump();
   const auto r = estimate(input);
   const json out = json::parse(r.ok() ? to_json(r.value()) : errors_to_json(r.errors()));
 

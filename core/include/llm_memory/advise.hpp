@@ -16,9 +16,9 @@ namespace llm_memory {
 
 /// How one bucket changed under a knob.
 struct bucket_change {
-  std::string bucket;   ///< one of bucket_keys
-  double before = 0;    ///< bytes per device now
-  double after = 0;     ///< bytes per device with the knob applied
+  std::string bucket;                                            ///< one of bucket_keys
+  double before = 0;                                             ///< bytes per device now
+  double after = 0;                                              ///< bytes per device with the knob applied
   [[nodiscard]] double saved() const { return before - after; }  ///< bytes; negative = the knob adds memory
 };
 
@@ -44,12 +44,12 @@ struct skipped_knob {
 
 /// The diagnosis of one setting.
 struct advice_result {
-  double total_bytes = 0;              ///< per-device total now (bytes)
-  double gpu_memory_bytes = 0;         ///< capacity of one device (bytes)
-  bool fits = false;                   ///< the setting fits now
-  std::string largest_bucket;          ///< the bucket holding the most bytes now
-  std::vector<knob_advice> knobs;      ///< by saved_bytes, largest first
-  std::vector<skipped_knob> skipped;   ///< knobs that changed nothing or gave invalid settings
+  double total_bytes = 0;             ///< per-device total now (bytes)
+  double gpu_memory_bytes = 0;        ///< capacity of one device (bytes)
+  bool fits = false;                  ///< the setting fits now
+  std::string largest_bucket;         ///< the bucket holding the most bytes now
+  std::vector<knob_advice> knobs;     ///< by saved_bytes, largest first
+  std::vector<skipped_knob> skipped;  ///< knobs that changed nothing or gave invalid settings
 };
 
 /// Re-estimates `spec` (resolved from `explicit_values` over `config`) with each applicable knob moved one step:

@@ -31,10 +31,10 @@ struct dtype_total {
 
 /// What the headers of a checkpoint (one file or every shard) list.
 struct checkpoint_summary {
-  std::int64_t tensors = 0;                      ///< tensors listed [tensors]
-  double elements = 0;                           ///< elements of every tensor [values]
-  double bytes = 0;                              ///< tensor data, headers excluded [bytes]
-  std::map<std::string, dtype_total> by_dtype;   ///< per dtype as the header spells it
+  std::int64_t tensors = 0;                     ///< tensors listed [tensors]
+  double elements = 0;                          ///< elements of every tensor [values]
+  double bytes = 0;                             ///< tensor data, headers excluded [bytes]
+  std::map<std::string, dtype_total> by_dtype;  ///< per dtype as the header spells it
   /// Some tensor is an integer or byte container (U8, I32: packed 4-bit weights, scales, buffers), so the element
   /// count is not the parameter count. GGUF elements are always parameters.
   bool packed = false;
@@ -64,14 +64,14 @@ inline constexpr std::uint64_t max_gguf_header_bytes = 256ull << 20;
 
 /// What a GGUF header says (ggml docs/gguf.md and src/gguf.cpp @d99724f2, version 2 and 3).
 struct gguf_header {
-  checkpoint_summary tensors;    ///< tensor infos, by ggml type name; every element is a parameter
-  std::string architecture;      ///< general.architecture
-  settings fields;               ///< the architecture's metadata as settings (hidden_size, num_hidden_layers, ...)
+  checkpoint_summary tensors;  ///< tensor infos, by ggml type name; every element is a parameter
+  std::string architecture;    ///< general.architecture
+  settings fields;             ///< the architecture's metadata as settings (hidden_size, num_hidden_layers, ...)
 };
 
 /// Parses a GGUF header from the first bytes of a file of `file_size` bytes. When `bytes` ends inside the header
 /// but the file goes on, the error says so and `*truncated` is set (read more and call again).
-[[nodiscard]] result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size, std::string_view what,
-                                                    bool* truncated = nullptr);
+[[nodiscard]] result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size,
+                                                    std::string_view what, bool* truncated = nullptr);
 
 }  // namespace llm_memory

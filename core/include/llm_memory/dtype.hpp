@@ -13,8 +13,33 @@ namespace llm_memory {
 
 /// A storage format a setting can name (weights_dtype, grads_dtype, optimizer_dtype, kv_dtype).
 enum class dtype : std::uint8_t {
-  fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k,
-  q5_k_s, q4_k_s, q3_k_s, q3_k_l, iq4_xs, iq4_nl, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s
+  fp32,
+  bf16,
+  fp16,
+  fp8,
+  int8,
+  int4,
+  nf4,
+  q8_0,
+  q6_k,
+  q5_k_m,
+  q4_k_m,
+  q4_0,
+  q3_k_m,
+  q2_k,
+  q5_k_s,
+  q4_k_s,
+  q3_k_s,
+  q3_k_l,
+  iq4_xs,
+  iq4_nl,
+  iq3_s,
+  iq3_xxs,
+  iq2_s,
+  iq2_xs,
+  iq2_xxs,
+  iq1_m,
+  iq1_s
 };
 
 /// How a format stores its values.
@@ -28,10 +53,10 @@ enum class dtype_family : std::uint8_t {
 /// One row of the format table.
 struct dtype_info {
   dtype id = dtype::bf16;
-  std::string_view name;                  ///< as the settings spell it
+  std::string_view name;  ///< as the settings spell it
   dtype_family family = dtype_family::floating;
-  double block_bytes = 2;                 ///< bytes of one block [bytes]
-  double block_values = 1;                ///< values in one block [values]
+  double block_bytes = 2;   ///< bytes of one block [bytes]
+  double block_values = 1;  ///< values in one block [values]
   /// Bytes per stored value [bytes]; GGUF mixes give their base type's figure (the mix varies per tensor).
   [[nodiscard]] constexpr double bytes_per_value() const { return block_bytes / block_values; }
 };
@@ -47,16 +72,37 @@ struct dtype_info {
 
 /// A GGUF tensor type (ggml_type), the unit the llama.cpp mixes are made of.
 enum class ggml_type : std::uint8_t {
-  q2_k, q3_k, q4_k, q5_k, q6_k, q8_0, q4_0,
-  f32, f16, bf16, q4_1, q5_0, q5_1, iq4_nl, iq4_xs, iq3_s, iq3_xxs, iq2_s, iq2_xs, iq2_xxs, iq1_m, iq1_s, mxfp4
+  q2_k,
+  q3_k,
+  q4_k,
+  q5_k,
+  q6_k,
+  q8_0,
+  q4_0,
+  f32,
+  f16,
+  bf16,
+  q4_1,
+  q5_0,
+  q5_1,
+  iq4_nl,
+  iq4_xs,
+  iq3_s,
+  iq3_xxs,
+  iq2_s,
+  iq2_xs,
+  iq2_xxs,
+  iq1_m,
+  iq1_s,
+  mxfp4
 };
 
 /// One GGUF tensor type: its block layout (llama.cpp ggml-common.h).
 struct ggml_type_info {
   ggml_type id = ggml_type::q4_0;
-  std::string_view name;   ///< as llama.cpp prints it ("Q4_K")
-  double block_bytes = 0;  ///< bytes of one block [bytes]
-  double block_values = 0; ///< values in one block [values]
+  std::string_view name;    ///< as llama.cpp prints it ("Q4_K")
+  double block_bytes = 0;   ///< bytes of one block [bytes]
+  double block_values = 0;  ///< values in one block [values]
   [[nodiscard]] constexpr double bytes_per_value() const { return block_bytes / block_values; }
 };
 
@@ -69,8 +115,8 @@ struct ggml_type_info {
 /// One tensor type a GGUF file may hold, by its ggml id (ggml include/ggml.h `enum ggml_type` and src/ggml.c
 /// `type_traits[]` @d99724f2; block bytes = sizeof(block_*) of src/ggml-common.h). Removed ids have no row.
 struct gguf_tensor_type {
-  std::uint32_t id = 0;       ///< ggml_type as stored in a tensor info
-  std::string_view name;      ///< as llama.cpp prints it
+  std::uint32_t id = 0;            ///< ggml_type as stored in a tensor info
+  std::string_view name;           ///< as llama.cpp prints it
   std::uint32_t block_values = 1;  ///< values in one block [values]
   std::uint32_t block_bytes = 0;   ///< bytes of one block [bytes]
 };

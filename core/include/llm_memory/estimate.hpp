@@ -3,8 +3,8 @@
 #pragma once
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +18,8 @@
 namespace llm_memory {
 
 /// Bucket keys, in display order.
-inline constexpr std::array<std::string_view, 6> bucket_keys = {
-    "parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead"};
+inline constexpr std::array<std::string_view, 6> bucket_keys = {"parameters",  "gradients", "optimizer",
+                                                                "activations", "kv_cache",  "overhead"};
 
 /// One line inside a bucket.
 struct item {
@@ -41,45 +41,52 @@ struct bucket {
 /// A phase of a training step (docs/methodology.md, "The peak over the phases of a step"). `sum` is framework
 /// generic's sum of every bucket; `inference` an inference run.
 enum class step_phase : std::uint8_t {
-  sum, forward_end, backward_start, recompute, backward_end, optimizer_step, inference };
+  sum,
+  forward_end,
+  backward_start,
+  recompute,
+  backward_end,
+  optimizer_step,
+  inference
+};
 
 /// The phase's name in the output.
 [[nodiscard]] std::string_view phase_name(step_phase phase);
 
 /// The peak as the frameworks measure it.
 struct peak_memory {
-  double allocated = 0;   ///< tensors alive at the peak: torch.cuda.max_memory_allocated() [bytes]
-  double reserved = 0;    ///< allocated + the caching allocator's reserve: max_memory_reserved() [bytes]
-  double device = 0;      ///< reserved + CUDA context and memory outside PyTorch: what nvidia-smi shows [bytes]
-  std::string phase;      ///< the phase at the peak
-  std::string printed;    ///< which of the three the framework's own log prints: allocated, reserved or device
+  double allocated = 0;  ///< tensors alive at the peak: torch.cuda.max_memory_allocated() [bytes]
+  double reserved = 0;   ///< allocated + the caching allocator's reserve: max_memory_reserved() [bytes]
+  double device = 0;     ///< reserved + CUDA context and memory outside PyTorch: what nvidia-smi shows [bytes]
+  std::string phase;     ///< the phase at the peak
+  std::string printed;   ///< which of the three the framework's own log prints: allocated, reserved or device
 };
 
 /// Bytes allocated in one phase of the reported stage.
 struct phase_bytes {
-  std::string phase;      ///< its name
-  double allocated = 0;   ///< tensors alive in it [bytes]
+  std::string phase;     ///< its name
+  double allocated = 0;  ///< tensors alive in it [bytes]
 };
 
 /// Result of estimate(): memory of the most-loaded device.
 struct estimate_result {
-  setting_values settings;     ///< every resolved setting
-  model_spec model;            ///< the architecture and its exact parameter count
-  double params = 0;           ///< total parameters (the `params` override when given)
-  double trainable_params = 0; ///< parameters that get gradients and optimizer state
-  std::vector<bucket> buckets; ///< in bucket_keys order; every bucket present (possibly 0 bytes)
-  double total_bytes = 0;      ///< per device, sum of the buckets
-  double gpu_memory_bytes = 0; ///< capacity of one device
-  double cpu_bytes = 0;        ///< host RAM for offloaded state (whole job's share per device)
-  std::int64_t data_parallel = 1;   ///< devices / (tp x pp)
-  std::int64_t effective_batch = 1; ///< batch x grad_accum x data_parallel, sequences per step
-  std::string stage;           ///< which pipeline stage is reported ("only", "first", "last")
-  bool fits = false;           ///< total_bytes (peak.device) <= gpu_memory_bytes
-  peak_memory peak;            ///< allocated, reserved and device at the peak; total_bytes = peak.device
-  std::vector<phase_bytes> phases;  ///< every phase of the reported stage (one, `sum`, for framework generic)
-  std::vector<std::string> notes;  ///< assumptions applied and settings that were ignored
-  bool inference = false;      ///< an inference run: `runtime` holds the runtime's own report
-  runtime_report runtime;      ///< the runtime's terms for this device (inference only)
+  setting_values settings;           ///< every resolved setting
+  model_spec model;                  ///< the architecture and its exact parameter count
+  double params = 0;                 ///< total parameters (the `params` override when given)
+  double trainable_params = 0;       ///< parameters that get gradients and optimizer state
+  std::vector<bucket> buckets;       ///< in bucket_keys order; every bucket present (possibly 0 bytes)
+  double total_bytes = 0;            ///< per device, sum of the buckets
+  double gpu_memory_bytes = 0;       ///< capacity of one device
+  double cpu_bytes = 0;              ///< host RAM for offloaded state (whole job's share per device)
+  std::int64_t data_parallel = 1;    ///< devices / (tp x pp)
+  std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel, sequences per step
+  std::string stage;                 ///< which pipeline stage is reported ("only", "first", "last")
+  bool fits = false;                 ///< total_bytes (peak.device) <= gpu_memory_bytes
+  peak_memory peak;                  ///< allocated, reserved and device at the peak; total_bytes = peak.device
+  std::vector<phase_bytes> phases;   ///< every phase of the reported stage (one, `sum`, for framework generic)
+  std::vector<std::string> notes;    ///< assumptions applied and settings that were ignored
+  bool inference = false;            ///< an inference run: `runtime` holds the runtime's own report
+  runtime_report runtime;            ///< the runtime's terms for this device (inference only)
 
   /// Bytes of one bucket by key (0 for an unknown key).
   [[nodiscard]] double bytes(std::string_view bucket_key) const;

@@ -13,14 +13,24 @@ namespace llm_memory {
 
 /// A weight matrix of a layer, as PEFT names it.
 enum class projection : std::uint8_t {
-  q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj,  // the lora_targets a user can name
-  q_a_proj, q_b_proj, kv_a_proj_with_mqa, kv_b_proj,              // MLA (adapted by all-linear only)
+  q_proj,
+  k_proj,
+  v_proj,
+  o_proj,
+  gate_proj,
+  up_proj,
+  down_proj,  // the lora_targets a user can name
+  q_a_proj,
+  q_b_proj,
+  kv_a_proj_with_mqa,
+  kv_b_proj,  // MLA (adapted by all-linear only)
 };
 
 /// PEFT's names, in the order of `projection`.
 inline constexpr std::array<std::string_view, 11> projection_names = {
-    "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj",
-    "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"};
+    "q_proj",   "k_proj",    "v_proj",   "o_proj",   "gate_proj",
+    "up_proj",  "down_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa",
+    "kv_b_proj"};
 
 [[nodiscard]] constexpr std::string_view name_of(projection p) { return projection_names[static_cast<std::size_t>(p)]; }
 
@@ -48,11 +58,11 @@ class lora_target_set {
 /// One weight matrix of a layer, repeated `copies` times.
 struct linear_shape {
   projection name = projection::q_proj;  ///< PEFT module name
-  double in_features = 0;   ///< input width
-  double out_features = 0;  ///< output width
-  double copies = 1;        ///< e.g. routed experts
-  double bias = 0;          ///< bias parameters per copy (0 or out_features)
-  bool routed = false;      ///< belongs to a routed expert (only top-k are active per token)
+  double in_features = 0;                ///< input width
+  double out_features = 0;               ///< output width
+  double copies = 1;                     ///< e.g. routed experts
+  double bias = 0;                       ///< bias parameters per copy (0 or out_features)
+  bool routed = false;                   ///< belongs to a routed expert (only top-k are active per token)
 };
 
 /// The parameters of one kind of layer (dense or MoE).
@@ -68,17 +78,17 @@ struct layer_params {
 
 /// Exact parameter count of the architecture, by component.
 struct param_breakdown {
-  double embedding = 0;        ///< token (+ learned position) embeddings
-  double lm_head = 0;          ///< output projection; 0 when tied to the embedding
-  double final_norm = 0;       ///< norm after the last layer
-  layer_params dense_layer;    ///< one dense layer
-  layer_params moe_layer;      ///< one MoE layer (empty for dense models)
+  double embedding = 0;           ///< token (+ learned position) embeddings
+  double lm_head = 0;             ///< output projection; 0 when tied to the embedding
+  double final_norm = 0;          ///< norm after the last layer
+  layer_params dense_layer;       ///< one dense layer
+  layer_params moe_layer;         ///< one MoE layer (empty for dense models)
   std::int64_t dense_layers = 0;  ///< number of dense layers
   std::int64_t moe_layers = 0;    ///< number of MoE layers
   std::int64_t first_moe = 0;     ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
   std::int64_t moe_step = 1;      ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
-  double total = 0;            ///< all parameters
-  double active = 0;           ///< parameters used per token (MoE: shared + top-k experts)
+  double total = 0;               ///< all parameters
+  double active = 0;              ///< parameters used per token (MoE: shared + top-k experts)
   /// Whether layer `l` (0-based) holds experts (Llama 4 / Qwen2-MoE interleaving after DeepSeek's dense prefix).
   [[nodiscard]] bool is_moe(std::int64_t l) const {
     return moe_layers > 0 && l >= first_moe && (l + 1) % moe_step == 0;
@@ -92,25 +102,25 @@ enum class qk_norm_kind : std::uint8_t { none, head, full };
 
 /// The architecture's choice settings, parsed (resolve.hpp).
 struct model_choices {
-  norm_kind norm = norm_kind::layernorm;          ///< norm
-  position_kind position = position_kind::rope;   ///< position_embedding
-  bias_kind attention_bias = bias_kind::none;     ///< attention_bias
-  qk_norm_kind qk_norm = qk_norm_kind::none;      ///< qk_norm
-  bool gated_mlp = false;                         ///< mlp = gated
+  norm_kind norm = norm_kind::layernorm;         ///< norm
+  position_kind position = position_kind::rope;  ///< position_embedding
+  bias_kind attention_bias = bias_kind::none;    ///< attention_bias
+  qk_norm_kind qk_norm = qk_norm_kind::none;     ///< qk_norm
+  bool gated_mlp = false;                        ///< mlp = gated
 };
 
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
 struct model_spec {
-  double hidden = 0;          ///< h
-  std::int64_t layers = 0;    ///< L
-  double heads = 0;           ///< a (query heads)
-  double kv_heads = 0;        ///< key/value heads
-  double head_dim = 0;        ///< width of one head
-  double intermediate = 0;    ///< dense MLP inner width
-  double vocab = 0;           ///< V, 0 when unknown
-  bool mla = false;           ///< multi-head latent attention (DeepSeek)
-  model_choices choices;      ///< norm, position embedding, biases, q/k norm, MLP shape
-  param_breakdown params;     ///< exact parameter count
+  double hidden = 0;        ///< h
+  std::int64_t layers = 0;  ///< L
+  double heads = 0;         ///< a (query heads)
+  double kv_heads = 0;      ///< key/value heads
+  double head_dim = 0;      ///< width of one head
+  double intermediate = 0;  ///< dense MLP inner width
+  double vocab = 0;         ///< V, 0 when unknown
+  bool mla = false;         ///< multi-head latent attention (DeepSeek)
+  model_choices choices;    ///< norm, position embedding, biases, q/k norm, MLP shape
+  param_breakdown params;   ///< exact parameter count
 };
 
 /// Builds the model from resolved settings. Pure arithmetic: cannot fail once settings are valid.

@@ -14,22 +14,22 @@ namespace llm_memory {
 
 /// A model preset: the architecture settings of a published checkpoint.
 struct model_preset {
-  std::string id;                  ///< Hugging Face repo name, lower-case, no organisation, no -hf suffix
-  std::string name;                ///< display name, e.g. "Llama 2 7B"
-  std::string hf_repo;             ///< e.g. "meta-llama/Llama-2-7b-hf"
-  settings fields;                 ///< settings keys -> values (hidden_size, num_hidden_layers, ...)
-  std::int64_t official_params = 0;///< published exact parameter count; 0 when none is published
-  std::string source;              ///< where official_params comes from
-  std::string note;                ///< why the computed count may differ, when it does
+  std::string id;                    ///< Hugging Face repo name, lower-case, no organisation, no -hf suffix
+  std::string name;                  ///< display name, e.g. "Llama 2 7B"
+  std::string hf_repo;               ///< e.g. "meta-llama/Llama-2-7b-hf"
+  settings fields;                   ///< settings keys -> values (hidden_size, num_hidden_layers, ...)
+  std::int64_t official_params = 0;  ///< published exact parameter count; 0 when none is published
+  std::string source;                ///< where official_params comes from
+  std::string note;                  ///< why the computed count may differ, when it does
 };
 
 /// A GPU preset.
 struct gpu_preset {
-  std::string id;                  ///< e.g. "h100-80gb"
-  std::string name;                ///< e.g. "NVIDIA H100 80GB SXM"
-  double memory_bytes = 0;         ///< usable device memory in bytes
-  std::string source;              ///< where the figure comes from
-  std::string note;                ///< caveat on how much of it a job can use, when there is one
+  std::string id;           ///< e.g. "h100-80gb"
+  std::string name;         ///< e.g. "NVIDIA H100 80GB SXM"
+  double memory_bytes = 0;  ///< usable device memory in bytes
+  std::string source;       ///< where the figure comes from
+  std::string note;         ///< caveat on how much of it a job can use, when there is one
 };
 
 [[nodiscard]] std::span<const model_preset> model_presets();

@@ -29,7 +29,16 @@ enum class framework_kind : std::uint8_t { generic, hf, deepspeed, fsdp, torchtu
 enum class gradient_lifetime : std::uint8_t { freed, resident };
 enum class optimizer_step_impl : std::uint8_t { fused, foreach, paged };
 enum class loss_kind : std::uint8_t {
-  hf, hf_legacy, trl_chunked, torchtune_chunked, torchtune_compiled, litgpt, megatron, unsloth, fused };
+  hf,
+  hf_legacy,
+  trl_chunked,
+  torchtune_chunked,
+  torchtune_compiled,
+  litgpt,
+  megatron,
+  unsloth,
+  fused
+};
 enum class offload_activations : std::uint8_t { none, prefetched, full };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
@@ -55,23 +64,23 @@ struct run_spec {
   loss_kind loss = loss_kind::hf;
   offload_activations activation_offload = offload_activations::none;
 
-  dtype weights = dtype::bf16;    ///< storage of the (base) weights
-  dtype trainable = dtype::bf16;  ///< storage of the trained weights: bf16 adapters over a quantised base
-  dtype gradients = dtype::bf16;  ///< grads_dtype, auto resolved to `trainable`
+  dtype weights = dtype::bf16;           ///< storage of the (base) weights
+  dtype trainable = dtype::bf16;         ///< storage of the trained weights: bf16 adapters over a quantised base
+  dtype gradients = dtype::bf16;         ///< grads_dtype, auto resolved to `trainable`
   dtype optimizer_states = dtype::fp32;  ///< optimizer_dtype
-  dtype kv = dtype::bf16;         ///< kv_dtype, auto resolved to the activation dtype
-  lora_target_set lora_targets;   ///< the adapted projections
+  dtype kv = dtype::bf16;                ///< kv_dtype, auto resolved to the activation dtype
+  lora_target_set lora_targets;          ///< the adapted projections
 
   std::int64_t model_parallel = 1;   ///< tp x pp: devices one replica spans [devices]
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
   double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]
-  double activation_bytes = 2;       ///< bytes per activation value: 4 with fp32 weights and no autocast, else 2 [bytes]
-  double residual_bytes = 2;         ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
-                                     ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]
-  bool per_linear_inputs = false;    ///< input_copies = per_linear: each linear keeps its own copy of its input
-  bool autocast_weights = false;     ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
-  double params = 0;                 ///< total parameters: the `params` override when given [parameters]
+  double activation_bytes = 2;     ///< bytes per activation value: 4 with fp32 weights and no autocast, else 2 [bytes]
+  double residual_bytes = 2;       ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
+                                   ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]
+  bool per_linear_inputs = false;  ///< input_copies = per_linear: each linear keeps its own copy of its input
+  bool autocast_weights = false;   ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
+  double params = 0;               ///< total parameters: the `params` override when given [parameters]
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
@@ -91,7 +100,6 @@ struct run_spec {
 
 /// The same run with another micro-batch, sequence length and device count (the searches' axes): the model is
 /// kept, the derived facts are derived again. For values within what resolve() accepts.
-[[nodiscard]] run_spec with_workload(const run_spec& base, std::int64_t batch, std::int64_t seq,
-                                     std::int64_t devices);
+[[nodiscard]] run_spec with_workload(const run_spec& base, std::int64_t batch, std::int64_t seq, std::int64_t devices);
 
 }  // namespace llm_memory

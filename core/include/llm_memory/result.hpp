@@ -24,9 +24,9 @@ struct error {
 template <class T>
 class result {
  public:
-  result(T value) : value_(std::move(value)) {}                       // NOLINT: implicit by design
-  result(error e) : errors_{std::move(e)} {}                          // NOLINT
-  result(std::vector<error> errors) : errors_(std::move(errors)) {}   // NOLINT
+  result(T value) : value_(std::move(value)) {}                      // NOLINT: implicit by design
+  result(error e) : errors_{std::move(e)} {}                         // NOLINT
+  result(std::vector<error> errors) : errors_(std::move(errors)) {}  // NOLINT
 
   [[nodiscard]] bool ok() const { return value_.has_value(); }
   [[nodiscard]] const T& value() const& { return *value_; }

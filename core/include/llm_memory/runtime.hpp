@@ -23,20 +23,20 @@ struct runtime_term {
 struct runtime_report {
   runtime_kind name = runtime_kind::vllm;  ///< the resolved runtime
   // vLLM / SGLang / TGI: a preallocated KV cache.
-  double budget = 0;                  ///< bytes per device the engine may use for weights and KV cache [bytes]
-  std::vector<runtime_term> terms;    ///< what the budget holds before the KV cache
-  double kv_available = 0;            ///< bytes per device left for the KV cache [bytes]
-  double kv_capacity_tokens = 0;      ///< tokens the KV cache holds for the instance, as logged; 0 if not logged [tokens]
-  double max_concurrency = 0;         ///< requests of `seq` tokens the cache holds at once [requests]
-  std::int64_t max_context = 0;       ///< longest context one request may have (vLLM's maximum model length) [tokens]
+  double budget = 0;                ///< bytes per device the engine may use for weights and KV cache [bytes]
+  std::vector<runtime_term> terms;  ///< what the budget holds before the KV cache
+  double kv_available = 0;          ///< bytes per device left for the KV cache [bytes]
+  double kv_capacity_tokens = 0;    ///< tokens the KV cache holds for the instance, as logged; 0 if not logged [tokens]
+  double max_concurrency = 0;       ///< requests of `seq` tokens the cache holds at once [requests]
+  std::int64_t max_context = 0;     ///< longest context one request may have (vLLM's maximum model length) [tokens]
   // llama.cpp / Ollama: buffers as llama.cpp logs them.
-  bool has_buffers = false;           ///< llama.cpp-style buffers are reported
-  double model_buffer = 0;            ///< weights on the first device ("CUDA0 model buffer") [bytes]
-  double host_buffer = 0;             ///< weights in host memory (token_embd, layers not offloaded) [bytes]
-  double kv_buffer = 0;               ///< KV cache on the device [bytes]
-  double compute_buffer = 0;          ///< the device's compute buffer [bytes]
-  double host_compute_buffer = 0;     ///< the host's compute buffer [bytes]
-  std::int64_t kv_cells = 0;          ///< KV cells allocated (n_ctx padded) [tokens]
+  bool has_buffers = false;        ///< llama.cpp-style buffers are reported
+  double model_buffer = 0;         ///< weights on the first device ("CUDA0 model buffer") [bytes]
+  double host_buffer = 0;          ///< weights in host memory (token_embd, layers not offloaded) [bytes]
+  double kv_buffer = 0;            ///< KV cache on the device [bytes]
+  double compute_buffer = 0;       ///< the device's compute buffer [bytes]
+  double host_compute_buffer = 0;  ///< the host's compute buffer [bytes]
+  std::int64_t kv_cells = 0;       ///< KV cells allocated (n_ctx padded) [tokens]
 };
 
 // ---- vLLM (V1 engine) -------------------------------------------------------------------------------------------
@@ -100,18 +100,18 @@ struct llamacpp_cells {
 };
 [[nodiscard]] llamacpp_cells llamacpp_cell_count(std::int64_t n_ctx, std::int64_t n_seq, bool unified);
 /// Cells of a sliding-window layer's cache: PAD(min(cells, n_swa x (unified ? n_seq : 1) + n_ubatch), 256).
-[[nodiscard]] std::int64_t llamacpp_swa_cells(std::int64_t cells, std::int64_t window, std::int64_t n_seq,
-                                              bool unified, std::int64_t n_ubatch);
+[[nodiscard]] std::int64_t llamacpp_swa_cells(std::int64_t cells, std::int64_t window, std::int64_t n_seq, bool unified,
+                                              std::int64_t n_ubatch);
 
 /// The shapes the compute buffer depends on.
 struct llamacpp_graph {
-  double ubatch = 512;   ///< tokens of the worst-case graph: min(n_ctx, n_ubatch) [tokens]
-  double kv_cells = 0;   ///< n_kv: cells attended (padded) [tokens]
-  double heads = 0;      ///< query heads
-  double hidden = 0;     ///< h
-  double inner = 0;      ///< MLP inner width
-  double vocab = 0;      ///< V
-  bool flash = false;    ///< -fa on
+  double ubatch = 512;  ///< tokens of the worst-case graph: min(n_ctx, n_ubatch) [tokens]
+  double kv_cells = 0;  ///< n_kv: cells attended (padded) [tokens]
+  double heads = 0;     ///< query heads
+  double hidden = 0;    ///< h
+  double inner = 0;     ///< MLP inner width
+  double vocab = 0;     ///< V
+  bool flash = false;   ///< -fa on
 };
 /// The device's compute buffer: the largest phase of the worst-case graph (ggml-alloc reuses memory) [bytes].
 /// output = this device holds the output layer (the logits phase).

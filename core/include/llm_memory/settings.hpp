@@ -30,7 +30,7 @@ enum class setting_kind {
 
 /// One row of the settings table.
 struct setting_def {
-  std::string_view key;            ///< CLI flag, URL key, widget attribute and JSON key
+  std::string_view key;  ///< CLI flag, URL key, widget attribute and JSON key
   setting_kind kind = setting_kind::text;
   std::string_view default_value;  ///< as a user would type it
   double min_value = 0;            ///< inclusive lower bound (numeric kinds)
@@ -54,11 +54,26 @@ inline constexpr double max_sequences_per_step = 9007199254740992.0;
 using settings = std::map<std::string, std::string, std::less<>>;
 
 namespace detail {
-template <setting_kind K> struct value_type { using type = double; };
-template <> struct value_type<setting_kind::integer> { using type = std::int64_t; };
-template <> struct value_type<setting_kind::flag> { using type = bool; };
-template <> struct value_type<setting_kind::choice> { using type = std::string; };
-template <> struct value_type<setting_kind::text> { using type = std::string; };
+template <setting_kind K>
+struct value_type {
+  using type = double;
+};
+template <>
+struct value_type<setting_kind::integer> {
+  using type = std::int64_t;
+};
+template <>
+struct value_type<setting_kind::flag> {
+  using type = bool;
+};
+template <>
+struct value_type<setting_kind::choice> {
+  using type = std::string;
+};
+template <>
+struct value_type<setting_kind::text> {
+  using type = std::string;
+};
 }  // namespace detail
 
 /// Every setting parsed and validated; field names are the settings keys. Units as in the table:

@@ -85,10 +85,10 @@ void evaluate(const sweep_columns& cols, std::span<const double> batch, std::spa
 
 /// A whole sweep: axes, totals and the frontier.
 struct sweep_grid {
-  std::vector<double> batch;              ///< sequences (micro-batch), one per row
-  std::vector<double> seq;                ///< tokens, one per column
-  std::vector<double> total;              ///< bytes per device, row-major [batch][seq]
-  std::vector<std::int64_t> max_batch;    ///< sequences, one per column (0 = nothing fits)
+  std::vector<double> batch;            ///< sequences (micro-batch), one per row
+  std::vector<double> seq;              ///< tokens, one per column
+  std::vector<double> total;            ///< bytes per device, row-major [batch][seq]
+  std::vector<std::int64_t> max_batch;  ///< sequences, one per column (0 = nothing fits)
 };
 
 [[nodiscard]] sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
@@ -96,10 +96,10 @@ struct sweep_grid {
 
 /// One sweep as a front end asks for it (the CLI's `sweep` subcommand, the JS API's sweep()).
 struct sweep_request {
-  settings values;             ///< raw settings; their batch and seq are ignored (the axes replace them)
-  settings config;             ///< the config.json layer under them
-  std::string batch = "1:256";       ///< the batch axis, as parse_axis reads it [sequences]
-  std::string seq = "256:131072";    ///< the seq axis, as parse_axis reads it [tokens]
+  settings values;                      ///< raw settings; their batch and seq are ignored (the axes replace them)
+  settings config;                      ///< the config.json layer under them
+  std::string batch = "1:256";          ///< the batch axis, as parse_axis reads it [sequences]
+  std::string seq = "256:131072";       ///< the seq axis, as parse_axis reads it [tokens]
   kernel kernel_choice = kernel::simd;  ///< which kernel evaluates the grid
 };
 
