@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+# Every C++ file as the root .clang-format writes it (scripts/format.sh rewrites them).
+./scripts/format.sh --check
 jobs=$(nproc)
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
