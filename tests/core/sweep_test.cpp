@@ -112,10 +112,18 @@ std::vector<double> random_axis(std::mt19937_64& rng, double lo, double hi) {
 
 // Both kernels give the same bits; both stay within the documented rounding bound of estimate() at every point;
 // the frontier is exactly the largest micro-batch estimate() fits.
+// The sanitiser build (no NDEBUG) runs a fifth of the settings: its estimates, one per phase of a step, are about
+// fifty times slower, and the full set took over four minutes there.
+#ifdef NDEBUG
+constexpr int sweep_cases = 2500;
+#else
+constexpr int sweep_cases = 500;
+#endif
+
 TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
   std::mt19937_64 rng(20240612);
   int checked = 0, points = 0;
-  for (int n = 0; n < 2500; ++n) {
+  for (int n = 0; n < sweep_cases; ++n) {
     const settings s = llm_memory::testing::random_settings(rng);
     const auto values = resolve(s);
     if (!values.ok()) continue;
@@ -157,8 +165,8 @@ TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
     }
     ++checked;
   }
-  EXPECT_GT(checked, 1800);
-  EXPECT_GT(points, 20000);
+  EXPECT_GT(checked, sweep_cases * 18 / 25);
+  EXPECT_GT(points, sweep_cases * 8);
 }
 
 // A 1 x 1 grid, an empty axis, and grid widths 1 .. 9 around the lane counts.
