@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -498,6 +499,7 @@ int main(int argc, char** argv) {
   }
 
   std::optional<checkpoint_summary> checkpoint;
+  std::shared_ptr<const gguf_placement> gguf_file;  // --gguf: the weights are the file's tensors
   if (!opt.safetensors_path.empty()) {
     auto read = read_safetensors(opt.safetensors_path);
     if (!read.ok()) {
@@ -522,12 +524,14 @@ int main(int argc, char** argv) {
       return exit_usage;
     }
     checkpoint = read.value().tensors;
+    gguf_file = std::make_shared<const gguf_placement>(read.value().placement);
     for (const auto& [key, value] : read.value().fields) config.emplace(key, value);  // config.json wins
     config["params"] = fmt::format("{:.0f}", checkpoint->elements);  // every GGUF element is a parameter
   }
 
   if (opt.sweep) return sweep_command(opt.values, config, opt.json);
-  const auto spec = resolve(opt.values, config);
+  auto spec = resolve(opt.values, config);
+  if (spec.ok()) spec.value().gguf_file = gguf_file;
   const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};
   const auto refused = spec.ok() ? beyond_exact_bytes(r) : std::nullopt;
   if (!spec.ok() || refused) {

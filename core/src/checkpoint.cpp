@@ -367,7 +367,7 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::
 }
 
 // One tensor info: its parameters and bytes by type.
-void read_tensor_info(gguf_reader& in, checkpoint_summary& out, std::uint64_t alignment) {
+void read_tensor_info(gguf_reader& in, checkpoint_summary& out, gguf_placement& placement, std::uint64_t alignment) {
   const std::string name(in.text());
   const auto dims = static_cast<std::uint32_t>(in.uint(4));
   if (in.failed()) return;
@@ -395,6 +395,7 @@ void read_tensor_info(gguf_reader& in, checkpoint_summary& out, std::uint64_t al
   dtype_total& t = out.by_dtype[std::string(type->name)];
   ++t.tensors, t.elements += elements, t.bytes += bytes;
   ++out.tensors, out.elements += elements, out.bytes += bytes;
+  placement.add(name, bytes);
 }
 
 }  // namespace
@@ -415,7 +416,8 @@ result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file
   gguf_header out;
   std::uint64_t alignment = 32;  // GGUF_DEFAULT_ALIGNMENT
   read_metadata(in, kv, out, alignment);
-  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i) read_tensor_info(in, out.tensors, alignment);
+  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i)
+    read_tensor_info(in, out.tensors, out.placement, alignment);
   if (truncated != nullptr) *truncated = in.truncated();
   if (in.failed()) return error{std::string(what), in.why()};
   if (out.architecture.empty()) return error{std::string(what), "has no general.architecture string"};

@@ -37,7 +37,7 @@ constexpr std::array dtypes = {
     dtype_info{dtype::iq4_nl, "iq4_nl", dtype_family::gguf_mix, 18, 32},  // GGUF IQ4_NL: fp16 d + 16 B of 4-bit codes
     dtype_info{dtype::iq3_s, "iq3_s", dtype_family::gguf_mix, 110, 256},  // GGUF IQ3_S: fp16 d + 104 B grid + 4 B scales
     dtype_info{dtype::iq3_xxs, "iq3_xxs", dtype_family::gguf_mix, 98, 256},  // GGUF IQ3_XXS super-blocks of 256
-    dtype_info{dtype::iq2_s, "iq2_s", dtype_family::gguf_mix, 82, 256},  // GGUF IQ2_S super-blocks of 256
+    dtype_info{dtype::iq2_s, "iq2_s", dtype_family::gguf_mix, 74, 256},  // GGUF IQ2_S mix, base IQ2_XS (llama-quant.cpp)
     dtype_info{dtype::iq2_xs, "iq2_xs", dtype_family::gguf_mix, 74, 256},  // GGUF IQ2_XS super-blocks of 256
     dtype_info{dtype::iq2_xxs, "iq2_xxs", dtype_family::gguf_mix, 66, 256},  // GGUF IQ2_XXS: fp16 d + 64 B
     dtype_info{dtype::iq1_m, "iq1_m", dtype_family::gguf_mix, 56, 256},  // GGUF IQ1_M: 32 + 16 + 8 B
@@ -69,7 +69,8 @@ constexpr bool in_enum_order() {
 }
 static_assert(in_enum_order(), "the tables are indexed by their enums");
 
-// The base tensor type of a mix: what every matrix gets unless the quantiser's rules say otherwise.
+// The base tensor type of a mix (llama_ftype_get_default_type, llama-quant.cpp @007dbbf3): what every matrix gets
+// unless the quantiser's rules say otherwise.
 ggml_type base_type(dtype mix) {
   switch (mix) {
     case dtype::q2_k: return ggml_type::q2_k;
@@ -86,7 +87,7 @@ ggml_type base_type(dtype mix) {
     case dtype::iq4_nl: return ggml_type::iq4_nl;
     case dtype::iq3_s: return ggml_type::iq3_s;
     case dtype::iq3_xxs: return ggml_type::iq3_xxs;
-    case dtype::iq2_s: return ggml_type::iq2_s;
+    case dtype::iq2_s:  // LLAMA_FTYPE_MOSTLY_IQ2_S's default type is IQ2_XS (llama_ftype_get_default_type)
     case dtype::iq2_xs: return ggml_type::iq2_xs;
     case dtype::iq2_xxs: return ggml_type::iq2_xxs;
     case dtype::iq1_m: return ggml_type::iq1_m;
@@ -125,28 +126,178 @@ std::optional<double> ggml_row_bytes(ggml_type t, double values) {
 
 // llama.cpp gives a few layers more bits: the first and last eighth and every third layer between.
 gguf_layer_position gguf_position(std::int64_t i, std::int64_t n) {
-  return {i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2, i < 2, i < n / 16};
+  return {i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2, i < 2, i < n / 16, i < 4, i < n / 8};
 }
 
-// llama_tensor_get_type for dense non-Falcon models (its 70B and 8-expert special cases are not modelled).
-ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position at, double gqa) {
-  const bool k_mix = mix == dtype::q4_k_m || mix == dtype::q5_k_m;
-  if (matrix == "v_proj") {
-    if (mix == dtype::q2_k) return gqa >= 4 ? ggml_type::q4_k : ggml_type::q3_k;
-    if (mix == dtype::q3_k_m) return at.first_two ? ggml_type::q5_k : ggml_type::q4_k;
-    if (k_mix && at.more_bits) return ggml_type::q6_k;
-  } else if (matrix == "down_proj") {
-    if (mix == dtype::q2_k) return ggml_type::q3_k;
-    if (mix == dtype::q3_k_m) return at.first_16th ? ggml_type::q5_k : ggml_type::q4_k;
-    if (k_mix && at.more_bits) return ggml_type::q6_k;
-  } else if (matrix == "o_proj") {
-    if (mix == dtype::q2_k) return ggml_type::q3_k;
-    if (mix == dtype::q3_k_m) return ggml_type::q4_k;
+namespace {
+
+// llama-quant.cpp tensor_get_category, by the PEFT name of the matrix (kv_b is attention-v-like there).
+enum class tensor_category : std::uint8_t { q, k, v, o, gate, up, down, other };
+
+tensor_category category_of(std::string_view m) {
+  if (m == "q_proj") return tensor_category::q;
+  if (m == "k_proj") return tensor_category::k;
+  if (m == "v_proj" || m == "kv_b_proj") return tensor_category::v;
+  if (m == "o_proj") return tensor_category::o;
+  if (m == "gate_proj") return tensor_category::gate;
+  if (m == "up_proj") return tensor_category::up;
+  if (m == "down_proj") return tensor_category::down;
+  return tensor_category::other;
+}
+
+// The IQ1/IQ2 file types, which llama_tensor_get_type_impl treats as one group.
+bool low_iq(dtype mix) {
+  return mix == dtype::iq2_xxs || mix == dtype::iq2_xs || mix == dtype::iq1_s || mix == dtype::iq2_s ||
+         mix == dtype::iq1_m;
+}
+
+bool whole_blocks(ggml_type t, double values) { return std::fmod(values, info(t).block_values) == 0; }
+
+ggml_type low_iq_rule(dtype mix, tensor_category cat, gguf_layer_position at, const gguf_model_facts& m, ggml_type t) {
+  const bool iq2_s = mix == dtype::iq2_s;
+  switch (cat) {
+    case tensor_category::v:
+      return m.gqa >= 4 || m.experts >= 4 ? ggml_type::q4_k : iq2_s ? ggml_type::iq3_s : ggml_type::q2_k;
+    case tensor_category::k: return m.experts == 8 ? ggml_type::q4_k : t;
+    case tensor_category::down: return at.first_8th ? (iq2_s ? ggml_type::iq3_s : ggml_type::q2_k) : t;
+    case tensor_category::o:
+      if (m.experts == 8) return ggml_type::q5_k;
+      if (mix == dtype::iq1_s || mix == dtype::iq1_m) return ggml_type::iq2_xxs;
+      return iq2_s ? ggml_type::iq3_s : t;
+    default: return t;
   }
-  return base_type(mix);
 }
 
-ggml_type gguf_output_type(dtype mix) { return mix == dtype::q8_0 ? ggml_type::q8_0 : ggml_type::q6_k; }
+ggml_type attn_v_rule(dtype mix, gguf_layer_position at, const gguf_model_facts& m, ggml_type t) {
+  const bool gqa4 = m.gqa >= 4;
+  switch (mix) {
+    case dtype::q2_k: t = gqa4 ? ggml_type::q4_k : ggml_type::q3_k; break;
+    case dtype::iq3_xxs: t = gqa4 ? ggml_type::q4_k : ggml_type::iq3_xxs; break;
+    case dtype::iq3_s: t = gqa4 ? ggml_type::q4_k : t; break;
+    case dtype::q3_k_m: t = at.first_two ? ggml_type::q5_k : ggml_type::q4_k; break;
+    case dtype::q3_k_l: t = ggml_type::q5_k; break;
+    case dtype::iq4_nl:
+    case dtype::iq4_xs: t = gqa4 ? ggml_type::q5_k : t; break;
+    case dtype::q4_k_m:
+    case dtype::q5_k_m: t = at.more_bits ? ggml_type::q6_k : t; break;
+    case dtype::q4_k_s: t = at.first_four ? ggml_type::q5_k : t; break;
+    default: break;
+  }
+  if (m.is_70b && (t == ggml_type::q3_k || t == ggml_type::q4_k)) t = ggml_type::q5_k;
+  return m.experts == 8 ? ggml_type::q8_0 : t;
+}
+
+ggml_type ffn_down_rule(dtype mix, gguf_layer_position at, ggml_type t) {
+  switch (mix) {
+    case dtype::q2_k: return ggml_type::q3_k;
+    case dtype::q3_k_m: return at.first_16th ? ggml_type::q5_k : ggml_type::q4_k;
+    case dtype::q3_k_l: return ggml_type::q5_k;
+    case dtype::q4_k_m:
+    case dtype::q5_k_m: return at.more_bits ? ggml_type::q6_k : t;
+    case dtype::q4_k_s: return at.first_8th ? ggml_type::q5_k : t;  // (IQ4_XS/NL get Q5_K only without an imatrix)
+    case dtype::q4_0: return at.first_8th ? ggml_type::q4_1 : t;    // with an importance matrix
+    default: return t;
+  }
+}
+
+ggml_type attn_output_rule(dtype mix, const gguf_model_facts& m, ggml_type t) {
+  if (m.experts == 8) {
+    switch (mix) {
+      case dtype::q2_k:
+      case dtype::iq3_xxs:
+      case dtype::q3_k_s:
+      case dtype::q3_k_m:
+      case dtype::iq4_nl:
+      case dtype::q4_k_s:
+      case dtype::q4_k_m:
+      case dtype::iq3_s:
+      case dtype::iq4_xs: return ggml_type::q5_k;
+      default: return t;
+    }
+  }
+  switch (mix) {
+    case dtype::q2_k: return ggml_type::q3_k;
+    case dtype::iq3_xxs: return ggml_type::iq3_s;
+    case dtype::q3_k_m: return ggml_type::q4_k;
+    case dtype::q3_k_l: return ggml_type::q5_k;
+    default: return t;
+  }
+}
+
+}  // namespace
+
+// llama_tensor_get_type_impl (src/llama-quant.cpp @007dbbf3) for non-Falcon models, then tensor_type_fallback.
+ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position at, const gguf_model_facts& m,
+                           double ncols) {
+  const ggml_type base = base_type(mix);
+  const tensor_category cat = category_of(matrix);
+  ggml_type t = base;
+  if (low_iq(mix)) {
+    t = low_iq_rule(mix, cat, at, m, base);
+  } else {
+    switch (cat) {
+      case tensor_category::v: t = attn_v_rule(mix, at, m, base); break;
+      case tensor_category::k:
+        t = m.experts == 8 ? ggml_type::q8_0 : mix == dtype::iq3_xxs ? ggml_type::iq2_s : base;
+        break;
+      case tensor_category::q: t = mix == dtype::iq3_xxs ? ggml_type::iq2_s : base; break;
+      case tensor_category::down: t = ffn_down_rule(mix, at, base); break;
+      case tensor_category::o: t = attn_output_rule(mix, m, base); break;
+      default: break;
+    }
+  }
+  return gguf_fallback(t, ncols);
+}
+
+ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position at, double gqa) {
+  return gguf_matrix_type(mix, matrix, at, gguf_model_facts{gqa});
+}
+
+// The OUTPUT branch: Q8_0 when a row is not whole blocks of the base type; Q5_K for the IQ1/IQ2/IQ3_XXS mixes;
+// else Q6_K unless the base is Q8_0.
+ggml_type gguf_output_type(dtype mix, double hidden) {
+  const ggml_type base = base_type(mix);
+  ggml_type t = ggml_type::q6_k;
+  if (hidden > 0 && !whole_blocks(base, hidden))
+    t = ggml_type::q8_0;
+  else if (low_iq(mix) || mix == dtype::iq3_xxs)
+    t = ggml_type::q5_k;
+  else if (base == ggml_type::q8_0)
+    t = base;
+  return gguf_fallback(t, hidden);
+}
+
+// The TOKEN_EMBD branch (untied).
+ggml_type gguf_embedding_type(dtype mix, double hidden) {
+  ggml_type t = base_type(mix);
+  if (mix == dtype::iq2_xxs || mix == dtype::iq2_xs || mix == dtype::iq1_s || mix == dtype::iq1_m)
+    t = ggml_type::q2_k;
+  else if (mix == dtype::iq2_s || mix == dtype::iq3_xxs)
+    t = ggml_type::iq3_s;
+  return gguf_fallback(t, hidden);
+}
+
+ggml_type gguf_fallback(ggml_type type, double ncols) {
+  if (ncols <= 0 || whole_blocks(type, ncols)) return type;
+  ggml_type to = type;
+  switch (type) {
+    case ggml_type::iq1_s:
+    case ggml_type::iq1_m:
+    case ggml_type::iq2_xxs:
+    case ggml_type::iq2_xs:
+    case ggml_type::iq2_s:
+    case ggml_type::iq3_xxs:
+    case ggml_type::iq3_s:
+    case ggml_type::iq4_xs: to = ggml_type::iq4_nl; break;
+    case ggml_type::q2_k:
+    case ggml_type::q3_k: to = ggml_type::q4_0; break;
+    case ggml_type::q4_k: to = ggml_type::q5_0; break;
+    case ggml_type::q5_k: to = ggml_type::q5_1; break;
+    case ggml_type::q6_k: to = ggml_type::q8_0; break;
+    default: return type;
+  }
+  return whole_blocks(to, ncols) ? to : ggml_type::f16;
+}
 
 // ggml ids 0-42 at ggml @d99724f2 (research table cross-checked with huggingface.js quant-descriptions.ts); ids 4, 5,
 // 31-33 and 36-38 were removed from the format and are refused.
@@ -166,6 +317,27 @@ const gguf_tensor_type* find_gguf_tensor_type(std::uint32_t id) {
   for (const auto& t : gguf_tensor_types)
     if (t.id == id && t.block_values > 0) return &t;
   return nullptr;
+}
+
+void gguf_placement::add(std::string_view name, double bytes) {
+  if (name == "token_embd.weight") {
+    token_embd += bytes;
+  } else if (name == "output.weight" || name.starts_with("output_norm.")) {
+    output += bytes;
+    if (name == "output.weight") tied = false;
+  } else if (name.starts_with("blk.")) {
+    std::size_t i = 0, at = 4;
+    for (; at < name.size() && at < 12 && name[at] >= '0' && name[at] <= '9'; ++at)
+      i = i * 10 + static_cast<std::size_t>(name[at] - '0');
+    if (at == 4 || at >= name.size() || name[at] != '.' || i >= max_layers) {
+      other += bytes;
+      return;
+    }
+    if (layers.size() <= i) layers.resize(i + 1, 0);
+    layers[i] += bytes;
+  } else {
+    other += bytes;
+  }
 }
 
 }  // namespace llm_memory

@@ -138,6 +138,11 @@ struct weight_storage {
   std::string formula;  // how
 };
 
+// What llama.cpp's quantiser reads about the model (dtype.hpp gguf_model_facts).
+gguf_model_facts gguf_facts(const context& c) {
+  return {c.m.heads / c.m.kv_heads, c.s.num_experts, c.m.layers == 80 && c.m.heads != c.m.kv_heads, c.m.hidden};
+}
+
 // GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index only
 // through its quantiser position (dtype.hpp gguf_position), so the layers are counted per (position, dense or MoE)
 // class first and each class is typed once: integer work per layer, not string work (10^5 layers were 40 ms an
@@ -149,41 +154,49 @@ double gguf_bytes_per_matrix_weight(const context& c) {
     std::int64_t count = 0;        // layers in the class
     gguf_layer_position position;  // their position
   };
-  layer_class classes[16];
+  layer_class classes[2 * gguf_position_keys];
   for (std::int64_t i = 0; i < layers; ++i) {
     const gguf_layer_position at = gguf_position(i, layers);
-    layer_class& k = classes[at.key() | (p.is_moe(i) ? 0 : 8)];
+    layer_class& k = classes[at.key() | (p.is_moe(i) ? 0 : gguf_position_keys)];
     if (k.count++ == 0) k.position = at;
   }
+  const gguf_model_facts facts = gguf_facts(c);
   double weights = 0, bytes = 0;
-  for (int key = 0; key < 16; ++key) {
+  for (int key = 0; key < 2 * gguf_position_keys; ++key) {
     const layer_class& k = classes[key];
     if (k.count == 0) continue;
-    const layer_params& layer = (key & 8) != 0 ? p.dense_layer : p.moe_layer;
+    const layer_params& layer = key >= gguf_position_keys ? p.dense_layer : p.moe_layer;
     for (const auto& l : layer.linears) {
       const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
       weights += count;
-      bytes +=
-          count *
-          info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, c.m.heads / c.m.kv_heads)).bytes_per_value();
+      bytes += count *
+               info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, facts, l.in_features)).bytes_per_value();
     }
   }
   return weights > 0 ? bytes / weights : info(ggml_type::q4_0).bytes_per_value();
 }
 
-// llama.cpp's mix: matrices per the quantiser, norms fp32, the output matrix Q6_K (Q8_0 for q8_0).
-weight_storage store_gguf(const context& c, const stage_params& sp) {
+// Bytes per value of the token embedding and of the output matrix in a GGUF mix: a tied embedding is quantised as
+// the output (llama-quant.cpp: has_tied_embeddings).
+struct gguf_edge_types {
+  double embed = 0;   // token_embd [bytes per value]
+  double output = 0;  // output [bytes per value]
+};
+
+gguf_edge_types gguf_edges(const context& c) {
   const dtype f = c.r.weights;
+  const double out = info(gguf_output_type(f, c.m.hidden)).bytes_per_value();
+  return {c.s.tie_word_embeddings ? out : info(gguf_embedding_type(f, c.m.hidden)).bytes_per_value(), out};
+}
+
+// llama.cpp's mix: matrices per the quantiser, norms fp32, the output matrix per its OUTPUT rule.
+weight_storage store_gguf(const context& c, const stage_params& sp) {
   const double per_matrix_weight = gguf_bytes_per_matrix_weight(c);
-  const bool tied_output = sp.head == 0 && c.s.tie_word_embeddings;
-  const double output_type = info(gguf_output_type(f)).bytes_per_value();
-  const double embed_type =
-      tied_output ? output_type
-                  : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), c.m.heads / c.m.kv_heads))
-                        .bytes_per_value();
-  return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * output_type + sp.norms * fp32_bytes,
+  const gguf_edge_types e = gguf_edges(c);
+  const double embed_type = sp.head == 0 && c.s.tie_word_embeddings ? e.output : e.embed;
+  return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * e.output + sp.norms * fp32_bytes,
           n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + c.s.weights_dtype + " mix) + embedding " +
-              n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(output_type) +
+              n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(e.output) +
               " B + norms x 4 B"};
 }
 
@@ -196,18 +209,35 @@ struct weight_split {
   std::string formula;  // how
 };
 
+// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
+// blocks); the output layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the GPU
+// when ngl > n_layer; token_embd and any other tensor in host memory.
+weight_split split_gguf_file(const context& c, const gguf_placement& g) {
+  const auto layers = static_cast<double>(g.layers.size());
+  const double gpu = std::min(static_cast<double>(c.s.n_gpu_layers), layers);
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > layers;
+  weight_split out;
+  for (std::size_t i = 0; i < g.layers.size(); ++i)
+    (static_cast<double>(i) >= layers - gpu ? out.device : out.host) += g.layers[i];
+  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
+  (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
+  out.host += g.token_embd + g.other;
+  out.formula = "the GGUF file's tensors at their stored types: " + n(gpu) + " of " + n(layers) + " blocks" +
+                (output_on_gpu ? " + the output layer" : "") + " on the GPU; token_embd " + n(g.token_embd) +
+                " B in host memory";
+  return out;
+}
+
 weight_split split_llamacpp(const context& c, const stage_params& sp) {
+  if (c.r.gguf_file) return split_gguf_file(c, *c.r.gguf_file);
   const dtype f = c.r.weights;
   const bool gguf = info(f).family == dtype_family::gguf_mix;
   const double w = bytes_per_value(f);
-  const double gqa = c.m.heads / c.m.kv_heads;
   const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
-  const double out_type = gguf ? info(gguf_output_type(f)).bytes_per_value() : w;
+  const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
+  const double out_type = e.output;
   const bool tied = c.s.tie_word_embeddings;
-  const double embed_type =
-      !gguf  ? w
-      : tied ? out_type
-             : info(gguf_matrix_type(f, "embed", gguf_position(0, c.m.layers), gqa)).bytes_per_value();
+  const double embed_type = e.embed;
   const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
   const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
   const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
@@ -661,7 +691,9 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     params.add("weights on the GPU (model buffer)", split.device, split.formula);
     return params.b;
   }
-  const weight_storage stored = store_weights(c, l.sp);
+  weight_storage stored = store_weights(c, l.sp);
+  if (r.gguf_file && !c.train)  // the file's bytes, whatever the mix rule would give
+    stored = {r.gguf_file->total(), "the GGUF file's tensors at their stored types"};
   std::string formula = stored.formula;
   if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
   if (l.zero_params > 1) formula += l.shard;
@@ -939,7 +971,34 @@ struct llamacpp_layout {
   double gpu_layers = 0;       // repeating layers on the GPU
   bool output_on_gpu = true;   // ngl > n_layer
   llamacpp_graph graph;
+  llamacpp_offload offload;  // what -ngl leaves on the CPU
 };
+
+// The largest matrix of the first layer (the first CPU layer under -ngl), at its GGUF type [bytes].
+double llamacpp_first_layer_matrix(const context& c) {
+  const auto& p = c.m.params;
+  const layer_params& layer = p.is_moe(0) ? p.moe_layer : p.dense_layer;
+  const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
+  const gguf_model_facts facts = gguf_facts(c);
+  double largest = 0;
+  for (const auto& l : layer.linears) {
+    const double per_value =
+        gguf ? info(gguf_matrix_type(c.r.weights, name_of(l.name), gguf_position(0, c.m.layers), facts, l.in_features))
+                   .bytes_per_value()
+             : bytes_per_value(c.r.weights);
+    largest = std::max(largest, l.in_features * l.out_features * l.copies * per_value);
+  }
+  return largest;
+}
+
+// -ngl's split of the layers, and the bytes op offload copies to the GPU.
+llamacpp_offload offload_llamacpp(const context& c, double gpu_layers, bool output_on_gpu) {
+  const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
+  const double out_type = gguf ? gguf_edges(c).output : bytes_per_value(c.r.weights);
+  const double head = c.s.tie_word_embeddings ? c.m.params.embedding : c.m.params.lm_head;
+  return {gpu_layers > 0, gpu_layers < c.layers_on_stage, output_on_gpu, head * out_type,
+          llamacpp_first_layer_matrix(c)};
+}
 
 llamacpp_layout layout_llamacpp(const context& c) {
   const auto& s = c.s;
@@ -958,6 +1017,7 @@ llamacpp_layout layout_llamacpp(const context& c) {
              mlp_inner(c),
              c.m.vocab,
              c.r.attention == attention_kernel::flash};
+  l.offload = offload_llamacpp(c, l.gpu_layers, l.output_on_gpu);
   return l;
 }
 
@@ -989,9 +1049,10 @@ bucket activations_inference(const context& c) {
     case runtime_kind::ollama: {
       const llamacpp_layout l = layout_llamacpp(c);
       out.b.assumes = "llama.cpp's compute buffer: the largest phase of the worst-case graph (n_ubatch tokens)";
-      out.add("compute buffer", llamacpp_compute_buffer(l.graph, l.output_on_gpu),
+      out.add("compute buffer", llamacpp_compute_buffer(l.graph, l.offload),
               "max(attention, MLP, logits) phases at ubatch " + n(l.graph.ubatch) + ", " + n(l.graph.kv_cells) +
-                  " cells" + (l.graph.flash ? ", flash attention" : ""));
+                  " cells" + (l.graph.flash ? ", flash attention" : "") +
+                  (l.offload.output_on_gpu ? "" : "; the output matrix copied in for its op (op offload)"));
       return out.b;
     }
     case runtime_kind::transformers:
@@ -1164,8 +1225,8 @@ void report_llamacpp(const context& c, const estimate_result& r, runtime_report&
   out.model_buffer = std::ceil(split.device);
   out.host_buffer = std::ceil(split.host);
   out.kv_buffer = llamacpp_kv(c, cpu).bytes;
-  out.compute_buffer = llamacpp_compute_buffer(l.graph, l.output_on_gpu);
-  out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph);
+  out.compute_buffer = llamacpp_compute_buffer(l.graph, l.offload);
+  out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph, l.offload);
   out.kv_cells = l.cells.total;
   out.kv_capacity_tokens = static_cast<double>(l.cells.total);
   out.max_concurrency = static_cast<double>(c.s.batch);
@@ -1225,8 +1286,8 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back("fragmentation is ignored by the phase model: allocator_reserve sets the allocator's reserve");
   if (info(r.weights).family == dtype_family::gguf_mix)
     notes.emplace_back(
-        "GGUF mix per llama.cpp's quantiser for dense models; its 70B and 8-expert special cases are not "
-        "modelled, and the _S, _L and IQ mixes are taken at their base type for every matrix");
+        "GGUF mix typed tensor by tensor as llama.cpp's quantiser does (llama_tensor_get_type), the file made with "
+        "an importance matrix; Falcon's own rules are not modelled");
   if (!c.train && r.runtime_auto)
     notes.push_back("runtime auto: estimated as " + std::string(runtime_name(r.runtime)) +
                     (r.llamacpp()                              ? " (GGUF weights)"

@@ -142,6 +142,39 @@ double llamacpp_host_compute_buffer(const llamacpp_graph& g) {
   return 4 * g.ubatch * g.hidden + (g.flash ? 0 : 4 * g.ubatch * g.kv_cells);
 }
 
+namespace {
+
+// The attention phase of one layer (see llamacpp_compute_buffer).
+double llamacpp_attention_phase(const llamacpp_graph& g) {
+  const double ub = g.ubatch, kv = g.kv_cells, h = g.hidden;
+  return g.flash ? std::max(6 * ub * kv + 4 * ub * h, 2 * ub * kv + 16 * ub * h)
+                 : 4 * ub * kv * g.heads + 4 * ub * kv + 16 * ub * h;
+}
+
+}  // namespace
+
+double llamacpp_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& o) {
+  const double ub = g.ubatch, h = g.hidden;
+  const bool op_offload = ub >= llamacpp_op_offload_batch;
+  const double logits = 4 * ub * g.vocab + 4 * ub * h;
+  // Layers on the GPU run there; a CPU layer's matrices run there too with op offload (the weight copied in).
+  const double attention = o.gpu_layers ? llamacpp_attention_phase(g) : 0;
+  const double ffn = o.gpu_layers || (o.cpu_layers && op_offload) ? 4 * ub * (2 * g.inner + 2 * h) : 0;
+  const double output = o.output_on_gpu ? logits : op_offload ? o.output_bytes + logits : 0;
+  const double cpu_copy = o.cpu_layers && op_offload ? o.cpu_matrix_bytes + 4 * ub * (g.inner + h) : 0;
+  return std::max({attention, ffn, output, cpu_copy});
+}
+
+double llamacpp_host_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& o) {
+  if (!o.cpu_layers && o.output_on_gpu) return llamacpp_host_compute_buffer(g);
+  const double ub = g.ubatch, h = g.hidden;
+  // CPU layers read the f32 mask on the host, flash attention or not; without flash attention their KQ is there.
+  double host = 4 * ub * h + (o.cpu_layers || !g.flash ? 4 * ub * g.kv_cells : 0);
+  if (o.cpu_layers && !g.flash) host = std::max(host, llamacpp_attention_phase(g));
+  if (!o.output_on_gpu && ub < llamacpp_op_offload_batch) host = std::max(host, 4 * ub * g.vocab + 4 * ub * h);
+  return host;
+}
+
 // ---- Ollama ---------------------------------------------------------------------------------------------------
 
 std::int64_t ollama_num_ctx(double total_vram_bytes, std::int64_t training_context) {

@@ -244,6 +244,10 @@ double stage_lowering::per_sequence(double seq) const {
 }
 
 double lowered_estimate::total(double batch, double seq) const {
+  if (pointwise)
+    return estimate(with_workload(spec, static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq),
+                                  spec.values.devices))
+        .total_bytes;
   double best = 0;
   for (std::size_t st = 0; st < stages.size(); ++st) {
     const double t = stages[st].fixed + batch * stages[st].per_sequence(seq);
@@ -255,14 +259,17 @@ double lowered_estimate::total(double batch, double seq) const {
 result<lowered_estimate> lower(const run_spec& spec) {
   // llama.cpp pads its KV cells to 256 and sizes its compute buffer by the context alone: memory is a step
   // function of seq, not batch x (piecewise quadratic in seq) plus a constant.
-  if (!spec.train() && spec.llamacpp())
-    return error{"seq",
-                 "llama.cpp's memory steps every 256 tokens of context (its KV cells are padded to 256): the "
-                 "sweep cannot lower it; see the runtime's buffers instead"};
   lowered_estimate out;
   out.spec = spec;
   out.gpu_memory = spec.values.gpu_memory;
   out.batch_limit = static_cast<std::int64_t>(find_setting("batch")->max_value);
+  // llama.cpp pads its KV cells to 256 per slot and sizes its compute buffer by the padded context: memory is a
+  // step function of seq and of batch (slots), not batch x (piecewise quadratic in seq) plus a constant. Every
+  // point is then estimate() itself.
+  if (!spec.train() && spec.llamacpp()) {
+    out.pointwise = true;
+    return out;
+  }
   const auto seq_limit = static_cast<std::int64_t>(find_setting("seq")->max_value);
   prober probes(spec);
   for (std::size_t st = 0; st < probes.at_zero().size(); ++st) {
@@ -317,7 +324,36 @@ void evaluate(const sweep_columns& cols, std::span<const double> batch, std::spa
   rows_simd2(cols, batch, out.data());
 }
 
+namespace {
+
+// The largest batch in [1, batch_limit] whose estimate() fits, by doubling then bisection (memory grows with the
+// batch); 0 when one sequence does not fit.
+std::int64_t max_batch_pointwise(const lowered_estimate& lowered, double seq) {
+  const double limit = lowered.gpu_memory;
+  const auto fits = [&](std::int64_t b) { return lowered.total(static_cast<double>(b), seq) <= limit; };
+  if (!fits(1)) return 0;
+  std::int64_t sure = 1, above = 2;  // sure fits; above is the next candidate
+  while (above <= lowered.batch_limit && fits(above)) {
+    sure = above;
+    above *= 2;
+  }
+  above = std::min(above, lowered.batch_limit + 1);  // the first value known not to fit (or past the limit)
+  while (above - sure > 1) {
+    const std::int64_t probe = sure + (above - sure) / 2;
+    (fits(probe) ? sure : above) = probe;
+  }
+  return sure;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<const double> seq) {
+  if (lowered.pointwise) {
+    std::vector<std::int64_t> out;
+    out.reserve(seq.size());
+    for (const double s : seq) out.push_back(max_batch_pointwise(lowered, s));
+    return out;
+  }
   std::vector<std::int64_t> out;
   out.reserve(seq.size());
   const double limit = lowered.gpu_memory;
@@ -360,7 +396,12 @@ sweep_grid sweep(const lowered_estimate& lowered, std::span<const double> batch,
   g.batch.assign(batch.begin(), batch.end());
   g.seq.assign(seq.begin(), seq.end());
   g.total.resize(batch.size() * seq.size());
-  evaluate(columns(lowered, seq), batch, g.total, k);
+  if (lowered.pointwise) {
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      for (std::size_t j = 0; j < seq.size(); ++j) g.total[i * seq.size() + j] = lowered.total(batch[i], seq[j]);
+  } else {
+    evaluate(columns(lowered, seq), batch, g.total, k);
+  }
   g.max_batch = max_batch(lowered, seq);
   return g;
 }

@@ -75,13 +75,61 @@ TEST(sweep, sliding_window_kink_is_a_piece_boundary) {
   EXPECT_NEAR(st.per_sequence(1e6), 1280e6 + 51200, 1e-3);
 }
 
-// llama.cpp's cells (n_ctx padded to 256) make memory a step function of seq: lower() says so, naming seq.
-TEST(sweep, llamacpp_is_refused_naming_seq) {
+// llama.cpp's cells (n_ctx padded to 256 per slot) make memory a step function of seq and batch: lower() marks
+// the run pointwise, and every point of the grid is estimate() itself, bit for bit, for llamacpp and ollama, with
+// partial offload too; the frontier is the largest batch estimate() fits (checked at b and b + 1).
+TEST(sweep, llamacpp_points_are_the_scalar_estimate) {
+  for (const char* runtime : {"llamacpp", "ollama"}) {
+    for (const char* ngl : {"999", "20"}) {
+      const auto spec = resolve({{"mode", "inference"},
+                                 {"model", "llama-3.1-8b"},
+                                 {"weights_dtype", "q4_k_m"},
+                                 {"runtime", runtime},
+                                 {"n_gpu_layers", ngl},
+                                 {"gpu_memory", "8GiB"}});
+      ASSERT_TRUE(spec.ok());
+      const auto low = lower(spec.value());
+      ASSERT_TRUE(low.ok()) << runtime;
+      EXPECT_TRUE(low.value().pointwise);
+      const std::vector<double> batch = {1, 2, 3, 7};
+      const std::vector<double> seq = {1, 255, 256, 257, 4000, 32768};
+      const sweep_grid g = sweep(low.value(), batch, seq);
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        for (std::size_t j = 0; j < seq.size(); ++j) {
+          const run_spec one = with_workload(spec.value(), static_cast<std::int64_t>(batch[i]),
+                                             static_cast<std::int64_t>(seq[j]), spec.value().values.devices);
+          EXPECT_EQ(g.total[i * seq.size() + j], estimate(one).total_bytes) << runtime << " b " << batch[i];
+        }
+      for (std::size_t j = 0; j < seq.size(); ++j) {
+        const auto s = static_cast<std::int64_t>(seq[j]);
+        const auto fits = [&](std::int64_t b) {
+          return estimate(with_workload(spec.value(), b, s, 1)).total_bytes <= low.value().gpu_memory;
+        };
+        const std::int64_t mb = g.max_batch[j];
+        if (mb > 0) {
+          EXPECT_TRUE(fits(mb)) << runtime << " seq " << s;
+        }
+        if (mb < low.value().batch_limit) {
+          EXPECT_FALSE(fits(mb + 1)) << runtime << " seq " << s << " mb " << mb;
+        }
+      }
+    }
+  }
+}
+
+// The step is visible: 600 and 700 tokens take the same 768 cells (ubatch 512 both), 800 takes 1024.
+TEST(sweep, llamacpp_steps_every_256_tokens) {
   const auto spec = resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"weights_dtype", "q4_k_m"}});
   ASSERT_TRUE(spec.ok());
   const auto low = lower(spec.value());
-  ASSERT_FALSE(low.ok());
-  EXPECT_EQ(low.errors()[0].setting, "seq");
+  ASSERT_TRUE(low.ok());
+  const std::vector<double> batch = {1};
+  const std::vector<double> seq = {600, 700, 800};
+  const sweep_grid g = sweep(low.value(), batch, seq);
+  EXPECT_EQ(g.total[0], g.total[1]);
+  // 256 more cells x 32 layers x 8 KV heads x 128 x (K + V) x 2 B = 32 MiB more KV buffer; the compute buffer
+  // is the logits phase (258.5 MiB) at both, so nothing else moves.
+  EXPECT_EQ(g.total[2] - g.total[1], 32.0 * 1048576);
 }
 
 // The fragmentation reserve scales the growing part: 5 % on top of the 4672 s + 40 s^2 above.
@@ -127,8 +175,8 @@ TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
     const settings s = llm_memory::testing::random_settings(rng);
     const auto values = resolve(s);
     if (!values.ok()) continue;
-    // llama.cpp pads its cells to 256 and sizes its compute buffer by the context alone: not batch x (piecewise
-    // quadratic in seq), so the sweep refuses it (sweep_test: llamacpp_is_refused_naming_seq).
+    // llama.cpp's runs are pointwise (every point is estimate() itself: llamacpp_points_are_the_scalar_estimate);
+    // this test is about the lowered kernels.
     if (values.value().llamacpp() && !values.value().train()) continue;
     const auto low = lower(values.value());
     ASSERT_TRUE(low.ok()) << n;

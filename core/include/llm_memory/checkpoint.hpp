@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm_memory/dtype.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -67,6 +68,7 @@ struct gguf_header {
   checkpoint_summary tensors;  ///< tensor infos, by ggml type name; every element is a parameter
   std::string architecture;    ///< general.architecture
   settings fields;             ///< the architecture's metadata as settings (hidden_size, num_hidden_layers, ...)
+  gguf_placement placement;    ///< the tensors' bytes by where llama.cpp puts them (token_embd, blk.N, output)
 };
 
 /// Parses a GGUF header from the first bytes of a file of `file_size` bytes. When `bytes` ends inside the header

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace llm_memory {
 
@@ -124,25 +125,73 @@ struct gguf_tensor_type {
 /// The GGUF tensor type with ggml id `id`, or nullptr for a removed or unknown id.
 [[nodiscard]] const gguf_tensor_type* find_gguf_tensor_type(std::uint32_t id);
 
-/// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type): the only facts about a layer's index
-/// that choose its tensors' types. One function computes it, so typing a layer and counting layers per class
-/// cannot disagree.
+/// Where a layer sits for llama.cpp's quantiser (llama_tensor_get_type_impl, src/llama-quant.cpp @007dbbf3): the
+/// only facts about a layer's index that choose its tensors' types. One function computes it, so typing a layer and
+/// counting layers per class cannot disagree.
 struct gguf_layer_position {
   bool more_bits = false;   ///< use_more_bits(i, n): the first and last eighth, every third layer between
-  bool first_two = false;   ///< i < 2
-  bool first_16th = false;  ///< i < n / 16
-  /// The position as a small integer, for counting layers per class [0, 8).
-  [[nodiscard]] constexpr int key() const { return (more_bits ? 1 : 0) | (first_two ? 2 : 0) | (first_16th ? 4 : 0); }
+  bool first_two = false;   ///< i < 2 (Q3_K_M attn_v)
+  bool first_16th = false;  ///< i < n / 16 (Q3_K_M ffn_down)
+  bool first_four = false;  ///< i < 4 (Q4_K_S attn_v)
+  bool first_8th = false;   ///< i < n / 8 (Q4_K_S, IQ4_XS/NL and the IQ1/IQ2 mixes' ffn_down)
+  /// The position as a small integer, for counting layers per class [0, 32).
+  [[nodiscard]] constexpr int key() const {
+    return (more_bits ? 1 : 0) | (first_two ? 2 : 0) | (first_16th ? 4 : 0) | (first_four ? 8 : 0) |
+           (first_8th ? 16 : 0);
+  }
 };
+/// Number of distinct gguf_layer_position::key() values.
+inline constexpr int gguf_position_keys = 32;
 
 /// The position of layer `i` of `n`.
 [[nodiscard]] gguf_layer_position gguf_position(std::int64_t i, std::int64_t n);
 
-/// The type llama.cpp's quantiser gives one matrix (PEFT name: v_proj, down_proj, o_proj, ...; "embed" for the
-/// token embedding) of a layer at `position`, for the mix `mix`, in a model with query heads / KV heads = `gqa`.
+/// What llama.cpp's quantiser reads about the model besides a tensor's name and layer (llama-quant.cpp @007dbbf3).
+struct gguf_model_facts {
+  double gqa = 1;            ///< n_head / n_head_kv (hparams.n_gqa())
+  std::int64_t experts = 0;  ///< hparams.n_expert (0 for dense models)
+  bool is_70b = false;       ///< model.type == LLM_TYPE_70B (80 layers with grouped-query attention)
+  double hidden = 0;         ///< n_embd: the row length of token_embd and output [values]
+};
+
+/// The type llama.cpp's quantiser gives one matrix (PEFT name: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj,
+/// down_proj, kv_b_proj, ...) of a layer at `position`, for the mix `mix`, whose rows are `ncols` values long
+/// (0: skip the row-length fallback). Files are taken as made with an importance matrix, as the published ones are
+/// (llama.cpp refuses IQ1/IQ2/IQ3_XXS without one; it changes IQ4_XS/IQ4_NL's and Q4_0's first-eighth ffn_down).
+[[nodiscard]] ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position position,
+                                         const gguf_model_facts& model, double ncols = 0);
+/// The same for a dense model with query heads / KV heads = `gqa`.
 [[nodiscard]] ggml_type gguf_matrix_type(dtype mix, std::string_view matrix, gguf_layer_position position, double gqa);
 
-/// The type a mix stores the output matrix in (Q6_K; Q8_0 for q8_0).
-[[nodiscard]] ggml_type gguf_output_type(dtype mix);
+/// The type a mix stores the output matrix in (Q6_K; Q8_0 for q8_0; Q5_K for the IQ1/IQ2/IQ3_XXS mixes), and the
+/// token embedding when it is tied to the output.
+[[nodiscard]] ggml_type gguf_output_type(dtype mix, double hidden = 0);
+
+/// The type a mix stores an untied token embedding in (the base type; Q2_K or IQ3_S for the IQ1/IQ2/IQ3_XXS mixes).
+[[nodiscard]] ggml_type gguf_embedding_type(dtype mix, double hidden = 0);
+
+/// llama.cpp's fallback when a row of `ncols` values is not whole blocks of `type` (tensor_type_fallback): IQ
+/// types -> IQ4_NL, Q2_K/Q3_K -> Q4_0, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0; F16 when that is not whole either.
+[[nodiscard]] ggml_type gguf_fallback(ggml_type type, double ncols);
+
+/// A GGUF file's tensor bytes where llama.cpp places them (llama-model.cpp load_tensors), read from its header:
+/// with a file, the weights are its tensors at their stored types, not the mix rule.
+struct gguf_placement {
+  double token_embd = 0;       ///< token_embd.weight: host memory [bytes]
+  double output = 0;           ///< output.weight and output_norm.*: the output layer [bytes]
+  bool tied = true;            ///< no output.weight: llama.cpp duplicates token_embd as the output matrix
+  std::vector<double> layers;  ///< blk.N.* by N [bytes]
+  double other = 0;            ///< any other tensor (rope_freqs, ...), taken as host memory [bytes]
+  /// Every tensor's bytes once [bytes].
+  [[nodiscard]] double total() const {
+    double t = token_embd + output + other;
+    for (const double l : layers) t += l;
+    return t;
+  }
+  /// Adds one tensor of `bytes` named `name`; a block index past `max_layers` counts as `other`.
+  void add(std::string_view name, double bytes);
+  /// Most layers a header may place (blk.N with N below it) [layers].
+  static constexpr std::size_t max_layers = 1 << 16;
+};
 
 }  // namespace llm_memory

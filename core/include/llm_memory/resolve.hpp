@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "llm_memory/dtype.hpp"
@@ -81,6 +82,8 @@ struct run_spec {
   bool per_linear_inputs = false;  ///< input_copies = per_linear: each linear keeps its own copy of its input
   bool autocast_weights = false;   ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   double params = 0;               ///< total parameters: the `params` override when given [parameters]
+  /// A GGUF file's tensors (--gguf): inference weights are its bytes where llama.cpp places them, not the mix rule.
+  std::shared_ptr<const gguf_placement> gguf_file;
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }

@@ -119,6 +119,25 @@ struct llamacpp_graph {
 /// The host's compute buffer: the input embeddings (+ the f32 mask without flash attention) [bytes].
 [[nodiscard]] double llamacpp_host_compute_buffer(const llamacpp_graph& g);
 
+/// Where -ngl puts the layers (llama-model.cpp load_tensors: layers below n_layer - ngl on the CPU, the output
+/// layer on the GPU only when ngl > n_layer).
+struct llamacpp_offload {
+  bool gpu_layers = true;       ///< some repeating layer is on the GPU
+  bool cpu_layers = false;      ///< some repeating layer is on the CPU
+  bool output_on_gpu = true;    ///< the output layer is on the GPU
+  double output_bytes = 0;      ///< the output matrix [bytes]
+  double cpu_matrix_bytes = 0;  ///< the largest matrix of a CPU layer [bytes]
+};
+/// The smallest batch whose ops on host-held weights the CUDA backend runs on the GPU, copying the weight into its
+/// compute buffer (ggml-cuda.cu ggml_backend_cuda_device_offload_op: min_batch_size 32) [tokens].
+inline constexpr double llamacpp_op_offload_batch = 32;
+/// The GPU's compute buffer with -ngl (partial offload included): the largest phase of the worst-case graph; with
+/// op offload (ubatch >= 32) a host-held output layer or CPU-layer matrix is copied into it for its op [bytes].
+[[nodiscard]] double llamacpp_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& o);
+/// The host's compute buffer with -ngl: the input embeddings, and with CPU layers the f32 mask and (without flash
+/// attention) their KQ phase; the logits when the output layer stays on the host without op offload [bytes].
+[[nodiscard]] double llamacpp_host_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& o);
+
 // ---- Ollama ---------------------------------------------------------------------------------------------------
 
 /// Ollama's num_ctx default from the total VRAM (server/routes.go): >= 47 GiB 262144, >= 23 GiB 32768, else 4096,

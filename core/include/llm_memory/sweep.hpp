@@ -48,13 +48,17 @@ struct lowered_estimate {
   /// Bytes: estimate().total_bytes - total(b, s) lies in [-1, rounding_bound] (plus relative_tolerance x total)
   /// because estimate() rounds every item up to whole bytes and the sweep does not.
   double rounding_bound = 0;
+  /// llama.cpp / Ollama: memory steps with the padded KV cells (256) and the per-slot context, so it is not
+  /// lowered: `stages` is empty and every point is estimate() itself (total() calls it).
+  bool pointwise = false;
   /// Relative error of the double-precision coefficients, well above what was measured (unitless).
   static constexpr double relative_tolerance = 1e-12;
   /// Total bytes per device at micro-batch `batch` and `seq` tokens (the largest stage).
   [[nodiscard]] double total(double batch, double seq) const;
 };
 
-/// Lowers a resolved run; fails (naming "seq") only if memory is not piecewise quadratic in seq.
+/// Lowers a resolved run; fails (naming "seq") only if memory is not piecewise quadratic in seq. llama.cpp and
+/// Ollama runs come back `pointwise`.
 [[nodiscard]] result<lowered_estimate> lower(const run_spec& spec);
 
 /// The kernel's input for one seq axis: per stage, the fixed bytes and the bytes per sequence of each column.
