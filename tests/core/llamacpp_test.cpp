@@ -130,8 +130,8 @@ TEST(llamacpp_quant, row_length_fallback) {
 // ---- whole models: the weights bucket counts each tensor at its type -------------------------------------------
 
 settings l8_all_on_gpu(const char* mix) {
-  return {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "llamacpp"},
-          {"weights_dtype", mix},  {"seq", "512"},            {"n_gpu_layers", "999"}};
+  return {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "llamacpp"}, {"weights_dtype", mix},
+          {"seq", "512"},        {"n_gpu_layers", "999"}};
 }
 
 // Llama 3.1 8B, every layer and the output on the GPU. One layer: q, o 4096 x 4096; k, v 4096 x 1024; gate, up,
@@ -166,8 +166,8 @@ TEST(llamacpp_quant, llama_8b_q3_k_l_and_iq4_xs_buffers) {
 // the GPU model buffer (all layers + output) and the host buffer (token_embd).
 TEST(llamacpp_quant, llama_3_8b_sizes_as_llama_bench_prints) {
   const std::pair<const char*, double> printed[] = {
-      {"q8_0", 7.95},   {"q6_k", 6.14},   {"q5_k_s", 5.21}, {"q4_k_s", 4.36},  {"q4_0", 4.35},   {"iq4_nl", 4.35},
-      {"iq4_xs", 4.13}, {"iq3_s", 3.42},  {"q3_k_s", 3.41}, {"iq3_xxs", 3.04}, {"iq2_xs", 2.42}, {"iq2_xxs", 2.23}};
+      {"q8_0", 7.95},   {"q6_k", 6.14},  {"q5_k_s", 5.21}, {"q4_k_s", 4.36},  {"q4_0", 4.35},   {"iq4_nl", 4.35},
+      {"iq4_xs", 4.13}, {"iq3_s", 3.42}, {"q3_k_s", 3.41}, {"iq3_xxs", 3.04}, {"iq2_xs", 2.42}, {"iq2_xxs", 2.23}};
   for (const auto& [mix, gib] : printed) {
     settings s = l8_all_on_gpu(mix);
     s["model"] = "meta-llama-3-8b";
@@ -184,8 +184,8 @@ TEST(llamacpp_quant, llama_3_8b_sizes_as_llama_bench_prints) {
 // and the output layer on the CPU. Printed: CUDA0 model buffer 2495.31 MiB, CUDA0 KV 60.00 MiB, CPU KV 36.00 MiB,
 // CUDA0 compute 137.79 MiB, CUDA_Host compute 4.76 MiB.
 settings mistral_ngl20() {
-  return {{"mode", "inference"}, {"model", "mistral-7b-v0.1"}, {"runtime", "llamacpp"}, {"weights_dtype", "q4_k_m"},
-          {"seq", "768"},        {"n_batch", "256"},           {"n_ubatch", "256"},     {"n_gpu_layers", "20"},
+  return {{"mode", "inference"},  {"model", "mistral-7b-v0.1"}, {"runtime", "llamacpp"}, {"weights_dtype", "q4_k_m"},
+          {"seq", "768"},         {"n_batch", "256"},           {"n_ubatch", "256"},     {"n_gpu_layers", "20"},
           {"attention", "flash"}, {"sliding_window", "0"}};
 }
 
