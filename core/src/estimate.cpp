@@ -411,7 +411,8 @@ loss_path loss_coefficients(loss_kind kind, double B) {
     case loss_kind::hf_legacy: return {12, 12, "fp32 logits + shifted copy + log-softmax / as transformers <= 4.45"};
     case loss_kind::torchtune_chunked:
       return {B + 4 + 4.0 / 8, 4 + 8.0 / 8, "8 chunks: 16-bit chunks + every chunk's fp32 log-softmax"};
-    case loss_kind::torchtune_compiled: return {B, B + 6.0 / 8, "compiled chunks: 16-bit chunks + one chunk's grads"};
+    case loss_kind::torchtune_compiled:  // inductor fuses the upcast and writes the chunk's 16-bit gradient
+      return {B, B + B / 8, "compiled chunks: 16-bit chunks + one chunk's 16-bit gradient"};
     case loss_kind::litgpt: return {2 * B, 2 * B, "16-bit logits + 16-bit log-softmax per 128-token chunk"};
     case loss_kind::megatron: return {B + 4, B + 4, "16-bit logits + fp32 softmax, gradient written in place"};
     case loss_kind::unsloth: return {B, B, "16-bit logits, gradient written into them (Triton kernel)"};
@@ -644,6 +645,49 @@ state_layout layout_state(const context& c) {
   return l;
 }
 
+// DeepSpeed's own ZeRO-3 coordinator (framework deepspeed, phased) rather than "2 x largest layer".
+bool deepspeed_window(const context& c) { return c.phased() && c.r.framework == framework_kind::deepspeed; }
+
+// DeepSpeed ZeRO-3 gathers parameters per leaf module (nn.Linear, nn.Embedding; accelerate marks an MoE block one
+// leaf: set_moe_leaf_modules), so the largest gathered module is the embedding or the lm_head (V x h) or the
+// largest matrix (a routed layer's experts together) [parameters on this device].
+double largest_leaf_module(const context& c, const state_layout& l) {
+  double largest = std::max(l.sp.embed, l.sp.head);
+  if (c.last_stage && l.sp.head == 0 && c.s.tie_word_embeddings)
+    largest = std::max(largest, c.m.params.embedding / c.t);
+  for (const layer_params* layer : {&c.m.params.dense_layer, &c.m.params.moe_layer}) {
+    double routed = 0;
+    for (const auto& lin : layer->linears) {
+      const double w = lin.in_features * lin.out_features / c.t;
+      if (lin.routed) routed += w * lin.copies;
+      largest = std::max(largest, w);
+    }
+    largest = std::max(largest, routed);
+  }
+  return largest;
+}
+
+// The gathered window of DeepSpeed ZeRO-3 (partitioned_param_coordinator.py v0.19.5 l.452-454): the module being
+// computed plus prefetched parameters up to min(stage3_prefetch_bucket_size, stage3_max_live_parameters - those
+// available). The HF Trainer / accelerate fill the "auto" prefetch bucket with 0.9 x h^2 (accelerate
+// accelerator.py @16cb6eb8 l.2289-2319); max_live_parameters defaults to 1e9 (runtime/zero/config.py l.238).
+// In backward the gathered module's whole 16-bit gradient exists until it is reduce-scattered.
+void zero3_window(const context& c, const state_layout& l, builder& params, tally& t) {
+  const double gather_w = c.r.quantised() ? 2 : bytes_per_value(c.r.weights);
+  const double leaf = largest_leaf_module(c, l), h = c.m.hidden;
+  const double prefetch = std::max(0.0, std::min(0.9 * h * h, 1e9 - leaf));
+  const double window = (leaf + prefetch) * gather_w;
+  t.dynamic += std::ceil(window);
+  params.add(
+      "ZeRO-3 gathered window (largest leaf module + prefetch bucket)", window,
+      "(largest module " + n(leaf) + " + min(0.9 x h^2, 1e9 - module) " + n(prefetch) + ") x " + n(gather_w) + " B");
+  if (c.phase == step_phase::forward_end || c.r.adapters()) return;
+  const double grad = leaf * l.trainable_fraction * bytes_per_value(c.r.gradients);
+  t.dynamic += std::ceil(grad);
+  params.add("ZeRO-3 unsharded gradient of that module (before its reduce-scatter)", grad,
+             n(leaf) + " x " + n(bytes_per_value(c.r.gradients)) + " B");
+}
+
 bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
   builder params{{"parameters",
@@ -683,7 +727,9 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   if (r.adapters() && c.train)
     params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
                n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));
-  if (r.values.zero >= 3 && c.dp > 1) {
+  if (r.values.zero >= 3 && c.dp > 1 && deepspeed_window(c)) {
+    zero3_window(c, l, params, t);
+  } else if (r.values.zero >= 3 && c.dp > 1) {
     const double gather_w = r.quantised() ? 2 : bytes_per_value(r.weights);
     params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
                "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
@@ -708,6 +754,27 @@ double largest_tensor(const context& c, const state_layout& l) {
   return std::min(l.trainable_dev, l.trainable_fraction * largest);
 }
 
+// ZeRO-Offload moves the gradient partitions with the optimizer: stage 3 allocates grad_partitions_flat_buffer on
+// the CPU (stage3.py v0.19.5 l.711-715, self.device = cpu when offload_optimizer is set), stages 1/2 copy each
+// reduced gradient into the CPU fp32 buffer (stage_1_and_2.py async_inplace_copy_grad_to_fp32_buffer_from_gpu);
+// the GPU keeps the reduce bucket (communication buffers).
+bool deepspeed_offloads_gradients(const context& c) {
+  return c.phased() && c.r.framework == framework_kind::deepspeed && c.r.values.zero >= 1 &&
+         c.r.offload != offload_target::none;
+}
+
+// A chunked loss keeps every chunk's logits alive while the lm_head's weight gradient accumulates chunk by chunk,
+// so at the start of backward that gradient exists beside them (torchtune's chunked output and litgpt's
+// lm_head_chunk_size). The trained lm_head's parameters on this device (the embedding when tied); 0 otherwise.
+double chunked_head_gradient(const context& c, const state_layout& l) {
+  const loss_kind k = c.s.fused_ce ? loss_kind::fused : c.r.loss;
+  const bool chunked =
+      k == loss_kind::torchtune_chunked || k == loss_kind::torchtune_compiled || k == loss_kind::litgpt;
+  if (!chunked || c.phase != step_phase::backward_start || !c.last_stage || c.r.adapters()) return 0;
+  const double head = l.sp.head > 0 ? l.sp.head : (c.s.tie_word_embeddings && c.first_stage ? l.sp.embed : 0);
+  return l.trainable_fraction * head;
+}
+
 bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   builder grads{{"gradients",
                  "Gradients",
@@ -725,12 +792,22 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
     return grads.b;
   }
   const bool resident = c.r.grad_lifetime == gradient_lifetime::resident;
+  if (deepspeed_offloads_gradients(c)) {
+    t.cpu += std::ceil(all);
+    grads.add(name + " (partitions offloaded to CPU with the optimizer)", 0, formula + " on CPU");
+    return grads.b;
+  }
   if (resident) {
     grads.add(name + " (resident buffer)", all, formula);
   } else if (c.before_backward() && c.s.grad_accum > 1) {
     grads.add(name + " (accumulated over earlier micro-batches)", all, formula);
   } else if (c.before_backward()) {
-    grads.add(name + " (none yet: zero_grad(set_to_none=True))", 0, "0");
+    const double head = chunked_head_gradient(c, l);
+    if (head > 0)
+      grads.add(name + " of the lm_head (accumulated over the loss chunks)", head * g / l.zero_grads,
+                n(head) + " lm_head parameters x " + n(g) + " B (the other gradients: none yet)");
+    else
+      grads.add(name + " (none yet: zero_grad(set_to_none=True))", 0, "0");
   } else if (c.s.optimizer_in_backward) {
     const double one = largest_tensor(c, l);
     grads.add(name + " (one tensor: stepped and freed in backward)", one * g / l.zero_grads,
@@ -830,7 +907,11 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
 // size of what they carry.
 void add_communication_buffers(const context& c, const state_layout& l, builder& over) {
   const double g = bytes_per_value(c.r.gradients);
-  constexpr double bucket_elements = 5e8;
+  // DeepSpeed's reduce_bucket_size is 5e8 (runtime/zero/config.py l.113); the HF Trainer / accelerate fill its
+  // "auto" value with h^2 (accelerator.py @16cb6eb8 l.2316). stage3.py l.701-704 allocates it at init.
+  const double bucket_elements =
+      c.phased() && c.r.framework == framework_kind::deepspeed ? c.m.hidden * c.m.hidden : 5e8;
+  const std::string bucket_text = c.phased() && c.r.framework == framework_kind::deepspeed ? "h^2" : "5e8";
   const int zero = static_cast<int>(c.r.values.zero);
   if (zero == 0) {
     over.add(
@@ -839,9 +920,9 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
     return;
   }
   over.add("ZeRO reduce bucket", std::min(bucket_elements, l.trainable_dev) * g,
-           "min(5e8, trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
+           "min(" + bucket_text + ", trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
   if (zero <= 2)
-    over.add("ZeRO all-gather bucket", std::min(bucket_elements, l.trainable_dev) * l.train_w,
+    over.add("ZeRO all-gather bucket", std::min(5e8, l.trainable_dev) * l.train_w,
              "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
 }
 

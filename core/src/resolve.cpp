@@ -308,12 +308,14 @@ void apply_gpu_preset(const settings& explicit_values, setting_values& values, s
   }
 }
 
-// base <- model preset <- config.json <- explicit values, then the GPU preset's memory.
+// base <- model preset <- the framework's model overrides <- config.json <- explicit values, then the GPU
+// preset's memory.
 setting_values layered(const setting_values& base, const settings& explicit_values, const settings& config,
-                       std::vector<error>& errors) {
+                       std::vector<error>& errors, const settings& over_preset = {}) {
   setting_values values = base;
   apply_model_preset(explicit_values, values, errors);
   const std::string model_id = values.model;
+  detail::apply_layer(over_preset, values, errors, " (from the framework)");
   detail::apply_layer(config, values, errors, " (from config.json)");
   detail::apply_layer(explicit_values, values, errors, "");
   values.model = model_id;
@@ -330,13 +332,14 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   setting_values values = layered(detail::default_values(), explicit_values, config, errors);
   if (!errors.empty()) return errors;
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
-  const settings profile = choice<run_mode>(mode_names, values.mode) == run_mode::train
-                               ? detail::framework_profile(values)
-                               : detail::runtime_profile(parse_runtime(values), values);
+  const bool train = choice<run_mode>(mode_names, values.mode) == run_mode::train;
+  const settings profile =
+      train ? detail::framework_profile(values) : detail::runtime_profile(parse_runtime(values), values);
   if (!profile.empty()) {
     setting_values base = detail::default_values();
     detail::apply_layer(profile, base, errors, " (from the profile)");
-    values = layered(base, explicit_values, config, errors);
+    values =
+        layered(base, explicit_values, config, errors, train ? detail::framework_model_overrides(values) : settings{});
     if (!errors.empty()) return errors;
   }
   run_spec r = parse_choices(std::move(values));
