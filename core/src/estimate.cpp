@@ -416,6 +416,8 @@ loss_path loss_coefficients(loss_kind kind, double B) {
     case loss_kind::litgpt: return {2 * B, 2 * B, "16-bit logits + 16-bit log-softmax per 128-token chunk"};
     case loss_kind::megatron: return {B + 4, B + 4, "16-bit logits + fp32 softmax, gradient written in place"};
     case loss_kind::unsloth: return {B, B, "16-bit logits, gradient written into them (Triton kernel)"};
+    case loss_kind::torchtune_legacy:  // fp32 output; the recipe's shifted copy lives through backward
+      return {8, 16, "fp32 shifted logits (kept by the recipe) + log-softmax / + NLL and log-softmax gradients"};
     case loss_kind::trl_chunked:
     case loss_kind::fused: break;
   }

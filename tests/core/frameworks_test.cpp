@@ -221,6 +221,20 @@ TEST(frameworks, torchtune_compiled_loss) {
   EXPECT_EQ(item(phase(s, "backward_start"), "activations", "logits and loss (backward)"), 1182007296.0);
 }
 
+// TT-8: torchtune <= 0.1 (v0.1.1 transformer.py l.210 `.float()`, full_finetune_single_device.py l.402-408): the
+// fp32 output is rebound to its shifted .contiguous() copy, which the recipe keeps through backward, plus the saved
+// log-softmax: forward 8·T·V; backward adds the NLL and log-softmax gradients: 16·T·V. Llama 2 7B, b 4, s 2048:
+// T·V = 8192 x 32000 = 262,144,000 -> 2,097,152,000 and 4,194,304,000.
+TEST(frameworks, torchtune_legacy_loss) {
+  settings s = {{"model", "llama-2-7b"},
+                {"framework", "torchtune"},
+                {"batch", "4"},
+                {"seq", "2048"},
+                {"loss_impl", "torchtune_legacy"}};
+  EXPECT_EQ(item(phase(s, "forward_end"), "activations", "logits and loss (forward)"), 2097152000.0);
+  EXPECT_EQ(item(phase(s, "backward_start"), "activations", "logits and loss (backward)"), 4194304000.0);
+}
+
 // TT-7: with a chunked loss the lm_head's gradient exists at the start of backward when the lm_head trains:
 // Llama 3.2 3B ties it to the embedding, so the tied matrix's bf16 gradient 2 x 128256 x 3072 = 788,004,864;
 // under LoRA the lm_head is frozen: none; an unchunked loss (hf_legacy) frees its T·V tensors first: none.
