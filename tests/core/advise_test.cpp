@@ -361,3 +361,19 @@ TEST(advise, cheapest_on_real_estimates) {
   EXPECT_FALSE(fits.cheapest.searched);
   EXPECT_NE(advice_to_json(fits, -1).find("\"cheapest\":null"), std::string::npos);
 }
+
+// A knob that adds memory says so: Transformers + peft LoRA (q_proj, v_proj, r 16) on one device; doubling the
+// data-parallel devices adds DDP's gradient buckets, a flat copy of the fp32 adapter gradients (peft keeps the
+// adapters in fp32): 32 x (16 x (4096 + 4096) + 16 x (4096 + 1024)) = 6,815,744 x 4 B = 27,262,976 B, and saves
+// nothing else (DDP replicates the rest).
+TEST(advise, knobs_that_add_memory_say_what_they_cost) {
+  const settings s = {{"model", "llama-3.1-8b"}, {"finetune", "lora"}, {"seq", "512"}, {"gpu_memory", "1GB"}};
+  const auto a = advised(s);
+  const auto* k = find_knob(a, "devices_x2");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->added_bytes(), 27262976.0);
+  EXPECT_EQ(k->saved_bytes, -27262976.0);
+  EXPECT_NE(advice_to_json(a, -1).find("\"added\":27262976"), std::string::npos);
+  // It never joins a combination: only knobs that save memory on their own are combined.
+  EXPECT_TRUE(std::find(a.cheapest.ids.begin(), a.cheapest.ids.end(), "devices_x2") == a.cheapest.ids.end());
+}
