@@ -32,7 +32,8 @@ struct context {
   bool first_stage = true;             // holds the embedding
   bool last_stage = true;              // holds the final norm, lm_head and the loss
   double act = 2;                      // bytes per activation value
-  double tokens = 0;                   // b x s of one micro-batch
+  double tokens = 0;                   // b x s of one micro-batch on this device (/ cp)
+  double cp = 1;                       // context-parallel degree (training)
   step_phase phase = step_phase::sum;  // the phase estimated (sum: framework generic, every bucket summed)
   [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
   [[nodiscard]] bool before_backward() const {
@@ -58,7 +59,9 @@ context make_context(const run_spec& r, bool first, bool last, step_phase phase)
   c.last_stage = last;
   c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
   c.act = r.activation_bytes;
-  c.tokens = r.tokens;
+  // Context parallelism (training): each device computes seq / cp tokens of every sequence.
+  c.cp = c.train ? static_cast<double>(s.cp) : 1;
+  c.tokens = r.tokens / c.cp;
   c.phase = phase;
   return c;
 }
@@ -319,11 +322,13 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   out.outside_tp += qkv_input;
   if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  // Context parallelism keeps 1/cp of the scores: Ulysses a/cp heads over the whole sequence, ring s/cp queries.
   if (kernel == attention_kernel::standard) {
-    out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
+    out.square_terms += (B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0)) / c.cp;
   } else if (kernel == attention_kernel::eager) {
-    out.square_terms += fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
-                        (drop ? (1 + B) * a * sq * sq * b : 0);
+    out.square_terms += (fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
+                         (drop ? (1 + B) * a * sq * sq * b : 0)) /
+                        c.cp;
   } else {
     out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
   }

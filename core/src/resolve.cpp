@@ -130,7 +130,8 @@ void derive(run_spec& r) {
   const setting_values& v = r.values;
   r.model_parallel = v.tp * v.pp;
   r.data_parallel = v.devices / r.model_parallel;
-  r.effective_batch = v.batch * v.grad_accum * r.data_parallel;
+  // Context-parallel ranks split each sequence: they add no sequences to the step (but ZeRO shards over them).
+  r.effective_batch = v.batch * v.grad_accum * (r.data_parallel / v.cp);
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
 }
 
@@ -221,6 +222,12 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "grad_accum",
          "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer step, got " +
              format_number(per_step));
+  if (v.cp > 1 && v.devices % (r.model_parallel * v.cp) != 0)
+    fail(errors, "cp",
+         "devices must be a multiple of tp x pp x cp (" + std::to_string(r.model_parallel * v.cp) + "), got " +
+             std::to_string(v.devices));
+  if (v.cp > 1 && v.seq % v.cp != 0)
+    fail(errors, "cp", "must divide seq (each device holds seq / cp tokens), got " + std::to_string(v.cp));
   if (v.pp > v.num_hidden_layers)
     fail(
         errors, "pp",

@@ -349,6 +349,36 @@ TEST(frameworks, generic_sums_every_bucket) {
   EXPECT_EQ(r.phases.size(), 1u);
 }
 
+// CP-1: context parallelism gives each device seq / cp tokens of every sequence, so every saved tensor, the
+// logits and (Ulysses: a/cp heads over s; ring: s/cp queries) the s^2 scores are divided by cp. The seed's 7B
+// with Korthikanti's standard attention, s 2048: the activations bucket at cp 2 is half of cp 1 (each item is
+// rounded up to a whole byte, so within one byte per item); the parameters are not divided, and the effective
+// batch counts the 4 / (1 x 1 x 2) = 2 data-parallel replicas only.
+TEST(frameworks, context_parallel_divides_the_activations) {
+  settings s = {{"framework", "generic"},
+                {"params", "7e9"},
+                {"hidden_size", "4096"},
+                {"num_hidden_layers", "32"},
+                {"num_attention_heads", "32"},
+                {"mode", "train"},
+                {"seq", "2048"},
+                {"devices", "4"},
+                {"zero", "1"}};
+  const estimate_result one = run(s);
+  s_set(s, "cp", "2");
+  const estimate_result two = run(s);
+  EXPECT_NEAR(two.bytes("activations"), one.bytes("activations") / 2, 10);
+  EXPECT_EQ(two.bytes("parameters"), one.bytes("parameters"));
+  EXPECT_EQ(one.effective_batch, 4);
+  EXPECT_EQ(two.effective_batch, 2);
+  s_set(s, "devices", "6");  // a multiple of tp x pp = 1, not of tp x pp x cp = 4
+  s_set(s, "cp", "4");
+  EXPECT_EQ(first_error(s), "cp");
+  s_set(s, "devices", "8");
+  s_set(s, "seq", "2047");
+  EXPECT_EQ(first_error(s), "cp");
+}
+
 // NG-1, NG-3: the checks name the setting.
 TEST(frameworks, checks_name_the_setting) {
   settings s = hf_lora();

@@ -252,6 +252,10 @@
     "Sequence parallel", "")                                                                                           \
   X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)",                \
     "Pipeline stages", "")                                                                                             \
+  X(cp, integer, "1", 1, 1024, "", "devices", "parallelism",                                                           \
+    "Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses "      \
+    "sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context",         \
+    "Context parallel", "")                                                                                            \
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
     "None|Optimizer state|Optimizer state and parameters")                                                             \
