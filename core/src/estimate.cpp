@@ -85,6 +85,7 @@ struct stage_params {
   double norms = 0;          // norm weights (replicated across tp)
   double adapters = 0;       // LoRA parameters on this device
   double largest_layer = 0;  // one layer's parameters on this device (ZeRO-3 gathers)
+  double routed = 0;         // routed-expert matrix weights on this device, before expert parallelism
   [[nodiscard]] double total() const { return matrices + embed + head + norms; }
 };
 
@@ -133,6 +134,10 @@ stage_params count_stage(const context& c) {
   const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
   sp.adapters = c.r.adapters() ? share * adapters_all / c.t : 0;
   sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
+  double routed = 0;
+  for (const auto& l : p.moe_layer.linears)
+    if (l.routed) routed += l.in_features * l.out_features * l.copies;
+  sp.routed = c.s.params > 0 ? 0 : share * sparse * routed / c.t;
   return sp;
 }
 
@@ -625,8 +630,9 @@ struct state_layout {
   double zero_params = 1;         // ZeRO divisors: parameters (stage 3), gradients (2), optimizer (1)
   double zero_grads = 1;
   double zero_opt = 1;
-  std::string shard;   // " / N data-parallel shards", or "" with one replica
-  double train_w = 2;  // bytes per trained weight (bf16 adapters over a quantised base)
+  std::string shard;    // " / N data-parallel shards", or "" with one replica
+  double ep_other = 0;  // routed-expert parameters the other expert-parallel ranks hold (unsharded buckets only)
+  double train_w = 2;   // bytes per trained weight (bf16 adapters over a quantised base)
 };
 
 state_layout layout_state(const context& c) {
@@ -649,6 +655,9 @@ state_layout layout_state(const context& c) {
   if (!c.train) l.trainable_model = 0;
   l.trainable_dev = r.adapters() ? l.sp.adapters : l.trainable_fraction * l.sp.total();
   l.train_w = bytes_per_value(r.trainable);
+  // Expert parallelism: each rank holds num_experts / ep routed experts. A ZeRO-sharded bucket shards them over the
+  // dp / ep expert-data-parallel ranks instead: routed / ep / (dp / ep) = routed / dp, as without ep.
+  l.ep_other = l.sp.routed * (1 - 1 / static_cast<double>(r.values.ep));
   return l;
 }
 
@@ -716,7 +725,15 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   std::string formula = stored.formula;
   if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
   if (l.zero_params > 1) formula += l.shard;
-  const double base = stored.bytes / l.zero_params;
+  double base = stored.bytes / l.zero_params;
+  if (l.zero_params == 1 && l.ep_other > 0) {
+    const double w = info(r.weights).family == dtype_family::floating
+                         ? bytes_per_value(r.weights)
+                         : bytes_per_value(r.weights, r.values.double_quant);
+    base -= l.ep_other * w;
+    formula += " - " + n(l.ep_other) + " routed-expert weights on the other ep " + std::to_string(r.values.ep - 1) +
+               " ranks x " + n(w) + " B";
+  }
   const std::string name = r.adapters() ? "frozen base weights" : "weights";
   if (r.offload == offload_target::optimizer_and_params) {
     t.cpu += std::ceil(base);
@@ -793,7 +810,8 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
   const std::string formula = n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : "");
-  const double all = l.trainable_dev * g / l.zero_grads;
+  const double own = l.trainable_dev - (l.zero_grads == 1 && !c.r.adapters() ? l.trainable_fraction * l.ep_other : 0);
+  const double all = own * g / l.zero_grads;
   if (!c.phased()) {
     grads.add(name, all, formula);
     return grads.b;
@@ -877,7 +895,7 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
       opt.add(std::move(name), bytes, std::move(formula));
     }
   };
-  const double dev = l.trainable_dev;
+  const double dev = l.trainable_dev - (l.zero_opt == 1 && !r.adapters() ? l.trainable_fraction * l.ep_other : 0);
   if (r.values.master_weights && l.train_w < fp32_bytes)
     add_opt("fp32 master weights", dev * fp32_bytes, n(dev) + " x 4 B");
   const std::string od(info(r.optimizer_states).name);

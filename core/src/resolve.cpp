@@ -228,6 +228,10 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
              std::to_string(v.devices));
   if (v.cp > 1 && v.seq % v.cp != 0)
     fail(errors, "cp", "must divide seq (each device holds seq / cp tokens), got " + std::to_string(v.cp));
+  if (v.ep > 1 && (v.num_experts == 0 || v.num_experts % v.ep != 0 || r.data_parallel % v.ep != 0))
+    fail(errors, "ep",
+         "must divide num_experts (" + std::to_string(v.num_experts) + ") and the data-parallel devices (" +
+             std::to_string(r.data_parallel) + "), got " + std::to_string(v.ep));
   if (v.pp > v.num_hidden_layers)
     fail(
         errors, "pp",

@@ -379,6 +379,39 @@ TEST(frameworks, context_parallel_divides_the_activations) {
   EXPECT_EQ(first_error(s), "cp");
 }
 
+// EP-1: expert parallelism. One MoE layer of 8 routed experts, each gated (3 matrices of 64 x 128): routed =
+// 8 x 3 x 64 x 128 = 196,608 weights; with ep 4 each of the 4 data-parallel devices holds 2 experts, so the other
+// ranks' 147,456 leave the unsharded buckets: bf16 weights 147,456 x 2 B = 294,912, bf16 gradients 294,912,
+// fp32 master + Adam 147,456 x 12 B = 1,769,472. With ZeRO-1 the optimizer state is sharded over dp / ep expert
+// replicas instead: routed / ep / (dp / ep) = routed / dp, as without ep: unchanged.
+TEST(frameworks, expert_parallel_divides_the_experts) {
+  settings s = {{"framework", "generic"},
+                {"hidden_size", "64"},
+                {"num_hidden_layers", "1"},
+                {"num_attention_heads", "4"},
+                {"num_experts", "8"},
+                {"num_experts_per_tok", "2"},
+                {"moe_intermediate_size", "128"},
+                {"intermediate_size", "128"},
+                {"mlp", "gated"},
+                {"mode", "train"},
+                {"seq", "16"},
+                {"devices", "4"},
+                {"overhead", "none"}};
+  const estimate_result one = run(s);
+  s_set(s, "ep", "4");
+  const estimate_result four = run(s);
+  EXPECT_EQ(one.bytes("parameters") - four.bytes("parameters"), 294912.0);
+  EXPECT_EQ(one.bytes("gradients") - four.bytes("gradients"), 294912.0);
+  EXPECT_EQ(one.bytes("optimizer") - four.bytes("optimizer"), 1769472.0);
+  s_set(s, "zero", "1");
+  const estimate_result zero1 = run(s);
+  s_set(s, "ep", "1");
+  EXPECT_EQ(run(s).bytes("optimizer"), zero1.bytes("optimizer"));
+  s_set(s, "ep", "3");
+  EXPECT_EQ(first_error(s), "ep");  // divides neither 8 experts nor 4 devices
+}
+
 // NG-1, NG-3: the checks name the setting.
 TEST(frameworks, checks_name_the_setting) {
   settings s = hf_lora();

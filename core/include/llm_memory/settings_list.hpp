@@ -256,6 +256,10 @@
     "Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses "      \
     "sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context",         \
     "Context parallel", "")                                                                                            \
+  X(ep, integer, "1", 1, 1e5, "", "devices", "parallelism",                                                            \
+    "Expert-parallel degree (MoE): the routed experts are split over ep of the data-parallel devices (each holds "     \
+    "num_experts / ep); ZeRO shards the experts' state over the dp / ep expert-data-parallel devices",                 \
+    "Expert parallel", "")                                                                                             \
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
     "None|Optimizer state|Optimizer state and parameters")                                                             \
