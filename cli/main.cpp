@@ -272,20 +272,44 @@ void print_solve(const solve_result& s) {
   for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) fmt::print("  {:<12} {}\n", a->key, a->message);
 }
 
+// A delta as command-line flags: "--key value ...".
+std::string flags_of(const settings& delta) {
+  std::string out;
+  for (const auto& [key, value] : delta) out += fmt::format("{}--{} {}", out.empty() ? "" : " ", key, value);
+  return out;
+}
+
+void print_cheapest(const knob_combination& c, double unit, const char* u) {
+  if (!c.searched) return;
+  if (!c.found) {
+    fmt::print("  cheapest combination that fits: none of up to {} knobs ({} combinations estimated)\n", c.max_knobs,
+               c.evaluated);
+    return;
+  }
+  std::string names;
+  for (const auto& name : c.names) names += (names.empty() ? "" : " + ") + name;
+  fmt::print("  cheapest combination that fits ({} knob{}, throughput cost {}{}): {}\n", c.names.size(),
+             c.names.size() == 1 ? "" : "s", c.cost, c.same_hardware ? ", same hardware" : ", adds devices", names);
+  fmt::print("    total {:.2f} {}: {}\n", c.total_bytes / unit, u, flags_of(c.delta));
+}
+
 void print_advice(const advice_result& a, display_units units) {
   const bool gib = units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
-  fmt::print("\nadvice (each knob moved one step, re-estimated; by bytes saved):\n");
-  fmt::print("  {:<56} {:>12} {:>12} {:<12} {}\n", "knob", fmt::format("saved {}", gib ? "GiB" : "GB"),
-             fmt::format("total {}", gib ? "GiB" : "GB"), "drains", "fits");
+  const char* u = gib ? "GiB" : "GB";
+  fmt::print("\nadvice (each knob moved as far as it goes, re-estimated; same hardware first, by bytes saved):\n");
+  fmt::print("  {:<56} {:>14} {:>12} {:<12} {}\n", "knob", fmt::format("saved {}", u), fmt::format("total {}", u),
+             "drains", "fits");
   for (const auto& k : a.knobs) {
-    std::string delta;
-    for (const auto& [key, value] : k.delta) delta += fmt::format("{}--{} {}", delta.empty() ? "" : " ", key, value);
-    fmt::print("  {:<56} {:>12.2f} {:>12.2f} {:<12} {}\n", k.name, k.saved_bytes / unit, k.total_bytes / unit,
+    // A knob that adds memory says what it costs (issue 17 item 4).
+    const std::string saved = k.saved_bytes < 0 ? fmt::format("costs +{:.2f}", k.added_bytes() / unit)
+                                                : fmt::format("{:.2f}", k.saved_bytes / unit);
+    fmt::print("  {:<56} {:>14} {:>12.2f} {:<12} {}\n", k.name, saved, k.total_bytes / unit,
                k.drains.empty() ? "-" : k.drains, k.fits ? "yes" : "no");
-    fmt::print("    {}{}\n", delta, k.note.empty() ? "" : "  (" + k.note + ")");
+    fmt::print("    {}{}\n", flags_of(k.delta), k.note.empty() ? "" : "  (" + k.note + ")");
   }
   for (const auto& k : a.skipped) fmt::print("  skipped: {}: {}\n", k.name, k.reason);
+  print_cheapest(a.cheapest, unit, u);
 }
 
 int list_models(bool json) {

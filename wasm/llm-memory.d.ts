@@ -146,6 +146,10 @@ export interface Knob {
   total: number;
   /** Total now - total with the knob (bytes; negative = costs memory). */
   saved: number;
+  /** -saved: what the knob costs (bytes; positive = adds memory, shown as "costs +X"). */
+  added: number;
+  /** Throughput cost tier, 0 (none or faster) to 3 (large), docs/solve-and-advise.md. */
+  tier: number;
   /** Host RAM for offloaded state with the knob applied (bytes). */
   cpu_bytes: number;
   /** The total with the knob applied fits one device. */
@@ -165,10 +169,36 @@ export interface Advice {
   fits: boolean;
   /** The bucket holding the most bytes now. */
   largest_bucket: BucketKey;
-  /** By bytes saved, largest first. */
+  /** Same hardware first, each group by bytes saved, largest first. */
   knobs: Knob[];
   /** Knobs left out: they changed nothing, or gave invalid settings. */
   skipped: { name: string; reason: string }[];
+  /** The cheapest combination of knobs that fits; null when the setting fits already. */
+  cheapest: KnobCombination | null;
+}
+
+/** The fewest knobs, then the lowest sum of tiers, then the smallest total; same hardware searched first. */
+export interface KnobCombination {
+  /** A combination of at most max_knobs fits. */
+  found: boolean;
+  /** Its knobs' ids, in knob-table order. */
+  knobs: string[];
+  /** Its knobs' names. */
+  names: string[];
+  /** Settings to merge over the current ones to apply every knob of it. */
+  delta: Record<string, string>;
+  /** Per-device total with the combination applied (bytes). */
+  total: number;
+  /** Host RAM with the combination applied (bytes). */
+  cpu_bytes: number;
+  /** Sum of the knobs' throughput tiers. */
+  cost: number;
+  /** Found without adding devices. */
+  same_hardware: boolean;
+  /** The largest combination searched (knobs). */
+  max_knobs: number;
+  /** Combinations estimated. */
+  evaluated: number;
 }
 
 /** One solver answer: the varied setting(s) at the fit boundary, everything else held. */

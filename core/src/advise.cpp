@@ -2,6 +2,8 @@
 #include "llm_memory/advise.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "llm_memory/estimate.hpp"
 
@@ -17,6 +19,110 @@ struct candidate {
 };
 
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The throughput cost of each knob, as a tier (docs/solve-and-advise.md, "Cheapest combination"): 0 none or a
+// speed-up (FlashAttention, fused cross-entropy, ZeRO-1/2's traffic equals DDP's, sequence parallelism replaces
+// tp's all-reduce by a reduce-scatter + all-gather of the same volume, fp32 -> bf16), 1 small (8-bit AdamW,
+// ZeRO-3's 1.5x traffic, half the micro-batch at the same effective batch, 8-bit weights or KV cache), 2
+// moderate or a change of what trains (full recomputation: one more forward, about +33 % compute; LoRA/QLoRA;
+// another optimizer; 4-bit weights), 3 large or a change of the workload (CPU offload over PCIe, shorter
+// sequences, 4-bit KV cache). Knobs that add devices are tier 1: they are searched only after every
+// same-hardware combination.
+int throughput_tier(std::string_view id) {
+  static constexpr std::array<std::pair<std::string_view, int>, 23> tiers = {{
+      {"flash", 0},
+      {"fused_ce", 0},
+      {"sequence_parallel", 0},
+      {"weights_16bit", 0},
+      {"zero", 0},
+      {"optimizer_8bit", 1},
+      {"half_batch", 1},
+      {"weights_8bit", 1},
+      {"kv_8bit", 1},
+      {"add_devices_zero3", 1},
+      {"devices_x2", 1},
+      {"tp_x2", 1},
+      {"pp_x2", 1},
+      {"recompute", 2},
+      {"lora", 2},
+      {"qlora", 2},
+      {"one_moment", 2},
+      {"adafactor", 2},
+      {"weights_4bit", 2},
+      {"offload_optimizer", 3},
+      {"offload_params", 3},
+      {"half_seq", 3},
+      {"kv_4bit", 3},
+  }};
+  for (const auto& [key, tier] : tiers)
+    if (key == id) return tier;
+  return 3;
+}
+
+// Whether two deltas set a common key (such knobs are alternatives: never combined).
+bool overlaps(const settings& a, const settings& b) {
+  return std::any_of(a.begin(), a.end(), [&](const auto& kv) { return b.contains(kv.first); });
+}
+
+// Every combination of `size` knobs (indices ascending) whose deltas share no key and that passes `keep`.
+template <class Keep>
+void combinations(const std::vector<combination_knob>& knobs, std::size_t size, std::vector<std::size_t>& at,
+                  std::size_t from, const Keep& keep, std::vector<std::vector<std::size_t>>& out) {
+  if (at.size() == size) {
+    if (keep(at)) out.push_back(at);
+    return;
+  }
+  for (std::size_t i = from; i < knobs.size(); ++i) {
+    if (std::any_of(at.begin(), at.end(), [&](std::size_t j) { return overlaps(knobs[i].delta, knobs[j].delta); }))
+      continue;
+    at.push_back(i);
+    combinations(knobs, size, at, i + 1, keep, out);
+    at.pop_back();
+  }
+}
+
+int cost_of(const std::vector<combination_knob>& knobs, const std::vector<std::size_t>& set) {
+  int cost = 0;
+  for (const std::size_t i : set) cost += knobs[i].tier;
+  return cost;
+}
+
+settings merged(const std::vector<combination_knob>& knobs, const std::vector<std::size_t>& set) {
+  settings delta;
+  for (const std::size_t i : set)
+    for (const auto& [key, value] : knobs[i].delta) delta[key] = value;
+  return delta;
+}
+
+// One size of one pass: the combinations by cost (stable: table order among equals); the first that fits sets
+// the cost, and the smallest total among those of that cost wins. Returns whether one was found.
+bool search_size(const std::vector<combination_knob>& knobs, std::vector<std::vector<std::size_t>> sets,
+                 const combination_evaluator& evaluate, std::size_t max_evaluations, knob_combination& out) {
+  std::stable_sort(sets.begin(), sets.end(),
+                   [&](const auto& a, const auto& b) { return cost_of(knobs, a) < cost_of(knobs, b); });
+  const std::vector<std::size_t>* best = nullptr;
+  combination_outcome best_outcome;
+  for (const auto& set : sets) {
+    if (best != nullptr && cost_of(knobs, set) > cost_of(knobs, *best)) break;
+    if (out.evaluated >= max_evaluations) break;
+    ++out.evaluated;
+    const auto outcome = evaluate(merged(knobs, set));
+    if (!outcome || !outcome->fits) continue;
+    if (best == nullptr || outcome->total_bytes < best_outcome.total_bytes) best = &set, best_outcome = *outcome;
+  }
+  if (best == nullptr) return false;
+  out.found = true;
+  out.delta = merged(knobs, *best);
+  out.cost = cost_of(knobs, *best);
+  out.total_bytes = best_outcome.total_bytes;
+  out.cpu_bytes = best_outcome.cpu_bytes;
+  for (const std::size_t i : *best) {
+    out.ids.push_back(knobs[i].id);
+    out.names.push_back(knobs[i].name);
+    if (knobs[i].delta.contains("devices")) out.same_hardware = false;
+  }
+  return true;
+}
 
 bool is_16bit(dtype d) { return d == dtype::bf16 || d == dtype::fp16; }
 bool is_8bit(dtype d) { return d == dtype::int8 || d == dtype::fp8 || d == dtype::q8_0; }
@@ -194,7 +300,35 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
   return out;
 }
 
+// The knobs that save memory on their own, in table order, for the combination search.
+std::vector<combination_knob> combination_pool(const std::vector<knob_advice>& table) {
+  std::vector<combination_knob> pool;
+  for (const auto& k : table)
+    if (k.saved_bytes > 0) pool.push_back({k.id, k.name, k.delta, k.tier});
+  return pool;
+}
+
 }  // namespace
+
+knob_combination cheapest_combination(const std::vector<combination_knob>& knobs, const combination_evaluator& evaluate,
+                                      std::size_t max_knobs, std::size_t max_evaluations) {
+  knob_combination out;
+  out.searched = true;
+  out.max_knobs = max_knobs;
+  const auto adds = [&](std::size_t i) { return knobs[i].delta.contains("devices"); };
+  for (const bool more_devices : {false, true}) {
+    const auto keep = [&](const std::vector<std::size_t>& set) {
+      return std::any_of(set.begin(), set.end(), adds) == more_devices;
+    };
+    for (std::size_t size = 1; size <= max_knobs; ++size) {
+      std::vector<std::vector<std::size_t>> sets;
+      std::vector<std::size_t> at;
+      combinations(knobs, size, at, 0, keep, sets);
+      if (search_size(knobs, std::move(sets), evaluate, max_evaluations, out)) return out;
+    }
+  }
+  return out;
+}
 
 advice_result advise(const run_spec& spec, const settings& explicit_values, const settings& config) {
   const estimate_result now = estimate(spec);
@@ -215,8 +349,17 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
       continue;
     }
     const estimate_result& r = after.value();
-    knob_advice k{c.id,        c.name, std::move(c.delta), "", {}, r.total_bytes, now.total_bytes - r.total_bytes,
-                  r.cpu_bytes, r.fits, std::move(c.note)};
+    knob_advice k{c.id,
+                  c.name,
+                  std::move(c.delta),
+                  "",
+                  {},
+                  r.total_bytes,
+                  now.total_bytes - r.total_bytes,
+                  r.cpu_bytes,
+                  r.fits,
+                  std::move(c.note),
+                  throughput_tier(c.id)};
     double best = 0;
     for (const auto& b : now.buckets) {
       const double before = b.bytes, later = r.bytes(b.key);
@@ -233,10 +376,19 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
     }
     out.knobs.push_back(std::move(k));
   }
+  if (!out.fits) {
+    const combination_evaluator evaluate = [&](const settings& delta) -> std::optional<combination_outcome> {
+      settings changed = explicit_values;
+      for (const auto& [key, value] : delta) changed[key] = value;
+      const auto r = estimate(changed, config);
+      if (!r.ok()) return std::nullopt;
+      return combination_outcome{r.value().total_bytes, r.value().cpu_bytes, r.value().fits};
+    };
+    out.cheapest = cheapest_combination(combination_pool(out.knobs), evaluate);
+  }
   // Knobs that keep the hardware first, then those that add devices; each group by bytes saved.
-  const auto more_devices = [](const knob_advice& k) { return k.delta.contains("devices"); };
   std::stable_sort(out.knobs.begin(), out.knobs.end(), [&](const knob_advice& a, const knob_advice& b) {
-    if (more_devices(a) != more_devices(b)) return !more_devices(a);
+    if (a.adds_devices() != b.adds_devices()) return !a.adds_devices();
     return a.saved_bytes > b.saved_bytes;
   });
   return out;

@@ -32,7 +32,8 @@ struct context {
   bool first_stage = true;             // holds the embedding
   bool last_stage = true;              // holds the final norm, lm_head and the loss
   double act = 2;                      // bytes per activation value
-  double tokens = 0;                   // b x s of one micro-batch
+  double tokens = 0;                   // b x s of one micro-batch on this device (/ cp)
+  double cp = 1;                       // context-parallel degree (training)
   step_phase phase = step_phase::sum;  // the phase estimated (sum: framework generic, every bucket summed)
   [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
   [[nodiscard]] bool before_backward() const {
@@ -58,7 +59,9 @@ context make_context(const run_spec& r, bool first, bool last, step_phase phase)
   c.last_stage = last;
   c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
   c.act = r.activation_bytes;
-  c.tokens = r.tokens;
+  // Context parallelism (training): each device computes seq / cp tokens of every sequence.
+  c.cp = c.train ? static_cast<double>(s.cp) : 1;
+  c.tokens = r.tokens / c.cp;
   c.phase = phase;
   return c;
 }
@@ -82,6 +85,7 @@ struct stage_params {
   double norms = 0;          // norm weights (replicated across tp)
   double adapters = 0;       // LoRA parameters on this device
   double largest_layer = 0;  // one layer's parameters on this device (ZeRO-3 gathers)
+  double routed = 0;         // routed-expert matrix weights on this device, before expert parallelism
   [[nodiscard]] double total() const { return matrices + embed + head + norms; }
 };
 
@@ -130,6 +134,10 @@ stage_params count_stage(const context& c) {
   const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
   sp.adapters = c.r.adapters() ? share * adapters_all / c.t : 0;
   sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
+  double routed = 0;
+  for (const auto& l : p.moe_layer.linears)
+    if (l.routed) routed += l.in_features * l.out_features * l.copies;
+  sp.routed = c.s.params > 0 ? 0 : share * sparse * routed / c.t;
   return sp;
 }
 
@@ -349,11 +357,13 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   out.outside_tp += qkv_input;
   if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
+  // Context parallelism keeps 1/cp of the scores: Ulysses a/cp heads over the whole sequence, ring s/cp queries.
   if (kernel == attention_kernel::standard) {
-    out.square_terms += B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0);
+    out.square_terms += (B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0)) / c.cp;
   } else if (kernel == attention_kernel::eager) {
-    out.square_terms += fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
-                        (drop ? (1 + B) * a * sq * sq * b : 0);
+    out.square_terms += (fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
+                         (drop ? (1 + B) * a * sq * sq * b : 0)) /
+                        c.cp;
   } else {
     out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
   }
@@ -441,10 +451,13 @@ loss_path loss_coefficients(loss_kind kind, double B) {
     case loss_kind::hf_legacy: return {12, 12, "fp32 logits + shifted copy + log-softmax / as transformers <= 4.45"};
     case loss_kind::torchtune_chunked:
       return {B + 4 + 4.0 / 8, 4 + 8.0 / 8, "8 chunks: 16-bit chunks + every chunk's fp32 log-softmax"};
-    case loss_kind::torchtune_compiled: return {B, B + 6.0 / 8, "compiled chunks: 16-bit chunks + one chunk's grads"};
+    case loss_kind::torchtune_compiled:  // inductor fuses the upcast and writes the chunk's 16-bit gradient
+      return {B, B + B / 8, "compiled chunks: 16-bit chunks + one chunk's 16-bit gradient"};
     case loss_kind::litgpt: return {2 * B, 2 * B, "16-bit logits + 16-bit log-softmax per 128-token chunk"};
     case loss_kind::megatron: return {B + 4, B + 4, "16-bit logits + fp32 softmax, gradient written in place"};
     case loss_kind::unsloth: return {B, B, "16-bit logits, gradient written into them (Triton kernel)"};
+    case loss_kind::torchtune_legacy:  // fp32 output; the recipe's shifted copy lives through backward
+      return {8, 16, "fp32 shifted logits (kept by the recipe) + log-softmax / + NLL and log-softmax gradients"};
     case loss_kind::trl_chunked:
     case loss_kind::fused: break;
   }
@@ -647,8 +660,9 @@ struct state_layout {
   double zero_params = 1;         // ZeRO divisors: parameters (stage 3), gradients (2), optimizer (1)
   double zero_grads = 1;
   double zero_opt = 1;
-  std::string shard;   // " / N data-parallel shards", or "" with one replica
-  double train_w = 2;  // bytes per trained weight (bf16 adapters over a quantised base)
+  std::string shard;    // " / N data-parallel shards", or "" with one replica
+  double ep_other = 0;  // routed-expert parameters the other expert-parallel ranks hold (unsharded buckets only)
+  double train_w = 2;   // bytes per trained weight (bf16 adapters over a quantised base)
 };
 
 state_layout layout_state(const context& c) {
@@ -671,7 +685,53 @@ state_layout layout_state(const context& c) {
   if (!c.train) l.trainable_model = 0;
   l.trainable_dev = r.adapters() ? l.sp.adapters : l.trainable_fraction * l.sp.total();
   l.train_w = bytes_per_value(r.trainable);
+  // Expert parallelism: each rank holds num_experts / ep routed experts. A ZeRO-sharded bucket shards them over the
+  // dp / ep expert-data-parallel ranks instead: routed / ep / (dp / ep) = routed / dp, as without ep.
+  l.ep_other = l.sp.routed * (1 - 1 / static_cast<double>(r.values.ep));
   return l;
+}
+
+// DeepSpeed's own ZeRO-3 coordinator (framework deepspeed, phased) rather than "2 x largest layer".
+bool deepspeed_window(const context& c) { return c.phased() && c.r.framework == framework_kind::deepspeed; }
+
+// DeepSpeed ZeRO-3 gathers parameters per leaf module (nn.Linear, nn.Embedding; accelerate marks an MoE block one
+// leaf: set_moe_leaf_modules), so the largest gathered module is the embedding or the lm_head (V x h) or the
+// largest matrix (a routed layer's experts together) [parameters on this device].
+double largest_leaf_module(const context& c, const state_layout& l) {
+  double largest = std::max(l.sp.embed, l.sp.head);
+  if (c.last_stage && l.sp.head == 0 && c.s.tie_word_embeddings)
+    largest = std::max(largest, c.m.params.embedding / c.t);
+  for (const layer_params* layer : {&c.m.params.dense_layer, &c.m.params.moe_layer}) {
+    double routed = 0;
+    for (const auto& lin : layer->linears) {
+      const double w = lin.in_features * lin.out_features / c.t;
+      if (lin.routed) routed += w * lin.copies;
+      largest = std::max(largest, w);
+    }
+    largest = std::max(largest, routed);
+  }
+  return largest;
+}
+
+// The gathered window of DeepSpeed ZeRO-3 (partitioned_param_coordinator.py v0.19.5 l.452-454): the module being
+// computed plus prefetched parameters up to min(stage3_prefetch_bucket_size, stage3_max_live_parameters - those
+// available). The HF Trainer / accelerate fill the "auto" prefetch bucket with 0.9 x h^2 (accelerate
+// accelerator.py @16cb6eb8 l.2289-2319); max_live_parameters defaults to 1e9 (runtime/zero/config.py l.238).
+// In backward the gathered module's whole 16-bit gradient exists until it is reduce-scattered.
+void zero3_window(const context& c, const state_layout& l, builder& params, tally& t) {
+  const double gather_w = c.r.quantised() ? 2 : bytes_per_value(c.r.weights);
+  const double leaf = largest_leaf_module(c, l), h = c.m.hidden;
+  const double prefetch = std::max(0.0, std::min(0.9 * h * h, 1e9 - leaf));
+  const double window = (leaf + prefetch) * gather_w;
+  t.dynamic += std::ceil(window);
+  params.add(
+      "ZeRO-3 gathered window (largest leaf module + prefetch bucket)", window,
+      "(largest module " + n(leaf) + " + min(0.9 x h^2, 1e9 - module) " + n(prefetch) + ") x " + n(gather_w) + " B");
+  if (c.phase == step_phase::forward_end || c.r.adapters()) return;
+  const double grad = leaf * l.trainable_fraction * bytes_per_value(c.r.gradients);
+  t.dynamic += std::ceil(grad);
+  params.add("ZeRO-3 unsharded gradient of that module (before its reduce-scatter)", grad,
+             n(leaf) + " x " + n(bytes_per_value(c.r.gradients)) + " B");
 }
 
 bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
@@ -697,7 +757,15 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   std::string formula = stored.formula;
   if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
   if (l.zero_params > 1) formula += l.shard;
-  const double base = stored.bytes / l.zero_params;
+  double base = stored.bytes / l.zero_params;
+  if (l.zero_params == 1 && l.ep_other > 0) {
+    const double w = info(r.weights).family == dtype_family::floating
+                         ? bytes_per_value(r.weights)
+                         : bytes_per_value(r.weights, r.values.double_quant);
+    base -= l.ep_other * w;
+    formula += " - " + n(l.ep_other) + " routed-expert weights on the other ep " + std::to_string(r.values.ep - 1) +
+               " ranks x " + n(w) + " B";
+  }
   const std::string name = r.adapters() ? "frozen base weights" : "weights";
   if (r.offload == offload_target::optimizer_and_params) {
     t.cpu += std::ceil(base);
@@ -715,7 +783,9 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   if (r.adapters() && c.train)
     params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
                n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));
-  if (r.values.zero >= 3 && c.dp > 1) {
+  if (r.values.zero >= 3 && c.dp > 1 && deepspeed_window(c)) {
+    zero3_window(c, l, params, t);
+  } else if (r.values.zero >= 3 && c.dp > 1) {
     const double gather_w = r.quantised() ? 2 : bytes_per_value(r.weights);
     params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
                "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
@@ -740,6 +810,27 @@ double largest_tensor(const context& c, const state_layout& l) {
   return std::min(l.trainable_dev, l.trainable_fraction * largest);
 }
 
+// ZeRO-Offload moves the gradient partitions with the optimizer: stage 3 allocates grad_partitions_flat_buffer on
+// the CPU (stage3.py v0.19.5 l.711-715, self.device = cpu when offload_optimizer is set), stages 1/2 copy each
+// reduced gradient into the CPU fp32 buffer (stage_1_and_2.py async_inplace_copy_grad_to_fp32_buffer_from_gpu);
+// the GPU keeps the reduce bucket (communication buffers).
+bool deepspeed_offloads_gradients(const context& c) {
+  return c.phased() && c.r.framework == framework_kind::deepspeed && c.r.values.zero >= 1 &&
+         c.r.offload != offload_target::none;
+}
+
+// A chunked loss keeps every chunk's logits alive while the lm_head's weight gradient accumulates chunk by chunk,
+// so at the start of backward that gradient exists beside them (torchtune's chunked output and litgpt's
+// lm_head_chunk_size). The trained lm_head's parameters on this device (the embedding when tied); 0 otherwise.
+double chunked_head_gradient(const context& c, const state_layout& l) {
+  const loss_kind k = c.s.fused_ce ? loss_kind::fused : c.r.loss;
+  const bool chunked =
+      k == loss_kind::torchtune_chunked || k == loss_kind::torchtune_compiled || k == loss_kind::litgpt;
+  if (!chunked || c.phase != step_phase::backward_start || !c.last_stage || c.r.adapters()) return 0;
+  const double head = l.sp.head > 0 ? l.sp.head : (c.s.tie_word_embeddings && c.first_stage ? l.sp.embed : 0);
+  return l.trainable_fraction * head;
+}
+
 bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   builder grads{{"gradients",
                  "Gradients",
@@ -751,18 +842,29 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
   const std::string formula = n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : "");
-  const double all = l.trainable_dev * g / l.zero_grads;
+  const double own = l.trainable_dev - (l.zero_grads == 1 && !c.r.adapters() ? l.trainable_fraction * l.ep_other : 0);
+  const double all = own * g / l.zero_grads;
   if (!c.phased()) {
     grads.add(name, all, formula);
     return grads.b;
   }
   const bool resident = c.r.grad_lifetime == gradient_lifetime::resident;
+  if (deepspeed_offloads_gradients(c)) {
+    t.cpu += std::ceil(all);
+    grads.add(name + " (partitions offloaded to CPU with the optimizer)", 0, formula + " on CPU");
+    return grads.b;
+  }
   if (resident) {
     grads.add(name + " (resident buffer)", all, formula);
   } else if (c.before_backward() && c.s.grad_accum > 1) {
     grads.add(name + " (accumulated over earlier micro-batches)", all, formula);
   } else if (c.before_backward()) {
-    grads.add(name + " (none yet: zero_grad(set_to_none=True))", 0, "0");
+    const double head = chunked_head_gradient(c, l);
+    if (head > 0)
+      grads.add(name + " of the lm_head (accumulated over the loss chunks)", head * g / l.zero_grads,
+                n(head) + " lm_head parameters x " + n(g) + " B (the other gradients: none yet)");
+    else
+      grads.add(name + " (none yet: zero_grad(set_to_none=True))", 0, "0");
   } else if (c.s.optimizer_in_backward) {
     const double one = largest_tensor(c, l);
     grads.add(name + " (one tensor: stepped and freed in backward)", one * g / l.zero_grads,
@@ -825,7 +927,7 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
       opt.add(std::move(name), bytes, std::move(formula));
     }
   };
-  const double dev = l.trainable_dev;
+  const double dev = l.trainable_dev - (l.zero_opt == 1 && !r.adapters() ? l.trainable_fraction * l.ep_other : 0);
   if (r.values.master_weights && l.train_w < fp32_bytes)
     add_opt("fp32 master weights", dev * fp32_bytes, n(dev) + " x 4 B");
   const std::string od(info(r.optimizer_states).name);
@@ -862,7 +964,11 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
 // size of what they carry.
 void add_communication_buffers(const context& c, const state_layout& l, builder& over) {
   const double g = bytes_per_value(c.r.gradients);
-  constexpr double bucket_elements = 5e8;
+  // DeepSpeed's reduce_bucket_size is 5e8 (runtime/zero/config.py l.113); the HF Trainer / accelerate fill its
+  // "auto" value with h^2 (accelerator.py @16cb6eb8 l.2316). stage3.py l.701-704 allocates it at init.
+  const double bucket_elements =
+      c.phased() && c.r.framework == framework_kind::deepspeed ? c.m.hidden * c.m.hidden : 5e8;
+  const std::string bucket_text = c.phased() && c.r.framework == framework_kind::deepspeed ? "h^2" : "5e8";
   const int zero = static_cast<int>(c.r.values.zero);
   if (zero == 0) {
     over.add(
@@ -871,9 +977,9 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
     return;
   }
   over.add("ZeRO reduce bucket", std::min(bucket_elements, l.trainable_dev) * g,
-           "min(5e8, trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
+           "min(" + bucket_text + ", trainable) x " + n(g) + " B (DeepSpeed reduce_bucket_size)");
   if (zero <= 2)
-    over.add("ZeRO all-gather bucket", std::min(bucket_elements, l.trainable_dev) * l.train_w,
+    over.add("ZeRO all-gather bucket", std::min(5e8, l.trainable_dev) * l.train_w,
              "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
 }
 

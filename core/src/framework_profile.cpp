@@ -135,4 +135,12 @@ settings framework_profile(const setting_values& v) {
   return p;
 }
 
+settings framework_model_overrides(const setting_values& v) {
+  settings p;
+  // litgpt/model.py @00af8b0d l.25, 28: separate lm_head and wte; scripts/convert_hf_checkpoint.py l.206-207 copies
+  // the embedding into lm_head.weight when a checkpoint ties them (Llama 3.2 1B/3B, Gemma). Never tied since.
+  if (v.framework == "litgpt") set(p, "tie_word_embeddings", "off");
+  return p;
+}
+
 }  // namespace llm_memory::detail

@@ -13,6 +13,10 @@ namespace llm_memory::detail {
 /// `values` are the settings as layered without any profile; the profile reads its own key and the method.
 [[nodiscard]] settings framework_profile(const setting_values& values);
 
+/// What a framework changes in the model itself, layered over the model preset (under config.json and explicit
+/// values): litgpt's GPT has its own lm_head, so a tied checkpoint is untied (framework_profile.cpp).
+[[nodiscard]] settings framework_model_overrides(const setting_values& values);
+
 /// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values. `runtime` is the
 /// resolved runtime (resolve.cpp parses the choice); `values` are the settings layered without a profile.
 [[nodiscard]] settings runtime_profile(runtime_kind runtime, const setting_values& values);

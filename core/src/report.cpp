@@ -55,9 +55,28 @@ json knob_json(const knob_advice& k) {
           {"changes", changes},
           {"total", json_bytes(k.total_bytes)},
           {"saved", json_bytes(k.saved_bytes)},
+          {"added", json_bytes(k.added_bytes())},
+          {"tier", k.tier},
           {"cpu_bytes", json_bytes(k.cpu_bytes)},
           {"fits", k.fits},
           {"note", k.note}};
+}
+
+// The cheapest combination (advise.hpp): null when the setting fits already (nothing searched).
+json combination_json(const knob_combination& c) {
+  if (!c.searched) return nullptr;
+  json delta = json::object();
+  for (const auto& [key, value] : c.delta) delta[key] = value;
+  return {{"found", c.found},
+          {"knobs", c.ids},
+          {"names", c.names},
+          {"delta", delta},
+          {"total", json_bytes(c.total_bytes)},
+          {"cpu_bytes", json_bytes(c.cpu_bytes)},
+          {"cost", c.cost},
+          {"same_hardware", c.same_hardware},
+          {"max_knobs", c.max_knobs},
+          {"evaluated", c.evaluated}};
 }
 
 json advice_object(const advice_result& r) {
@@ -70,7 +89,8 @@ json advice_object(const advice_result& r) {
           {"fits", r.fits},
           {"largest_bucket", r.largest_bucket},
           {"knobs", knobs},
-          {"skipped", skipped}};
+          {"skipped", skipped},
+          {"cheapest", combination_json(r.cheapest)}};
 }
 
 json buckets_json(const estimate_result& r) {

@@ -53,9 +53,9 @@ constexpr std::array<std::string_view, 8> framework_names = {"generic",   "hf", 
                                                              "torchtune", "litgpt", "megatron",  "unsloth"};
 constexpr std::array<std::string_view, 2> lifetime_names = {"freed", "resident"};
 constexpr std::array<std::string_view, 3> optimizer_impl_names = {"fused", "foreach", "paged"};
-constexpr std::array<std::string_view, 9> loss_names = {
+constexpr std::array<std::string_view, 10> loss_names = {
     "hf",       "hf_legacy", "trl_chunked", "torchtune_chunked", "torchtune_compiled", "litgpt",
-    "megatron", "unsloth",   "fused"};
+    "megatron", "unsloth",   "fused",       "torchtune_legacy"};
 constexpr std::array<std::string_view, 3> activation_offload_names = {"none", "prefetched", "full"};
 constexpr std::array<std::string_view, 3> recompute_names = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> offload_names = {"none", "optimizer", "optimizer+params"};
@@ -130,7 +130,8 @@ void derive(run_spec& r) {
   const setting_values& v = r.values;
   r.model_parallel = v.tp * v.pp;
   r.data_parallel = v.devices / r.model_parallel;
-  r.effective_batch = v.batch * v.grad_accum * r.data_parallel;
+  // Context-parallel ranks split each sequence: they add no sequences to the step (but ZeRO shards over them).
+  r.effective_batch = v.batch * v.grad_accum * (r.data_parallel / v.cp);
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
 }
 
@@ -221,6 +222,16 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "grad_accum",
          "batch x grad_accum x data-parallel devices must stay below 2^53 sequences per optimizer step, got " +
              format_number(per_step));
+  if (v.cp > 1 && v.devices % (r.model_parallel * v.cp) != 0)
+    fail(errors, "cp",
+         "devices must be a multiple of tp x pp x cp (" + std::to_string(r.model_parallel * v.cp) + "), got " +
+             std::to_string(v.devices));
+  if (v.cp > 1 && v.seq % v.cp != 0)
+    fail(errors, "cp", "must divide seq (each device holds seq / cp tokens), got " + std::to_string(v.cp));
+  if (v.ep > 1 && (v.num_experts == 0 || v.num_experts % v.ep != 0 || r.data_parallel % v.ep != 0))
+    fail(errors, "ep",
+         "must divide num_experts (" + std::to_string(v.num_experts) + ") and the data-parallel devices (" +
+             std::to_string(r.data_parallel) + "), got " + std::to_string(v.ep));
   if (v.pp > v.num_hidden_layers)
     fail(
         errors, "pp",
@@ -308,12 +319,14 @@ void apply_gpu_preset(const settings& explicit_values, setting_values& values, s
   }
 }
 
-// base <- model preset <- config.json <- explicit values, then the GPU preset's memory.
+// base <- model preset <- the framework's model overrides <- config.json <- explicit values, then the GPU
+// preset's memory.
 setting_values layered(const setting_values& base, const settings& explicit_values, const settings& config,
-                       std::vector<error>& errors) {
+                       std::vector<error>& errors, const settings& over_preset = {}) {
   setting_values values = base;
   apply_model_preset(explicit_values, values, errors);
   const std::string model_id = values.model;
+  detail::apply_layer(over_preset, values, errors, " (from the framework)");
   detail::apply_layer(config, values, errors, " (from config.json)");
   detail::apply_layer(explicit_values, values, errors, "");
   values.model = model_id;
@@ -330,13 +343,14 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   setting_values values = layered(detail::default_values(), explicit_values, config, errors);
   if (!errors.empty()) return errors;
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
-  const settings profile = choice<run_mode>(mode_names, values.mode) == run_mode::train
-                               ? detail::framework_profile(values)
-                               : detail::runtime_profile(parse_runtime(values), values);
+  const bool train = choice<run_mode>(mode_names, values.mode) == run_mode::train;
+  const settings profile =
+      train ? detail::framework_profile(values) : detail::runtime_profile(parse_runtime(values), values);
   if (!profile.empty()) {
     setting_values base = detail::default_values();
     detail::apply_layer(profile, base, errors, " (from the profile)");
-    values = layered(base, explicit_values, config, errors);
+    values =
+        layered(base, explicit_values, config, errors, train ? detail::framework_model_overrides(values) : settings{});
     if (!errors.empty()) return errors;
   }
   run_spec r = parse_choices(std::move(values));

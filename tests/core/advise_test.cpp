@@ -243,3 +243,137 @@ TEST(advise, random_settings_are_consistent) {
 }
 
 }  // namespace
+
+// ---- cheapest combination (issue 17 item 4) ----------------------------------------------------------------------
+
+// A hand-checkable evaluator: the total starts at 100 and each knob in the merged delta takes off its own saving
+// (additive by construction), so every combination's total is derived by hand below.
+struct fake_knob {
+  combination_knob knob;
+  double saves = 0;
+};
+
+combination_evaluator additive(const std::vector<fake_knob>& knobs, double limit, std::vector<settings>* seen) {
+  return [=](const settings& delta) -> std::optional<combination_outcome> {
+    if (seen != nullptr) seen->push_back(delta);
+    double total = 100;
+    for (const auto& k : knobs) {
+      const bool applied = std::all_of(k.knob.delta.begin(), k.knob.delta.end(), [&](const auto& kv) {
+        const auto it = delta.find(kv.first);
+        return it != delta.end() && it->second == kv.second;
+      });
+      if (applied) total -= k.saves;
+    }
+    return combination_outcome{total, 0, total <= limit};
+  };
+}
+
+std::vector<combination_knob> pool_of(const std::vector<fake_knob>& knobs) {
+  std::vector<combination_knob> out;
+  for (const auto& k : knobs) out.push_back(k.knob);
+  return out;
+}
+
+// A (tier 0) saves 10, B (tier 2) 30, C (tier 1) 15, E (tier 0, same key as A) 40, D (tier 1) adds devices, 100.
+const std::vector<fake_knob> fake = {
+    {{"A", "a", {{"x", "1"}}, 0}, 10}, {{"B", "b", {{"y", "1"}}, 2}, 30},        {{"C", "c", {{"z", "1"}}, 1}, 15},
+    {{"E", "e", {{"x", "2"}}, 0}, 40}, {{"D", "d", {{"devices", "2"}}, 1}, 100},
+};
+
+TEST(advise, cheapest_single_knob_is_the_lowest_tier_that_fits) {
+  // Limit 85: alone A 90 (no), B 70, C 85, E 60 fit; the lowest tier among them is E's 0.
+  const auto c = cheapest_combination(pool_of(fake), additive(fake, 85, nullptr));
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.ids, std::vector<std::string>{"E"});
+  EXPECT_EQ(c.total_bytes, 60);
+  EXPECT_EQ(c.cost, 0);
+  EXPECT_TRUE(c.same_hardware);
+}
+
+TEST(advise, cheapest_pair_by_cost_and_alternatives_never_combined) {
+  // Limit 50: no single same-hardware knob fits (best E: 60). Pairs without a shared key (A and E both set x):
+  // AB 60, AC 75, BC 55, BE 30, CE 45; by cost AC 1, CE 1, AB 2, BE 2, BC 3 -> AC fails, CE fits (45); the next
+  // cost (2) is dearer, so the search stops: 4 singles + 2 pairs estimated. BE saves more but costs 2.
+  std::vector<settings> seen;
+  const auto c = cheapest_combination(pool_of(fake), additive(fake, 50, &seen));
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.ids, (std::vector<std::string>{"C", "E"}));
+  EXPECT_EQ(c.total_bytes, 45);
+  EXPECT_EQ(c.cost, 1);
+  EXPECT_EQ(c.evaluated, 6u);
+  EXPECT_EQ(seen.size(), 6u);
+  EXPECT_EQ(c.delta, (settings{{"x", "2"}, {"z", "1"}}));
+  for (const auto& d : seen) EXPECT_FALSE(d.contains("devices"));  // same hardware first
+}
+
+TEST(advise, cheapest_adds_devices_only_when_the_hardware_cannot_fit) {
+  // Limit 5: the best same-hardware triple is B + C + E = 100 - 85 = 15 > 5; then D alone gives 0.
+  const auto c = cheapest_combination(pool_of(fake), additive(fake, 5, nullptr));
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.ids, std::vector<std::string>{"D"});
+  EXPECT_FALSE(c.same_hardware);
+  // Nothing fits at -1000: not found, every combination up to 3 knobs estimated once: same hardware 4 + 5 + 2 (ABC,
+  // BCE; ABE and ACE pair A with E), then with D: 1 + 4 + 5.
+  const auto none = cheapest_combination(pool_of(fake), additive(fake, -1000, nullptr));
+  EXPECT_FALSE(none.found);
+  EXPECT_EQ(none.evaluated, 21u);
+}
+
+TEST(advise, cheapest_ties_on_cost_go_to_the_smallest_total) {
+  // F (tier 0) saves 50: at limit 75, E (60) and F (50) both fit at cost 0; F leaves more room.
+  std::vector<fake_knob> knobs = fake;
+  knobs.push_back({{"F", "f", {{"w", "1"}}, 0}, 50});
+  const auto c = cheapest_combination(pool_of(knobs), additive(knobs, 75, nullptr));
+  EXPECT_EQ(c.ids, std::vector<std::string>{"F"});
+  EXPECT_EQ(c.total_bytes, 50);
+}
+
+// The seed's 7B (generic arithmetic), one token so activations are a few MB: 14 GB weights + 14 GB gradients +
+// 84 GB optimizer (28 master + 2 x 28 moments) = 112 GB, no overhead.
+const settings tiny_7b = {{"framework", "generic"}, {"params", "7e9"},   {"mode", "train"}, {"seq", "1"},
+                          {"batch", "1"},           {"overhead", "none"}};
+
+TEST(advise, cheapest_on_real_estimates) {
+  // 100 GB: 8-bit AdamW alone gives 14 + 14 + 28 + 2 x 7e9 x (1 + 4/256) B = 70.22 GB (tier 1); no tier-0 knob
+  // applies (one device: no ZeRO; bf16 weights; no vocabulary, so no fused loss; flash saves only the few MB).
+  auto s = tiny_7b;
+  s["gpu_memory"] = "100GB";
+  const auto a = advised(s);
+  ASSERT_TRUE(a.cheapest.searched);
+  ASSERT_TRUE(a.cheapest.found);
+  EXPECT_EQ(a.cheapest.ids, std::vector<std::string>{"optimizer_8bit"});
+  EXPECT_GT(a.cheapest.total_bytes, 70.21875e9);
+  EXPECT_LT(a.cheapest.total_bytes, 70.23e9);
+  EXPECT_EQ(a.cheapest.total_bytes, estimate(with(s, a.cheapest.delta)).value().total_bytes);
+
+  // 60 GB: 8-bit AdamW (70.22) and Lion (98) no longer fit; one knob of tier 2 does: Adafactor (56 GB + the
+  // factored moments), LoRA (14 GB bf16 base) and QLoRA (4-bit base): the smallest total is QLoRA's.
+  s["gpu_memory"] = "60GB";
+  const auto b = advised(s);
+  ASSERT_TRUE(b.cheapest.found);
+  EXPECT_EQ(b.cheapest.ids, std::vector<std::string>{"qlora"});
+  EXPECT_EQ(b.cheapest.cost, 2);
+  EXPECT_LT(b.cheapest.total_bytes, 14e9);
+
+  // Fits now: nothing searched, and the JSON says null.
+  s["gpu_memory"] = "200GB";
+  const auto fits = advised(s);
+  EXPECT_FALSE(fits.cheapest.searched);
+  EXPECT_NE(advice_to_json(fits, -1).find("\"cheapest\":null"), std::string::npos);
+}
+
+// A knob that adds memory says so: Transformers + peft LoRA (q_proj, v_proj, r 16) on one device; doubling the
+// data-parallel devices adds DDP's gradient buckets, a flat copy of the fp32 adapter gradients (peft keeps the
+// adapters in fp32): 32 x (16 x (4096 + 4096) + 16 x (4096 + 1024)) = 6,815,744 x 4 B = 27,262,976 B, and saves
+// nothing else (DDP replicates the rest).
+TEST(advise, knobs_that_add_memory_say_what_they_cost) {
+  const settings s = {{"model", "llama-3.1-8b"}, {"finetune", "lora"}, {"seq", "512"}, {"gpu_memory", "1GB"}};
+  const auto a = advised(s);
+  const auto* k = find_knob(a, "devices_x2");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->added_bytes(), 27262976.0);
+  EXPECT_EQ(k->saved_bytes, -27262976.0);
+  EXPECT_NE(advice_to_json(a, -1).find("\"added\":27262976"), std::string::npos);
+  // It never joins a combination: only knobs that save memory on their own are combined.
+  EXPECT_TRUE(std::find(a.cheapest.ids.begin(), a.cheapest.ids.end(), "devices_x2") == a.cheapest.ids.end());
+}

@@ -38,7 +38,8 @@ enum class loss_kind : std::uint8_t {
   litgpt,
   megatron,
   unsloth,
-  fused
+  fused,
+  torchtune_legacy,
 };
 enum class offload_activations : std::uint8_t { none, prefetched, full };
 

@@ -115,14 +115,16 @@
     "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)",        \
     "Optimizer implementation", "Fused|For-each|Paged")                                                                \
   X(loss_impl, choice, "hf", 0, 0,                                                                                     \
-    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused", "", "workload",     \
+    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused|torchtune_legacy",    \
+    "", "workload",                                                                                                    \
     "How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf "         \
     "(fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), "    \
-    "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.75), litgpt (bf16, 4 / 4), megatron "            \
-    "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits)",                    \
+    "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron "            \
+    "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), "                   \
+    "torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16)",                \
     "Loss implementation",                                                                                             \
     "HF (upcast logits)|HF before 4.46|TRL chunked|torchtune chunked|torchtune chunked, compiled|LitGPT "              \
-    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)")                                             \
+    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)")            \
   X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                    \
     "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "    \
     "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward",                       \
@@ -250,6 +252,14 @@
     "Sequence parallel", "")                                                                                           \
   X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)",                \
     "Pipeline stages", "")                                                                                             \
+  X(cp, integer, "1", 1, 1024, "", "devices", "parallelism",                                                           \
+    "Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses "      \
+    "sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context",         \
+    "Context parallel", "")                                                                                            \
+  X(ep, integer, "1", 1, 1e5, "", "devices", "parallelism",                                                            \
+    "Expert-parallel degree (MoE): the routed experts are split over ep of the data-parallel devices (each holds "     \
+    "num_experts / ep); ZeRO shards the experts' state over the dp / ep expert-data-parallel devices",                 \
+    "Expert parallel", "")                                                                                             \
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
     "None|Optimizer state|Optimizer state and parameters")                                                             \
