@@ -72,6 +72,11 @@
     "One learned attention-sink logit per head and layer (gpt-oss)")                                                  \
   X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                      \
     "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all")            \
+  X(num_nextn_predict_layers, integer, "0", 0, 1000, "", "layers", "model",                                          \
+    "Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads "  \
+    "them only for speculative decoding)")                                                                            \
+  X(vision_params, count, "0", 0, 1e13, "", "parameters", "model",                                                    \
+    "Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only")             \
   /* ---- workload ---- */                                                                                            \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")     \
   X(framework, choice, "hf", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "", "workload",     \
@@ -155,9 +160,15 @@
   /* ---- precision & optimizer ---- */                                                                               \
   X(weights_dtype, choice, "bf16", 0, 0,                                                                              \
     "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"          \
-    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s",                                                   \
+    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s|"                                                     \
+    "gptq|awq|w4a16|fp8_block|mxfp4",                                                                                \
     "", "precision", "Storage format of the weights")                                                                 \
   X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)")      \
+  X(quant_bits, integer, "4", 2, 8, "", "bits", "precision",                                                         \
+    "Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits)")                                  \
+  X(quant_group_size, integer, "128", 0, 1e6, "", "weights", "precision",                                             \
+    "Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column " \
+    "(GPTQ group_size -1) or one per tensor (FP8)")                                                                   \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                        \
     "Gradient storage; auto = the trainable weights' dtype")                                                          \
   X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",            \
