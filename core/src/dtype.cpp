@@ -139,15 +139,14 @@ std::optional<double> layout_linear_bytes(dtype d, const layout_params& p, doubl
   const double n = in * out;
   switch (d) {
     case dtype::gptq:
-      return 4 * std::ceil(in * bits / 32) * out + 4 * groups * std::ceil(out * bits / 32) + 2 * groups * out +
-             4 * in + 2 * out;
+      return 4 * std::ceil(in * bits / 32) * out + 4 * groups * std::ceil(out * bits / 32) + 2 * groups * out + 4 * in +
+             2 * out;
     case dtype::awq:
       return 4 * in * std::ceil(out * bits / 32) + 4 * groups * std::ceil(out * bits / 32) + 2 * groups * out +
              2 * bias;
     case dtype::w4a16:
       return 4 * out * std::ceil(in * bits / 32) + p.other_bytes * out * groups + 16 + p.other_bytes * bias;
-    case dtype::fp8_block:
-      return n + 4 * (p.group > 0 ? std::ceil(out / group) * groups : 1) + p.other_bytes * bias;
+    case dtype::fp8_block: return n + 4 * (p.group > 0 ? std::ceil(out / group) * groups : 1) + p.other_bytes * bias;
     case dtype::mxfp4:
       if (!routed) return std::nullopt;
       return out * std::ceil(in / 32) * 17 + p.other_bytes * bias;

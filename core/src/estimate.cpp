@@ -254,9 +254,9 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
   // sp.matrices / params is exactly 1 for the whole model (or a dyadic share), so the bytes stay exact.
   const double layers = params > 0 ? sp.matrices / params * bytes : 0;
   const double others = sp.embed + sp.head + sp.norms;
-  return {layers + others * lp.other_bytes,
-          n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" + c.s.weights_dtype + " checkpoint layout) + " +
-              n(others) + " embedding/norm weights x 2 B"};
+  return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" +
+                                                c.s.weights_dtype + " checkpoint layout) + " + n(others) +
+                                                " embedding/norm weights x 2 B"};
 }
 
 // Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers

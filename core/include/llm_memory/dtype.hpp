@@ -78,10 +78,10 @@ struct dtype_info {
 
 /// The quantisation parameters a checkpoint layout needs (quantization_config's bits and group_size).
 struct layout_params {
-  std::int64_t bits = 4;      ///< bits per quantised weight (GPTQ, AWQ, compressed-tensors) [bits]
-  std::int64_t group = 128;   ///< weights per group along the input (GPTQ, AWQ, w4a16), or the FP8 block's edge;
-                              ///< 0 = one group per column (GPTQ group_size -1, channel-wise) or per-tensor FP8
-  double other_bytes = 2;     ///< bytes per value of what the format leaves unquantised (the checkpoint's dtype)
+  std::int64_t bits = 4;     ///< bits per quantised weight (GPTQ, AWQ, compressed-tensors) [bits]
+  std::int64_t group = 128;  ///< weights per group along the input (GPTQ, AWQ, w4a16), or the FP8 block's edge;
+                             ///< 0 = one group per column (GPTQ group_size -1, channel-wise) or per-tensor FP8
+  double other_bytes = 2;    ///< bytes per value of what the format leaves unquantised (the checkpoint's dtype)
 };
 
 /// Bytes a checkpoint in `d` (family layout) stores for one nn.Linear of `in` x `out` weights with `bias` bias
