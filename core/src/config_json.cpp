@@ -347,6 +347,208 @@ void family_fields(std::string_view type, std::string_view written, reader& r) {
     r.fail("moe_layer_step", "config.json moe_layer_freq other than 1 is not modelled, got " + freq->dump());
 }
 
+// A whole number from a JSON value, nullopt when it is not one.
+std::optional<double> whole(const json* v) {
+  if (v == nullptr || !v->is_number()) return std::nullopt;
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x != std::floor(x)) return std::nullopt;
+  return x;
+}
+
+// ---- quantization_config ----------------------------------------------------------------------------------------
+// What a checkpoint's quantization_config says about how its weights are stored (transformers
+// utils/quantization_config.py @v4.56: BitsAndBytesConfig, GPTQConfig, AwqConfig, FineGrainedFP8Config, Mxfp4Config,
+// CompressedTensorsConfig), as weights_dtype, quant_bits, quant_group_size and double_quant. The byte layouts are in
+// dtype.cpp (layout_linear_bytes) and docs/methodology.md, "Quantised checkpoints".
+
+void quant_fail(reader& r, const std::string& what) {
+  r.fail("weights_dtype", "config.json quantization_config: " + what);
+}
+
+// bits (2..8) and group_size (-1 = one group per column) into quant_bits / quant_group_size.
+void quant_bits_group(reader& r, const json& q, std::initializer_list<const char*> bits_names,
+                      std::initializer_list<const char*> group_names) {
+  reader qr(q);
+  if (const auto bits = whole(qr.find(bits_names))) {
+    if (*bits < 2 || *bits > 8) return quant_fail(r, "bits must be 2 to 8, got " + detail::format_number(*bits));
+    r.out["quant_bits"] = detail::format_number(*bits);
+  }
+  if (const json* g = qr.find(group_names)) {
+    const auto group = whole(g);
+    if (!group || *group < -1 || *group > 1e6) return quant_fail(r, "group_size must be -1 or 0 to 1e6");
+    r.out["quant_group_size"] = detail::format_number(std::max(0.0, *group));
+  }
+}
+
+void bitsandbytes(reader& r, const json& q) {
+  reader qr(q);
+  if (qr.boolean("load_in_4bit", "weights_dtype").value_or(false)) {
+    // NF4 and FP4 store the same tensors (bitsandbytes functional.quantize_4bit): 4-bit codes, absmax per 64.
+    r.out["weights_dtype"] = "nf4";
+    r.out["double_quant"] = qr.boolean("bnb_4bit_use_double_quant", "double_quant").value_or(false) ? "on" : "off";
+  } else if (qr.boolean("load_in_8bit", "weights_dtype").value_or(false)) {
+    r.out["weights_dtype"] = "int8";  // LLM.int8: int8 weight + fp32 SCB per output row
+  } else {
+    quant_fail(r, "bitsandbytes without load_in_4bit or load_in_8bit");
+  }
+  for (auto& e : qr.errors) r.errors.push_back(std::move(e));
+}
+
+// compressed-tensors: one config group of integer weights in pack-quantized format (llm-compressor's W4A16 /
+// W8A16) maps to w4a16; other schemes are refused rather than guessed.
+void compressed_tensors(reader& r, const json& q) {
+  const std::string format = reader(q).text("format");
+  const auto groups = q.find("config_groups");
+  if (format != "pack-quantized" || groups == q.end() || !groups->is_object() || groups->size() != 1)
+    return quant_fail(r, "compressed-tensors format \"" + format +
+                             "\" is not modelled (only one pack-quantized integer group: W4A16 / W8A16)");
+  const json& group = groups->begin().value();
+  const auto w = group.is_object() ? group.find("weights") : group.end();
+  if (w == group.end() || !w->is_object() || reader(*w).text("type") != "int" ||
+      !reader(*w).boolean("symmetric", "weights_dtype").value_or(true) || reader(*w).text("actorder") == "group")
+    return quant_fail(r, "compressed-tensors weights other than symmetric integer without group actorder");
+  const std::string strategy = reader(*w).text("strategy");
+  if (strategy != "group" && strategy != "channel")
+    return quant_fail(r, "compressed-tensors strategy \"" + strategy + "\" is not modelled (group or channel)");
+  r.out["weights_dtype"] = "w4a16";
+  quant_bits_group(r, *w, {"num_bits"}, {"group_size"});
+  if (strategy == "channel") r.out["quant_group_size"] = "0";
+}
+
+void fp8(reader& r, const json& q) {
+  r.out["weights_dtype"] = "fp8_block";
+  const auto block = q.find("weight_block_size");
+  if (block == q.end() || block->is_null()) {
+    r.out["quant_group_size"] = "0";  // one fp32 scale per tensor
+    return;
+  }
+  if (!block->is_array() || block->size() != 2 || (*block)[0] != (*block)[1] || !whole(&(*block)[0]) ||
+      (*block)[0].get<double>() < 1 || (*block)[0].get<double>() > 1e6)
+    return quant_fail(r, "weight_block_size must be a square block [b, b], got " + detail::quoted(block->dump()));
+  r.out["quant_group_size"] = detail::format_number((*block)[0].get<double>());
+}
+
+void read_quantization(reader& r, const json& root) {
+  const auto it = root.find("quantization_config");
+  if (it == root.end() || it->is_null()) return;
+  if (!it->is_object()) return quant_fail(r, "must be an object");
+  const json& q = *it;
+  reader qr(q);
+  std::string method = qr.text("quant_method");
+  if (method.empty() && (q.contains("load_in_4bit") || q.contains("load_in_8bit"))) method = "bitsandbytes";
+  if (method == "bitsandbytes") return bitsandbytes(r, q);
+  if (method == "gptq") {
+    r.out["weights_dtype"] = "gptq";
+    return quant_bits_group(r, q, {"bits"}, {"group_size"});
+  }
+  if (method == "awq") {
+    const std::string version = qr.text("version");
+    if (!version.empty() && version != "gemm" && version != "exllama" && version != "ipex")
+      return quant_fail(r, "AWQ version \"" + version + "\" is not modelled (gemm, exllama and ipex share its layout)");
+    r.out["weights_dtype"] = "awq";
+    return quant_bits_group(r, q, {"bits", "w_bit"}, {"group_size", "q_group_size"});
+  }
+  if (method == "fp8") return fp8(r, q);
+  if (method == "mxfp4") {
+    r.out["weights_dtype"] = "mxfp4";
+    return;
+  }
+  if (method == "compressed-tensors") return compressed_tensors(r, q);
+  quant_fail(r, "quant_method " + detail::quoted(method) +
+                    " is not modelled (bitsandbytes, gptq, awq, fp8, mxfp4 and compressed-tensors pack-quantized are)");
+}
+
+// ---- vision towers ----------------------------------------------------------------------------------------------
+// A multimodal config's vision_config, counted as transformers builds it (its own part: vision_params).
+
+struct vision_shape {
+  double hidden = 0, inner = 0, layers = 0, patch = 0, image = 0, channels = 3;
+};
+
+std::optional<vision_shape> read_vision(reader& r, const json& v, const vision_shape& defaults) {
+  reader vr(v);
+  vision_shape out = defaults;
+  const auto take = [&](const char* name, double& field) {
+    if (const json* f = vr.find({name})) {
+      const auto x = whole(f);
+      if (!x || *x < 1 || *x > 1e6) {
+        r.fail("vision_params", std::string("config.json vision_config field \"") + name +
+                                    "\" must be a whole number from 1 to 1e6, got " + detail::quoted(f->dump()));
+        return;
+      }
+      field = *x;
+    }
+  };
+  take("hidden_size", out.hidden);
+  take("intermediate_size", out.inner);
+  take("num_hidden_layers", out.layers);
+  take("patch_size", out.patch);
+  take("image_size", out.image);
+  take("num_channels", out.channels);
+  if (!r.errors.empty()) return std::nullopt;
+  return out;
+}
+
+// One ViT encoder layer with biased q/k/v/out and fc1/fc2 and two LayerNorms (SigLIP and CLIP encoder layers).
+double vit_layer(const vision_shape& v) {
+  const double h = v.hidden, i = v.inner;
+  return 4 * (h * h + h) + (h * i + i) + (i * h + h) + 2 * 2 * h;
+}
+
+// Gemma 3 (modeling_gemma3.py, modeling_siglip.py): SiglipVisionModel without its head: patch Conv2d with bias,
+// a position table of (image / patch)^2 rows, the layers and a post-LayerNorm; the projector
+// (Gemma3MultiModalProjector) is mm_input_projection_weight (hv x text h) and mm_soft_emb_norm (an RMSNorm of hv).
+// Gemma3Config's SiglipVisionConfig defaults: hv 1152, 4304, 27 layers, patch 14, image 896.
+double siglip_gemma3(const vision_shape& v, double text_hidden) {
+  const double h = v.hidden, grid = std::floor(v.image / v.patch);
+  const double embeddings = h * v.channels * v.patch * v.patch + h + grid * grid * h;
+  return embeddings + v.layers * vit_layer(v) + 2 * h + h * text_hidden + h;
+}
+
+// LLaVA (modeling_llava.py, modeling_clip.py): CLIPVisionModel: class_embedding hv, patch Conv2d without bias,
+// (grid^2 + 1) position rows, pre_layrnorm and post_layernorm (LayerNorms), the layers; the projector
+// (LlavaMultiModalProjector) linear_1 (hv x n_features -> h) and linear_2 (h -> h), biased unless
+// multimodal_projector_bias is false. CLIPVisionConfig defaults: hv 768, 3072, 12 layers, patch 32, image 224.
+double clip_llava(const vision_shape& v, double text_hidden, double features, bool bias) {
+  const double h = v.hidden, grid = std::floor(v.image / v.patch);
+  const double embeddings = h + h * v.channels * v.patch * v.patch + (grid * grid + 1) * h;
+  const double projector = h * features * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
+  return embeddings + 2 * 2 * h + v.layers * vit_layer(v) + projector;
+}
+
+void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
+  const auto it = root.find("vision_config");
+  if (it == root.end() || it->is_null()) return;
+  if (!it->is_object()) return r.fail("vision_params", "config.json vision_config must be an object");
+  const auto hidden = r.out.find("hidden_size");
+  if (hidden == r.out.end()) return;  // reported as missing already
+  const double text_hidden = std::stod(hidden->second);
+  std::optional<double> count;
+  if (root_type == "gemma3") {
+    if (reader(*it).boolean("vision_use_head", "vision_params").value_or(false))
+      return r.fail("vision_params", "config.json vision_config vision_use_head true is not modelled");
+    if (const auto v = read_vision(r, *it, {1152, 4304, 27, 14, 896, 3})) count = siglip_gemma3(*v, text_hidden);
+  } else if (root_type == "llava") {
+    double features = 1;
+    if (const auto f = root.find("vision_feature_layer"); f != root.end() && f->is_array())
+      features = static_cast<double>(f->size());
+    const bool bias = reader(root).boolean("multimodal_projector_bias", "vision_params").value_or(true);
+    if (const auto v = read_vision(r, *it, {768, 3072, 12, 32, 224, 3}))
+      count = clip_llava(*v, text_hidden, features, bias);
+  }  // Other towers (Llama 4, Mistral 3, ...) are not counted: docs/models.md says so, vision_params can be typed.
+  if (count) r.out["vision_params"] = detail::format_number(*count);
+}
+
+// LLaVA keeps LlamaConfig's defaults out of text_config (only what differs is written).
+void llama_defaults(settings& out) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 5> defaults = {{{"hidden_size", "4096"},
+                                                                                      {"intermediate_size", "11008"},
+                                                                                      {"num_hidden_layers", "32"},
+                                                                                      {"num_attention_heads", "32"},
+                                                                                      {"vocab_size", "32000"}}};
+  for (const auto& [key, value] : defaults) out.emplace(key, value);
+}
+
 }  // namespace
 
 std::optional<error> check_json_text(std::string_view text, std::string_view what) {
@@ -406,7 +608,9 @@ result<settings> parse_config(std::string_view json_text) {
   if (found == nullptr) return unsupported(type);
   const family& fam = *found;
 
+  const std::string root_type = reader(root).text("model_type");
   if (fam.model_type == "gemma3_text") gemma3_defaults(r.out);
+  if (root_type == "llava" && fam.model_type == "llama") llama_defaults(r.out);
   r.require({"hidden_size", "n_embd", "d_model", "n_embed"}, "hidden_size");
   r.require({"num_hidden_layers", "n_layer", "num_layers"}, "num_hidden_layers");
   r.require({"num_attention_heads", "n_head", "num_heads"}, "num_attention_heads");
@@ -427,6 +631,7 @@ result<settings> parse_config(std::string_view json_text) {
   r.integer({"qk_nope_head_dim"}, "qk_nope_head_dim");
   r.integer({"qk_rope_head_dim"}, "qk_rope_head_dim");
   r.integer({"v_head_dim"}, "v_head_dim");
+  r.integer({"num_nextn_predict_layers"}, "num_nextn_predict_layers");
 
   // Sliding windows: Qwen2 carries a window it does not use unless use_sliding_window is true.
   const auto use_window = r.boolean("use_sliding_window", "sliding_window");
@@ -460,6 +665,8 @@ result<settings> parse_config(std::string_view json_text) {
   if (fam.shared_expert_gate && r.out.contains("shared_expert_intermediate_size")) r.out["shared_expert_gate"] = "on";
   if (fam.router_bias || r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
   family_fields(fam.model_type, type, r);
+  read_quantization(r, root);
+  if (has_text) read_vision_tower(r, root, root_type);
 
   if (!r.errors.empty()) return r.errors;
   return r.out;

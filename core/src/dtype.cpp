@@ -42,6 +42,13 @@ constexpr std::array dtypes = {
     dtype_info{dtype::iq2_xxs, "iq2_xxs", dtype_family::gguf_mix, 66, 256},  // GGUF IQ2_XXS: fp16 d + 64 B
     dtype_info{dtype::iq1_m, "iq1_m", dtype_family::gguf_mix, 56, 256},  // GGUF IQ1_M: 32 + 16 + 8 B
     dtype_info{dtype::iq1_s, "iq1_s", dtype_family::gguf_mix, 50, 256},  // GGUF IQ1_S super-blocks of 256
+    // Quantised checkpoints: the weights bucket sums layout_linear_bytes() per Linear; these figures (4 bits, groups
+    // of 128, as the formats' defaults) serve only where one number per value is asked for.
+    dtype_info{dtype::gptq, "gptq", dtype_family::layout, (4.0 * 128 + 16 + 4) / 8, 128},  // + g_idx per input
+    dtype_info{dtype::awq, "awq", dtype_family::layout, (4.0 * 128 + 16 + 4) / 8, 128},
+    dtype_info{dtype::w4a16, "w4a16", dtype_family::layout, (4.0 * 128 + 16) / 8, 128},
+    dtype_info{dtype::fp8_block, "fp8_block", dtype_family::layout, 128 * 128 + 4, 128 * 128},
+    dtype_info{dtype::mxfp4, "mxfp4", dtype_family::layout, 17, 32},  // experts; the rest 16-bit
 };
 
 constexpr std::array ggml_types = {
@@ -111,6 +118,41 @@ std::optional<dtype> find_dtype(std::string_view name) {
 double bytes_per_value(dtype d, bool double_quant) {
   if (d == dtype::nf4 && double_quant) return (4 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
   return info(d).bytes_per_value();
+}
+
+// One Linear [out, in] as each format's writer stores it (docs/methodology.md, "Quantised checkpoints"):
+// GPTQ: AutoGPTQ/GPTQModel QuantLinear buffers qweight I32 [ceil(in·bits/32), out], qzeros I32 [G, ceil(out·bits/32)],
+//   scales F16 [G, out], g_idx I32 [in], and an F16 bias [out] that AutoGPTQ's make_quant registers for every Linear.
+// AWQ: AutoAWQ WQLinear_GEMM qweight I32 [in, ceil(out·bits/32)], qzeros I32 [G, ceil(out·bits/32)], scales F16
+//   [G, out]; the bias only where the model has one.
+// w4a16: compressed-tensors pack_quantized weight_packed I32 [out, ceil(in·bits/32)], weight_scale [out, G] in the
+//   checkpoint's dtype, weight_shape I64 [2] (16 bytes); symmetric (no zero point), no g_idx.
+// fp8_block: weight F8_E4M3 [out, in] + weight_scale_inv F32 [ceil(out/b), ceil(in/b)] (transformers
+//   FineGrainedFP8, DeepSeek-V3); b = 0: one F32 weight_scale per tensor.
+// mxfp4: routed experts only (transformers integrations/mxfp4.py): _blocks U8 [out, in/32, 16] + _scales U8
+//   [out, in/32]; biases in the checkpoint's dtype.
+// G = ceil(in / group), or 1 for group 0 (GPTQ group_size -1, channel-wise scales).
+std::optional<double> layout_linear_bytes(dtype d, const layout_params& p, double in, double out, double bias,
+                                          bool routed) {
+  const double bits = static_cast<double>(p.bits);
+  const double group = static_cast<double>(p.group);
+  const double groups = p.group > 0 ? std::ceil(in / group) : 1;
+  const double n = in * out;
+  switch (d) {
+    case dtype::gptq:
+      return 4 * std::ceil(in * bits / 32) * out + 4 * groups * std::ceil(out * bits / 32) + 2 * groups * out + 4 * in +
+             2 * out;
+    case dtype::awq:
+      return 4 * in * std::ceil(out * bits / 32) + 4 * groups * std::ceil(out * bits / 32) + 2 * groups * out +
+             2 * bias;
+    case dtype::w4a16:
+      return 4 * out * std::ceil(in * bits / 32) + p.other_bytes * out * groups + 16 + p.other_bytes * bias;
+    case dtype::fp8_block: return n + 4 * (p.group > 0 ? std::ceil(out / group) * groups : 1) + p.other_bytes * bias;
+    case dtype::mxfp4:
+      if (!routed) return std::nullopt;
+      return out * std::ceil(in / 32) * 17 + p.other_bytes * bias;
+    default: return std::nullopt;
+  }
 }
 
 std::span<const ggml_type_info> ggml_type_table() { return ggml_types; }

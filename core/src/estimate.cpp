@@ -86,7 +86,8 @@ struct stage_params {
   double adapters = 0;       // LoRA parameters on this device
   double largest_layer = 0;  // one layer's parameters on this device (ZeRO-3 gathers)
   double routed = 0;         // routed-expert matrix weights on this device, before expert parallelism
-  [[nodiscard]] double total() const { return matrices + embed + head + norms; }
+  double vision = 0;         // vision tower + projector on this device (first stage, split by tp), 16-bit
+  [[nodiscard]] double total() const { return matrices + embed + head + norms + vision; }
 };
 
 double adapter_params(const layer_params& layer, const run_spec& r) {
@@ -116,16 +117,18 @@ stage_params count_stage(const context& c) {
   if (c.last_stage && !c.first_stage && c.s.tie_word_embeddings) head = p.embedding;
   double norms = share * layer_norms + (c.last_stage ? p.final_norm : 0);
   double matrices = share * (layer_all - layer_norms);
+  double vision = c.first_stage ? p.vision : 0;
   if (c.s.params > 0) {
-    // A given total overrides the architecture: the layers take what embeddings and norms do not.
-    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms;
+    // A given total overrides the architecture: the layers take what embeddings, norms and the vision tower do not.
+    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms + p.vision;
     if (c.s.params >= fixed) {
       matrices = share * (c.s.params - fixed);
     } else {
-      const double scale = c.s.params / std::max(1.0, p.total);
-      embed *= scale, head *= scale, norms *= scale, matrices *= scale;
+      const double scale = c.s.params / std::max(1.0, p.loaded());
+      embed *= scale, head *= scale, norms *= scale, matrices *= scale, vision *= scale;
     }
   }
+  sp.vision = vision / c.t;
   sp.matrices = matrices / c.t;
   sp.matrix_rows = share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) / c.t;
   sp.embed = embed / c.t;
@@ -263,6 +266,37 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   return out;
 }
 
+// A quantised checkpoint's layout (dtype.hpp layout_linear_bytes): every Linear of every layer as its format stores
+// it, what the format leaves alone (routers, q/k norms, sinks; MXFP4: everything but the routed experts) 16-bit.
+// As for GGUF, the layers' bytes become an average per matrix parameter, so tensor and pipeline shares and a given
+// `params` apply unchanged; embeddings, lm_head and norms stay 16-bit (lm_head is in modules_to_not_convert).
+weight_storage store_layout(const context& c, const stage_params& sp) {
+  const auto& p = c.m.params;
+  const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
+  double params = 0, bytes = 0;
+  for (const auto* layer : {&p.dense_layer, &p.moe_layer}) {
+    const double count = static_cast<double>(layer == &p.dense_layer ? p.dense_layers : p.moe_layers);
+    if (count == 0) continue;
+    double linear_params = 0, linear_bytes = 0;
+    for (const auto& l : layer->linears) {
+      const double values = l.in_features * l.out_features + l.bias;
+      const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
+      linear_params += values * l.copies;
+      linear_bytes += stored.value_or(values * lp.other_bytes) * l.copies;
+    }
+    const double rest = layer->total() - layer->norms - linear_params;  // router, q/k norms, sinks
+    params += count * (linear_params + rest);
+    bytes += count * (linear_bytes + rest * lp.other_bytes);
+  }
+  const double per_matrix = params > 0 ? bytes / params : lp.other_bytes;
+  // sp.matrices / params is exactly 1 for the whole model (or a dyadic share), so the bytes stay exact.
+  const double layers = params > 0 ? sp.matrices / params * bytes : 0;
+  const double others = sp.embed + sp.head + sp.norms;
+  return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" +
+                                                c.s.weights_dtype + " checkpoint layout) + " + n(others) +
+                                                " embedding/norm weights x 2 B"};
+}
+
 // Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
 // only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
 weight_storage store_weights(const context& c, const stage_params& sp) {
@@ -270,7 +304,8 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
   switch (info(c.r.weights).family) {
     case dtype_family::floating: {
       const double w = bytes_per_value(c.r.weights);
-      return {sp.total() * w, n(sp.total()) + " x " + n(w) + " B"};
+      const double text = sp.total() - sp.vision;  // the vision tower is its own item (vision_storage)
+      return {text * w, n(text) + " x " + n(w) + " B"};
     }
     case dtype_family::matrices: {
       const double w = bytes_per_value(c.r.weights, c.s.double_quant);
@@ -282,6 +317,7 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
     case dtype_family::matrices_rows:
       return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
               n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
+    case dtype_family::layout: return store_layout(c, sp);
     case dtype_family::gguf_mix: break;
   }
   return store_gguf(c, sp);
@@ -772,6 +808,13 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     params.add(name + " (offloaded to CPU)", 0, formula + " on CPU");
   } else {
     params.add(name, base, formula);
+  }
+  if (l.sp.vision > 0) {
+    // The vision tower and projector load with the model in its dtype: quantised checkpoints leave them out
+    // (modules_to_not_convert / ignore list them), so they stay 16-bit there.
+    const double w = r.quantised() ? 2 : bytes_per_value(r.weights);
+    params.add("vision tower", l.sp.vision * w / l.zero_params,
+               n(l.sp.vision) + " vision parameters x " + n(w) + " B" + (l.zero_params > 1 ? l.shard : ""));
   }
   // vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
   // _compute_cos_sin_cache); "Model loading took" includes it.

@@ -92,6 +92,16 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
   return layer;
 }
 
+// One multi-token-prediction module as DeepSeek-V3's checkpoint stores it (model.layers.61.*; DeepSeek-V3 technical
+// report section 2.2, modeling_deepseek.py's layer names): one more decoder layer (MoE when the model has experts,
+// as layer L is past first_k_dense_replace), enorm and hnorm (RMSNorm h each), eh_proj (2h -> h, no bias), its own
+// embed_tokens (V x h), shared_head.norm (h) and shared_head.head (V x h).
+double mtp_layer(const setting_values& s, const model_spec& m) {
+  const double h = m.hidden;
+  const double layer = s.num_experts > 0 ? m.params.moe_layer.total() : m.params.dense_layer.total();
+  return layer + 3 * norm_params(m, h) + 2 * h * h + 2 * m.vocab * h;
+}
+
 }  // namespace
 
 model_spec make_model(const setting_values& s, const model_choices& choices) {
@@ -124,6 +134,9 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   const auto sparse = static_cast<double>(p.moe_layers);
   p.total = p.embedding + p.lm_head + p.final_norm + dense * p.dense_layer.total() + sparse * p.moe_layer.total();
   p.active = p.total - sparse * p.moe_layer.routed_inactive;
+  p.vision = s.vision_params;
+  p.mtp = static_cast<double>(s.num_nextn_predict_layers) * mtp_layer(s, m);
+  p.total += p.vision + p.mtp;
   return m;
 }
 

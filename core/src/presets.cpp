@@ -33,6 +33,9 @@ model_preset make_model(const json& m) {
   if (const auto it = m.find("config"); it != m.end()) {
     auto fields = parse_config(it->dump());
     if (fields.ok()) p.fields = fields.value();
+    // A preset is the architecture: its Hub checkpoint's storage format (quantization_config) is not imposed on
+    // every run naming it (weights_dtype chooses; --config applies a checkpoint's format).
+    for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"}) p.fields.erase(key);
   }
   if (const auto it = m.find("settings"); it != m.end() && it->is_object())
     for (const auto& [key, value] : it->items())

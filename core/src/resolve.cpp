@@ -177,7 +177,7 @@ run_spec parse_choices(setting_values values) {
 
 void build_model(run_spec& r) {
   r.model = make_model(r.values, parse_model_choices(r.values));
-  r.params = r.values.params > 0 ? r.values.params : r.model.params.total;
+  r.params = r.values.params > 0 ? r.values.params : r.model.params.loaded();  // the MTP module is not loaded
   derive(r);
 }
 
@@ -290,7 +290,8 @@ std::optional<error> check_model(const run_spec& r) {
                                          format_number(v.trainable_params)};
   if (r.train() && !r.adapters() && r.quantised())
     return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + v.weights_dtype +
-                                      "\"; use finetune=lora or qlora for a quantised base"};
+                                      "\" (a checkpoint's quantization_config sets it); use mode=inference, "
+                                      "finetune=lora or qlora, or weights_dtype=bf16 to train the dequantised model"};
   return std::nullopt;
 }
 

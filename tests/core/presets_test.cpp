@@ -35,18 +35,13 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       {"llama-2-70b", 80 * 64},
       // Qwen3-0.6B ties its embeddings but also stores lm_head.weight: 151,936 x 1,024.
       {"qwen3-0.6b", 155582464},
-      // Gemma 3 4B/12B/27B include the SigLIP vision tower and the projector. Tower: per layer
-      // q/k/v/o 4 x (1152^2 + 1152) = 5,313,024, fc1 1152 x 4304 + 4304 = 4,962,512, fc2 4304 x 1152 + 1152
-      // = 4,959,360, two LayerNorms 4,608: 15,239,504; x 27 = 411,466,608; patch conv 3 x 14 x 14 x 1152 + 1152
-      // = 678,528; 4096 position rows x 1152 = 4,718,592; post-LayerNorm 2,304. Tower = 416,866,032.
-      // Projector: 1152 x hidden + an RMSNorm of 1152.
-      {"gemma-3-4b-pt", 416866032 + 1152 * 2560 + 1152},
-      {"gemma-3-12b-pt", 416866032 + 1152 * 3840 + 1152},
-      {"gemma-3-27b-pt", 416866032 + 1152 * 5376 + 1152},
-      // DeepSeek-V3: the multi-token-prediction module plus the FP8 block scales (see deepseek_v3 below).
-      {"deepseek-v3", 13463426304 + 41540496},
-      // MedGemma 27B: Gemma 3 27B's vision tower and projector, as gemma-3-27b-pt.
-      {"medgemma-27b-it", 416866032 + 1152 * 5376 + 1152},
+      // Qwen3-1.7B likewise: lm_head.weight 151,936 x 2,048.
+      {"qwen3-1.7b", 311164928},
+      // Gemma 3 and MedGemma: the SigLIP vision tower and projector are counted (vision_params, quant_test.cpp
+      // derives them by hand), so their counts are exact. DeepSeek-V3: the multi-token-prediction module is
+      // counted too (num_nextn_predict_layers); the Hub's count adds the fp32 scale of every 128 x 128 FP8 block:
+      // 40,838,232 in the 61 layers + 702,264 in the MTP layer (quant_test.cpp fp8_block_deepseek_v3_by_hand).
+      {"deepseek-v3", 41540496},
       // Falcon ties its embeddings in transformers but the checkpoints store lm_head.weight, V x h
       // (research/models: every tensor of the falcon-40b and falcon-180B-chat indexes matched by name).
       {"falcon-7b", 65024LL * 4544},
@@ -218,7 +213,11 @@ TEST(presets, deepseek_v3) {
   EXPECT_EQ(p.dense_layer.attention, 187107328);
   EXPECT_EQ(p.dense_layer.total(), 583483392);
   EXPECT_EQ(p.moe_layer.total(), 11507286272.0);
-  EXPECT_EQ(p.total, 671026419200.0);
+  // The total is the checkpoint's (num_nextn_predict_layers 1: the MTP module counted apart); what runtimes load is
+  // the main model.
+  EXPECT_EQ(p.mtp, 13463426304.0);
+  EXPECT_EQ(p.total, 671026419200.0 + 13463426304.0);
+  EXPECT_EQ(p.loaded(), 671026419200.0);
   EXPECT_EQ(p.active, 37552297472.0);
 }
 

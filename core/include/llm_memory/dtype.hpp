@@ -40,7 +40,12 @@ enum class dtype : std::uint8_t {
   iq2_xs,
   iq2_xxs,
   iq1_m,
-  iq1_s
+  iq1_s,
+  gptq,       ///< GPTQ checkpoint (AutoGPTQ / GPTQModel / optimum): int32-packed qweight, qzeros, fp16 scales, g_idx
+  awq,        ///< AutoAWQ GEMM checkpoint: int32-packed qweight and qzeros, fp16 scales
+  w4a16,      ///< compressed-tensors pack-quantized (llm-compressor W4A16 / W8A16): packed weight, scales, shape
+  fp8_block,  ///< FP8 E4M3 weights with fp32 scale_inv per block (DeepSeek-V3, Qwen3-FP8 quant_method fp8)
+  mxfp4       ///< MXFP4 routed experts (gpt-oss): 32 E2M1 values in 16 bytes + one E8M0 scale byte; the rest 16-bit
 };
 
 /// How a format stores its values.
@@ -49,6 +54,7 @@ enum class dtype_family : std::uint8_t {
   matrices,       ///< fp8, int4, nf4: the linear layers only; embeddings, lm_head and norms stay 16-bit
   matrices_rows,  ///< int8: as `matrices`, plus one fp32 scale per output row of each matrix
   gguf_mix,       ///< a llama.cpp file type: per-tensor GGUF types chosen by its quantiser
+  layout,         ///< a checkpoint's quantised layout: each Linear's bytes from its shape (layout_linear_bytes)
 };
 
 /// One row of the format table.
@@ -70,6 +76,20 @@ struct dtype_info {
 [[nodiscard]] std::optional<dtype> find_dtype(std::string_view name);
 /// Bytes per value of `d` [bytes]; NF4 with double quantisation stores its absmax in 8 bits (QLoRA section 3).
 [[nodiscard]] double bytes_per_value(dtype d, bool double_quant = false);
+
+/// The quantisation parameters a checkpoint layout needs (quantization_config's bits and group_size).
+struct layout_params {
+  std::int64_t bits = 4;     ///< bits per quantised weight (GPTQ, AWQ, compressed-tensors) [bits]
+  std::int64_t group = 128;  ///< weights per group along the input (GPTQ, AWQ, w4a16), or the FP8 block's edge;
+                             ///< 0 = one group per column (GPTQ group_size -1, channel-wise) or per-tensor FP8
+  double other_bytes = 2;    ///< bytes per value of what the format leaves unquantised (the checkpoint's dtype)
+};
+
+/// Bytes a checkpoint in `d` (family layout) stores for one nn.Linear of `in` x `out` weights with `bias` bias
+/// values, every tensor of the format's layout (docs/methodology.md, "Quantised checkpoints"); nullopt when the
+/// format does not quantise this Linear (MXFP4: only routed experts), which then stays in `other_bytes`.
+[[nodiscard]] std::optional<double> layout_linear_bytes(dtype d, const layout_params& p, double in, double out,
+                                                        double bias, bool routed);
 
 /// A GGUF tensor type (ggml_type), the unit the llama.cpp mixes are made of.
 enum class ggml_type : std::uint8_t {

@@ -87,8 +87,12 @@ struct param_breakdown {
   std::int64_t moe_layers = 0;    ///< number of MoE layers
   std::int64_t first_moe = 0;     ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
   std::int64_t moe_step = 1;      ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
-  double total = 0;               ///< all parameters
-  double active = 0;              ///< parameters used per token (MoE: shared + top-k experts)
+  double vision = 0;              ///< vision tower + projector of a multimodal model (loaded with the text model)
+  double mtp = 0;                 ///< multi-token-prediction module the checkpoint stores (not loaded for decoding)
+  double total = 0;               ///< all parameters the checkpoint stores (vision and MTP included)
+  double active = 0;              ///< parameters used per token (MoE: shared + top-k experts; no vision, no MTP)
+  /// The parameters a runtime or trainer loads: everything but the MTP module [parameters].
+  [[nodiscard]] double loaded() const { return total - mtp; }
   /// Whether layer `l` (0-based) holds experts (Llama 4 / Qwen2-MoE interleaving after DeepSeek's dense prefix).
   [[nodiscard]] bool is_moe(std::int64_t l) const {
     return moe_layers > 0 && l >= first_moe && (l + 1) % moe_step == 0;

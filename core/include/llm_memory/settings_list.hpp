@@ -94,6 +94,13 @@
   X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                       \
     "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all",             \
     "MoE layer every", "")                                                                                             \
+  X(num_nextn_predict_layers, integer, "0", 0, 1000, "", "layers", "model",                                            \
+    "Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads "     \
+    "them only for speculative decoding)",                                                                             \
+    "Multi-token-prediction layers", "")                                                                               \
+  X(vision_params, count, "0", 0, 1e13, "", "parameters", "model",                                                     \
+    "Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only",              \
+    "Vision tower parameters", "")                                                                                     \
   /* ---- workload ---- */                                                                                             \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
     "Task", "Training|Inference")                                                                                      \
@@ -207,13 +214,19 @@
   /* ---- precision & optimizer ---- */                                                                                \
   X(weights_dtype, choice, "bf16", 0, 0,                                                                               \
     "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"           \
-    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s",                                                    \
+    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s|gptq|awq|w4a16|fp8_block|mxfp4",                     \
     "", "precision", "Storage format of the weights", "Weights format",                                                \
     "fp32|bf16|fp16|fp8|int8|int4|NF4 "                                                                                \
     "(bitsandbytes)|Q8_0|Q6_K|Q5_K_M|Q4_K_M|Q4_0|Q3_K_M|Q2_K|Q5_K_S|Q4_K_S|Q3_K_S|Q3_K_L|IQ4_XS|IQ4_NL|IQ3_S|IQ3_XXS|" \
-    "IQ2_S|IQ2_XS|IQ2_XXS|IQ1_M|IQ1_S")                                                                                \
+    "IQ2_S|IQ2_XS|IQ2_XXS|IQ1_M|IQ1_S|GPTQ|AWQ|W4A16 (compressed-tensors)|FP8 block-scaled|MXFP4")                     \
   X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)",       \
     "Double quantisation", "")                                                                                         \
+  X(quant_bits, integer, "4", 2, 8, "", "bits", "precision",                                                           \
+    "Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits)", "Quantisation bits", "")          \
+  X(quant_group_size, integer, "128", 0, 1e6, "", "weights", "precision",                                              \
+    "Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column "   \
+    "(GPTQ group_size -1) or one per tensor (FP8)",                                                                    \
+    "Quantisation group size", "")                                                                                     \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
     "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16")         \
   X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",             \
