@@ -25,14 +25,22 @@ constexpr std::array table = {
 
 // Every row has a label; a choice row names each of its choices, in order, and no other row names any.
 constexpr bool labelled(const setting_def& row) {
+  // Plain loops: Emscripten's libc++ has no std::ranges::count / all_of.
   const auto parts = [](std::string_view list) {
-    return list.empty() ? 0 : 1 + static_cast<int>(std::ranges::count(list, '|'));
+    int n = list.empty() ? 0 : 1;
+    for (char c : list) n += c == '|';
+    return n;
   };
   if (row.label.empty()) return false;
   if (row.kind != setting_kind::choice) return row.choice_labels.empty();
   return parts(row.choice_labels) == parts(row.choices) && row.choice_labels.find("||") == std::string_view::npos;
 }
-static_assert(std::ranges::all_of(table, labelled), "a settings row lacks its label or one label per choice");
+constexpr bool all_labelled() {
+  for (const auto& row : table)
+    if (!labelled(row)) return false;
+  return true;
+}
+static_assert(all_labelled(), "a settings row lacks its label or one label per choice");
 
 constexpr std::size_t max_text_length = 256;
 
