@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
 // The page's one state object and its URL form. The state holds only the settings the user changed
 // (overrides over PAGE_DEFAULTS, which sit over the core's defaults); the query string mirrors them:
-//   ?v=1&model=llama-2-7b&mode=inference&seq=4096
+//   ?v=2&model=llama-2-7b&mode=inference&seq=4096&runtime=vllm
 // Keys are the settings table's keys (the same as CLI flags and widget attributes); values are the text the
 // settings accept. Schema in docs/web.md, "URL".
 
-/** Version of the query-string schema; a link without `v` is read as this version. */
-export const SCHEMA_VERSION = "1";
+/**
+ * Version of the query-string schema; a link without `v` is read as this version. Version 2 (issue 22): an
+ * inference link that names no runtime means the resolved runtime (auto: vLLM, llama.cpp for GGUF weights);
+ * version 1 links were made before the runtime setting, when inference meant transformers with the scores
+ * materialised, and are read that way (upgradeV1).
+ */
+export const SCHEMA_VERSION = "2";
+
+/**
+ * What a v=1 link meant, in v=2 settings: an inference link (mode=inference) that names no runtime gets
+ * runtime=transformers and, unless it names one, attention=standard, the only inference model v=1 had. A v=1
+ * link that names a runtime was written by the page between the runtime setting and v=2 (runtime=auto then
+ * meant what it means now) and is read as it stands. Training links are unchanged.
+ */
+export function upgradeV1(overrides) {
+  if (overrides.mode !== "inference" || Object.hasOwn(overrides, "runtime")) return overrides;
+  const upgraded = { ...overrides, runtime: "transformers" };
+  if (!Object.hasOwn(upgraded, "attention")) upgraded.attention = "standard";
+  return upgraded;
+}
 
 /**
  * What an empty query shows: Llama 3 8B on one NVIDIA H100 80GB (the core's own default is a custom
@@ -39,7 +57,8 @@ function decode(text) {
  * Reads a query string. Returns {overrides, problems}: overrides maps known keys to their text; problems lists
  * what was ignored or overruled ({key, message}) for the page's notice. Every problem drops only its own pair:
  * a bad percent-encoding, a key or value over MAX_VALUE_LENGTH, an unknown key (keys are case-sensitive).
- * A repeated key keeps its last value (and says so); an unknown `v` is read as SCHEMA_VERSION (and says so).
+ * A repeated key keeps its last value (and says so); an unknown `v` is read as SCHEMA_VERSION (and says so);
+ * `v=1` is read as it was meant (upgradeV1).
  */
 export function readQuery(search, known_keys) {
   const overrides = {};
@@ -75,9 +94,15 @@ export function readQuery(search, known_keys) {
     const last = key === "v" ? version : overrides[key];
     problems.push({ key, message: `${quote(key)} appears ${count} times; the last value ${quote(last)} is used` });
   }
+  if (version === "1") return finish(upgradeV1(overrides), problems);
   if (version !== null && version !== SCHEMA_VERSION) {
     problems.unshift({ key: "v", message: `unknown link version ${quote(version)}; read as version ${SCHEMA_VERSION}` });
   }
+  return finish(overrides, problems);
+}
+
+/** {overrides, problems}, the problems cut to MAX_PROBLEMS lines (the last one counting the rest). */
+function finish(overrides, problems) {
   if (problems.length > MAX_PROBLEMS) {
     const rest = problems.length - MAX_PROBLEMS + 1;
     problems.splice(MAX_PROBLEMS - 1, rest, { key: null, message: `… and ${rest} more problems` });
@@ -85,7 +110,7 @@ export function readQuery(search, known_keys) {
   return { overrides, problems };
 }
 
-/** The query string for `overrides`, keys in settings-table order, `v` first: "?v=1&model=…". */
+/** The query string for `overrides`, keys in settings-table order, `v` first: "?v=2&model=…". */
 export function writeQuery(overrides, key_order) {
   const params = new URLSearchParams({ v: SCHEMA_VERSION });
   for (const key of key_order) if (Object.hasOwn(overrides, key)) params.set(key, overrides[key]);

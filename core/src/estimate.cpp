@@ -1256,18 +1256,32 @@ void runtime_overhead(const context& c, double allocated, builder& over) {
   const setting_values& s = c.s;
   const double T = s.gpu_memory;
   switch (c.r.runtime) {
-    case runtime_kind::vllm:
+    case runtime_kind::vllm: {
       over.add("non-torch memory (NCCL, cuBLAS)", s.non_torch_memory, "non_torch_memory setting");
       over.add("CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory setting (0 = enforce_eager)");
-      over.add("outside vLLM's budget (CUDA context, other processes)", T - vllm_budget(T, s.gpu_memory_utilization),
-               "gpu_memory - ceil(gpu_memory x gpu_memory_utilization " + n(s.gpu_memory_utilization) + ")");
+      // Allocated at start-up, before vLLM's memory snapshot: part of what lies outside its budget.
+      const double all_reduce = custom_all_reduce_bytes(s.tp);
+      if (all_reduce > 0)
+        over.add("custom all-reduce buffers (tp " + std::to_string(s.tp) + ", outside the budget)", all_reduce,
+                 "3 x max_size 8 MiB (CustomAllreduce: IPC buffer, meta + buffer, rank_data)");
+      over.add("outside vLLM's budget (CUDA context, other processes)",
+               std::max(0.0, T - vllm_budget(T, s.gpu_memory_utilization) - all_reduce),
+               "gpu_memory - ceil(gpu_memory x gpu_memory_utilization " + n(s.gpu_memory_utilization) + ")" +
+                   (all_reduce > 0 ? " - the custom all-reduce buffers" : ""));
       return;
-    case runtime_kind::sglang:
+    }
+    case runtime_kind::sglang: {
       over.add("CUDA context", s.cuda_context, "cuda_context setting");
+      const double all_reduce = custom_all_reduce_bytes(s.tp);
+      if (all_reduce > 0)
+        over.add("custom all-reduce buffers (tp " + std::to_string(s.tp) + ")", all_reduce,
+                 "3 x max_size 8 MiB (vLLM's CustomAllreduce, forked), before SGLang measures free memory");
       over.add("outside mem_fraction_static (activations, CUDA graphs)",
-               (1 - s.mem_fraction_static) * (T - s.cuda_context),
-               "(1 - " + n(s.mem_fraction_static) + ") x (gpu_memory - cuda_context)");
+               (1 - s.mem_fraction_static) * (T - s.cuda_context - all_reduce),
+               "(1 - " + n(s.mem_fraction_static) + ") x (gpu_memory - cuda_context" +
+                   (all_reduce > 0 ? " - custom all-reduce)" : ")"));
       return;
+    }
     case runtime_kind::tgi:
       over.add("CUDA context", s.cuda_context, "cuda_context setting");
       over.add("TGI_WIGGLE_ROOM reserve", 0.1 * T, "(1 - 0.90) x gpu_memory");
@@ -1302,6 +1316,35 @@ double kv_bytes_per_request(const context& c) {
   return kv_cache(c1).bytes;
 }
 
+// vLLM with sliding-window and full-attention layers (one page size, hybrid KV cache manager): groups of
+// group_size layers, num_blocks = available // page // group_size, the token line num_blocks // groups x block
+// (kv_cache_utils.py at 001cabc1be16), the concurrency num_blocks / the blocks one request takes over the groups.
+void report_vllm_hybrid(const context& c, runtime_report& out, std::vector<std::string>& notes) {
+  const auto& s = c.s;
+  if (c.m.mla) {  // no sliding MLA model in the presets: the concurrency from the request's bytes
+    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+    return;
+  }
+  const auto L = static_cast<std::int64_t>(c.layers_on_stage);
+  const std::int64_t full =
+      s.sliding_window_pattern > 0 ? L / s.sliding_window_pattern : 0;  // as kv_cache() counts them
+  const vllm_hybrid_groups g = vllm_hybrid_grouping(full, L - full);
+  const double page =
+      vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, bytes_per_value(c.r.kv));
+  const auto N = static_cast<std::int64_t>(chunk_tokens(c));
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, static_cast<double>(g.group_size));
+  out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, s.block_size));
+  out.max_concurrency = static_cast<double>(blocks) / static_cast<double>(vllm_hybrid_blocks_per_request(
+                                                          g, s.seq, s.sliding_window, N, s.block_size));
+  const setting_def* seq_row = find_setting("seq");
+  const auto limit = static_cast<std::int64_t>(seq_row != nullptr ? seq_row->max_value : 0);
+  out.max_context =
+      vllm_hybrid_max_model_len(out.kv_available, page, full, L - full, s.sliding_window, N, s.block_size, limit);
+  if (s.seq > out.max_context)
+    notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) +
+                    ": the estimated maximum model length is " + std::to_string(out.max_context));
+}
+
 void report_vllm(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
   const auto& s = c.s;
   out.budget = vllm_budget(s.gpu_memory, s.gpu_memory_utilization);
@@ -1318,8 +1361,8 @@ void report_vllm(const context& c, const runtime_term& weights, runtime_report& 
         "vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
     return;
   }
-  if (per_token == 0) {  // hybrid: vLLM's token line under-reports (vllm #40691); give the concurrency only
-    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+  if (per_token == 0) {
+    report_vllm_hybrid(c, out, notes);
     return;
   }
   const double page = per_token * static_cast<double>(s.block_size) / c.layers_on_stage;
@@ -1336,7 +1379,7 @@ void report_vllm(const context& c, const runtime_term& weights, runtime_report& 
 // SGLang: weights + KV cache within mem_fraction_static of the memory free at start.
 void report_sglang(const context& c, const runtime_term& weights, runtime_report& out) {
   const auto& s = c.s;
-  const double total_free = s.gpu_memory - s.cuda_context;
+  const double total_free = s.gpu_memory - s.cuda_context - custom_all_reduce_bytes(s.tp);
   out.budget = total_free * s.mem_fraction_static;
   out.terms = {weights};
   out.kv_available = out.budget - weights.bytes;

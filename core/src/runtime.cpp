@@ -60,6 +60,51 @@ vllm_batch_defaults vllm_defaults(double total_bytes, bool a100) {
   return {2048, 256};
 }
 
+vllm_hybrid_groups vllm_hybrid_grouping(std::int64_t full_layers, std::int64_t sliding_layers) {
+  vllm_hybrid_groups g;
+  const std::int64_t lo = std::min(full_layers, sliding_layers), hi = std::max(full_layers, sliding_layers);
+  if (hi <= 0) return g;
+  g.group_size = lo == 0 ? hi : (static_cast<double>(hi) < 1.5 * static_cast<double>(lo) ? hi : lo);
+  g.full_groups = cdiv(full_layers, g.group_size);
+  g.sliding_groups = cdiv(sliding_layers, g.group_size);
+  return g;
+}
+
+std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
+                                            std::int64_t window, std::int64_t batched_tokens, std::int64_t block_size) {
+  return g.full_groups * cdiv(max_model_len, block_size) +
+         g.sliding_groups * vllm_sliding_blocks(window, batched_tokens, max_model_len, block_size);
+}
+
+std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g, std::int64_t block_size) {
+  const std::int64_t groups = g.full_groups + g.sliding_groups;
+  return groups > 0 ? blocks / groups * block_size : 0;
+}
+
+std::int64_t vllm_hybrid_max_model_len(double available, double page, std::int64_t full_layers,
+                                       std::int64_t sliding_layers, std::int64_t window, std::int64_t batched_tokens,
+                                       std::int64_t block_size, std::int64_t limit) {
+  auto fits = [&](std::int64_t m) {
+    const auto blocks =
+        static_cast<double>(full_layers * cdiv(m, block_size) +
+                            sliding_layers * vllm_sliding_blocks(window, batched_tokens, m, block_size));
+    return blocks * page <= available;
+  };
+  if (limit < 1 || !fits(1)) return 0;
+  std::int64_t good = 1, bad = limit + 1;
+  while (bad - good > 1) {
+    const std::int64_t mid = good + (bad - good) / 2;
+    (fits(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+double custom_all_reduce_bytes(std::int64_t tp) {
+  constexpr double max_size = 8192.0 * 1024;
+  const bool supported = tp == 2 || tp == 4 || tp == 6 || tp == 8;
+  return supported ? 3 * max_size : 0;  // buffer + (meta + max_size) + rank_data
+}
+
 // ---- SGLang ---------------------------------------------------------------------------------------------------
 
 namespace {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "llm_memory/estimate.hpp"
 
@@ -79,15 +80,101 @@ std::int64_t per_step_limit(double other_factors) {
   return static_cast<std::int64_t>(std::floor(max_sequences_per_step / other_factors));
 }
 
-solve_answer solve_devices(const run_spec& spec, double capacity) {
+// ---- devices, training: data parallel x the ZeRO stages and tensor-parallel degrees the framework offers ----------
+
+constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
+
+// The ZeRO stages a framework offers (docs/solve-and-advise.md, "Fewest devices"): DeepSpeed's 0-3 (generic and hf
+// run DeepSpeed through the Trainer); FSDP, torchtune and litgpt shard fully (FSDP = ZeRO-3) or replicate (DDP);
+// Megatron's distributed optimizer is ZeRO-1; Unsloth trains on one device.
+std::vector<std::int64_t> zero_stages(framework_kind f) {
+  switch (f) {
+    case framework_kind::generic:
+    case framework_kind::hf:
+    case framework_kind::deepspeed: return {0, 1, 2, 3};
+    case framework_kind::fsdp:
+    case framework_kind::torchtune:
+    case framework_kind::litgpt: return {0, 3};
+    case framework_kind::megatron: return {0, 1};
+    case framework_kind::unsloth: break;
+  }
+  return {0};
+}
+
+// Tensor parallelism in training: Megatron (--tensor-model-parallel-size), DeepSpeed AutoTP training
+// (tensor_parallel.autotp_size), torchtune's tensor_parallel_dim (FSDP2 + DTensor) and the generic model; the
+// Trainer, litgpt and Unsloth keep the degree they were given. Degrees are powers of two within a node that divide
+// the query heads and the KV heads (Megatron: num_query_groups % tensor_model_parallel_size == 0).
+bool searches_tp(framework_kind f) {
+  return f == framework_kind::generic || f == framework_kind::megatron || f == framework_kind::deepspeed ||
+         f == framework_kind::fsdp || f == framework_kind::torchtune;
+}
+
+struct training_split {
+  std::int64_t zero = 0;  // ZeRO stage
+  std::int64_t tp = 1;    // tensor-parallel degree
+};
+
+// The splits tried, the run's own first (an answer keeps what the user chose when it is as good), then by tp and
+// ZeRO stage ascending: at equal device counts the first wins (plain data parallel over sharding over tp).
+std::vector<training_split> training_splits(const run_spec& spec) {
   const setting_values& s = spec.values;
-  solve_answer a{"min_devices", {"devices"}, false, 0, 0, false, 0, {}, {}};
-  const std::int64_t model_parallel = spec.model_parallel;
-  const std::int64_t dp_limit =
-      std::min(solve_device_limit / model_parallel,
-               per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
-  a.limit = dp_limit * model_parallel;
-  auto total = [&](std::int64_t dp) { return total_at(spec, s.batch, s.seq, dp * model_parallel); };
+  std::vector<training_split> out{{s.zero, s.tp}};
+  std::vector<std::int64_t> tps{s.tp};
+  if (searches_tp(spec.framework)) {
+    const auto kv = static_cast<std::int64_t>(spec.model.kv_heads);
+    for (std::int64_t tp = 1; tp <= node_size; tp *= 2)
+      if (tp != s.tp && s.num_attention_heads % tp == 0 && (kv <= 0 || kv % tp == 0)) tps.push_back(tp);
+    std::sort(tps.begin(), tps.end());
+  }
+  // Offloading the parameters is ZeRO-3's (resolve() refuses it with another stage).
+  const bool params_offloaded = spec.offload == offload_target::optimizer_and_params;
+  for (const std::int64_t tp : tps)
+    for (const std::int64_t zero : zero_stages(spec.framework))
+      if ((zero != s.zero || tp != s.tp) && (!params_offloaded || zero == 3)) out.push_back({zero, tp});
+  return out;
+}
+
+// The run with another split. The one profile default that follows the ZeRO stage moves with it: DeepSpeed's
+// ZeRO-3 keeps its gradient partitions from init (framework_profile.cpp, grad_lifetime resident), unless the run's
+// own grad_lifetime is not its stage's default (then the user chose it, and it stays).
+run_spec with_split(const run_spec& spec, const training_split& split) {
+  run_spec r = spec;
+  r.values.zero = split.zero;
+  r.values.tp = split.tp;
+  if (spec.framework == framework_kind::deepspeed) {
+    auto profile_default = [](std::int64_t zero) {
+      return zero >= 3 ? gradient_lifetime::resident : gradient_lifetime::freed;
+    };
+    if (spec.grad_lifetime == profile_default(spec.values.zero)) {
+      r.grad_lifetime = profile_default(split.zero);
+      r.values.grad_lifetime = r.grad_lifetime == gradient_lifetime::resident ? "resident" : "freed";
+    }
+  }
+  return r;
+}
+
+struct device_fit {
+  std::int64_t dp = 0;     // data-parallel degree
+  training_split split;    // ZeRO stage and tp
+  double total_bytes = 0;  // per device
+};
+
+// The largest data-parallel degree one split may take: within the device limit and the sequences-per-step limit.
+std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
+  const setting_values& s = spec.values;
+  return std::min(solve_device_limit / (split.tp * s.pp),
+                  per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
+}
+
+// Smallest dp for one split with dp x tp x pp below `below` devices.
+std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
+                                     double capacity) {
+  const run_spec r = with_split(spec, split);
+  const setting_values& s = r.values;
+  const std::int64_t mp = split.tp * s.pp;
+  const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
+  auto total = [&](std::int64_t dp) { return total_at(r, s.batch, s.seq, dp * mp); };
   auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
   std::optional<std::int64_t> dp;
@@ -95,73 +182,126 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
     dp = 1;
   else if (dp_limit >= 2)
     dp = first_fitting(2, dp_limit, fits);
-  const std::string parallel = "tp " + std::to_string(s.tp) + " x pp " + std::to_string(s.pp);
-  if (dp) {
-    a.found = true;
-    a.value = *dp * model_parallel;
-    a.total_bytes = total(*dp);
-    a.delta = {{"devices", std::to_string(a.value)}};
-    a.message = "fits on " + std::to_string(a.value) + " device" + (a.value == 1 ? "" : "s") + " (data-parallel " +
-                std::to_string(*dp) + " x " + parallel + ", ZeRO " + std::to_string(s.zero) + ")";
-  } else if (s.zero == 0) {
-    const std::string replica = spec.train() ? "parameters, gradients and optimizer state" : "the weights";
-    a.message = "no device count fits with ZeRO 0: every data-parallel device holds a full replica of " + replica +
-                ", so adding devices never lowers per-device memory; raise zero, tp or pp";
-  } else {
-    a.message = "none within " + std::to_string(solve_device_limit) + " devices (" + parallel + ", ZeRO " +
-                std::to_string(s.zero) + ")";
-    if (dp_limit >= 1)
-      a.message +=
-          ": " + in_units(total(dp_limit), spec.units) + " per device even at " + std::to_string(a.limit) + " devices";
+  if (!dp) return std::nullopt;
+  return device_fit{*dp, split, total(*dp)};
+}
+
+std::string split_text(const device_fit& f, std::int64_t pp) {
+  return "data-parallel " + std::to_string(f.dp) + " x tp " + std::to_string(f.split.tp) + " x pp " +
+         std::to_string(pp) + ", ZeRO " + std::to_string(f.split.zero);
+}
+
+solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
+  const setting_values& s = spec.values;
+  solve_answer a{"min_devices", {"devices", "zero", "tp"}, false, 0, limit, false, 0, {}, {}};
+  const std::vector<training_split> splits = training_splits(spec);
+  const std::vector<std::int64_t> stages = zero_stages(spec.framework);
+  if (splits.size() == 1 && s.zero == 0 && s.tp * s.pp == 1) {
+    a.message =
+        "no device count fits with ZeRO 0: every data-parallel device holds a full replica of the parameters, "
+        "gradients and optimizer state, so adding devices never lowers per-device memory; raise tp or pp";
+    return a;
   }
+  // The most sharded split at its device limit says how far off it is.
+  training_split most = splits.front();
+  for (const auto& split : splits)
+    if (split.tp > most.tp || (split.tp == most.tp && split.zero > most.zero)) most = split;
+  const std::int64_t dp = dp_limit_for(spec, most), mp = most.tp * s.pp;
+  a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + std::to_string(stages.front()) + "-" +
+              std::to_string(stages.back()) + " and tp up to " + std::to_string(most.tp) + " (pp " +
+              std::to_string(s.pp) + ")";
+  if (dp >= 1)
+    a.message += ": " + in_units(total_at(with_split(spec, most), s.batch, s.seq, dp * mp), spec.units) +
+                 " per device even at " + std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) +
+                 ", tp " + std::to_string(most.tp);
   return a;
 }
 
-// Inference engines split a model over tensor-parallel ranks (degrees dividing the query heads, with the KV heads
-// a multiple of tp or tp a multiple of them: vLLM's and SGLang's QKV split) within a node of 8, then over
-// pipeline stages; data-parallel replicas never lower per-device memory.
+// Fewest devices for training: every split the framework offers (training_splits), each with its smallest dp; the
+// fewest devices win, ties to the earlier split. Later splits search only below the best so far.
+solve_answer solve_devices(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
+  std::optional<device_fit> best;
+  std::int64_t limit = 0, best_devices = solve_device_limit + 1;
+  for (const training_split& split : training_splits(spec)) {
+    limit = std::max(limit, dp_limit_for(spec, split) * split.tp * s.pp);
+    const auto f = fewest_for(spec, split, best_devices, capacity);
+    if (!f) continue;
+    best = f;
+    best_devices = f->dp * f->split.tp * s.pp;
+  }
+  if (!best) return no_training_split(spec, limit);
+  solve_answer a{"min_devices", {"devices", "zero", "tp"}, true, best_devices, limit, false, 0, {}, {}};
+  a.total_bytes = best->total_bytes;
+  a.delta = {{"devices", std::to_string(best_devices)}};
+  if (best->split.zero != s.zero) a.delta.emplace("zero", std::to_string(best->split.zero));
+  if (best->split.tp != s.tp) a.delta.emplace("tp", std::to_string(best->split.tp));
+  a.message = "fits on " + std::to_string(best_devices) + " device" + (best_devices == 1 ? "" : "s") + " (" +
+              split_text(*best, s.pp) + ")";
+  return a;
+}
+
+// ---- devices, inference: the splits the engines use -------------------------------------------------------------
+
+// vLLM's and SGLang's QKV split: the query heads divide by tp, and the KV heads by tp or tp by them (replicated KV
+// heads when fewer than tp: ModelConfig.get_num_kv_heads).
 bool valid_tp(const run_spec& spec, std::int64_t tp) {
   const std::int64_t heads = spec.values.num_attention_heads;
   const auto kv = static_cast<std::int64_t>(spec.model.kv_heads);
   return heads % tp == 0 && kv > 0 && (kv % tp == 0 || tp % kv == 0);
 }
 
-constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
-
-// The split tried for `n` devices: tensor parallel n within a node, else the largest valid tp <= 8 dividing n
-// with pipeline stages for the rest; {0, 0} when none is valid.
-std::pair<std::int64_t, std::int64_t> split_for(const run_spec& spec, std::int64_t n) {
-  if (n <= node_size && valid_tp(spec, n)) return {n, 1};
-  for (std::int64_t tp = node_size; tp >= 1; tp /= 2)
-    if (n % tp == 0 && valid_tp(spec, tp) && n / tp <= spec.values.num_hidden_layers) return {tp, n / tp};
-  return {0, 0};
+// The splits an engine would be launched with, fewest devices first: vLLM and SGLang run tensor parallel at a
+// power of two within a node of 8 and add pipeline stages only across nodes (tp = the node's largest valid degree,
+// pp = nodes: vLLM's distributed serving guide); TGI shards by tensor parallelism only (num_shard, no pipeline);
+// llama.cpp splits layers over devices (-sm layer, its default) and transformers too (device_map="auto").
+std::vector<std::pair<std::int64_t, std::int64_t>> inference_splits(const run_spec& spec) {
+  const std::int64_t L = spec.values.num_hidden_layers;
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  const runtime_kind rt = spec.runtime;
+  if (rt == runtime_kind::transformers || spec.llamacpp()) {
+    for (std::int64_t pp = 1; pp <= L; ++pp) out.emplace_back(1, pp);
+    return out;
+  }
+  std::int64_t widest = 1;
+  for (std::int64_t tp = 1; tp <= node_size; tp *= 2)
+    if (valid_tp(spec, tp)) {
+      out.emplace_back(tp, 1);
+      widest = tp;
+    }
+  if (rt == runtime_kind::tgi) return out;
+  for (std::int64_t pp = 2; pp <= L; ++pp) out.emplace_back(widest, pp);
+  return out;
 }
 
 solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices", "tp", "pp"}, false, 0, 0, false, 0, {}, {}};
-  a.limit = node_size * s.num_hidden_layers;
-  auto total = [&](std::int64_t tp, std::int64_t pp) {
+  const auto splits = inference_splits(spec);
+  for (const auto& [tp, pp] : splits) a.limit = std::max(a.limit, tp * pp);
+  for (const auto& [tp, pp] : splits) {
     run_spec split = spec;
     split.values.tp = tp;
     split.values.pp = pp;
-    return estimate(with_workload(split, s.batch, s.seq, tp * pp)).total_bytes;
-  };
-  for (std::int64_t n = 1; n <= a.limit; ++n) {
-    const auto [tp, pp] = split_for(spec, n);
-    if (tp == 0) continue;
-    const double bytes = total(tp, pp);
+    const std::int64_t n = tp * pp;
+    const double bytes = estimate(with_workload(split, s.batch, s.seq, n)).total_bytes;
     if (bytes > capacity) continue;
     a.found = true;
     a.value = n;
     a.total_bytes = bytes;
     a.delta = {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}};
     a.message = "fits on " + std::to_string(n) + " device" + (n == 1 ? "" : "s") + " (tensor parallel " +
-                std::to_string(tp) + " x pipeline " + std::to_string(pp) + ")";
+                std::to_string(tp) + " x pipeline " + std::to_string(pp) + ", as " +
+                std::string(runtime_name(spec.runtime)) + " splits a model)";
     return a;
   }
-  a.message = "no tensor x pipeline split of up to " + std::to_string(a.limit) +
-              " devices fits (tp within a node of 8, dividing the heads; pp up to the layers)";
+  a.message = "no split of up to " + std::to_string(a.limit) + " devices fits (" +
+              (spec.runtime == runtime_kind::transformers || spec.llamacpp()
+                   ? std::string("layers split over devices, up to one per layer")
+               : spec.runtime == runtime_kind::tgi ? std::string("TGI shards by tensor parallel only, up to 8")
+                                                   : std::string("tp within a node of 8, dividing the heads; pp "
+                                                                 "across nodes, up to the layers")) +
+              ")";
   return a;
 }
 

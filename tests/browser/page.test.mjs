@@ -54,7 +54,7 @@ test("the default page renders Llama 3 8B and a total", async () => {
   // 32 + 64 GB of fixed state alone exceed one 80 GB device.
   assert.match(await page.textContent(".verdict"), /Does not fit/);
   await settled(page);
-  assert.equal(new URL(page.url()).search, "?v=1", "defaults leave only the version in the URL");
+  assert.equal(new URL(page.url()).search, "?v=2", "defaults leave only the version in the URL");
   assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table lists knobs");
   assert.deepEqual(page.problems, []);
   await page.close();

@@ -277,11 +277,11 @@ describe("<llm-memory> and the iframe embed", () => {
 
 test("a hostile link shows one notice naming each problem and keeps the rest of the state", async () => {
   const long = "q".repeat(100_000);
-  const search = `?v=2&model=llama-2-7b&seq=1024&seq=4096&mode=inference&foo=1&Batch=2&gpu=%E0%A4%A&lora_targets=${long}&grad_accum=`;
+  const search = `?v=3&model=llama-2-7b&seq=1024&seq=4096&mode=inference&foo=1&Batch=2&gpu=%E0%A4%A&lora_targets=${long}&grad_accum=`;
   const page = await open(session.context, `${session.url}${search}`);
   const lines = await page.locator("#notice li").allTextContents();
   assert.deepEqual(lines.length, 7, lines.join("\n"));
-  assert.match(lines[0], /unknown link version "2"; read as version 1/);
+  assert.match(lines[0], /unknown link version "3"; read as version 2/);
   for (const pattern of [/"foo" ignored/, /"Batch" ignored \(keys are lower-case: batch\)/, /bad percent-encoding/,
                          /"lora_targets": value is 100000 characters long/, /"seq" appears 2 times; the last value "4096" is used/,
                          /grad_accum: must be an integer/]) {
@@ -291,7 +291,7 @@ test("a hostile link shows one notice naming each problem and keeps the rest of 
   assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648);
   assert.equal(await page.inputValue("#gpu-select"), "h100-80gb");
   await page.waitForSelector('#results[data-answers="ready"]');
-  assert.equal(new URL(page.url()).search, "?v=1&model=llama-2-7b&mode=inference&seq=4096", "the URL keeps the rest, canonical");
+  assert.equal(new URL(page.url()).search, "?v=2&model=llama-2-7b&mode=inference&seq=4096", "the URL keeps the rest, canonical");
   assert.deepEqual(page.problems, []);
   await page.close();
 });

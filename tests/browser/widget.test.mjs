@@ -509,7 +509,7 @@ describe("the page's Embed button", () => {
   after(() => browser?.close());
 
   test("both snippets reproduce the page's estimate for the current state", async () => {
-    const state = "?v=1&model=llama-2-7b&mode=inference&seq=4096&batch=2";
+    const state = "?v=2&model=llama-2-7b&mode=inference&seq=4096&batch=2";
     const page = await open(browser.context, `${browser.url}index.html${state}`);
     const page_total = await bucketBytes(page, "total");
     await page.click("#embed-open");
@@ -517,7 +517,7 @@ describe("the page's Embed button", () => {
     const [element, iframe] = await page.locator(".embed-dialog textarea").evaluateAll((areas) => areas.map((a) => a.value));
     assert.match(element, new RegExp(`^<script type="module" src="${browser.url}widget.js"></script>`));
     assert.match(element, /<llm-memory model="llama-2-7b" mode="inference" batch="2" seq="4096" gpu="h100-80gb" controls="batch,seq"><\/llm-memory>$/);
-    assert.match(iframe, /<iframe class="llm-memory" src="[^"]*embed\.html\?v=1&amp;model=llama-2-7b&amp;mode=inference&amp;batch=2&amp;seq=4096&amp;controls=batch,seq"/);
+    assert.match(iframe, /<iframe class="llm-memory" src="[^"]*embed\.html\?v=2&amp;model=llama-2-7b&amp;mode=inference&amp;batch=2&amp;seq=4096&amp;controls=batch,seq"/);
     await page.close();
 
     // Pasted into someone's page, each snippet shows the same total.

@@ -295,12 +295,13 @@ TEST(runtime_factor, whole_estimate_is_weights_times_factor) {
 
 namespace {
 
-// Item 4: for inference the solver splits the model (tensor parallel within a node, then pipeline stages).
-// By hand, L8 in bf16 with transformers and no overhead at seq 1: tp 1 holds 16,060,522,496 B of weights
-// (> 9e9); tp 2 halves the matrices (6,979,321,856) and the embeddings (2 x 525,336,576) and replicates the norms
-// (266,240): (6,979,321,856 + 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B, plus a KV cache of
-// 2 x 32 x 1 x 4 x 128 x 2 B = 65,536 and under a MB of workspace: it fits 9e9 on 2 devices.
-TEST(runtime_solve, inference_devices_split_tensor_parallel) {
+// transformers splits layers over devices (device_map="auto"), so its split is pipeline stages. L8 at seq 1 on 9e9
+// B devices: one device holds 8,030,261,248 x 2 B (> 9e9); on two, each stage holds 16 of the 32 layers (218,112,000
+// parameters each: q and o 4096^2, k and v 4096 x 1024, gate/up/down 3 x 4096 x 14336, two norms of 4096) plus the
+// embeddings (first stage) or the final norm and lm_head (last stage, 525,336,576 + 4096): the last stage holds
+// 4,015,132,672 x 2 B = 8,030,265,344 B and a KV cache of 2 x 16 layers x 1 token x 8 x 128 x 2 B = 65,536, with
+// under 2 MB of workspace.
+TEST(runtime_solve, transformers_splits_layers) {
   const auto spec = resolve({{"mode", "inference"},
                              {"model", "llama-3.1-8b"},
                              {"runtime", "transformers"},
@@ -311,10 +312,45 @@ TEST(runtime_solve, inference_devices_split_tensor_parallel) {
   const solve_result r = solve(spec.value());
   ASSERT_TRUE(r.min_devices.found);
   EXPECT_EQ(r.min_devices.value, 2);
-  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "2"}, {"tp", "2"}, {"pp", "1"}}));
-  EXPECT_GT(r.min_devices.total_bytes, 8030527488.0 + 65536);
-  EXPECT_LT(r.min_devices.total_bytes, 8030527488.0 + 65536 + 2e6);
-  EXPECT_NE(r.min_devices.message.find("tensor parallel 2"), std::string::npos);
+  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "2"}, {"tp", "1"}, {"pp", "2"}}));
+  EXPECT_GE(r.min_devices.total_bytes, 8030265344.0 + 65536);
+  EXPECT_LT(r.min_devices.total_bytes, 8030265344.0 + 65536 + 2e6);
+}
+
+// vLLM is launched at tp 1, 2, 4 or 8 within a node and adds pipeline stages only across nodes, so 3 devices (tp 1
+// x pp 3) is never an answer: on 8e9 B devices (budget ceil(0.92 x 8e9) = 7.36e9) tp 2 holds (6,979,321,856 +
+// 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B of weights alone, over the budget; tp 4 holds
+// 4,015,529,984 B of weights + 33,554,432 rotary cache + the sampler's 256 x 128256 x 10 = 328,335,360 + 0.32 GiB
+// non-torch + 0.84 GiB graphs + a KV cache of 2 x 32 x 1024 x 2 heads x 128 x 2 B = 33,554,432: 5,656,514,724 B.
+TEST(runtime_solve, vllm_prefers_tensor_parallel_within_a_node) {
+  const auto spec = resolve(
+      {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"seq", "1024"}, {"gpu_memory", "8e9"}});
+  ASSERT_TRUE(spec.ok());
+  const solve_result r = solve(spec.value());
+  ASSERT_TRUE(r.min_devices.found) << r.min_devices.message;
+  EXPECT_EQ(r.min_devices.value, 4);
+  EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "4"}, {"tp", "4"}, {"pp", "1"}}));
+  EXPECT_NE(r.min_devices.message.find("tensor parallel 4 x pipeline 1"), std::string::npos) << r.min_devices.message;
+}
+
+// Beyond a node, vLLM keeps tp at the node's largest valid degree and adds stages: L8 has 8 KV heads and 32 query
+// heads, so tp 8 x pp n. TGI shards by tensor parallelism only (no pipeline): its search stops at 8 devices.
+TEST(runtime_solve, splits_beyond_a_node_and_tgi_without_pipeline) {
+  const auto vllm =
+      resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"gpu_memory", "1e9"}});
+  ASSERT_TRUE(vllm.ok());
+  const solve_result rv = solve(vllm.value());
+  EXPECT_EQ(rv.min_devices.limit, 8 * 32);  // tp 8 x pp up to the 32 layers
+  if (rv.min_devices.found) {
+    EXPECT_EQ(std::stoll(rv.min_devices.delta.at("tp")), 8);
+  }
+  const auto tgi =
+      resolve({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "tgi"}, {"gpu_memory", "1e9"}});
+  ASSERT_TRUE(tgi.ok());
+  const solve_result rt = solve(tgi.value());
+  EXPECT_FALSE(rt.min_devices.found);
+  EXPECT_EQ(rt.min_devices.limit, 8);
+  EXPECT_NE(rt.min_devices.message.find("TGI shards by tensor parallel only"), std::string::npos);
 }
 
 // Llama 2 70B at 32K x 4 on an H100 80GB (the example): some split fits, with tp x pp devices.
@@ -343,6 +379,117 @@ TEST(runtime_transformers, bitsandbytes_dequantisation_workspace) {
     for (const auto& i : b.items)
       if (i.name == "bitsandbytes dequantisation workspace") workspace = i.bytes;
   EXPECT_DOUBLE_EQ(workspace, 117440512);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- vLLM hybrid models: sliding-window and full-attention layers (kv_cache_utils.py @ 001cabc1be16) -------------
+
+// _get_kv_cache_groups_uniform_page_size: group_size = the smaller type count, the larger when it is under 1.5 x the
+// smaller; each type splits into cdiv(count, group_size) groups.
+TEST(runtime_vllm_hybrid, grouping) {
+  // Gemma 3 27B: 62 layers, every 6th full: 10 full + 52 sliding -> group_size 10, 1 + cdiv(52, 10) = 6 groups
+  // (the last sliding group padded with 8 layers: vLLM's "Add 8 padding layers" warning).
+  const vllm_hybrid_groups gemma = vllm_hybrid_grouping(10, 52);
+  EXPECT_EQ(gemma.group_size, 10);
+  EXPECT_EQ(gemma.full_groups, 1);
+  EXPECT_EQ(gemma.sliding_groups, 6);
+  // gpt-oss-20b: 12 + 12 alternating -> one group of each.
+  const vllm_hybrid_groups oss = vllm_hybrid_grouping(12, 12);
+  EXPECT_EQ(oss.group_size, 12);
+  EXPECT_EQ(oss.full_groups + oss.sliding_groups, 2);
+  // The code comment's example: 13 full + 12 sliding: 13 < 1.5 x 12, so group_size 13 (pad to 13 + 13).
+  const vllm_hybrid_groups eagle = vllm_hybrid_grouping(13, 12);
+  EXPECT_EQ(eagle.group_size, 13);
+  EXPECT_EQ(eagle.full_groups, 1);
+  EXPECT_EQ(eagle.sliding_groups, 1);
+  // Every layer sliding (one type): one group of all layers.
+  const vllm_hybrid_groups all = vllm_hybrid_grouping(0, 32);
+  EXPECT_EQ(all.group_size, 32);
+  EXPECT_EQ(all.full_groups, 0);
+  EXPECT_EQ(all.sliding_groups, 1);
+}
+
+// One request of M = 32768 tokens with N_bt = 8192 and a 1024-token window: full groups take cdiv(32768, 16) = 2048
+// blocks, sliding groups cdiv(min(1023 + 8192, 32768), 16) + 1 = 576 + 1 = 577: Gemma 3 27B 2048 + 6 x 577 = 5510.
+TEST(runtime_vllm_hybrid, blocks_tokens_and_longest_context) {
+  const vllm_hybrid_groups g = vllm_hybrid_grouping(10, 52);
+  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 32768, 1024, 8192, 16), 5510);
+  // The token line: num_blocks // 7 groups x 16: 55,100 blocks -> 7871 x 16 = 125,936.
+  EXPECT_EQ(vllm_hybrid_tokens(55100, g, 16), 125936);
+  // The longest context for 30,000 pages of one layer: below M = 9215 every sliding layer holds cdiv(M, 16) + 1
+  // blocks, so 10 cdiv(M, 16) + 52 (cdiv(M, 16) + 1) = 62 cdiv(M, 16) + 52 <= 30000 -> cdiv(M, 16) <= 483 ->
+  // M = 7728 (62 x 483 + 52 = 29,998; at 7729, 62 x 484 + 52 = 30,060).
+  const double page = 131072;
+  EXPECT_EQ(vllm_hybrid_max_model_len(30000 * page, page, 10, 52, 1024, 8192, 16, 1 << 20), 7728);
+  EXPECT_EQ(vllm_hybrid_max_model_len(0, page, 10, 52, 1024, 8192, 16, 1 << 20), 0);
+}
+
+// Gemma 3 27B on an H100 under vLLM (N_bt 8192 on >= 70 GiB): the report's tokens and concurrency follow from its
+// KV memory by the hybrid rules: page = 16 x 16 KV heads x (128 + 128) x 2 B = 131,072 B; blocks =
+// floor(floor(available / page) / 10); tokens = blocks // 7 x 16; concurrency = blocks / 5510 at 32K.
+TEST(runtime_vllm_hybrid, gemma3_27b_on_h100) {
+  const estimate_result r = run({{"mode", "inference"},
+                                 {"model", "gemma-3-27b-pt"},
+                                 {"runtime", "vllm"},
+                                 {"gpu", "h100-80gb"},
+                                 {"seq", "32768"}});
+  ASSERT_GT(r.runtime.kv_available, 0);
+  const auto blocks = static_cast<std::int64_t>(std::floor(std::floor(r.runtime.kv_available / 131072) / 10));
+  EXPECT_EQ(r.runtime.kv_capacity_tokens, static_cast<double>(blocks / 7 * 16));
+  EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, static_cast<double>(blocks) / 5510);
+  EXPECT_GT(r.runtime.max_context, 32768);
+}
+
+}  // namespace
+
+namespace {
+
+// ---- tensor-parallel communication buffers ---------------------------------------------------------------------
+
+// vLLM's CustomAllreduce (max_size 8 MiB): IPC buffer 8 MiB + meta and intermediate 8 MiB + rank_data 8 MiB
+// = 25,165,824 B per rank, for tp in {2, 4, 6, 8} only; NCCL's three protocol buffers per channel per peer:
+// 4,194,304 + 4,915,200 + 524,288 = 9,633,792 B.
+TEST(runtime_comm, custom_all_reduce_and_nccl_buffers) {
+  EXPECT_EQ(custom_all_reduce_bytes(1), 0);
+  EXPECT_EQ(custom_all_reduce_bytes(2), 25165824);
+  EXPECT_EQ(custom_all_reduce_bytes(3), 0);
+  EXPECT_EQ(custom_all_reduce_bytes(8), 25165824);
+  EXPECT_EQ(nccl_connection_bytes, 9633792);
+}
+
+double item(const estimate_result& r, const std::string& bucket, const std::string& prefix) {
+  for (const auto& b : r.buckets)
+    if (b.key == bucket)
+      for (const auto& i : b.items)
+        if (i.name.rfind(prefix, 0) == 0) return i.bytes;
+  return -1;
+}
+
+// vLLM at tp 2 (T = the device memory of the page default, gpu_memory): the all-reduce
+// buffers sit in what lies outside the budget, T - ceil(0.92 T), which shrinks by the same 25,165,824 B.
+TEST(runtime_comm, vllm_tp2_all_reduce_outside_the_budget) {
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"tp", "2"}, {"devices", "2"}});
+  const double T = r.gpu_memory_bytes;
+  EXPECT_EQ(item(r, "overhead", "custom all-reduce buffers"), 25165824);
+  EXPECT_EQ(item(r, "overhead", "outside vLLM's budget"), T - std::ceil(T * 0.92) - 25165824);
+  const estimate_result one = run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}});
+  EXPECT_EQ(item(one, "overhead", "custom all-reduce buffers"), -1);  // tp 1: none
+}
+
+// SGLang measures the free memory after the all-reduce buffers exist: total_free = T - cuda_context - 25,165,824,
+// and max_total_num_tokens = (total_free - weights - total_free x (1 - mfs)) // cell, cell = 4 KV heads per rank x
+// 128 x 32 layers x 2 x 2 B = 65,536 B at tp 2.
+TEST(runtime_comm, sglang_tp2_tokens_after_the_all_reduce_buffers) {
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "sglang"}, {"tp", "2"}, {"devices", "2"}});
+  const double total_free = r.gpu_memory_bytes - r.settings.cuda_context - 25165824;
+  const double weights = r.buckets[0].bytes;
+  const double mfs = r.settings.mem_fraction_static;
+  EXPECT_EQ(r.runtime.kv_capacity_tokens, std::floor((total_free - weights - total_free * (1 - mfs)) / 65536));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// URL schema v=1 (issue #9, part 4): the links in url-fixtures.json decode to their pinned state and open to
+// URL schema v=2 (issue #9, part 4; v=2 since issue 22, v=1 links read as they were meant): the links in url-fixtures.json decode to their pinned state and open to
 // their pinned estimate (through the wasm API); the state writes back to a link that reads the same; hostile
 // links name each problem and keep the rest of the state. Policy: docs/robustness.md.
 import assert from "node:assert/strict";
@@ -7,7 +7,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { MAX_PROBLEMS, MAX_VALUE_LENGTH, PAGE_DEFAULTS, SCHEMA_VERSION, readQuery, writeQuery } from "../../web/state.js";
+import {
+  MAX_PROBLEMS,
+  MAX_VALUE_LENGTH,
+  PAGE_DEFAULTS,
+  SCHEMA_VERSION,
+  readQuery,
+  upgradeV1,
+  writeQuery,
+} from "../../web/state.js";
 import { loadApi, root } from "./support.mjs";
 
 const api = await loadApi();
@@ -99,8 +107,8 @@ test("keys are case-sensitive; the notice names the lower-case key", () => {
   assert.match(problems[0].message, /keys are lower-case: model/);
 });
 
-test("an unknown or empty version is read as v=1 and named first", () => {
-  for (const v of ["2", "", "1.0", "01"]) {
+test("an unknown or empty version is read as the current version and named first", () => {
+  for (const v of ["3", "", "1.0", "01"]) {
     const { overrides, problems } = readQuery(`?seq=4096&foo=1&v=${v}`, known);
     assert.deepEqual(overrides, { seq: "4096" });
     assert.deepEqual(problems.map((p) => p.key), ["v", "foo"]);
@@ -118,4 +126,41 @@ test("prototype keys are unknown settings and pollute nothing", () => {
   assert.equal(Object.getPrototypeOf(overrides), Object.prototype);
   assert.equal(problems.length, 4);
   assert.equal({}.seq, undefined);
+});
+
+// v=1 links were made before the runtime setting: inference meant transformers with the scores materialised
+// (attention=standard), the only inference model v=1 had (issue 22). v=2 links and training links are unchanged.
+test("v=1 inference links name transformers + standard attention; v=2, training and runtime-naming links do not", () => {
+  const read = (search) => readQuery(search, known);
+  assert.deepEqual(read("?v=1&mode=inference&seq=4096"), {
+    overrides: { mode: "inference", seq: "4096", runtime: "transformers", attention: "standard" },
+    problems: [],
+  });
+  // An attention the v=1 link chose stays.
+  assert.deepEqual(read("?v=1&mode=inference&attention=flash").overrides, {
+    mode: "inference",
+    attention: "flash",
+    runtime: "transformers",
+  });
+  // A v=1 link naming a runtime came from the page between the runtime setting and v=2: read as it stands.
+  assert.deepEqual(read("?v=1&mode=inference&runtime=vllm").overrides, { mode: "inference", runtime: "vllm" });
+  assert.deepEqual(read("?v=1&seq=4096").overrides, { seq: "4096" });
+  assert.deepEqual(read("?v=2&mode=inference").overrides, { mode: "inference" });
+  assert.deepEqual(read("?mode=inference").overrides, { mode: "inference" });
+  // The upgraded state writes back as a v=2 link naming both settings.
+  assert.equal(
+    writeQuery(read("?v=1&model=gpt2&mode=inference").overrides, keys),
+    "?v=2&model=gpt2&mode=inference&runtime=transformers&attention=standard",
+  );
+  // upgradeV1 does not touch its argument.
+  const before = { mode: "inference" };
+  upgradeV1(before);
+  assert.deepEqual(before, { mode: "inference" });
+});
+
+test("a v=1 inference link opens to the transformers estimate, not the vLLM one it would get as v=2", () => {
+  const v1 = api.estimate({ ...PAGE_DEFAULTS, ...readQuery("?v=1&model=llama-2-7b&mode=inference", known).overrides });
+  const v2 = api.estimate({ ...PAGE_DEFAULTS, ...readQuery("?v=2&model=llama-2-7b&mode=inference", known).overrides });
+  assert.equal(v1.ok && v2.ok, true);
+  assert.notDeepEqual(v1.bytes, v2.bytes);
 });

@@ -58,6 +58,30 @@ struct runtime_report {
 /// Blocks a sliding-window layer needs per request: cdiv(min(w - 1 + N_bt, M), block) + 1 [blocks].
 [[nodiscard]] std::int64_t vllm_sliding_blocks(std::int64_t window, std::int64_t batched_tokens,
                                                std::int64_t max_model_len, std::int64_t block_size);
+/// vLLM's KV cache groups for a hybrid model of full-attention and sliding-window layers with one page size
+/// (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): group_size = the smaller layer count, or the larger
+/// when it is under 1.5 x the smaller; each type splits into cdiv(count, group_size) groups (the last one padded).
+struct vllm_hybrid_groups {
+  std::int64_t group_size = 0;      ///< layers per group: the memory is group_size pools of page x num_blocks
+  std::int64_t full_groups = 0;     ///< groups of full-attention layers
+  std::int64_t sliding_groups = 0;  ///< groups of sliding-window layers
+};
+[[nodiscard]] vllm_hybrid_groups vllm_hybrid_grouping(std::int64_t full_layers, std::int64_t sliding_layers);
+/// Blocks one request of max_model_len M takes over every group (get_max_concurrency_for_kv_cache_config: the sum
+/// over groups of max_memory_usage_bytes / page): full cdiv(M, block), sliding cdiv(min(w - 1 + N_bt, M), block) + 1.
+[[nodiscard]] std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
+                                                          std::int64_t window, std::int64_t batched_tokens,
+                                                          std::int64_t block_size);
+/// The logged "GPU KV cache size" of a multi-group config at the pinned version: num_blocks // groups x block
+/// [tokens].
+[[nodiscard]] std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g,
+                                              std::int64_t block_size);
+/// The "estimated maximum model length" (estimate_max_model_len): the largest M in [1, limit] whose per-layer need,
+/// page x (full x cdiv(M, block) + sliding x sliding blocks), fits `available`; 0 if none [tokens].
+[[nodiscard]] std::int64_t vllm_hybrid_max_model_len(double available, double page, std::int64_t full_layers,
+                                                     std::int64_t sliding_layers, std::int64_t window,
+                                                     std::int64_t batched_tokens, std::int64_t block_size,
+                                                     std::int64_t limit);
 /// The profiling forward's peak: N_bt x bytes x (3 I / tp + 3 h) [bytes] (calibrated, docs/methodology.md).
 [[nodiscard]] double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp);
 /// The dummy sampler's peak: seqs x V x (2 + 4 + 4): bf16 logits, fp32 logits, fp32 probs [bytes].
@@ -70,6 +94,16 @@ struct vllm_batch_defaults {
 };
 /// >= 70 GiB and not an A100: 8192 / 1024, else 2048 / 256.
 [[nodiscard]] vllm_batch_defaults vllm_defaults(double total_bytes, bool a100);
+
+/// vLLM's custom all-reduce buffers per rank (distributed/device_communicators/custom_all_reduce.py,
+/// CustomAllreduce.__init__, max_size = 8 MiB): the IPC buffer (max_size), the signal + intermediate buffer
+/// (meta_size + max_size; meta_size, a few KB of flags, not counted) and rank_data (8 MiB), allocated at start-up
+/// for tp in {2, 4, 6, 8} (_SUPPORTED_WORLD_SIZES); 0 otherwise [bytes]. SGLang's custom all-reduce is the same
+/// code (forked).
+[[nodiscard]] double custom_all_reduce_bytes(std::int64_t tp);
+/// NCCL's buffers per channel per peer connection (src/init.cc: DEFAULT_BUFFSIZE 4 MiB for Simple,
+/// DEFAULT_LL128_BUFFSIZE 120 x 640 x 8 x 8 = 4,915,200, DEFAULT_LL_BUFFSIZE 8 x 512 x 8 x 16 = 524,288) [bytes].
+inline constexpr double nccl_connection_bytes = 4194304.0 + 4915200.0 + 524288.0;
 
 // ---- SGLang ---------------------------------------------------------------------------------------------------
 

@@ -2,10 +2,11 @@
 // The solver: the questions users ask after "does it fit?" — how many devices, the largest micro-batch and
 // the longest sequence — answered exactly by searching estimate() itself (no formula is duplicated).
 //
-// The per-device total is non-decreasing in batch and in seq, and non-increasing in the data-parallel degree
-// from 2 devices on (ZeRO shards divide by it; ZeRO-3 adds its gather buffers only once dp > 1). On such a
-// function, galloping (1, 2, 4, ...) brackets the boundary and bisection finds it, in O(log answer) estimates.
-// See docs/solve-and-advise.md.
+// The device search tries several splits (ZeRO stage and tp for training, tp x pp for inference), each searched
+// the same way. The per-device total is non-decreasing in batch and in seq, and non-increasing in the
+// data-parallel degree from 2 devices on (ZeRO shards divide by it; ZeRO-3 adds its gather buffers only once dp > 1).
+// On such a function, galloping (1, 2, 4, ...) brackets the boundary and bisection finds it, in O(log answer)
+// estimates. See docs/solve-and-advise.md.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +41,8 @@ struct solve_result {
   double total_bytes = 0;       ///< per-device total of the current setting (bytes)
   double gpu_memory_bytes = 0;  ///< capacity of one device (bytes)
   double headroom_bytes = 0;    ///< gpu_memory - total (bytes); negative when it does not fit
-  solve_answer min_devices;     ///< smallest dp (devices = dp x tp x pp) that fits, for the chosen ZeRO stage
+  solve_answer min_devices;     ///< fewest devices that fit: training over the framework's ZeRO stages and tp
+                                ///< degrees (devices = dp x tp x pp), inference over the runtime's tp x pp splits
   solve_answer max_batch;       ///< largest micro-batch that fits (0 when batch 1 does not)
   solve_answer max_seq;         ///< largest sequence (inference: context) length that fits (0 when 1 does not)
 };
