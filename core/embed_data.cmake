@@ -1,32 +1,79 @@
 # SPDX-License-Identifier: MIT
-# Writes every core/data/*.json as a raw string literal: one source of truth for CLI and wasm.
-# models.json is written model by model instead (id + that model's JSON), so that an estimate parses only the
-# preset it names, not the whole catalogue (core/src/presets.cpp; docs/performance.md, "Start-up of the page").
+# Writes core/data/*.json as raw string literals: one source of truth for CLI and wasm.
+#   -DOUT=file.cpp         every file but models.json (the GPU table)
+#   -DMODELS_OUT=file.cpp  models.json, model by model (id + that model's JSON), so that an estimate parses only
+#                          the preset it names, not the whole catalogue (core/src/presets.cpp; docs/performance.md,
+#                          "Start-up of the page"). Its own translation unit: the page's wasm module links an empty
+#                          catalogue instead (wasm/no_models.cpp) and is handed the presets by JS.
+#   -DJSON_OUT=dir         the same entries as files for that module: dir/llm-memory.models.json (a JSON array of
+#                          every entry) and dir/models/<id>.json (one entry), the text byte for byte as compiled
+#                          into the native build, so native and wasm parse the same values.
 file(GLOB files "${DATA_DIR}/*.json")
 list(SORT files)
-set(body "// Generated from core/data by core/embed_data.cmake. Do not edit.\n#include \"embedded_data.hpp\"\nnamespace llm_memory::detail {\n")
-foreach(f ${files})
-  get_filename_component(name "${f}" NAME_WE)
-  file(READ "${f}" content)
-  if(name STREQUAL "models")
-    # CMake re-serialises each entry (keys sorted, numbers written to round-trip exactly): the same values.
-    string(JSON count LENGTH "${content}" models)
-    math(EXPR last "${count} - 1")
-    string(APPEND body "namespace {\nconst embedded_model models[] = {\n")
-    foreach(i RANGE ${last})
-      string(JSON id GET "${content}" models ${i} id)
-      string(JSON entry GET "${content}" models ${i})
-      string(REGEX REPLACE "\n[ \t]*" "" entry "${entry}")
-      string(APPEND body "    {R\"llm_memory_json(${id})llm_memory_json\", R\"llm_memory_json(${entry})llm_memory_json\"},\n")
-    endforeach()
-    string(APPEND body "};\n}  // namespace\nconst std::span<const embedded_model> model_entries = models;\n")
-    continue()
-  endif()
-  # Line breaks and indentation go (a JSON string cannot hold a raw line break, so no value changes): the
-  # WebAssembly module carries these bytes, about 300 B of its gzip budget.
-  string(REGEX REPLACE "\n *" "" content "${content}")
-  string(APPEND body "extern const std::string_view ${name}_json;\nconst std::string_view ${name}_json = R\"llm_memory_json(${content})llm_memory_json\";\n")
-endforeach()
-string(APPEND body "}  // namespace llm_memory::detail\n")
-file(WRITE "${OUT}.tmp" "${body}")
-file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+
+# Entry i of models.json as CMake re-serialises it (keys sorted, numbers written to round-trip exactly: the same
+# values), without line breaks or indentation: sets `id` and `entry` in the caller.
+function(model_entry content i)
+  string(JSON model_id GET "${content}" models ${i} id)
+  string(JSON text GET "${content}" models ${i})
+  string(REGEX REPLACE "\n[ \t]*" "" text "${text}")
+  set(id "${model_id}" PARENT_SCOPE)
+  set(entry "${text}" PARENT_SCOPE)
+endfunction()
+
+function(write_if_changed path body)
+  file(WRITE "${path}.tmp" "${body}")
+  file(COPY_FILE "${path}.tmp" "${path}" ONLY_IF_DIFFERENT)
+  file(REMOVE "${path}.tmp")
+endfunction()
+
+set(header "// Generated from core/data by core/embed_data.cmake. Do not edit.\n#include \"embedded_data.hpp\"\nnamespace llm_memory::detail {\n")
+
+if(DEFINED OUT)
+  set(body "${header}")
+  foreach(f ${files})
+    get_filename_component(name "${f}" NAME_WE)
+    if(name STREQUAL "models")
+      continue()
+    endif()
+    file(READ "${f}" content)
+    # Line breaks and indentation go (a JSON string cannot hold a raw line break, so no value changes): the
+    # WebAssembly module carries these bytes.
+    string(REGEX REPLACE "\n *" "" content "${content}")
+    string(APPEND body "extern const std::string_view ${name}_json;\nconst std::string_view ${name}_json = R\"llm_memory_json(${content})llm_memory_json\";\n")
+  endforeach()
+  string(APPEND body "}  // namespace llm_memory::detail\n")
+  write_if_changed("${OUT}" "${body}")
+endif()
+
+if(DEFINED MODELS_OUT OR DEFINED JSON_OUT)
+  file(READ "${DATA_DIR}/models.json" models_content)
+  string(JSON count LENGTH "${models_content}" models)
+  math(EXPR last "${count} - 1")
+endif()
+
+if(DEFINED MODELS_OUT)
+  set(body "${header}namespace {\nconst embedded_model models[] = {\n")
+  foreach(i RANGE ${last})
+    model_entry("${models_content}" ${i})
+    string(APPEND body "    {R\"llm_memory_json(${id})llm_memory_json\", R\"llm_memory_json(${entry})llm_memory_json\"},\n")
+  endforeach()
+  string(APPEND body "};\n}  // namespace\nconst std::span<const embedded_model> model_entries = models;\n}  // namespace llm_memory::detail\n")
+  write_if_changed("${MODELS_OUT}" "${body}")
+endif()
+
+if(DEFINED JSON_OUT)
+  set(all "")
+  foreach(i RANGE ${last})
+    model_entry("${models_content}" ${i})
+    if(NOT id MATCHES "^[a-z0-9][a-z0-9._-]*$")
+      message(FATAL_ERROR "core/data/models.json: id \"${id}\" is not a file name (a-z, 0-9, . _ -)")
+    endif()
+    write_if_changed("${JSON_OUT}/models/${id}.json" "${entry}\n")
+    if(i GREATER 0)
+      string(APPEND all ",\n")
+    endif()
+    string(APPEND all "${entry}")
+  endforeach()
+  write_if_changed("${JSON_OUT}/llm-memory.models.json" "[${all}]\n")
+endif()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly modules with the CMake preset "wasm" (Emscripten + Embind), copies them with their
-# types to dist/, and prints the size budget (module + glue, raw and gzip; goal: under 100 KB gzip).
+# types and the model presets (dist/models/, dist/llm-memory.models.json: llm-memory.js reads them, it compiles
+# none in) to dist/, and prints the size budget (module + glue, raw and gzip; goal: under 100 KB gzip).
 # Usage: scripts/build-wasm.sh [BUILD_DIR [TARGET...]]
 #   BUILD_DIR defaults to build/wasm. Without targets everything is built: the modules and the GoogleTest
 #   suite that `ctest --test-dir BUILD_DIR` runs under node; with targets, the modules and those.
@@ -23,6 +24,9 @@ dist=${LLM_MEMORY_DIST:-dist}
 mkdir -p "$dist"
 module="$build/wasm/module"
 cp "$module/llm-memory.wasm" "$dist/"
+# The model presets the page's module reads (it compiles none in; core/embed_data.cmake wrote them).
+rm -rf "$dist/models"
+cp -r "$module/models" "$module/llm-memory.models.json" "$dist/"
 # Emscripten 3.1.6 leaves the glue's local names long; esbuild's minifier (the page's bundler) renames locals
 # only, never properties, and takes about 3.4 KB off the gzip budget (docs/performance.md).
 [ -x node_modules/.bin/esbuild ] || npm ci --no-audit --no-fund
@@ -42,4 +46,5 @@ size "llm-memory.js (glue + API)" "$dist/llm-memory.js"
 printf '%-28s %10d B raw %10d B gzip (goal < 102400)\n' "module + glue" \
   $(($(wc -c < "$dist/llm-memory.wasm") + $(wc -c < "$dist/llm-memory.js"))) \
   $(($(gzip -9c "$dist/llm-memory.wasm" | wc -c) + $(gzip -9c "$dist/llm-memory.js" | wc -c)))
+size "llm-memory.models.json" "$dist/llm-memory.models.json"
 size "llm-memory.single.js" "$dist/llm-memory.single.js"

@@ -35,10 +35,13 @@ async function css() {
   return result.outputFiles[0].text;
 }
 
-/** web/boot.js minified: a render-blocking module with no imports. */
+/** web/boot.js minified: a render-blocking module, bundled (it takes the page's default model from state.js). */
 async function boot() {
-  const result = await esbuild.transform(await readFile(`${web}/boot.js`, "utf8"), { minify: true, legalComments: "none", format: "esm", target: "es2020" });
-  return result.code;
+  const result = await esbuild.build({
+    entryPoints: [`${web}/boot.js`], bundle: true, minify: true, legalComments: "none", format: "esm",
+    target: "es2020", write: false, logLevel: "warning",
+  });
+  return result.outputFiles[0].text;
 }
 
 const sha256 = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;

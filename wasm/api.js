@@ -16,16 +16,44 @@ export function load(options) {
 }
 
 async function llm_memory_instantiate(options) {
-  const module_settings = { ...options };
+  const { presets, ...module_settings } = { ...options };
   const url = llm_memory_wasm_file === null ? null : new URL(llm_memory_wasm_file, import.meta.url);
-  if (url !== null && url.protocol === "file:" && module_settings.wasmBinary === undefined &&
-      typeof process === "object" && typeof process.versions?.node === "string") {
+  const node = typeof process === "object" && typeof process.versions?.node === "string";
+  if (url !== null && url.protocol === "file:" && module_settings.wasmBinary === undefined && node) {
     // Node's fetch cannot read file: URLs, and the 3.1.6 glue's own reader calls require(), which ES
     // modules lack: hand it the bytes.
     const { readFile } = await import("node:fs/promises");
     module_settings.wasmBinary = await readFile(url);
   }
-  return llm_memory_wrap(await llm_memory_core(module_settings));
+  // The module with a separate .wasm compiles no model presets in: they are read beside it, all of them
+  // unless `presets` names the few needed first (read while the core compiles); the rest on loadPresets().
+  const catalogue = url === null ? null : llm_memory_catalogue(url, node);
+  const first = catalogue === null ? [] : presets === undefined ? [catalogue.all()] : [...presets].map(catalogue.one);
+  const [core, texts] = await Promise.all([llm_memory_core(module_settings), Promise.all(first)]);
+  return llm_memory_wrap(core, catalogue, texts, presets === undefined);
+}
+
+/**
+ * Where the module with a separate .wasm finds its model presets (written by core/embed_data.cmake beside
+ * it): `all()` the catalogue (llm-memory.models.json, a JSON array of entries), `one(id)` one entry
+ * (models/<id>.json); each resolves to the text, or null when it cannot be read (offline, no such preset).
+ */
+function llm_memory_catalogue(base, node) {
+  const read = async (name) => {
+    const url = new URL(name, base);
+    try {
+      if (url.protocol === "file:" && node) return await (await import("node:fs/promises")).readFile(url, "utf8");
+      const response = await fetch(url);
+      return response.ok ? await response.text() : null;
+    } catch {
+      return null;
+    }
+  };
+  const one = (id) => {
+    const name = String(id).trim().toLowerCase();
+    return /^[a-z0-9][a-z0-9._-]{0,99}$/.test(name) ? read(`models/${name}.json`) : Promise.resolve(null);
+  };
+  return { all: () => read("llm-memory.models.json"), one };
 }
 
 // Lone UTF-16 surrogates become U+FFFD, so every string crosses as well-formed UTF-8 and JSON.
@@ -80,7 +108,9 @@ function llm_memory_config_text(config) {
 }
 
 // The raw bindings take JSON text and return JSON text (the CLI's --json shape); the API returns plain objects.
-function llm_memory_wrap(core) {
+// `catalogue`: where the model presets are read (null when they are compiled in); `texts`: the presets read
+// so far (entries' JSON text, null where one could not be read); `whole`: whether texts is the catalogue.
+function llm_memory_wrap(core, catalogue, texts, whole) {
   /**
    * Calls the binding `name`. Should anything throw while it runs (a RangeError when the caller's recursion
    * has used up the stack, an out-of-memory abort), the wasm stack pointer is put back where it was: a throw
@@ -115,6 +145,24 @@ function llm_memory_wrap(core) {
     const text = call(name, given.values, given.config);
     return given.errors.length ? merge(given.errors, JSON.parse(text)) : JSON.parse(text);
   };
+  // The model presets handed to the core (the module with a separate .wasm compiles none in).
+  const add = (text) => {
+    if (typeof text === "string") call("add_models", text);
+  };
+  texts.forEach(add);
+  let complete = catalogue === null || (whole && typeof texts[0] === "string");
+  let models_text;
+  /** Reads the presets `ids` (or, without ids, the whole catalogue) and hands them to the core. */
+  const loadPresets = async (ids) => {
+    if (complete) return;
+    if (ids === undefined) {
+      const text = await catalogue.all();
+      add(text);
+      complete = typeof text === "string";
+    } else {
+      (await Promise.all([...ids].map(catalogue.one))).forEach(add);
+    }
+  };
   // The core's advice and solve objects carry no "ok"; errors come as {ok: false, errors}.
   const with_ok = (value) => (value.ok === false ? value : { ok: true, ...value });
   return Object.freeze({
@@ -131,7 +179,12 @@ function llm_memory_wrap(core) {
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
     settingsSchema: once(() => call("settings_schema")),
-    listModels: once(() => call("list_models")),
+    // Every preset once the catalogue is in (loadPresets()), else those handed over so far.
+    listModels: () => JSON.parse(complete ? (models_text ??= call("list_models")) : call("list_models")),
+    loadPresets,
+    get presetsComplete() {
+      return complete;
+    },
     listGpus: once(() => call("list_gpus")),
     parseConfig: (config) => {
       const given = llm_memory_config_text(config);

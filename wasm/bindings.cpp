@@ -17,6 +17,7 @@
 #include "llm_memory/advise.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
 #include "llm_memory/settings.hpp"
@@ -162,6 +163,13 @@ double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_se
   return (emscripten_get_now() - start) / reps;
 }
 
+// add_models(text): model presets (one entry of core/data/models.json or an array of them) that wasm/api.js
+// fetched for the page's module, which compiles none in: how many were added, as JSON text, or the errors object.
+std::string add_models_json(const std::string& text) {
+  const auto r = add_models(text);
+  return r.ok() ? std::to_string(r.value()) : errors_to_json(r.errors());
+}
+
 std::string settings_schema() { return settings_schema_json(); }
 std::string list_models() { return models_json(); }
 std::string list_gpus() { return gpus_json(); }
@@ -176,6 +184,7 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("settings_schema", &settings_schema);
   emscripten::function("list_models", &list_models);
   emscripten::function("list_gpus", &list_gpus);
+  emscripten::function("add_models", &add_models_json);
   emscripten::function("parse_config", &parse_config_json);
   emscripten::function("sweep", &sweep_js);
   emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);

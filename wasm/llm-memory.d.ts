@@ -355,7 +355,19 @@ export interface LlmMemory {
   sweepKernelMs(settings: Settings, nBatch: number, nSeq: number, kernel: "simd" | "scalar", reps: number): number;
   /** The settings table the forms are built from. */
   settingsSchema(): SettingSchema[];
+  /**
+   * The model presets. The module with a separate .wasm (llm-memory.js) compiles none in: it lists those
+   * handed over so far, every one once the catalogue is read (load() without `presets`, or loadPresets()).
+   */
   listModels(): ModelPreset[];
+  /**
+   * Reads model presets beside the module (dist/models/<id>.json, or without ids the whole catalogue,
+   * dist/llm-memory.models.json) and hands them to the core; settings naming a preset it has not been handed
+   * get "unknown model". Resolves at once for the single-file module, which carries every preset.
+   */
+  loadPresets(ids?: Iterable<string>): Promise<void>;
+  /** Whether every model preset is in (always true for the single-file module). */
+  readonly presetsComplete: boolean;
   listGpus(): GpuPreset[];
   /** A Hugging Face config.json (text, or an already parsed object) mapped onto architecture settings. */
   parseConfig(config: string | object): { ok: true; settings: Record<string, string> } | Failure;
@@ -363,6 +375,11 @@ export interface LlmMemory {
 
 /** Emscripten module options, e.g. `wasmBinary` (the .wasm bytes) or `locateFile`. */
 export interface LoadOptions {
+  /**
+   * Model presets to read while the core compiles (ids); the rest on loadPresets(). Without it the whole
+   * catalogue is read before load() resolves. Ignored by the single-file module (every preset inside).
+   */
+  presets?: Iterable<string>;
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, scriptDirectory: string) => string;
   [option: string]: unknown;

@@ -4,6 +4,32 @@
 // with blocking="render", so where that is supported (Chromium) it runs before the first paint and the result
 // is on the first frame; elsewhere the result shows a moment later. Never on a link with settings: that one
 // waits for app.js to draw its own.
-if (![...new URLSearchParams(location.search).keys()].some((key) => key !== "v")) {
+//
+// It also starts what the core needs while the parser and app.js go on (docs/performance.md, "Start-up"): the
+// .wasm's compile (index.html preloads it), handed to the engine as globalThis.llmMemoryBoot (web/engine.js),
+// and the model presets the first estimate may name (the link's and the page's default), preloaded so the
+// engine's fetches of them are answered at once. The single-file page has no .wasm to fetch and skips both.
+import { PAGE_DEFAULTS } from "./state.js";
+
+const params = new URLSearchParams(location.search);
+if (![...params.keys()].some((key) => key !== "v")) {
   document.documentElement.dataset.default = "";
+}
+
+const wasm = document.querySelector('link[rel="preload"][href="llm-memory.wasm"]');
+if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
+  const bytes = () => fetch(wasm.href, { credentials: "same-origin" });
+  // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
+  const named = (params.get("model") ?? PAGE_DEFAULTS.model).trim().toLowerCase();
+  const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
+  for (const id of presets) {
+    const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href: `models/${id}.json` });
+    link.crossOrigin = "anonymous";
+    document.head.append(link);
+  }
+  globalThis.llmMemoryBoot = {
+    // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
+    module: WebAssembly.compileStreaming(bytes()).catch(() => bytes().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
+    presets,
+  };
 }

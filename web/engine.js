@@ -49,9 +49,15 @@ export class Engine {
     return (this.#gpus ??= this.#api.listGpus());
   }
 
-  /** The model presets (read on first use: computing every preset's exact count takes a while). */
+  /**
+   * The model presets (read on first use: computing every preset's exact count takes a while). On the page
+   * the core starts with only the preset its first estimate needs (createEngine): the list is then a promise,
+   * resolved once the catalogue has been fetched (docs/performance.md).
+   */
   get models() {
-    return (this.#models ??= this.#api.listModels());
+    if (this.#models) return this.#models;
+    if (this.#api.presetsComplete) return (this.#models = this.#api.listModels());
+    return this.#api.loadPresets().then(() => (this.#api.presetsComplete ? (this.#models ??= this.#api.listModels()) : this.#api.listModels()));
   }
 
   /**
@@ -144,7 +150,20 @@ export class Engine {
   }
 }
 
-/** Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). */
+/**
+ * Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). On the page, web/boot.js has
+ * already started the compile and named the one model preset the first estimate needs (globalThis.llmMemoryBoot):
+ * the core starts from that compile with that preset, and reads the catalogue when the model picker first asks
+ * for it. Elsewhere (the widget, the iframe embed) every preset is read before the engine is ready.
+ */
 export async function createEngine() {
-  return new Engine(await load());
+  const boot = globalThis.llmMemoryBoot;
+  if (!boot) return new Engine(await load());
+  // Should the early compile have failed, the glue fetches and compiles the .wasm itself.
+  const module = await boot.module.catch(() => null);
+  const instantiateWasm = (imports, done) => {
+    WebAssembly.instantiate(module, imports).then((instance) => done(instance, module));
+    return {};
+  };
+  return new Engine(await load(module ? { presets: boot.presets, instantiateWasm } : { presets: boot.presets }));
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Presets are parsed from the JSON compiled in from core/data/: each model when first asked for, the GPUs once.
+// Presets are parsed from the JSON compiled in from core/data/ (the page's wasm module is handed the models'
+// entries by JS instead): each model when first asked for, the GPUs once.
 #include "llm_memory/presets.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -59,28 +62,87 @@ std::vector<gpu_preset> load_gpus() {
   return out;
 }
 
+// One preset of the catalogue: its id and entry text (the preset mapped from it sits at the same index).
+struct model_slot {
+  std::string_view id;    ///< the preset id
+  std::string_view text;  ///< the entry's JSON (static data, or a string owned by the store)
+  bool mapped = false;    ///< whether the preset has been mapped from `text` yet
+};
+
 // The catalogue's presets, each mapped from its config.json on first use: an estimate needs one (the page's
-// first result waits for it), the listings need them all; either way a preset is mapped once.
+// first result waits for it), the listings need them all; either way a preset is mapped once. The native build
+// starts with every preset compiled in; the page's wasm module starts empty and is handed entries (add_models).
 class model_store {
  public:
-  const model_preset& at(std::size_t index) {
+  model_store() {
+    for (const auto& e : detail::model_entries) slots_.push_back({e.id, e.json});
+    presets_.resize(slots_.size());
+  }
+
+  const model_preset* find(std::string_view id) {
     const std::lock_guard guard(lock_);
-    if (!mapped_[index]) {
-      presets_[index] = make_model(json::parse(detail::model_entries[index].json, nullptr, false));
-      mapped_[index] = true;
-    }
-    return presets_[index];
+    const std::size_t i = index(id);
+    return i < slots_.size() ? &mapped(i) : nullptr;
   }
 
   std::span<const model_preset> all() {
-    for (std::size_t i = 0; i < presets_.size(); ++i) at(i);
+    const std::lock_guard guard(lock_);
+    for (std::size_t i = 0; i < slots_.size(); ++i) mapped(i);
     return presets_;
   }
 
+  // Adds the entries of `entries` (a JSON array of entry objects) in their order, ahead of presets added
+  // earlier that it does not hold (so the whole catalogue handed over after one of its presets lists in file
+  // order); an id already present keeps its entry and mapping.
+  std::size_t add(const json& entries) {
+    const std::lock_guard guard(lock_);
+    std::vector<model_slot> slots;
+    std::vector<model_preset> presets;
+    std::size_t added = 0;
+    const auto move_from = [&](std::size_t i) {
+      slots.push_back(slots_[i]);
+      presets.push_back(std::move(presets_[i]));
+      slots_[i].id = {};  // taken
+    };
+    for (const auto& entry : entries) {
+      const std::string id = str(entry, "id");
+      if (id.empty() || std::any_of(slots.begin(), slots.end(), [&](const model_slot& s) { return s.id == id; }))
+        continue;
+      if (const std::size_t i = index(id); i < slots_.size()) {
+        move_from(i);
+        continue;
+      }
+      const std::string_view owned_id = owned_.emplace_back(id);
+      slots.push_back({owned_id, owned_.emplace_back(entry.dump())});
+      presets.emplace_back();
+      ++added;
+    }
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+      if (!slots_[i].id.empty()) move_from(i);
+    slots_ = std::move(slots);
+    presets_ = std::move(presets);
+    return added;
+  }
+
  private:
+  std::size_t index(std::string_view id) const {
+    std::size_t i = 0;
+    while (i < slots_.size() && slots_[i].id != id) ++i;
+    return i;
+  }
+
+  const model_preset& mapped(std::size_t i) {
+    if (!slots_[i].mapped) {
+      presets_[i] = make_model(json::parse(slots_[i].text, nullptr, false));
+      slots_[i].mapped = true;
+    }
+    return presets_[i];
+  }
+
   std::mutex lock_;
-  std::vector<model_preset> presets_ = std::vector<model_preset>(detail::model_entries.size());
-  std::vector<bool> mapped_ = std::vector<bool>(presets_.size());
+  std::vector<model_slot> slots_;
+  std::vector<model_preset> presets_;  // presets_[i] mapped from slots_[i]
+  std::deque<std::string> owned_;      // ids and entry texts handed over by add_models; a deque keeps them in place
 };
 
 model_store& models() {
@@ -92,11 +154,17 @@ model_store& models() {
 
 std::span<const model_preset> model_presets() { return models().all(); }
 
-const model_preset* find_model(std::string_view id) {
-  const auto entries = detail::model_entries;
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    if (entries[i].id == id) return &models().at(i);
-  return nullptr;
+const model_preset* find_model(std::string_view id) { return models().find(id); }
+
+result<std::size_t> add_models(std::string_view json_text) {
+  const json parsed = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  const bool entry = parsed.is_object() && parsed.contains("id");
+  const bool valid = entry || (parsed.is_array() && std::all_of(parsed.begin(), parsed.end(), [](const json& e) {
+                                 return e.is_object() && e.contains("id") && e["id"].is_string();
+                               }));
+  if (!valid)
+    return error{"models", "must be a model preset object or an array of them, as core/data/models.json holds"};
+  return models().add(entry ? json::array({parsed}) : parsed);
 }
 
 std::span<const gpu_preset> gpu_presets() {

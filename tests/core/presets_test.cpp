@@ -246,3 +246,40 @@ TEST(presets, gpus) {
 }
 
 }  // namespace
+
+// add_models: how the page's wasm module (which compiles no presets in) is handed them. Natively the catalogue
+// is compiled in, so a known id keeps its entry; the entries handed over list first, in the order given, then
+// the presets known before that were not among them (presets.hpp).
+TEST(presets, add_models_adds_new_ids_and_keeps_known_ones) {
+  const model_preset* before = find_model("llama-2-7b");
+  ASSERT_NE(before, nullptr);
+  const std::size_t count = model_presets().size();
+  // A made-up preset: the config maps onto settings as any config.json does (hidden_size -> hidden_size).
+  const auto added = add_models(
+      R"([{"id": "llama-2-7b", "name": "changed"},
+          {"id": "test-add-models-tiny", "name": "Tiny", "hf_repo": "x/tiny", "official_params": 0,
+           "source": "test", "config": {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}}])");
+  ASSERT_TRUE(added.ok());
+  EXPECT_EQ(added.value(), 1u) << "only the new id is added";
+  EXPECT_EQ(model_presets().size(), count + 1);
+  EXPECT_EQ(find_model("llama-2-7b")->name, "Llama 2 7B") << "a known id keeps its entry";
+  const model_preset* tiny = find_model("test-add-models-tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(tiny->name, "Tiny");
+  EXPECT_EQ(tiny->fields.at("hidden_size"), "64");
+  // Listed in the order handed over (llama-2-7b, then the new one), then every other preset as before.
+  EXPECT_EQ(model_presets()[0].id, "llama-2-7b");
+  EXPECT_EQ(model_presets()[1].id, "test-add-models-tiny");
+  // Adding it again adds nothing; one entry object is accepted as well as an array.
+  const auto again = add_models(R"({"id": "test-add-models-tiny", "name": "Tiny again"})");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), 0u);
+  // Not a preset: an error naming "models", nothing added.
+  for (const char* bad : {"", "[1]", "{\"name\": \"no id\"}", "[{\"id\": 7}]", "not json"}) {
+    const auto r = add_models(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.errors().front().setting, "models") << bad;
+  }
+  EXPECT_EQ(model_presets().size(), count + 1);
+}

@@ -8,6 +8,7 @@ import { formatCount, formatShortCount } from "./format.js";
 
 export class ModelPicker extends EventTarget {
   #models = null;
+  #pending = null;
   #source;
   #input;
   #datalist;
@@ -16,8 +17,9 @@ export class ModelPicker extends EventTarget {
   #shown = null;
 
   /**
-   * `models`: the presets, or a function returning them, called on first need (load(), or a search): the
-   * list costs dozens of estimates' worth of work, which the page's first result should not wait for.
+   * `models`: the presets, or a function returning them (or a promise of them: the page fetches the
+   * catalogue on first need), called on first need (load(), or a search): the list costs dozens of
+   * estimates' worth of work, which the page's first result should not wait for.
    */
   constructor(container, models) {
     super();
@@ -42,15 +44,29 @@ export class ModelPicker extends EventTarget {
     if (typeof models !== "function") this.load();
   }
 
-  /** Reads the presets (once) and fills the search list. */
+  /** Reads the presets (once) and fills the search list; an empty list while they are still being fetched. */
   load() {
     if (this.#models) return this.#models;
-    this.#models = this.#source();
+    if (this.#pending) return [];
+    const models = this.#source();
+    if (typeof models?.then === "function") {
+      this.#pending = models.then((list) => {
+        this.#fill(list);
+        // Text typed while the list was on its way is matched now.
+        if (this.#input === this.#input.getRootNode().activeElement && this.#input.value.trim()) this.#pick(false);
+      });
+      return [];
+    }
+    this.#fill(models);
+    return this.#models;
+  }
+
+  #fill(models) {
+    this.#models = models;
     this.#input.placeholder = `Search ${this.#models.length} presets`;
     this.#datalist.replaceChildren(...this.#models.map((m) =>
       h("option", { value: m.id, label: `${m.name} · ${formatShortCount(m.params)}` })));
     if (this.#shown) this.update(...this.#shown);
-    return this.#models;
   }
 
   // A typed id or display name (any case) picks the preset; `final` (change: Enter or leaving the box)
@@ -61,7 +77,7 @@ export class ModelPicker extends EventTarget {
     if (match) {
       this.#error.hidden = true;
       this.dispatchEvent(new CustomEvent("model", { detail: { id: match.id } }));
-    } else if (final && text) {
+    } else if (final && text && this.#models) {
       this.#error.textContent = `No preset matches "${this.#input.value.trim()}": pick one from the list, or use a custom architecture.`;
       this.#error.hidden = false;
     }

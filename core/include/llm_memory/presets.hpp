@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Model and GPU presets, compiled in from core/data/ (one source of truth for CLI and wasm).
+// Model and GPU presets, compiled in from core/data/ (one source of truth for CLI and wasm; the page's module
+// gets the model presets from JS through add_models).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
 namespace llm_memory {
@@ -34,6 +36,12 @@ struct gpu_preset {
 
 [[nodiscard]] std::span<const model_preset> model_presets();
 [[nodiscard]] const model_preset* find_model(std::string_view id);
+/// Adds model presets: `json_text` is one entry object or an array of them, as core/data/models.json's
+/// "models" holds them (core/embed_data.cmake writes them for the page's wasm module, which compiles none in).
+/// An id already known keeps its entry. Returns how many were added, or an error naming "models". Not to be
+/// called while another thread reads the presets (spans and pointers from before may dangle).
+[[nodiscard]] result<std::size_t> add_models(std::string_view json_text);
+
 [[nodiscard]] std::span<const gpu_preset> gpu_presets();
 [[nodiscard]] const gpu_preset* find_gpu(std::string_view id);
 
