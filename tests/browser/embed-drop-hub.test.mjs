@@ -234,3 +234,26 @@ test("Hub repo ids: config.json and the safetensors shards' headers by Range; th
   await offline.close();
   await session.context.unroute("https://huggingface.co/**");
 });
+
+test("the Embed dialog previews the snippet live: the widget it loads, with the page's settings, following edits", async () => {
+  const page = await open(session.context, `${session.url}?v=1&model=llama-2-7b&mode=inference&seq=4096`);
+  await page.click("#embed-open");
+  const preview = ".embed-preview llm-memory";
+  await page.waitForFunction((s) => document.querySelector(s)?.estimate, preview);
+  // Same settings, same core: the preview's total is the page's.
+  const totals = await page.evaluate((s) => [document.querySelector(s).estimate.bytes.total,
+    Number(document.querySelector('#results-table tr[data-bucket="total"]').dataset.bytes)], preview);
+  assert.equal(totals[0], totals[1]);
+  assert.equal(await page.getAttribute(preview, "seq"), "4096");
+  // Editing the controls field re-renders the preview with those controls; the theme select sets its theme.
+  await page.fill(".embed-dialog input[type=text]", "batch");
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute("controls") === "batch"
+    && document.querySelector(s).shadowRoot.querySelectorAll("[part=control]").length === 1, preview);
+  await page.selectOption(".embed-dialog select", "dark");
+  await page.waitForFunction((s) => document.querySelector(s).scheme === "dark", preview);
+  assert.match(await page.inputValue(".embed-dialog textarea"), /theme="dark"/);
+  await page.fill(".embed-dialog input[type=text]", "");
+  await page.waitForFunction((s) => !document.querySelector(s).hasAttribute("controls"), preview);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
