@@ -257,3 +257,77 @@ test("the Embed dialog previews the snippet live: the widget it loads, with the 
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+/**
+ * A blog on http://localhost loading the widget from http://127.0.0.1 (dist/ served by a server of its own with
+ * the headers `cdn(file)` returns), as docs/embedding.md "Hosting the files on another origin" says. Resolves to
+ * {page, requests (cdn.test paths), warnings, started (the widget drew an estimate)}.
+ */
+async function crossOrigin(cdn, { page_headers = {} } = {}) {
+  const { readFile } = await import("node:fs/promises");
+  const { createServer } = await import("node:http");
+  const { join } = await import("node:path");
+  const { dist } = await import("./support.mjs");
+  // A real server (not context.route, whose fulfilled responses Playwright gives CORS headers of its own).
+  const requests = [];
+  let origin = "";
+  // One real server (not context.route: Chromium's Local Network Access refuses a routed page loading from the
+  // loopback, and Playwright gives fulfilled responses CORS headers of its own) on two origins: the blog on
+  // localhost, the widget's files on 127.0.0.1.
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url, "http://x").pathname;
+    if (path === "/post.html") {
+      return response.writeHead(200, { "content-type": "text/html", ...page_headers }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="${origin}/llm-memory/widget.js"></script></head>
+<body><llm-memory model="llama-2-7b" mode="inference" seq="4096"><p id="fallback">Llama 2 7B: 13.5 GB</p></llm-memory></body></html>`);
+    }
+    const file = path.replace("/llm-memory/", "");
+    requests.push(file);
+    const body = await readFile(join(dist, file)).catch(() => null);
+    if (body === null || file.includes("/")) return response.writeHead(404).end();
+    response.writeHead(200, cdn(file)).end(body);
+  });
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  const page = await session.context.newPage();
+  const warnings = [];
+  page.on("console", (m) => warnings.push(m.text()));
+  await page.goto(`http://localhost:${server.address().port}/post.html`);
+  const started = await page.waitForFunction(() => document.querySelector("llm-memory").estimate
+    || document.querySelector("llm-memory").shadowRoot?.querySelector(".status.field-error"), null, { timeout: 20_000 })
+    .then(() => page.evaluate(() => Boolean(document.querySelector("llm-memory").estimate)), () => false);
+  page.on("close", () => server.close());
+  return { page, requests, warnings, started };
+}
+
+test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on both files, application/wasm)", async () => {
+  const types = { "widget.js": "text/javascript", "llm-memory.wasm": "application/wasm" };
+  const cors = { "access-control-allow-origin": "*" };
+  // Both files with Access-Control-Allow-Origin and their types: two requests, streaming compile, no warning.
+  let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
+  assert.equal(run.started, true, JSON.stringify([run.requests, run.warnings]));
+  assert.deepEqual(run.requests, ["widget.js", "llm-memory.wasm"]);
+  assert.deepEqual(run.warnings.filter((w) => /wasm/.test(w)), []);
+  await run.page.close();
+  // A cross-origin-isolated host page (COEP require-corp): CORS answers it; no Cross-Origin-Resource-Policy needed.
+  run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }),
+    { page_headers: { "cross-origin-embedder-policy": "require-corp", "cross-origin-opener-policy": "same-origin" } });
+  assert.equal(run.started, true);
+  await run.page.close();
+  // The .wasm as application/octet-stream: streaming compile fails, the glue warns and fetches it a second time.
+  run = await crossOrigin((file) => ({ ...cors, "content-type": file.endsWith(".wasm") ? "application/octet-stream" : types[file] }));
+  assert.equal(run.started, true);
+  assert.ok(run.warnings.some((w) => /streaming compile failed/.test(w)));
+  assert.deepEqual(run.requests, ["widget.js", "llm-memory.wasm", "llm-memory.wasm"]);
+  await run.page.close();
+  // No Access-Control-Allow-Origin on the .wasm: the calculator cannot start and says so; the fallback stays.
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".wasm") ? {} : cors) }));
+  assert.equal(run.started, false);
+  assert.equal(await run.page.isVisible("#fallback"), true);
+  await run.page.close();
+  // None on widget.js: the module script is blocked; the element stays undefined, showing its fallback.
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".js") ? {} : cors) }));
+  assert.equal(run.started, false);
+  assert.equal(await run.page.evaluate(() => customElements.get("llm-memory")), undefined);
+  assert.equal(await run.page.isVisible("#fallback"), true);
+  await run.page.close();
+});
