@@ -190,6 +190,18 @@ function llm_memory_wrap(core, catalogue, texts, whole) {
       const given = llm_memory_config_text(config);
       return given.errors.length ? { ok: false, errors: given.errors } : JSON.parse(call("parse_config", given.text));
     },
+    // readCheckpoint(kind, bytes, fileSize, name): a .safetensors ("safetensors") or .gguf ("gguf") header read
+    // from the file's first bytes (a Uint8Array or ArrayBuffer) by the CLI's readers; {ok: false, need: n} asks
+    // for the first n bytes (docs/wasm.md, "Checkpoint headers").
+    readCheckpoint: (kind, bytes, fileSize, name) => {
+      const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+      if (!(data instanceof Uint8Array)) return { ok: false, errors: [{ setting: "checkpoint", message: "the bytes must be a Uint8Array or an ArrayBuffer" }] };
+      if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
+        return { ok: false, errors: [{ setting: "checkpoint", message: "the file size must be a whole number of bytes up to 2^53" }] };
+      }
+      const label = llm_memory_well_formed(String(name ?? "").slice(0, 200));
+      return JSON.parse(call("read_checkpoint", String(kind), data, fileSize, label));
+    },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
     sweep: (settings, axes, config) => {

@@ -8,13 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "llm_memory/advise.hpp"
+#include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
@@ -23,6 +26,7 @@
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
+#include "text.hpp"
 
 namespace {
 
@@ -170,6 +174,52 @@ std::string add_models_json(const std::string& text) {
   return r.ok() ? std::to_string(r.value()) : errors_to_json(r.errors());
 }
 
+// {"ok": false, "need": n}: read the file's first n bytes and call again.
+std::string need_json(std::uint64_t n) { return "{\"ok\": false, \"need\": " + std::to_string(n) + "}"; }
+
+// A safetensors file's header from its first bytes (the 8-byte length, then the JSON), as --safetensors reads it.
+std::string safetensors_json(std::string_view bytes, std::uint64_t size, const std::string& what) {
+  const auto length = safetensors_header_length(bytes.substr(0, 8), size, what);
+  if (!length.ok()) return errors_to_json(length.errors());
+  if (bytes.size() < 8 + length.value()) return need_json(8 + length.value());
+  // length <= max_safetensors_header_bytes (100 MB): it fits a 32-bit size_t.
+  const auto r = parse_safetensors_header(bytes.substr(8, static_cast<std::size_t>(length.value())),
+                                          size - 8 - length.value(), what);
+  if (!r.ok()) return errors_to_json(r.errors());
+  settings layered;
+  // The elements are the parameter count unless integer containers pack several values (as the CLI).
+  if (!r.value().packed) layered["params"] = detail::format_number(r.value().elements);
+  return checkpoint_to_json(r.value(), layered, "");
+}
+
+// A GGUF file's header from its first bytes, as --gguf reads it: 16 MiB first, then up to max_gguf_header_bytes.
+std::string gguf_json(std::string_view bytes, std::uint64_t size, const std::string& what) {
+  bool truncated = false;
+  const auto r = parse_gguf_header(bytes, size, what, &truncated);
+  const std::uint64_t limit = std::min(size, max_gguf_header_bytes);
+  if (!r.ok() && truncated && bytes.size() < limit)
+    return need_json(std::min(limit, std::max<std::uint64_t>(bytes.size() + 1, std::uint64_t{16} << 20)));
+  if (!r.ok()) return errors_to_json(r.errors());
+  settings layered = r.value().fields;
+  layered["params"] = detail::format_number(r.value().tensors.elements);  // every GGUF element is a parameter
+  return checkpoint_to_json(r.value().tensors, layered, r.value().architecture);
+}
+
+// read_checkpoint(kind, bytes, file_size, name): what a checkpoint's header says, read by the CLI's readers
+// (checkpoint.hpp) from the file's first bytes. kind "safetensors" or "gguf"; file_size: the whole file [bytes];
+// name: the file's name, for errors. Returns checkpoint_to_json, the errors object, or {"ok": false, "need": n}
+// when the header goes on past `bytes` (n never exceeds the readers' limits or the file).
+std::string read_checkpoint(const std::string& kind, const std::string& bytes, double file_size,
+                            const std::string& name) {
+  if (!(file_size >= 0 && file_size <= 9007199254740992.0))
+    return errors_to_json({error{kind, "the file size must be a whole number of bytes up to 2^53"}});
+  const auto size = static_cast<std::uint64_t>(file_size);
+  const std::string what = kind + " " + name;
+  if (kind == "safetensors") return safetensors_json(bytes, size, what);
+  if (kind == "gguf") return gguf_json(bytes, size, what);
+  return errors_to_json({error{"checkpoint", "kind must be safetensors or gguf"}});
+}
+
 std::string settings_schema() { return settings_schema_json(); }
 std::string list_models() { return models_json(); }
 std::string list_gpus() { return gpus_json(); }
@@ -187,5 +237,6 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("add_models", &add_models_json);
   emscripten::function("parse_config", &parse_config_json);
   emscripten::function("sweep", &sweep_js);
+  emscripten::function("read_checkpoint", &read_checkpoint);
   emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);
 }

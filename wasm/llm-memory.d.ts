@@ -371,6 +371,42 @@ export interface LlmMemory {
   listGpus(): GpuPreset[];
   /** A Hugging Face config.json (text, or an already parsed object) mapped onto architecture settings. */
   parseConfig(config: string | object): { ok: true; settings: Record<string, string> } | Failure;
+  /**
+   * A checkpoint header read by the CLI's readers (--safetensors, --gguf) from the file's first bytes: `kind`
+   * "safetensors" (the 8-byte length, then the JSON header) or "gguf"; `fileSize` the whole file's [bytes];
+   * `name` the file's name, for errors. `{ok: false, need}` asks to call again with the first `need` bytes.
+   */
+  readCheckpoint(kind: "safetensors" | "gguf", bytes: Uint8Array | ArrayBuffer, fileSize: number, name: string):
+    CheckpointRead | { ok: false; need: number } | Failure;
+}
+
+/** Tensors of one dtype in a checkpoint's headers. */
+export interface CheckpointDtype {
+  tensors: number;
+  /** Elements of these tensors [values]. */
+  params: number;
+  /** Their data [bytes]. */
+  bytes: number;
+}
+
+/** What readCheckpoint read (the `checkpoint` object of `llm-memory --json --safetensors/--gguf`). */
+export interface CheckpointRead {
+  ok: true;
+  checkpoint: {
+    tensors: number;
+    /** Elements of every tensor [values]. */
+    params: number;
+    /** Tensor data, headers excluded [bytes]. */
+    bytes: number;
+    /** False when integer containers pack several values (then `params` is not the parameter count). */
+    params_are_parameters: boolean;
+    /** Per dtype as the header spells it (BF16, F32, Q4_K, ...). */
+    by_dtype: Record<string, CheckpointDtype>;
+  };
+  /** GGUF general.architecture; "" for safetensors. */
+  architecture: string;
+  /** Settings the checkpoint gives, as the CLI layers them under explicit values: params, GGUF architecture fields. */
+  settings: Record<string, string>;
 }
 
 /** Emscripten module options, e.g. `wasmBinary` (the .wasm bytes) or `locateFile`. */

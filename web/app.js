@@ -8,6 +8,7 @@ import { Controller, sharedEngine } from "./controller.js";
 import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
+import { HubModel, takeHubId } from "./ui/hub.js";
 import { Notice } from "./ui/notice.js";
 import { renderSolver } from "./ui/solver.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
@@ -27,6 +28,7 @@ class App {
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
+    this.hub_link = takeHubId(overrides, this.view.model_keys);  // ?model=org/name: fetched once the controls exist
     const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
@@ -51,8 +53,13 @@ class App {
     this.models = this.view.modelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("custom", () => this.customArchitecture());
     this.gpus = this.view.gpuPicker($("gpu-picker"));
-    this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text));
+    this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text), { checkpoint: (...a) => engine.readCheckpoint(...a) });
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
+    // A .gguf brings an architecture (as a config.json); a .safetensors only the exact count, over the model shown.
+    this.config.addEventListener("checkpoint", (e) => (e.detail.kind === "gguf" ? this.applyConfig(e.detail.settings) : this.edit(e.detail.settings)));
+    this.hub = new HubModel({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o) }, $("model-picker"));
+    this.config.addEventListener("config", () => this.hub.forget());
+    if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     this.form = this.view.settingsForm($("settings-form"), new Set(["model", "gpu", "units"]));
     $("copy-link").addEventListener("click", () => this.copyLink());
     this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
@@ -143,6 +150,7 @@ class App {
     $("results").dataset.answers = "pending";
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
+      this.hub?.syncUrl();
       this.models?.load();
       const units = estimate.settings.units;
       renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
@@ -156,6 +164,7 @@ class App {
   async copyLink() {
     const status = $("copy-status");
     syncUrl(this.state, this.engine.keys);
+    this.hub?.syncUrl();
     try {
       await navigator.clipboard.writeText(location.href);
       status.textContent = "Link copied.";

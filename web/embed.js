@@ -45,7 +45,7 @@ async function main() {
   const widget = new LlmMemoryElement();
   const params = new URLSearchParams(location.search);
   widget.setAttribute("controls", params.get("controls") ?? EMBED_CONTROLS);
-  for (const name of ["compact", "show"]) if (params.has(name)) widget.setAttribute(name, params.get(name));
+  for (const name of ["compact", "show", "theme"]) if (params.has(name)) widget.setAttribute(name, params.get(name));
   const notice = h("div", { class: "notice", role: "status", hidden: true });
   let query = "";
   if (engine) {

@@ -112,6 +112,11 @@ export class Engine {
     return this.#call((api) => api.parseConfig(text));
   }
 
+  /** A .safetensors or .gguf header read by the core (api.readCheckpoint): {ok, checkpoint, settings}, {ok: false, need} or errors. */
+  readCheckpoint(kind, bytes, size, name) {
+    return this.#call((api) => api.readCheckpoint(kind, bytes, size, name));
+  }
+
   /**
    * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.

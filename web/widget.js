@@ -12,7 +12,7 @@
 import { Controller, sharedEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
 import { noticeLines } from "./ui/notice.js";
-import { WIDGET_CSS } from "./ui/widget-styles.js";
+import { DARK_CSS, WIDGET_CSS } from "./ui/widget-styles.js";
 
 export { sharedEngine };
 
@@ -20,26 +20,102 @@ export { sharedEngine };
 export const SHOW_PARTS = Object.freeze(["bar", "table", "advice", "heatmap"]);
 export const DEFAULT_SHOW = Object.freeze(["bar", "table"]);
 
+/** What `theme` accepts; absent or anything else is "auto". */
+export const THEMES = Object.freeze(["auto", "light", "dark"]);
+
 /** The widget's own attributes (every other attribute it reads is a settings key). */
-export const WIDGET_ATTRIBUTES = Object.freeze(["controls", "compact", "show"]);
+export const WIDGET_ATTRIBUTES = Object.freeze(["controls", "compact", "show", "theme"]);
 
 /** Attributes any element may carry; they are not reported as unknown settings. */
 const GLOBAL_ATTRIBUTES = new Set(["class", "id", "style", "title", "lang", "dir", "hidden", "slot", "part", "exportparts",
   "tabindex", "role", "nonce", "autofocus", "inert", "translate", "accesskey", "draggable", "spellcheck", "is", "popover"]);
 
 
-let shared_sheet = null;
+let shared_sheets = null;
 
-function adoptStyles(root) {
+/**
+ * Gives the shadow root the widget's stylesheet, and the dark palette over it when `dark`: two constructed
+ * sheets shared by every widget of the page (or, where constructed sheets are missing, <style> elements).
+ */
+function adoptStyles(root, dark) {
   if ("adoptedStyleSheets" in root && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {
-    if (!shared_sheet) {
-      shared_sheet = new CSSStyleSheet();
-      shared_sheet.replaceSync(WIDGET_CSS);
+    if (!shared_sheets) {
+      shared_sheets = [new CSSStyleSheet(), new CSSStyleSheet()];
+      shared_sheets[0].replaceSync(WIDGET_CSS);
+      shared_sheets[1].replaceSync(DARK_CSS);
     }
-    root.adoptedStyleSheets = [shared_sheet];
-  } else {
-    root.append(h("style", { text: WIDGET_CSS }));
+    root.adoptedStyleSheets = dark ? shared_sheets : [shared_sheets[0]];
+    return;
   }
+  let styles = root.querySelector("style.llm-memory-styles");
+  if (!styles) {
+    styles = h("style", { class: "llm-memory-styles", text: WIDGET_CSS });
+    root.prepend(styles);
+  }
+  const dark_style = root.querySelector("style.llm-memory-dark");
+  if (dark && !dark_style) styles.after(h("style", { class: "llm-memory-dark", text: DARK_CSS }));
+  if (!dark && dark_style) dark_style.remove();
+}
+
+/** "rgb(r, g, b)" / "rgba(r, g, b, a)" -> "dark" or "light" by relative luminance; null when transparent or another form. */
+function colourScheme(colour) {
+  const m = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:[,\s/]+([\d.]+%?))?\s*\)$/.exec(colour ?? "");
+  if (!m) return null;
+  const alpha = m[4] === undefined ? 1 : m[4].endsWith("%") ? parseFloat(m[4]) / 100 : parseFloat(m[4]);
+  if (!(alpha >= 0.5)) return null;
+  const linear = (v) => {
+    const c = Number(v) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  // WCAG 2 relative luminance; 0.18 is mid-grey, where white and black text have equal contrast.
+  const luminance = 0.2126 * linear(m[1]) + 0.7152 * linear(m[2]) + 0.0722 * linear(m[3]);
+  return luminance < 0.18 ? "dark" : "light";
+}
+
+/** The element holding `host` (across a shadow boundary), or null at the top. */
+const container = (node) => node.parentElement ?? node.parentNode?.host ?? null;
+
+/**
+ * The scheme the host page shows around `host`: its `color-scheme` where it names one scheme; the reader's
+ * (prefers-color-scheme) where it offers both; where it declares none ("normal"), the browser draws the page
+ * light, unless an opaque background set by the page around the element says dark (docs/embedding.md, "Theming").
+ */
+export function hostScheme(host, win = globalThis) {
+  const around = container(host) ?? win.document?.documentElement;
+  const os = () => (win.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+  if (!around || typeof win.getComputedStyle !== "function") return os();
+  let scheme = String(win.getComputedStyle(around).colorScheme || "normal");
+  // `color-scheme` is inherited: "normal" here means no ancestor set it, and the page's <meta name="color-scheme"> speaks.
+  if (scheme === "normal") scheme = win.document?.querySelector?.('meta[name="color-scheme"]')?.content || "normal";
+  const words = scheme.toLowerCase().split(/[\s,]+/);
+  const light = words.includes("light");
+  const dark = words.includes("dark");
+  if (light !== dark) return dark ? "dark" : "light";
+  if (light && dark) return os();
+  for (let node = around; node; node = container(node)) {
+    const scheme = colourScheme(win.getComputedStyle(node).backgroundColor);
+    if (scheme) return scheme;
+  }
+  return "light";
+}
+
+/** Connected widgets whose theme is auto; one observer and one media listener re-theme them all. */
+const auto_themed = new Set();
+let theme_watch = null;
+
+function watchTheme(widget, on) {
+  if (on) auto_themed.add(widget);
+  else auto_themed.delete(widget);
+  if (theme_watch || !auto_themed.size || typeof MutationObserver !== "function") return;
+  const update = () => {
+    for (const w of auto_themed) w.applyTheme();
+  };
+  // A blog's dark-mode toggle changes a class, a style or a data-* attribute of <html> or <body>.
+  const observer = new MutationObserver(update);
+  observer.observe(document.documentElement, { attributes: true, subtree: false });
+  if (document.body) observer.observe(document.body, { attributes: true, subtree: false });
+  globalThis.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", update);
+  theme_watch = observer;
 }
 
 /** "a, b ,c" -> ["a", "b", "c"] (empty items dropped). */
@@ -69,11 +145,13 @@ export class LlmMemoryElement extends HTMLElement {
   #parts = {};
   #resolve_ready;
   #ready = new Promise((resolve) => (this.#resolve_ready = resolve));
+  /** "light" or "dark": the palette shown. */
+  #scheme = null;
 
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: "open" });
-    adoptStyles(this.#root);
+    adoptStyles(this.#root, false);
     this.#parts = {
       problems: h("div", { class: "problems", part: "problems", role: "status", hidden: true }),
       controls: h("div", { class: "controls", part: "controls" }),
@@ -92,12 +170,13 @@ export class LlmMemoryElement extends HTMLElement {
 
   connectedCallback() {
     // Properties set before the element was defined shadow the accessors: route them through the setters.
-    for (const property of ["settings", "controls", "compact", "show"]) {
+    for (const property of ["settings", "controls", "compact", "show", "theme"]) {
       if (!Object.hasOwn(this, property)) continue;
       const value = this[property];
       delete this[property];
       this[property] = value;
     }
+    this.applyTheme();
     sharedEngine().then(
       (engine) => {
         if (this.#engine) return;
@@ -116,7 +195,43 @@ export class LlmMemoryElement extends HTMLElement {
       });
   }
 
-  attributeChangedCallback() {
+  disconnectedCallback() {
+    watchTheme(this, false);
+  }
+
+  attributeChangedCallback(name) {
+    if (name === "theme") this.applyTheme();
+    this.#schedule();
+  }
+
+  /** `theme`: light, dark, or auto (absent or anything else; the host page's scheme, then the reader's). */
+  get theme() {
+    const value = this.getAttribute("theme");
+    return THEMES.includes(value) ? value : "auto";
+  }
+
+  set theme(value) {
+    this.setAttribute("theme", value);
+  }
+
+  /** The palette shown: "light" or "dark" (theme, or for auto what the host page shows around the element). */
+  get scheme() {
+    return this.#scheme ?? "light";
+  }
+
+  /**
+   * Shows the palette `theme` asks for (for auto: hostScheme). Called on connection, on a change of `theme`,
+   * and for auto widgets when <html> or <body> change their attributes or the reader's scheme changes.
+   */
+  applyTheme() {
+    const theme = this.theme;
+    watchTheme(this, theme === "auto" && this.isConnected);
+    const scheme = theme === "auto" ? (this.isConnected ? hostScheme(this) : this.#scheme ?? "light") : theme;
+    if (scheme === this.#scheme) return;
+    this.#scheme = scheme;
+    adoptStyles(this.#root, scheme === "dark");
+    this.#root.querySelector(".root")?.setAttribute("data-scheme", scheme);
+    // The heatmap's canvas takes its colours from the palette when drawn.
     this.#schedule();
   }
 
@@ -214,6 +329,10 @@ export class LlmMemoryElement extends HTMLElement {
       if (this.#engine.known_keys.has(name) || WIDGET_ATTRIBUTES.includes(name) || GLOBAL_ATTRIBUTES.has(name)) continue;
       if (name.includes("-") || name.startsWith("on")) continue;
       problems.push({ key: name, message: `${name}: not a setting; ignored` });
+    }
+    const theme = this.getAttribute("theme");
+    if (theme !== null && !THEMES.includes(theme)) {
+      problems.push({ key: "theme", message: `theme: must be ${THEMES.join(", ")}, got ${JSON.stringify(theme.slice(0, 40))}; using "auto"` });
     }
     for (const name of list(this.getAttribute("show"))) {
       if (!SHOW_PARTS.includes(name)) problems.push({ key: "show", message: `show: unknown view "${name}" ignored (views: ${SHOW_PARTS.join(", ")})` });

@@ -235,6 +235,15 @@ std::string settings_to_json(const settings& values, int indent) {
   return dump(json{{"ok", true}, {"settings", fields}}, indent);
 }
 
+std::string checkpoint_to_json(const checkpoint_summary& c, const settings& layered, const std::string& architecture,
+                               int indent) {
+  json fields = json::object();
+  for (const auto& [key, value] : layered) fields[key] = value;
+  return dump(
+      json{{"ok", true}, {"checkpoint", checkpoint_object(c)}, {"architecture", architecture}, {"settings", fields}},
+      indent);
+}
+
 std::string errors_to_json(const std::vector<error>& errors, int indent) {
   json list = json::array();
   for (const auto& e : errors) list.push_back({{"setting", e.setting}, {"message", e.message}});

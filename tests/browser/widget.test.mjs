@@ -429,12 +429,17 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
-  test("follows the reader's colour scheme", async () => {
-    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+  // theme="auto" (issue 19 item 9): on a host page that offers both schemes the reader's decides; a page that
+  // declares none is drawn light by the browser, and so is the widget (tests/browser/embed-drop-hub.test.mjs).
+  test("follows the reader's colour scheme where the host page offers both", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>',
+      { head: '<meta name="color-scheme" content="light dark">' });
     const background = () => page.evaluate(() => getComputedStyle(document.querySelector("llm-memory")).backgroundColor);
     await page.emulateMedia({ colorScheme: "light" });
+    await page.waitForFunction(() => document.querySelector("llm-memory").scheme === "light");
     const light = await background();
     await page.emulateMedia({ colorScheme: "dark" });
+    await page.waitForFunction(() => document.querySelector("llm-memory").scheme === "dark");
     const dark = await background();
     assert.equal(light, "rgb(255, 255, 255)");
     assert.equal(dark, "rgb(13, 17, 23)");
@@ -550,6 +555,6 @@ describe("docs/embedding.md", () => {
       assert.ok(headings.has(row.key), `docs/embedding.md has no heading for ${row.key}`);
       assert.equal(headings.get(row.key), PAGE_DEFAULTS[row.key] ?? row.default, `default of ${row.key}`);
     }
-    for (const name of ["controls", "compact", "show"]) assert.match(text, new RegExp(`^#### \`${name}\` \\(`, "m"));
+    for (const name of ["controls", "compact", "show", "theme"]) assert.match(text, new RegExp(`^#### \`${name}\` \\(`, "m"));
   });
 });

@@ -4,19 +4,39 @@
 // as web/styles.css, scoped to the shadow root: nothing leaks in from the host page or out to it.
 // The colours are the page's palette (palette.css, matched here by :host), each overridable by its
 // --llm-memory-* custom property (they inherit through the shadow boundary); theming goes through those and
-// the parts (docs/embedding.md, "Theming"). The widget lays itself out by its own width (container queries),
+// the parts (docs/embedding.md, "Theming"). Light or dark is the widget's `theme` (widget.js): DARK_CSS is
+// adopted over WIDGET_CSS when it shows dark. The widget lays itself out by its own width (container queries),
 // not the viewport's, because a blog column can be narrow on a wide screen.
 
 import PALETTE_CSS from "./palette.css";
 import RESULTS_CSS from "./results.css";
 
+/**
+ * palette.css as two parts: its light palette (before the prefers-color-scheme block), and the rules inside that
+ * block. The widget picks the palette itself (its `theme` attribute, or for auto the host page's scheme:
+ * widget.js hostScheme), so neither part depends on the reader's media query.
+ */
+function splitPalette(text) {
+  const at = text.indexOf("@media");
+  const open = text.indexOf("{", at);
+  if (at < 0 || open < 0 || !/prefers-color-scheme:\s*dark/.test(text.slice(at, open))) throw new Error("palette.css: no dark block");
+  return { light: text.slice(0, at), dark: text.slice(open + 1, text.lastIndexOf("}")) };
+}
+
+const PALETTE = splitPalette(PALETTE_CSS);
+
+/** The dark palette, a second stylesheet adopted over WIDGET_CSS when the widget shows dark. */
+export const DARK_CSS = `${PALETTE.dark}
+:host { color-scheme: dark; }
+`;
+
 export const WIDGET_CSS = `
-${PALETTE_CSS}
+${PALETTE.light}
 :host {
   all: initial;
   display: block;
   container-type: inline-size;
-  color-scheme: light dark;
+  color-scheme: light;
   background: var(--bg);
   color: var(--fg);
   border: 1px solid var(--line);

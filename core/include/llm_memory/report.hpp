@@ -32,6 +32,12 @@ namespace llm_memory {
 /// {"ok": true, "settings": {key: text}}: a parsed config.json, or every setting of a resolved run.
 [[nodiscard]] std::string settings_to_json(const settings& values, int indent = 2);
 
+/// A checkpoint's headers as the page reads them: {"ok": true, "checkpoint": {as under "checkpoint"},
+/// "architecture": GGUF general.architecture ("" for safetensors), "settings": {key: text}}, where settings are what
+/// the CLI's --safetensors / --gguf layer under the explicit values (params, and a GGUF's architecture fields).
+[[nodiscard]] std::string checkpoint_to_json(const checkpoint_summary& c, const settings& layered,
+                                             const std::string& architecture, int indent = 2);
+
 /// {"ok": false, "errors": [{"setting": ..., "message": ...}]}
 [[nodiscard]] std::string errors_to_json(const std::vector<error>& errors, int indent = 2);
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// readCheckpoint (wasm/api.js): checkpoint headers read by the CLI's readers from the first bytes of a file, the
+// `need` protocol, and the same totals as `llm-memory --json --safetensors / --gguf` prints.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { loadApi, native } from "./support.mjs";
+
+const api = await loadApi();
+
+/** A .safetensors file: the 8-byte little-endian header length, the JSON header, the data (huggingface/safetensors README). */
+function safetensors(header, data_bytes) {
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([length, json, Buffer.alloc(data_bytes)]);
+}
+
+// Hand-counted: "a" BF16 [2, 3] = 6 values x 2 B = 12 B; "b" F32 [4] = 4 values x 4 B = 16 B; 10 values, 28 B.
+const header = { a: { dtype: "BF16", shape: [2, 3], data_offsets: [0, 12] }, b: { dtype: "F32", shape: [4], data_offsets: [12, 28] } };
+const file = safetensors(header, 28);
+const header_length = Buffer.byteLength(JSON.stringify(header));
+
+test("safetensors: the first 8 bytes ask for the header; the header gives the exact count by dtype", () => {
+  assert.deepEqual(api.readCheckpoint("safetensors", file.subarray(0, 8), file.length, "m.safetensors"), { ok: false, need: 8 + header_length });
+  const read = api.readCheckpoint("safetensors", file.subarray(0, 8 + header_length), file.length, "m.safetensors");
+  assert.equal(read.ok, true);
+  assert.deepEqual(read.checkpoint, {
+    tensors: 2, params: 10, bytes: 28, params_are_parameters: true,
+    by_dtype: { BF16: { tensors: 1, params: 6, bytes: 12 }, F32: { tensors: 1, params: 4, bytes: 16 } },
+  });
+  assert.deepEqual(read.settings, { params: "10" });
+  assert.equal(read.architecture, "");
+});
+
+test("the totals are the CLI's --safetensors checkpoint object", () => {
+  const dir = mkdtempSync(join(tmpdir(), "llm-memory-ckpt-"));
+  try {
+    writeFileSync(join(dir, "m.safetensors"), file);
+    const cli = JSON.parse(native(["--safetensors", join(dir, "m.safetensors"), "--json"]));
+    assert.deepEqual(api.readCheckpoint("safetensors", file, file.length, "m.safetensors").checkpoint, cli.checkpoint);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bad input is an error naming the file or the argument, never a throw", () => {
+  // A header past the end of the file (the file says 10,000 bytes follow; 8 + header + 28 are there).
+  const broken = Buffer.from(file);
+  broken.writeBigUInt64LE(10_000n);
+  const read = api.readCheckpoint("safetensors", broken, broken.length, "broken.safetensors");
+  assert.equal(read.ok, false);
+  assert.match(read.errors[0].setting + read.errors[0].message, /broken\.safetensors/);
+  // Data offsets that leave a hole: the buffer is 28 bytes, the tensors end at 12.
+  const holey = safetensors({ a: header.a }, 28);
+  assert.equal(api.readCheckpoint("safetensors", holey, holey.length, "h.safetensors").ok, false);
+  assert.equal(api.readCheckpoint("gguf", Buffer.from("NOPE0000"), 8, "x.gguf").ok, false);
+  assert.equal(api.readCheckpoint("zip", file, file.length, "x").ok, false);
+  assert.equal(api.readCheckpoint("safetensors", "text", 4, "x").ok, false);
+  assert.equal(api.readCheckpoint("safetensors", file, -1, "x").ok, false);
+  assert.equal(api.readCheckpoint("safetensors", file, Number.NaN, "x").ok, false);
+});
