@@ -36,7 +36,7 @@ class App {
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
       advice: $("knobs"), heatmap: $("heatmap"),
-    }, (changes, options) => this.edit(changes, options));
+    }, (changes, options = {}) => (options.applied ? this.apply(changes, options.applied) : this.edit(changes, options)));
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
@@ -222,7 +222,7 @@ class App {
       this.model_list = this.models?.load() ?? this.model_list;
       const units = estimate.settings.units;
       const solve = this.engine.solve(inputs);
-      renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta) => this.apply(delta, "the solver's answer") });
+      renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
       // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
       // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
       const advice = this.view.renderAnswers(inputs, estimate);

@@ -124,17 +124,43 @@ test("the verdict: Fits / Does not fit with the bytes compared; the ways out app
   await page.close();
 });
 
-test("the verdict's number is the table's peak on the device (what fits compares), or its total", async () => {
-  for (const link of ["?v=1&model=llama-2-7b&mode=inference&seq=4096", "?v=1&framework=generic"]) {
+test("after any one-click Apply (a knob, a solver answer) the verdict box says what changed", async () => {
+  const page = await open(session.context, `${session.url}?v=1&model=llama-3.2-1b`);
+  await settled(page);
+  await showTab(page, "knobs");
+  const knob = page.locator("#knobs tbody tr").first();
+  const name = await knob.locator("th").evaluate((th) => th.firstChild.textContent);
+  await knob.locator("button").click();
+  await settled(page);
+  assert.ok((await page.textContent("#change-note")).startsWith(`Applied ${name} (`), await page.textContent("#change-note"));
+  await showTab(page, "fits");
+  const batch = await page.getAttribute('[data-answer="max_batch"]', "data-value");
+  await page.click('[data-answer="max_batch"] button');
+  await settled(page);
+  assert.equal(await page.textContent("#change-note"), `Applied largest micro-batch: ${batch} (batch 1 → ${batch}).`);
+  // The next edit of the user's own clears it.
+  await page.fill('input[name="seq"]', "1024");
+  assert.equal(await page.textContent("#change-note"), "");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+/** Bytes as the page shows them in GB: 10^9 B, two decimals (one from 100, none from 1000; web/ui/format.js). */
+const gb = (bytes) => {
+  const value = bytes / 1e9;
+  return `${value.toFixed(Math.abs(value) >= 1000 ? 0 : Math.abs(value) >= 100 ? 1 : 2)} GB`;
+};
+
+test("the verdict's numbers: the per-device total against the device's memory, and the difference", async () => {
+  // 85,520,809,984 B: the H100's 81,559 MiB (nvidia-smi memory.total).
+  const capacity = 85_520_809_984;
+  for (const link of ["", "?v=1&model=llama-2-7b&mode=inference&seq=4096", "?v=1&framework=generic"]) {
     const page = await open(session.context, session.url + link);
+    // The frameworks' peak on the device (peak.device, what fits compares) is the total row of the table.
     const total = await bucketBytes(page, "total");
-    const peak = await page.evaluate(() => {
-      const row = document.querySelector("tr.peak");
-      return row ? Number(row.dataset.bytes) : null;
-    });
     const text = await page.textContent(".verdict-line");
-    // generic sums every bucket (docs/methodology.md §8): its verdict is the total row; inference likewise.
-    if (peak === null) assert.ok(text.includes(`${(total / 1e9).toFixed(2)} GB`), `${link}: ${text} vs ${total}`);
+    if (total <= capacity) assert.equal(text, `Fits: ${gb(total)} of ${gb(capacity)} per device · ${gb(capacity - total)} to spare`, link);
+    else assert.equal(text, `Does not fit: needs ${gb(total)} per device, ${gb(total - capacity)} more than the ${gb(capacity)} it has`, link);
     await page.close();
   }
 });
