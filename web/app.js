@@ -73,7 +73,7 @@ class App {
     this.models = this.view.modelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("custom", () => this.customArchitecture());
     this.gpus = this.view.gpuPicker($("gpu-picker"));
-    this.parallel = new ParallelPicker($("device-count"), $("parallel-split"));
+    this.parallel = new ParallelPicker($("device-count"), $("parallel-split"), engine.schema);
     this.parallel.addEventListener("edit", (e) => this.edit(e.detail.changes, { note: e.detail.note }));
     this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text));
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));

@@ -305,7 +305,7 @@ test("the new controls are named in the accessibility tree and work from the key
   const page = await open(session.context, session.url);
   await settled(page);
   for (const [role, name] of [["radio", "Run (inference)"], ["radio", "LoRA"], ["radio", "QLoRA"], ["radio", "Full training"],
-                              ["combobox", "Framework"], ["spinbutton", "Devices"], ["combobox", "ZeRO stage"],
+                              ["combobox", "Training framework"], ["spinbutton", "Devices"], ["combobox", "ZeRO stage"],
                               ["combobox", "Tensor parallel"], ["combobox", "Pipeline stages"], ["tab", "Breakdown"],
                               ["tab", "What fits"], ["tab", "Knobs"], ["tab", "Heatmap"], ["tabpanel", "Breakdown"]]) {
     assert.equal(await page.getByRole(role, { name, exact: true }).count(), 1, `${role} "${name}"`);

@@ -59,9 +59,13 @@ export class ParallelPicker extends EventTarget {
   /** The resolved settings last shown. */
   #shown = null;
 
-  /** `count`: the container beside the GPU picker (the device count); `split`: the ZeRO / tp / pp row. */
-  constructor(count, split) {
+  /**
+   * `count`: the container beside the GPU picker (the device count); `split`: the ZeRO / tp / pp row;
+   * `schema`: the settings table, whose labels name the controls.
+   */
+  constructor(count, split, schema = []) {
     super();
+    const label = (key, fallback) => schema.find((row) => row.key === key)?.label ?? fallback;
     this.#devices = h("input", {
       type: "number", id: "devices-count", name: "devices", min: 1, max: 1e6, step: 1, inputmode: "numeric",
       autocomplete: "off", "aria-describedby": "devices-error",
@@ -69,15 +73,16 @@ export class ParallelPicker extends EventTarget {
     this.#devices_error = h("p", { class: "field-error", id: "devices-error", hidden: true });
     this.#devices.addEventListener("input", () => this.#emit({ devices: this.#devices.value.trim() }));
     this.#devices.addEventListener("change", () => this.#commitDevices());
-    count.replaceChildren(h("label", { for: "devices-count", text: "Devices" }),
+    count.replaceChildren(h("label", { for: "devices-count", text: label("devices", "Devices") }),
       h("div", { class: "control" }, this.#devices));
-    const select = (key, label, help) => {
+    const select = (key, fallback, help) => {
+      const name = label(key, fallback);
       const id = `split-${key}`;
       const control = h("select", { id, name: key, "aria-describedby": `${id}-help` });
       control.addEventListener("change", () => this.#emit({ [key]: control.value }));
       this.#selects[key] = control;
       return (this.#fields[key] = h("div", { class: "split-field", dataset: { key } },
-        h("label", { for: id, text: label }), control,
+        h("label", { for: id, text: name }), control,
         h("p", { class: "help visually-hidden", id: `${id}-help`, text: help })));
     };
     const zero = select("zero", "ZeRO stage", "ZeRO stage over the data-parallel devices (setting zero)");

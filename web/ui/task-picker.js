@@ -20,8 +20,8 @@ export function taskOf(settings) {
 }
 
 /**
- * Display names of the frameworks and runtimes (the task sentence and these selects). A label the settings
- * table gives (row.labels) wins; these are the fallback.
+ * Short names of the frameworks and runtimes, for the task sentence ("LoRA with HF Trainer + peft"); the
+ * selects show the settings table's choice_labels.
  */
 export const STACK_NAMES = {
   framework: {
@@ -29,20 +29,14 @@ export const STACK_NAMES = {
     torchtune: "torchtune", litgpt: "LitGPT", megatron: "Megatron-LM", unsloth: "Unsloth",
   },
   runtime: {
-    auto: "automatic (by weights format)", transformers: "Transformers", vllm: "vLLM", sglang: "SGLang", tgi: "TGI",
+    auto: "automatic", transformers: "Transformers", vllm: "vLLM", sglang: "SGLang", tgi: "TGI",
     llamacpp: "llama.cpp", ollama: "Ollama",
   },
 };
 
-/** The label of `value` of `row` (a settings-schema row): the table's own label where it has one. */
+/** The label of `value` of `row` (a settings-schema row): the table's choice_labels, else the short name. */
 export function choiceLabel(row, value) {
-  const labels = row?.choice_labels ?? row?.labels;
-  if (labels && !Array.isArray(labels) && typeof labels[value] === "string") return labels[value];
-  if (Array.isArray(labels) && row.choices) {
-    const at = row.choices.indexOf(value);
-    if (at >= 0 && typeof labels[at] === "string" && labels[at]) return labels[at];
-  }
-  return STACK_NAMES[row?.key]?.[value] ?? value;
+  return row.choice_labels?.[row.choices.indexOf(value)] || (STACK_NAMES[row.key]?.[value] ?? value);
 }
 
 export class TaskPicker extends EventTarget {
@@ -67,7 +61,7 @@ export class TaskPicker extends EventTarget {
         row.choices.map((choice) => h("option", { value: choice, text: choiceLabel(row, choice) })));
       select.addEventListener("change", () => this.#emit({ [key]: select.value }));
       const field = h("div", { class: "stack-field", dataset: { key } },
-        h("label", { for: id, text: key === "runtime" ? "Runtime" : "Framework" }),
+        h("label", { for: id, text: row.label ?? (key === "runtime" ? "Inference runtime" : "Training framework") }),
         select,
         h("p", { class: "help visually-hidden", id: `${id}-help`, text: `${row.doc} (setting ${key})` }));
       this.#stacks[key] = { select, field };
