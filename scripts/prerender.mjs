@@ -9,9 +9,13 @@ import { parseHTML } from "linkedom";
 import { PAGE_DEFAULTS } from "../web/state.js";
 import { renderResultsTable, renderSummary } from "../web/ui/results-table.js";
 import { renderStackedBar } from "../web/ui/stacked-bar.js";
+import { renderVerdict } from "../web/ui/verdict.js";
 
 /** The elements of web/index.html that hold the result, and what draws each. */
 const PARTS = {
+  // The task sentence and the verdict, as app.js draws them before the preset lists are read: the model by its
+  // id, the GPU by its name (docs/web.md, "Layout").
+  "verdict-head": (element, estimate, gpus) => renderVerdict(element, estimate, { gpuName: gpus.find((g) => g.id === estimate.settings.gpu)?.name }),
   summary: (element, estimate) => renderSummary(element, estimate),
   "stacked-bar": (element, estimate) => renderStackedBar(element, estimate, { units: estimate.settings.units }),
   "results-table": (element, estimate) => renderResultsTable(element, estimate, { units: estimate.settings.units }),
@@ -23,7 +27,9 @@ const PARTS = {
  */
 export async function prerenderResults(template, dist) {
   const { load } = await import(pathToFileURL(`${dist}/llm-memory.js`).href);
-  const estimate = (await load()).estimate(PAGE_DEFAULTS);
+  const api = await load();
+  const estimate = api.estimate(PAGE_DEFAULTS);
+  const gpus = api.listGpus();
   if (!estimate.ok) throw new Error(`prerender: the page defaults do not estimate: ${JSON.stringify(estimate.errors)}`);
   const { document } = parseHTML("<!doctype html><html><body></body></html>");
   // The render functions make their elements through the global document, as in the browser.
@@ -35,7 +41,7 @@ export async function prerenderResults(template, dist) {
       if (!empty) throw new Error(`prerender: web/index.html has no empty <div id="${id}">`);
       document.body.innerHTML = empty[0];
       const element = document.body.firstElementChild;
-      render(element, estimate);
+      render(element, estimate, gpus);
       page = page.replace(empty[0], () => element.outerHTML);
     }
     // Hidden until web/boot.js has seen a link without settings (styles.css).

@@ -10,13 +10,26 @@ import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
 import { Notice } from "./ui/notice.js";
+import { ParallelPicker } from "./ui/parallel-picker.js";
 import { renderSolver } from "./ui/solver.js";
+import { Tabs } from "./ui/tabs.js";
+import { TaskPicker } from "./ui/task-picker.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
+import { renderVerdict, renderWaysOut } from "./ui/verdict.js";
 
 const $ = (id) => document.getElementById(id);
 
 /** Pause in input after which the solver and the knob table are recomputed (ms). */
 const ANSWERS_DELAY_MS = 40;
+
+/**
+ * Settings with controls of their own above the form: the pickers (model, gpu, units), the task picker
+ * (mode, finetune, framework, runtime) and the devices and parallel split (devices, zero, tp, pp).
+ */
+const OWN_CONTROLS = ["model", "gpu", "units", "mode", "finetune", "framework", "runtime", "devices", "zero", "tp", "pp"];
+
+/** Below this width the page is one column and the settings start collapsed (styles.css has the same). */
+const NARROW = "(max-width: 899px)";
 
 class App {
   constructor(engine) {
@@ -24,7 +37,7 @@ class App {
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
       advice: $("knobs"), heatmap: $("heatmap"),
-    }, (changes, options) => this.edit(changes, options));
+    }, (changes, options = {}) => (options.applied ? this.apply(changes, options.applied) : this.edit(changes, options)));
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
@@ -33,6 +46,15 @@ class App {
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
     this.last = null;
+    /**
+     * What the user typed that does not validate yet (key -> text): it stays in its field with the core's error
+     * and applies as soon as the other settings allow it, so no typed value is ever dropped silently.
+     */
+    this.pending = {};
+    this.tabs = new Tabs(document.querySelector('#results [role="tablist"]'));
+    this.task = new TaskPicker($("task-picker"), engine.schema);
+    this.task.addEventListener("edit", (e) => this.edit(e.detail.changes));
+    if (matchMedia(NARROW).matches) $("settings-details").open = false;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
     this.heatmap = this.view.heatmap;
@@ -53,6 +75,8 @@ class App {
     this.models = this.view.modelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("custom", () => this.customArchitecture());
     this.gpus = this.view.gpuPicker($("gpu-picker"));
+    this.parallel = new ParallelPicker($("device-count"), $("parallel-split"), engine.schema);
+    this.parallel.addEventListener("edit", (e) => this.edit(e.detail.changes, { note: e.detail.note }));
     this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text), { checkpoint: (...a) => engine.readCheckpoint(...a) });
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
     // A .gguf brings an architecture (as a config.json); a .safetensors only the exact count, over the model shown.
@@ -60,34 +84,56 @@ class App {
     this.hub = new HubModel({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o) }, $("model-picker"));
     this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
-    this.form = this.view.settingsForm($("settings-form"), new Set(["model", "gpu", "units"]));
+    this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS));
     $("copy-link").addEventListener("click", () => this.copyLink());
     this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
-    if (this.last) this.view.updateControls(this.state.overrides, this.last);
+    if (this.last) this.#updateControls(this.last);
     // The deferred answers may have run before the picker existed: load its presets as they would have.
     if ($("results").dataset.answers === "ready") this.models.load();
   }
 
   /**
    * Applies `changes` (key -> text, or null to drop the override). Input that does not estimate stays in the
-   * form with its errors beside the fields, and the state (and the URL) keep the last valid settings.
+   * form with its errors beside the fields (this.pending), and the state (and the URL) keep the last valid
+   * settings; a pending value applies with the first later change that makes it valid. `note`: what the page
+   * changed besides, and why (shown in the verdict box until the next edit).
    */
-  edit(changes, { clear = [] } = {}) {
+  edit(changes, { clear = [], note = "" } = {}) {
     const next = this.state.overrides;
-    for (const key of clear) delete next[key];
+    for (const key of clear) {
+      delete next[key];
+      delete this.pending[key];
+    }
     for (const [key, value] of Object.entries(changes)) {
+      delete this.pending[key];
       if (value === null) delete next[key];
       else next[key] = value;
     }
     const result = this.view.estimate(next);
     if (!result.ok) {
-      this.showErrors(result.errors, next, result);
+      for (const [key, value] of Object.entries(changes)) if (value !== null && !result.failed) this.pending[key] = value;
+      this.showErrors(result.errors, { ...next, ...this.pending }, result);
       return;
+    }
+    const waiting = Object.keys(this.pending);
+    if (waiting.length && this.view.estimate({ ...next, ...this.pending }).ok) {
+      Object.assign(next, this.pending);
+      note = [note, `Now applied: ${waiting.map((key) => `${key} ${this.pending[key]}`).join(", ")}.`].filter(Boolean).join(" ");
+      this.pending = {};
     }
     for (const key of Object.keys(changes)) {
       if (Object.hasOwn(next, key) && !this.view.overrideMatters(next, key)) delete next[key];
     }
+    $("change-note").textContent = note;
     this.state.replace(next);
+  }
+
+  /** Applies a one-click answer (a way out, a solver answer) and says what it changed. */
+  apply(delta, title) {
+    const before = this.last?.settings ?? {};
+    const moved = Object.entries(delta).filter(([key, value]) => before[key] !== value)
+      .map(([key, value]) => `${key} ${before[key] ?? "—"} → ${value ?? "default"}`);
+    this.edit(delta, { note: `Applied ${title}${moved.length ? ` (${moved.join(", ")})` : ""}.` });
   }
 
   /** Leaves the preset but keeps its architecture, now as editable overrides. */
@@ -112,13 +158,36 @@ class App {
       // The core could not answer: no numbers at all rather than those of earlier settings.
       clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
-      for (const id of ["summary", "stacked-bar", "results-table", "solver", "knobs"]) $(id).replaceChildren();
+      for (const id of ["summary", "stacked-bar", "results-table", "solver", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
       $("heatmap").hidden = true;
       this.last = null;
       return;
     }
     status.textContent = `${text}. The results below are for the last valid settings.`;
     $("results").classList.add("stale");
+    $("verdict").classList.add("stale");
+    if (this.last) this.parallel?.update(this.last.settings, { shown: overrides, errors });
+  }
+
+  /** The errors of the pending values (what the user typed that does not validate yet), or []. */
+  #pendingErrors() {
+    if (!Object.keys(this.pending).length) return [];
+    const result = this.view.estimate({ ...this.state.overrides, ...this.pending });
+    return result.ok ? [] : result.errors;
+  }
+
+  /** The controls show the settings of `estimate`, with the pending values still in their fields. */
+  #updateControls(estimate, errors = []) {
+    const shown = { ...this.state.overrides, ...this.pending };
+    this.view.updateControls(shown, estimate, errors);
+    this.parallel?.update(estimate.settings, { shown: this.pending, errors });
+  }
+
+  /** Display names for the task sentence: the presets' where their lists have been read. */
+  #names(settings) {
+    const model = this.model_list?.find((m) => m.id === settings.model);
+    const gpu = this.engine.gpus.find((g) => g.id === settings.gpu);
+    return { modelName: model?.name, gpuName: gpu?.name };
   }
 
   render() {
@@ -133,10 +202,16 @@ class App {
     $("input-status").hidden = true;
     $("heatmap").hidden = false;
     $("results").classList.remove("stale");
+    $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
+    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);
     this.units.update(units);
-    if (this.form) this.view.updateControls(this.state.overrides, estimate);
+    this.task.update(estimate.settings);
+    const errors = this.#pendingErrors();
+    if (this.form) this.#updateControls(estimate, errors);
+    if (errors.length) this.showErrors(errors, { ...this.state.overrides, ...this.pending });
   }
 
   /**
@@ -151,14 +226,53 @@ class App {
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
       this.hub?.syncUrl();
-      this.models?.load();
+      const had_names = Boolean(this.model_list);
+      // The catalogue is fetched lazily: an empty list means it is still on its way (the next answers use it).
+      const list = this.models?.load();
+      if (list?.length) this.model_list = list;
       const units = estimate.settings.units;
-      renderSolver($("solver"), this.engine.solve(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+      const solve = this.engine.solve(inputs);
+      renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
       // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
       // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
-      this.view.renderAnswers(inputs, estimate);
+      const advice = this.view.renderAnswers(inputs, estimate);
+      const names = this.#names(estimate.settings);
+      if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, names);
+      renderWaysOut($("ways-out"), {
+        estimate, solve, advice, gpuName: names.gpuName, ...this.#moreOptions(inputs, estimate, solve),
+        onApply: (delta, text) => this.apply(delta, text),
+      });
+      $("ways-out").classList.remove("pending");
       $("results").dataset.answers = "ready";
     }, ANSWERS_DELAY_MS);
+  }
+
+  /**
+   * The ways out the solver and the knob table do not give: more devices with ZeRO-3 when ZeRO 0 cannot fit on
+   * any count (every device holds a full replica), and the smallest GPU preset the settings fit on (at most
+   * four estimates, tried from the smallest preset larger than what is needed). Only when it does not fit.
+   */
+  #moreOptions(inputs, estimate, solve) {
+    if (estimate.fits) return {};
+    let moreDevices = null;
+    const s = estimate.settings;
+    if (solve?.ok && !solve.min_devices.found && s.mode !== "inference" && Number(s.zero) < 3) {
+      const zero3 = this.engine.solve({ ...inputs, zero: "3" });
+      if (zero3.ok && zero3.min_devices.found) moreDevices = { ...zero3.min_devices, delta: { ...zero3.min_devices.delta, zero: "3" } };
+    }
+    let otherGpu = null;
+    const needed = estimate.peak?.device ?? estimate.bytes.total;
+    const candidates = this.engine.gpus.filter((g) => g.memory_bytes >= needed && g.id !== s.gpu)
+      .sort((a, b) => a.memory_bytes - b.memory_bytes).slice(0, 4);
+    for (const gpu of candidates) {
+      const { gpu_memory: _, ...rest } = inputs;
+      const answer = this.engine.estimate({ ...rest, gpu: gpu.id });
+      if (answer.ok && answer.fits) {
+        otherGpu = { id: gpu.id, name: gpu.name, total: answer.peak?.device ?? answer.bytes.total };
+        break;
+      }
+    }
+    return { moreDevices, otherGpu };
   }
 
   async copyLink() {

@@ -29,8 +29,9 @@ export class Controller {
   /**
    * `views`: the containers the results are drawn into, each optional: summary, bar, table (renderResults),
    * advice (the knob table), heatmap (renderAnswers). The solver is the page's own (app.js).
-   * `edit(changes, {clear})`: applies `changes` (key -> text; null drops the setting) after dropping the
-   * settings in `clear`, the host's way; the controls and the Apply buttons call it.
+   * `edit(changes, {clear, applied})`: applies `changes` (key -> text; null drops the setting) after dropping the
+   * settings in `clear`, the host's way; the controls and the Apply buttons call it (a knob's Apply button
+   * with `applied`, the knob's name, which the page says in its note of what changed).
    */
   constructor(engine, views, edit) {
     this.engine = engine;
@@ -98,7 +99,7 @@ export class Controller {
     if (this.#shows("advice", show)) {
       advice = this.engine.advise(inputs);
       const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
-      renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta) => this.edit(delta) : undefined });
+      renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta, name) => this.edit(delta, { applied: name }) : undefined });
     } else {
       this.views.advice?.replaceChildren();
     }

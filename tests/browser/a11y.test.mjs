@@ -23,16 +23,20 @@ test("every control, table and image (the chart) has an accessible name in Chrom
   const page = await open(session.context, session.url);
   await page.waitForSelector('#results[data-answers="ready"]');
   const cdp = await session.context.newCDPSession(page);
-  const { nodes } = await cdp.send("Accessibility.getFullAXTree");
   const unnamed = [];
   const counts = {};
-  for (const node of nodes) {
-    if (node.ignored) continue;
-    const role = node.role?.value;
-    const name = (node.name?.value ?? "").trim();
-    if (INTERACTIVE.has(role) || role === "table" || role === "image" || role === "img") {
-      counts[role] = (counts[role] ?? 0) + 1;
-      if (!name) unnamed.push(`${role} (backend node ${node.backendDOMNodeId})`);
+  // Each result tab in turn: a hidden panel is out of the tree.
+  for (const tab of ["breakdown", "fits", "knobs", "heatmap"]) {
+    await page.click(`#tab-${tab}`);
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    for (const node of nodes) {
+      if (node.ignored) continue;
+      const role = node.role?.value;
+      const name = (node.name?.value ?? "").trim();
+      if (INTERACTIVE.has(role) || role === "table" || role === "image" || role === "img" || role === "tabpanel") {
+        counts[role] = (counts[role] ?? 0) + 1;
+        if (!name) unnamed.push(`${role} (backend node ${node.backendDOMNodeId}, tab ${tab})`);
+      }
     }
   }
   assert.deepEqual(unnamed, [], "controls without an accessible name");
@@ -41,6 +45,8 @@ test("every control, table and image (the chart) has an accessible name in Chrom
   assert.ok((counts.textbox ?? 0) + (counts.combobox ?? 0) + (counts.checkbox ?? 0) > 25, JSON.stringify(counts));
   assert.ok((counts.table ?? 0) >= 2, JSON.stringify(counts));
   assert.ok((counts.image ?? 0) + (counts.img ?? 0) >= 1, JSON.stringify(counts));
+  // The task radios and the result tabs and panels (each panel once per pass: four passes of four tabs).
+  assert.ok((counts.radio ?? 0) >= 4 * 4 && (counts.tab ?? 0) === 4 * 4 && (counts.tabpanel ?? 0) === 4, JSON.stringify(counts));
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -51,7 +57,11 @@ test("Tab reaches every visible control, each with a visible focus indicator, an
   const focusable = await page.evaluate(() => {
     const selector = "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])";
     return [...document.querySelectorAll(selector)]
-      .filter((el) => !el.disabled && el.checkVisibility({ visibilityProperty: true }))  // not in a closed <details>
+      // Not in a closed <details>; not taken out of the tab order on purpose (the result tabs' roving tabindex:
+      // one tab stop, the arrow keys between tabs).
+      .filter((el) => !el.disabled && el.tabIndex >= 0 && el.checkVisibility({ visibilityProperty: true }))
+      // A radio group is one tab stop (its checked radio); the arrow keys move within it.
+      .filter((el) => !(el.type === "radio" && !el.checked && document.querySelector(`input[name="${el.name}"]:checked`)))
       .length;
   });
   const seen = new Set();
@@ -101,11 +111,19 @@ test("the calculator works from the keyboard alone: edit a setting, change a cho
   await page.keyboard.type("2");
   await page.waitForFunction((old) => Number(document.querySelector('tr[data-bucket="activations"]').dataset.bytes) > old,
                              before_activations);
-  // mode: train -> inference with the arrow keys on the focused select (no gradients in inference).
-  await page.focus('select[name="mode"]');
-  await page.keyboard.press("ArrowDown");
+  // The task: Full training -> Run (inference) with the arrow keys in the radio group (the last radio wraps to
+  // the first); no gradients in inference.
+  await page.focus("#task-full");
+  await page.keyboard.press("ArrowRight");
   await page.waitForFunction(() => document.querySelector('tr[data-bucket="gradients"]').dataset.bytes === "0");
+  assert.equal(await page.isChecked("#task-inference"), true);
   await page.waitForSelector('#results[data-answers="ready"]');
+  // The Knobs tab, reached with the arrow keys from the selected tab (Breakdown · What fits · Knobs).
+  await page.focus("#tab-breakdown");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "tab-knobs");
+  assert.equal(await page.isVisible("#knobs"), true);
   // The first knob's Apply button, pressed with Enter, saves what its row says.
   const total = await bucketBytes(page, "total");
   const first = page.locator("#knobs tbody tr").first();

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The calculator page in real headless Chromium (Debian's, driven by playwright-core), served from dist/ on
 // the loopback interface, plus the single offline file opened from disk. Run: node --test tests/browser/
-// (after `npm run build`). Screenshots go to test-artifacts/.
+// (after `npm run build`). The layout, its controls and the screenshots: layout.test.mjs.
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { bucketBytes, dist, open, root, start } from "./support.mjs";
+import { bucketBytes, dist, open, showTab, start } from "./support.mjs";
 
 const BUCKETS = ["parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"];
 let session;
@@ -182,7 +181,7 @@ test("copy link round-trips the whole state", async () => {
   await session.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   const page = await open(session.context, session.url);
   await page.fill("#model-search", "qwen2.5-7b");
-  await page.selectOption('select[name="mode"]', "inference");
+  await page.check("#task-inference");
   await page.fill('input[name="seq"]', "8192");
   await page.fill('input[name="batch"]', "3");
   await page.selectOption("#gpu-select", "a100-40gb");
@@ -249,6 +248,7 @@ test("a knob applies with one click", async () => {
   const page = await open(session.context, session.url);
   await settled(page);
   const total = await bucketBytes(page, "total");
+  await showTab(page, "knobs");
   const first = page.locator("#knobs tbody tr").first();
   const saved = Number(await first.getAttribute("data-saved"));
   await first.locator("button").click();
@@ -312,20 +312,6 @@ test("the single file works from disk with the network blocked", async () => {
   await page.close();
 });
 
-test("screenshots at desktop and phone width; nothing scrolls sideways at 360 px", async () => {
-  const artifacts = join(root, "test-artifacts");
-  await mkdir(artifacts, { recursive: true });
-  const desktop = await open(session.context, session.url, { viewport: { width: 1280, height: 900 } });
-  await settled(desktop);
-  await desktop.screenshot({ path: join(artifacts, "page-desktop.png") });
-  await desktop.close();
-  const phone = await open(session.context, session.url, { viewport: { width: 360, height: 740 } });
-  await settled(phone);
-  await phone.screenshot({ path: join(artifacts, "page-phone.png"), fullPage: true });
-  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth), 360);
-  await phone.close();
-});
-
 /** The heatmap's figure: its data attributes, the number of distinct colours drawn and the canvas as an image. */
 async function heatmapOf(page) {
   const map = await page.$eval("figure.heatmap", (figure) => {
@@ -358,6 +344,7 @@ test("the heatmap draws the grid, and its frontier at the page's sequence length
   // The default page: Llama 3 8B (max_position_embeddings 8192) trained on one H100 80GB, 2048 tokens.
   const page = await open(session.context, session.url);
   await settled(page);
+  await showTab(page, "heatmap");
   let map = await heatmapOf(page);
   // Sequence axis: powers of two from 256 up to the model's context, 8192 (docs/web.md, "The heatmap").
   assert.deepEqual([...map.frontier.keys()], [256, 512, 1024, 2048, 4096, 8192]);
@@ -375,6 +362,7 @@ test("the heatmap draws the grid, and its frontier at the page's sequence length
   // A model that fits: Llama 3.2 1B (context 131072) has a frontier that falls as the sequence grows.
   const fits = await open(session.context, `${session.url}?model=llama-3.2-1b`);
   await settled(fits);
+  await showTab(fits, "heatmap");
   map = await heatmapOf(fits);
   assert.equal(map.frontier.size, 10, "256 .. 131072: ten powers of two");
   const solver = await solverMaxBatch(fits);
@@ -391,6 +379,7 @@ test("the heatmap draws the grid, and its frontier at the page's sequence length
 test("the heatmap follows input changes, also to a sequence length off the grid", async () => {
   const page = await open(session.context, `${session.url}?model=llama-3.2-1b`);
   await settled(page);
+  await showTab(page, "heatmap");
   const first = await heatmapOf(page);
   await page.fill('input[name="batch"]', "4");
   await settled(page);

@@ -208,7 +208,7 @@ test("the page requests only its own origin's static files, and nothing once the
 
   // Every kind of input: a field, a choice, a preset, the units, a config.json, a knob, copy link.
   await page.fill('input[name="batch"]', "4");
-  await page.selectOption('select[name="mode"]', "inference");
+  await page.check("#task-inference");
   await page.selectOption("#gpu-select", "a100-40gb");
   await page.fill("#model-search", "qwen2.5-7b");
   await page.check('input[name="units"][value="GiB"]');
@@ -216,6 +216,7 @@ test("the page requests only its own origin's static files, and nothing once the
   await page.fill("#config-text", JSON.stringify({ model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, vocab_size: 50257 }));
   await page.click("text=Use this config");
   await page.waitForSelector('#results[data-answers="ready"]');
+  await page.click("#tab-knobs");
   const knob = page.locator("#knobs tbody tr button").first();
   if (await knob.count()) await knob.click();
   await page.click("#copy-link");

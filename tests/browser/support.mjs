@@ -60,3 +60,9 @@ export async function open(context, url, { viewport } = {}) {
 export async function bucketBytes(page, bucket) {
   return Number(await page.getAttribute(`tr[data-bucket="${bucket}"]`, "data-bytes"));
 }
+
+/** Shows the result tab `name` (breakdown, fits, knobs, heatmap: docs/web.md, "Layout") by clicking it. */
+export async function showTab(page, name) {
+  await page.click(`#tab-${name}`);
+  await page.waitForSelector(`#panel-${name}:not([hidden])`);
+}

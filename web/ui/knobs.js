@@ -24,7 +24,7 @@ export function renderKnobs(container, advice, { units = "GB", bucketLabels = {}
         formatBytes(knob.total, units), h("span", { class: "fit-mark", text: knob.fits ? " ✓ fits" : " ✗" })),
       h("td", {}, onApply
         ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${knob.name}`, text: "Apply",
-                        on: { click: () => onApply(knob.delta) } })
+                        on: { click: () => onApply(knob.delta, knob.name) } })
         : null)));
   container.replaceChildren(cheapestLine(advice.cheapest, units, onApply), h("table", { class: "knobs-table" },
     h("caption", { text: "Each knob moved one step from your settings and re-estimated, by memory saved per device" }),

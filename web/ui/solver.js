@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The solver's answers: devices needed, largest micro-batch, longest sequence, each with the core's sentence
-// and a button that applies it. A render function; `onApply(delta)` receives the settings to merge.
+// and a button that applies it. A render function; `onApply(delta, title)` receives the settings to merge and
+// what they are ("largest micro-batch: 5"), for the page's note of what changed.
 import { h } from "./dom.js";
 import { formatBytes, formatCount } from "./format.js";
 
@@ -23,7 +24,7 @@ export function renderSolver(container, solve, { units = "GB", current = {}, onA
     const changes = Object.entries(answer.delta).some(([key, text]) => current[key] !== text);
     const apply = answer.found && changes && onApply
       ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${title.toLowerCase()} ${answer.value}`, text: "Apply",
-                      on: { click: () => onApply(answer.delta) } })
+                      on: { click: () => onApply(answer.delta, `${title.toLowerCase()}: ${answer.value}`) } })
       : null;
     return h("div", { class: "answer", dataset: { answer: key, value: String(answer.value), found: String(answer.found) } },
       h("dt", { text: title }),
