@@ -130,6 +130,7 @@ function llm_memory_wrap(core) {
     resolve: (settings, config) => compute("resolve", settings, config),
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
+    gpuFit: (settings, config) => with_ok(compute("gpu_fit", settings, config)),
     settingsSchema: once(() => call("settings_schema")),
     listModels: once(() => call("list_models")),
     listGpus: once(() => call("list_gpus")),
