@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { generator } from "../tests/web/splitmix.mjs";
+
 const [oldBin, newBin, ...rest] = process.argv.slice(2);
 if (!oldBin || !newBin) {
   console.error("usage: node scripts/compare-cli.mjs OLD_BINARY NEW_BINARY [--cases N]");
@@ -27,17 +29,7 @@ const schema = JSON.parse(run(oldBin, ["--schema"]));
 const models = JSON.parse(run(oldBin, ["--list-models", "--json"])).map((m) => m.id);
 const gpus = JSON.parse(run(oldBin, ["--list-gpus", "--json"])).map((g) => g.id);
 
-// splitmix32: seeded, the same cases on every run.
-let state = 20261203;
-const next = () => {
-  state = (state + 0x9e3779b9) >>> 0;
-  let z = state;
-  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-  return ((z ^ (z >>> 16)) >>> 0) / 4294967296;
-};
-const pick = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-const one = (list) => list[pick(0, list.length - 1)];
+const { pick, one } = generator(20261203);
 
 function randomSettings() {
   const s = {};

@@ -273,6 +273,8 @@ export interface Sweep {
 export interface SettingSchema {
   /** CLI flag, URL query key, widget attribute and JSON key. */
   key: string;
+  /** Human name the page and the widget show ("Context length"). */
+  label: string;
   kind: "integer" | "number" | "count" | "bytes" | "flag" | "choice" | "text";
   /** As a user would type it. */
   default: string;
@@ -282,6 +284,8 @@ export interface SettingSchema {
   max?: number;
   /** Allowed values (choice kind only). */
   choices?: string[];
+  /** Human names of `choices`, in the same order (choice kind only). */
+  choice_labels?: string[];
   /** Unit of the value ("bytes", "tokens", "%", ... or ""). */
   unit: string;
   /** model | workload | finetune | precision | parallelism | device. */

@@ -238,7 +238,7 @@ std::string errors_to_json(const std::vector<error>& errors, int indent) {
 std::string settings_schema_json(int indent) {
   json list = json::array();
   for (const auto& def : setting_table()) {
-    json row = {{"key", def.key}, {"kind", to_string(def.kind)}, {"default", def.default_value}};
+    json row = {{"key", def.key}, {"label", def.label}, {"kind", to_string(def.kind)}, {"default", def.default_value}};
     if (def.kind == setting_kind::integer || def.kind == setting_kind::number || def.kind == setting_kind::count ||
         def.kind == setting_kind::bytes) {
       row["min"] = def.min_value;
@@ -248,6 +248,9 @@ std::string settings_schema_json(int indent) {
       json choices = json::array();
       for (auto c : detail::split(def.choices, '|')) choices.push_back(c);
       row["choices"] = choices;
+      json labels = json::array();
+      for (auto c : detail::split(def.choice_labels, '|')) labels.push_back(c);
+      row["choice_labels"] = labels;
     }
     row["unit"] = def.unit;
     row["group"] = def.group;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "llm_memory/settings.hpp"
+#include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace {
@@ -118,4 +120,21 @@ TEST(settings, round_trip_through_text) {
   EXPECT_EQ(to_settings(again.value().values), text);
 }
 
+// The page shows the label column and names choices by their labels (issue 19 item 6); the key stays the
+// machine name. The compile-time check in settings.cpp guarantees one label per choice; this checks the schema
+// carries them to JavaScript in order.
+TEST(settings, schema_carries_labels_in_choice_order) {
+  const auto schema = nlohmann::json::parse(settings_schema_json());
+  const auto row = [&](std::string_view key) {
+    for (const auto& r : schema)
+      if (r["key"] == key) return r;
+    return nlohmann::json{};
+  };
+  EXPECT_EQ(row("seq")["label"], "Context length");
+  EXPECT_FALSE(row("seq").contains("choice_labels"));
+  EXPECT_EQ(row("norm")["choices"], (nlohmann::json{"layernorm", "rmsnorm"}));
+  EXPECT_EQ(row("norm")["choice_labels"], (nlohmann::json{"LayerNorm", "RMSNorm"}));
+  EXPECT_EQ(row("finetune")["choice_labels"], (nlohmann::json{"Full fine-tune", "LoRA", "QLoRA"}));
+  for (const auto& r : schema) EXPECT_FALSE(r["label"].get<std::string>().empty()) << r["key"];
+}
 }  // namespace

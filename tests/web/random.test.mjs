@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { generator } from "./splitmix.mjs";
 import { loadApi, nativeBatch } from "./support.mjs";
 
 const count = Number(process.env.LLM_MEMORY_RANDOM_CASES ?? 3000);
@@ -13,21 +14,6 @@ const api = await loadApi();
 const schema = api.settingsSchema();
 const models = api.listModels().map((m) => m.id);
 const gpus = api.listGpus().map((g) => g.id);
-
-// splitmix32: small, seeded, the same sequence on every run.
-function generator(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x9e3779b9) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return ((z ^ (z >>> 16)) >>> 0) / 4294967296;
-  };
-  const pick = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const one = (list) => list[pick(0, list.length - 1)];
-  return { pick, one };
-}
 
 function randomSettings({ pick, one }) {
   const s = {};

@@ -39,6 +39,8 @@ struct setting_def {
   std::string_view unit;           ///< unit of the value, for help text
   std::string_view group;          ///< model | workload | finetune | precision | parallelism | device
   std::string_view doc;            ///< one line of help
+  std::string_view label;          ///< human name shown by the page and the widget ("Context length")
+  std::string_view choice_labels;  ///< human names of `choices`, "A|B|C" in the same order (choice kind)
 };
 
 /// Every setting, in display order.

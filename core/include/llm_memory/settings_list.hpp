@@ -3,201 +3,268 @@
 // (?key=), widget attributes, form controls, JSON input/output and validation errors all come from it.
 // Keys follow Hugging Face config.json names where one exists.
 //
-// X(key, kind, default, min, max, choices, unit, group, doc)
+// X(key, kind, default, min, max, choices, unit, group, doc, label, choice_labels)
 //   kind: integer | number | count (7e9, 7B, 0.5) | bytes (80GB, 80GiB, 8e10) | flag (on/off) | choice | text
 //   min/max bound numeric kinds (inclusive); choices is "a|b|c" for kind choice.
 // Adding a knob = one row here + its use in the estimate.
 #pragma once
 
 // One row per line, as a table (clang-format aligns only the line continuations).
-#define LLM_MEMORY_SETTINGS(X)                                                                                        \
-  /* ---- model ---- */                                                                                               \
-  X(model, text, "", 0, 0, "", "", "model",                                                                           \
-    "Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture")             \
-  X(params, count, "0", 0, 1e15, "", "parameters", "model",                                                           \
-    "Total parameter count (7e9, 7B); overrides the count computed from the architecture; 0 = compute it")            \
-  X(hidden_size, integer, "4096", 1, 1e6, "", "", "model", "Width of the residual stream (h)")                        \
-  X(num_hidden_layers, integer, "32", 1, 1e5, "", "layers", "model", "Number of transformer layers (L)")              \
-  X(num_attention_heads, integer, "32", 1, 1e5, "", "heads", "model", "Query heads per layer (a)")                    \
-  X(num_key_value_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                  \
-    "Key/value heads per layer (grouped-query attention); 0 = same as num_attention_heads")                           \
-  X(head_dim, integer, "0", 0, 1e5, "", "", "model", "Width of one attention head; 0 = hidden_size / heads")          \
-  X(intermediate_size, integer, "0", 0, 1e7, "", "", "model", "MLP inner width; 0 = 4 x hidden_size")                 \
-  X(vocab_size, integer, "0", 0, 1e8, "", "tokens", "model",                                                          \
-    "Vocabulary size; 0 = unknown (no embedding, lm_head or logits are counted)")                                     \
-  X(tie_word_embeddings, flag, "off", 0, 0, "", "", "model", "lm_head shares the input embedding matrix")             \
-  X(max_position_embeddings, integer, "0", 0, 1e8, "", "tokens", "model",                                             \
-    "Rows of the learned position embedding (counted only when position_embedding = learned)")                        \
-  X(position_embedding, choice, "rope", 0, 0, "rope|learned|none", "", "model",                                       \
-    "How positions are encoded: rotary (no parameters), a learned table (GPT-2), or none")                            \
-  X(norm, choice, "layernorm", 0, 0, "layernorm|rmsnorm", "", "model",                                                \
-    "Normalisation: LayerNorm (weight + bias) or RMSNorm (weight only)")                                              \
-  X(norms_per_layer, integer, "2", 1, 4, "", "norms", "model",                                                        \
-    "Norms in each layer: 2 (pre-attention, pre-MLP), 4 (Gemma 2/3 add post-norms), 1 (Falcon parallel block)")       \
-  X(mlp, choice, "plain", 0, 0, "plain|gated", "", "model",                                                           \
-    "MLP shape: plain (up, act, down: 2 h i) or gated (SwiGLU/GeGLU: gate, up, down: 3 h i)")                         \
-  X(attention_bias, choice, "none", 0, 0, "none|qkv|all", "", "model",                                                \
-    "Biases on attention projections: none (Llama), qkv (Qwen2), all of q/k/v/o (GPT-2)")                             \
-  X(mlp_bias, flag, "off", 0, 0, "", "", "model", "Biases on the MLP projections (GPT-2)")                            \
-  X(qk_norm, choice, "none", 0, 0, "none|head|full", "", "model",                                                     \
-    "Norm on queries and keys: per head (Qwen3, Gemma 3: 2 head_dim weights) or full width (OLMo 2)")                 \
-  X(dropout, flag, "on", 0, 0, "", "", "model",                                                                       \
-    "Dropout in training (GPT as in Korthikanti et al.; modern LLMs train without): saves 1-byte masks")              \
-  X(sliding_window, integer, "0", 0, 1e8, "", "tokens", "model",                                                      \
-    "Sliding-window attention span; 0 = every layer attends to the whole context")                                    \
-  X(sliding_window_pattern, integer, "0", 0, 1e5, "", "layers", "model",                                              \
-    "Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide")                     \
-  X(num_experts, integer, "0", 0, 1e5, "", "experts", "model", "Routed experts per MoE layer; 0 = dense model")       \
-  X(num_experts_per_tok, integer, "0", 0, 1e5, "", "experts", "model", "Experts each token is routed to (top-k)")     \
-  X(moe_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                                     \
-    "Inner width of one routed expert; 0 = intermediate_size")                                                        \
-  X(n_shared_experts, integer, "0", 0, 1e4, "", "experts", "model", "Always-active shared experts per MoE layer")     \
-  X(shared_expert_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                           \
-    "Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size")                       \
-  X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                               \
-    "The first k layers use a dense MLP instead of experts (DeepSeek)")                                               \
-  X(router_bias, flag, "off", 0, 0, "", "", "model",                                                                  \
-    "MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss)")                   \
-  X(shared_expert_gate, flag, "off", 0, 0, "", "", "model",                                                           \
-    "A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE)")                                       \
-  X(q_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the query compression; 0 = no compression")     \
-  X(kv_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the joint key/value latent; 0 = not MLA")      \
-  X(qk_nope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head query/key width without rotary part")     \
-  X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width")                  \
-  X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width")                                   \
-  X(lm_head_bias, flag, "off", 0, 0, "", "", "model",                                                                 \
-    "lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE)")                                          \
-  X(embedding_norm, flag, "off", 0, 0, "", "", "model", "A norm right after the token embedding (BLOOM)")             \
-  X(attention_sinks, flag, "off", 0, 0, "", "", "model",                                                              \
-    "One learned attention-sink logit per head and layer (gpt-oss)")                                                  \
-  X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                      \
-    "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all")            \
-  /* ---- workload ---- */                                                                                            \
-  X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache")     \
-  X(framework, choice, "hf", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "", "workload",     \
-    "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "                 \
-    "all buckets summed; the others: the peak over the phases of a step)")                                            \
-  X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                           \
-    "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "     \
-    "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)")                                  \
-  X(optimizer_in_backward, flag, "off", 0, 0, "", "", "workload",                                                     \
-    "Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's "      \
-    "gradient alive, no optimizer-step phase; needs grad_accum 1")                                                    \
-  X(optimizer_impl, choice, "fused", 0, 0, "fused|foreach|paged", "", "workload",                                     \
-    "How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one "        \
-    "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)")       \
-  X(loss_impl, choice, "hf", 0, 0,                                                                                    \
-    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused", "", "workload",    \
-    "How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf "        \
-    "(fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), "   \
-    "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.75), litgpt (bf16, 4 / 4), megatron "           \
-    "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits)")                   \
-  X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                   \
-    "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "   \
-    "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward")                      \
-  X(input_copies, choice, "shared", 0, 0, "shared|per_linear", "", "workload",                                        \
-    "Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the "     \
-    "input per call, so q, k and v keep three)")                                                                      \
-  X(adapter_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "workload",                                       \
-    "Storage of the LoRA adapters; auto = the compute dtype (peft >= 0.12 keeps them fp32)")                          \
-  X(lora_dropout, number, "0", 0, 1, "", "probability", "workload",                                                   \
-    "LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input")                  \
-  X(qlora_upcast, flag, "off", 0, 0, "", "", "workload",                                                              \
-    "peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32")   \
-  X(activation_offload, choice, "none", 0, 0, "none|prefetched|full", "", "workload",                                 \
-    "Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the "    \
-    "GPU) or full (Unsloth's offloaded checkpointing: none stay)")                                                    \
-  X(allocator_reserve, number, "0.33", 0, 10, "", "x dynamic", "workload",                                            \
-    "PyTorch caching allocator: reserved - allocated as a multiple of the memory allocated and freed within a "       \
-    "step (1/3 for fixed shapes, 1 for unpacked variable lengths, 0 with expandable_segments)")                       \
-  X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",               \
-    "Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or " \
-    "int8 (bitsandbytes), else vllm")                                                                                 \
-  X(gpu_memory_utilization, number, "0.92", 0.01, 1, "", "fraction", "workload",                                      \
-    "vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); "   \
-    "0.92 since v0.21, 0.90 before")                                                                                  \
-  X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                               \
-    "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device")          \
-  X(max_num_batched_tokens, integer, "0", 0, 1e8, "", "tokens", "workload",                                           \
-    "Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI "       \
-    "max_batch_prefill_tokens); 0 = the whole prompt in one pass")                                                    \
-  X(max_num_seqs, integer, "0", 0, 1e7, "", "sequences", "workload",                                                  \
-    "vLLM: sequences scheduled at once (the sampler rows of the profiling run); 0 = none counted")                    \
-  X(block_size, integer, "16", 1, 1e5, "", "tokens", "workload",                                                      \
-    "KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding)")                       \
-  X(cuda_graph_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                  \
-    "Memory of captured CUDA graphs inside the engine's budget (vLLM >= 0.21 subtracts its estimate); 0 = eager")     \
-  X(non_torch_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                   \
-    "Memory allocated outside PyTorch after start (NCCL, cuBLAS workspaces), inside the engine's budget")             \
-  X(n_ubatch, integer, "512", 1, 1e7, "", "tokens", "workload",                                                       \
-    "llama.cpp physical batch (-ub): the compute buffer scales with it")                                              \
-  X(n_batch, integer, "2048", 1, 1e7, "", "tokens", "workload",                                                       \
-    "llama.cpp logical batch (-b); the physical batch is at most this")                                               \
-  X(n_gpu_layers, integer, "999", 0, 1e6, "", "layers", "workload",                                                   \
-    "llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too")           \
-  X(cache_type_k, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                \
-    "llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np)")            \
-  X(cache_type_v, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                \
-    "llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention")                                       \
-  X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device")                               \
-  X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                           \
-    "Tokens per sequence; for inference, the context held in the KV cache")                                           \
-  X(grad_accum, integer, "1", 1, 1e6, "", "micro-batches", "workload",                                                \
-    "Gradient accumulation steps: raises the effective batch, not activation memory")                                 \
-  /* ---- fine-tuning ---- */                                                                                         \
-  X(finetune, choice, "full", 0, 0, "full|lora|qlora", "", "finetune",                                                \
-    "Full training, LoRA adapters on a frozen base, or QLoRA (NF4 base + LoRA)")                                      \
-  X(lora_rank, integer, "16", 1, 1e5, "", "", "finetune", "LoRA rank r")                                              \
-  X(lora_targets, text, "q_proj,v_proj", 0, 0, "", "", "finetune",                                                    \
-    "Comma-separated PEFT module names (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all-linear")      \
-  X(trainable_params, count, "1", 0, 1e15, "", "parameters", "finetune",                                              \
-    "For full training: trainable count (1e9) or fraction (0.1); 1 = all")                                            \
-  /* ---- precision & optimizer ---- */                                                                               \
-  X(weights_dtype, choice, "bf16", 0, 0,                                                                              \
-    "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"          \
-    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s",                                                   \
-    "", "precision", "Storage format of the weights")                                                                 \
-  X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)")      \
-  X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                        \
-    "Gradient storage; auto = the trainable weights' dtype")                                                          \
-  X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",            \
-    "Optimizer, which sets the number of states kept per trainable parameter")                                        \
-  X(optimizer_dtype, choice, "fp32", 0, 0, "fp32|bf16|fp16", "", "precision",                                         \
-    "Storage of the optimizer states (adamw_8bit ignores it)")                                                        \
-  X(master_weights, flag, "on", 0, 0, "", "", "precision",                                                            \
-    "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)")                                         \
-  X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash|sdpa_gqa", "", "precision",                       \
-    "Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, "           \
-    "K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa "            \
-    "(transformers without a padding mask), K/V kept at their own width")                                             \
-  X(norm_upcast, flag, "off", 0, 0, "", "", "precision",                                                              \
-    "Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not)")               \
-  X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                          \
-    "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)")          \
-  X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                 \
-    "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised")               \
-  X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                             \
-    "KV-cache storage; auto = the activation dtype")                                                                  \
-  /* ---- parallelism ---- */                                                                                         \
-  X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)")          \
-  X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                             \
-    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters")                   \
-  X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (Megatron-style)")               \
-  X(sequence_parallel, flag, "on", 0, 0, "", "", "parallelism",                                                       \
-    "With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); "      \
-    "off keeps them whole on every tensor-parallel rank")                                                             \
-  X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)")               \
-  X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                              \
-    "Move optimizer state (and parameters, ZeRO-3) to CPU RAM")                                                       \
-  /* ---- device & overheads ---- */                                                                                  \
-  X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory")                 \
-  X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)")         \
-  X(overhead, choice, "detailed", 0, 0, "none|factor|detailed", "", "device",                                         \
-    "Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items")                   \
-  X(overhead_factor, number, "1.2", 1, 10, "", "x weights", "device",                                                 \
-    "Multiplier on the weights for overhead = factor")                                                                \
-  X(cuda_context, bytes, "1GiB", 0, 1e12, "", "bytes", "device",                                                      \
-    "CUDA context and framework kernels, held before the model loads (peers use 650 MB to 1 GiB)")                    \
-  X(fragmentation, number, "5", 0, 100, "", "%", "device",                                                            \
-    "Allocator fragmentation reserve, as a percentage of the allocated buckets")                                      \
-  X(units, choice, "GB", 0, 0, "GB|GiB", "", "device", "Display units: decimal GB (1e9) or GiB (2^30)")
+#define LLM_MEMORY_SETTINGS(X)                                                                                         \
+  /* ---- model ---- */                                                                                                \
+  X(model, text, "", 0, 0, "", "", "model",                                                                            \
+    "Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture", "Model", "") \
+  X(params, count, "0", 0, 1e15, "", "parameters", "model",                                                            \
+    "Total parameter count (7e9, 7B); overrides the count computed from the architecture; 0 = compute it",             \
+    "Parameter count", "")                                                                                             \
+  X(hidden_size, integer, "4096", 1, 1e6, "", "", "model", "Width of the residual stream (h)", "Hidden size", "")      \
+  X(num_hidden_layers, integer, "32", 1, 1e5, "", "layers", "model", "Number of transformer layers (L)", "Layers", "") \
+  X(num_attention_heads, integer, "32", 1, 1e5, "", "heads", "model", "Query heads per layer (a)", "Attention heads",  \
+    "")                                                                                                                \
+  X(num_key_value_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                   \
+    "Key/value heads per layer (grouped-query attention); 0 = same as num_attention_heads", "Key/value heads", "")     \
+  X(head_dim, integer, "0", 0, 1e5, "", "", "model", "Width of one attention head; 0 = hidden_size / heads",           \
+    "Head width", "")                                                                                                  \
+  X(intermediate_size, integer, "0", 0, 1e7, "", "", "model", "MLP inner width; 0 = 4 x hidden_size", "MLP width", "") \
+  X(vocab_size, integer, "0", 0, 1e8, "", "tokens", "model",                                                           \
+    "Vocabulary size; 0 = unknown (no embedding, lm_head or logits are counted)", "Vocabulary", "")                    \
+  X(tie_word_embeddings, flag, "off", 0, 0, "", "", "model", "lm_head shares the input embedding matrix",              \
+    "Tied embeddings", "")                                                                                             \
+  X(max_position_embeddings, integer, "0", 0, 1e8, "", "tokens", "model",                                              \
+    "Rows of the learned position embedding (counted only when position_embedding = learned)",                         \
+    "Trained context length", "")                                                                                      \
+  X(position_embedding, choice, "rope", 0, 0, "rope|learned|none", "", "model",                                        \
+    "How positions are encoded: rotary (no parameters), a learned table (GPT-2), or none", "Position encoding",        \
+    "Rotary (RoPE)|Learned table|None")                                                                                \
+  X(norm, choice, "layernorm", 0, 0, "layernorm|rmsnorm", "", "model",                                                 \
+    "Normalisation: LayerNorm (weight + bias) or RMSNorm (weight only)", "Normalisation", "LayerNorm|RMSNorm")         \
+  X(norms_per_layer, integer, "2", 1, 4, "", "norms", "model",                                                         \
+    "Norms in each layer: 2 (pre-attention, pre-MLP), 4 (Gemma 2/3 add post-norms), 1 (Falcon parallel block)",        \
+    "Norms per layer", "")                                                                                             \
+  X(mlp, choice, "plain", 0, 0, "plain|gated", "", "model",                                                            \
+    "MLP shape: plain (up, act, down: 2 h i) or gated (SwiGLU/GeGLU: gate, up, down: 3 h i)", "MLP shape",             \
+    "Plain|Gated (SwiGLU/GeGLU)")                                                                                      \
+  X(attention_bias, choice, "none", 0, 0, "none|qkv|all", "", "model",                                                 \
+    "Biases on attention projections: none (Llama), qkv (Qwen2), all of q/k/v/o (GPT-2)", "Attention biases",          \
+    "None|Q, K, V|Q, K, V and O")                                                                                      \
+  X(mlp_bias, flag, "off", 0, 0, "", "", "model", "Biases on the MLP projections (GPT-2)", "MLP biases", "")           \
+  X(qk_norm, choice, "none", 0, 0, "none|head|full", "", "model",                                                      \
+    "Norm on queries and keys: per head (Qwen3, Gemma 3: 2 head_dim weights) or full width (OLMo 2)",                  \
+    "Query/key norm", "None|Per head|Full width")                                                                      \
+  X(dropout, flag, "on", 0, 0, "", "", "model",                                                                        \
+    "Dropout in training (GPT as in Korthikanti et al.; modern LLMs train without): saves 1-byte masks", "Dropout",    \
+    "")                                                                                                                \
+  X(sliding_window, integer, "0", 0, 1e8, "", "tokens", "model",                                                       \
+    "Sliding-window attention span; 0 = every layer attends to the whole context", "Sliding window", "")               \
+  X(sliding_window_pattern, integer, "0", 0, 1e5, "", "layers", "model",                                               \
+    "Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide",                      \
+    "Global layer every", "")                                                                                          \
+  X(num_experts, integer, "0", 0, 1e5, "", "experts", "model", "Routed experts per MoE layer; 0 = dense model",        \
+    "Routed experts", "")                                                                                              \
+  X(num_experts_per_tok, integer, "0", 0, 1e5, "", "experts", "model", "Experts each token is routed to (top-k)",      \
+    "Experts per token", "")                                                                                           \
+  X(moe_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                                      \
+    "Inner width of one routed expert; 0 = intermediate_size", "Expert MLP width", "")                                 \
+  X(n_shared_experts, integer, "0", 0, 1e4, "", "experts", "model", "Always-active shared experts per MoE layer",      \
+    "Shared experts", "")                                                                                              \
+  X(shared_expert_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                            \
+    "Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size", "Shared expert width", \
+    "")                                                                                                                \
+  X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                                \
+    "The first k layers use a dense MLP instead of experts (DeepSeek)", "Leading dense layers", "")                    \
+  X(router_bias, flag, "off", 0, 0, "", "", "model",                                                                   \
+    "MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss)", "Router bias", "") \
+  X(shared_expert_gate, flag, "off", 0, 0, "", "", "model",                                                            \
+    "A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE)", "Shared expert gate", "")              \
+  X(q_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the query compression; 0 = no compression",      \
+    "MLA query rank", "")                                                                                              \
+  X(kv_lora_rank, integer, "0", 0, 1e6, "", "", "model", "MLA: rank of the joint key/value latent; 0 = not MLA",       \
+    "MLA key/value rank", "")                                                                                          \
+  X(qk_nope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head query/key width without rotary part",      \
+    "MLA non-rotary head width", "")                                                                                   \
+  X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width",                   \
+    "MLA rotary head width", "")                                                                                       \
+  X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width", "MLA value head width", "")        \
+  X(lm_head_bias, flag, "off", 0, 0, "", "", "model",                                                                  \
+    "lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE)", "Output layer bias", "")                  \
+  X(embedding_norm, flag, "off", 0, 0, "", "", "model", "A norm right after the token embedding (BLOOM)",              \
+    "Embedding norm", "")                                                                                              \
+  X(attention_sinks, flag, "off", 0, 0, "", "", "model",                                                               \
+    "One learned attention-sink logit per head and layer (gpt-oss)", "Attention sinks", "")                            \
+  X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                       \
+    "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all",             \
+    "MoE layer every", "")                                                                                             \
+  /* ---- workload ---- */                                                                                             \
+  X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
+    "Task", "Training|Inference")                                                                                      \
+  X(framework, choice, "hf", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "", "workload",      \
+    "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "                  \
+    "all buckets summed; the others: the peak over the phases of a step)",                                             \
+    "Training framework",                                                                                              \
+    "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth")         \
+  X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                            \
+    "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "      \
+    "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)",                                   \
+    "Gradients at the peak", "Freed (set_to_none)|Resident (contiguous buffer)")                                       \
+  X(optimizer_in_backward, flag, "off", 0, 0, "", "", "workload",                                                      \
+    "Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's "       \
+    "gradient alive, no optimizer-step phase; needs grad_accum 1",                                                     \
+    "Optimizer step in backward", "")                                                                                  \
+  X(optimizer_impl, choice, "fused", 0, 0, "fused|foreach|paged", "", "workload",                                      \
+    "How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one "         \
+    "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)",        \
+    "Optimizer implementation", "Fused|For-each|Paged")                                                                \
+  X(loss_impl, choice, "hf", 0, 0,                                                                                     \
+    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused", "", "workload",     \
+    "How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf "         \
+    "(fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), "    \
+    "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.75), litgpt (bf16, 4 / 4), megatron "            \
+    "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits)",                    \
+    "Loss implementation",                                                                                             \
+    "HF (upcast logits)|HF before 4.46|TRL chunked|torchtune chunked|torchtune chunked, compiled|LitGPT "              \
+    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)")                                             \
+  X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                    \
+    "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "    \
+    "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward",                       \
+    "Autocast", "Off|bf16|fp16")                                                                                       \
+  X(input_copies, choice, "shared", 0, 0, "shared|per_linear", "", "workload",                                         \
+    "Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the "      \
+    "input per call, so q, k and v keep three)",                                                                       \
+    "Copies of layer inputs", "Shared|One per linear")                                                                 \
+  X(adapter_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "workload",                                        \
+    "Storage of the LoRA adapters; auto = the compute dtype (peft >= 0.12 keeps them fp32)", "Adapter precision",      \
+    "Automatic|fp32|bf16|fp16")                                                                                        \
+  X(lora_dropout, number, "0", 0, 1, "", "probability", "workload",                                                    \
+    "LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input", "LoRA dropout",   \
+    "")                                                                                                                \
+  X(qlora_upcast, flag, "off", 0, 0, "", "", "workload",                                                               \
+    "peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32",    \
+    "QLoRA fp32 upcast", "")                                                                                           \
+  X(activation_offload, choice, "none", 0, 0, "none|prefetched|full", "", "workload",                                  \
+    "Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the "     \
+    "GPU) or full (Unsloth's offloaded checkpointing: none stay)",                                                     \
+    "Activation offload", "None|Prefetched|Full")                                                                      \
+  X(allocator_reserve, number, "0.33", 0, 10, "", "x dynamic", "workload",                                             \
+    "PyTorch caching allocator: reserved - allocated as a multiple of the memory allocated and freed within a "        \
+    "step (1/3 for fixed shapes, 1 for unpacked variable lengths, 0 with expandable_segments)",                        \
+    "Allocator reserve", "")                                                                                           \
+  X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",                \
+    "Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or "  \
+    "int8 (bitsandbytes), else vllm",                                                                                  \
+    "Inference runtime", "Automatic|Transformers|vLLM|SGLang|TGI|llama.cpp|Ollama")                                    \
+  X(gpu_memory_utilization, number, "0.92", 0.01, 1, "", "fraction", "workload",                                       \
+    "vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); "    \
+    "0.92 since v0.21, 0.90 before",                                                                                   \
+    "GPU memory utilisation", "")                                                                                      \
+  X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
+    "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
+    "Static memory fraction", "")                                                                                      \
+  X(max_num_batched_tokens, integer, "0", 0, 1e8, "", "tokens", "workload",                                            \
+    "Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI "        \
+    "max_batch_prefill_tokens); 0 = the whole prompt in one pass",                                                     \
+    "Prefill chunk", "")                                                                                               \
+  X(max_num_seqs, integer, "0", 0, 1e7, "", "sequences", "workload",                                                   \
+    "vLLM: sequences scheduled at once (the sampler rows of the profiling run); 0 = none counted",                     \
+    "Max concurrent sequences", "")                                                                                    \
+  X(block_size, integer, "16", 1, 1e5, "", "tokens", "workload",                                                       \
+    "KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding)", "KV block size", "")   \
+  X(cuda_graph_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                   \
+    "Memory of captured CUDA graphs inside the engine's budget (vLLM >= 0.21 subtracts its estimate); 0 = eager",      \
+    "CUDA graph memory", "")                                                                                           \
+  X(non_torch_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                    \
+    "Memory allocated outside PyTorch after start (NCCL, cuBLAS workspaces), inside the engine's budget",              \
+    "Non-torch memory", "")                                                                                            \
+  X(n_ubatch, integer, "512", 1, 1e7, "", "tokens", "workload",                                                        \
+    "llama.cpp physical batch (-ub): the compute buffer scales with it", "Micro-batch (n_ubatch)", "")                 \
+  X(n_batch, integer, "2048", 1, 1e7, "", "tokens", "workload",                                                        \
+    "llama.cpp logical batch (-b); the physical batch is at most this", "Logical batch (n_batch)", "")                 \
+  X(n_gpu_layers, integer, "999", 0, 1e6, "", "layers", "workload",                                                    \
+    "llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too",            \
+    "GPU layers (-ngl)", "")                                                                                           \
+  X(cache_type_k, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                 \
+    "llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np)",             \
+    "K cache type", "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl")                                                    \
+  X(cache_type_v, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                 \
+    "llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention", "V cache type",                        \
+    "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl")                                                                    \
+  X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device", "Batch", "")                   \
+  X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                            \
+    "Tokens per sequence; for inference, the context held in the KV cache", "Context length", "")                      \
+  X(grad_accum, integer, "1", 1, 1e6, "", "micro-batches", "workload",                                                 \
+    "Gradient accumulation steps: raises the effective batch, not activation memory", "Gradient accumulation", "")     \
+  /* ---- fine-tuning ---- */                                                                                          \
+  X(finetune, choice, "full", 0, 0, "full|lora|qlora", "", "finetune",                                                 \
+    "Full training, LoRA adapters on a frozen base, or QLoRA (NF4 base + LoRA)", "Training method",                    \
+    "Full fine-tune|LoRA|QLoRA")                                                                                       \
+  X(lora_rank, integer, "16", 1, 1e5, "", "", "finetune", "LoRA rank r", "LoRA rank", "")                              \
+  X(lora_targets, text, "q_proj,v_proj", 0, 0, "", "", "finetune",                                                     \
+    "Comma-separated PEFT module names (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all-linear",       \
+    "LoRA target modules", "")                                                                                         \
+  X(trainable_params, count, "1", 0, 1e15, "", "parameters", "finetune",                                               \
+    "For full training: trainable count (1e9) or fraction (0.1); 1 = all", "Trainable parameters", "")                 \
+  /* ---- precision & optimizer ---- */                                                                                \
+  X(weights_dtype, choice, "bf16", 0, 0,                                                                               \
+    "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"           \
+    "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s",                                                    \
+    "", "precision", "Storage format of the weights", "Weights format",                                                \
+    "fp32|bf16|fp16|fp8|int8|int4|NF4 "                                                                                \
+    "(bitsandbytes)|Q8_0|Q6_K|Q5_K_M|Q4_K_M|Q4_0|Q3_K_M|Q2_K|Q5_K_S|Q4_K_S|Q3_K_S|Q3_K_L|IQ4_XS|IQ4_NL|IQ3_S|IQ3_XXS|" \
+    "IQ2_S|IQ2_XS|IQ2_XXS|IQ1_M|IQ1_S")                                                                                \
+  X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)",       \
+    "Double quantisation", "")                                                                                         \
+  X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
+    "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16")         \
+  X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",             \
+    "Optimizer, which sets the number of states kept per trainable parameter", "Optimizer",                            \
+    "AdamW|AdamW 8-bit|SGD|SGD with momentum|Lion|Adafactor")                                                          \
+  X(optimizer_dtype, choice, "fp32", 0, 0, "fp32|bf16|fp16", "", "precision",                                          \
+    "Storage of the optimizer states (adamw_8bit ignores it)", "Optimizer state precision", "fp32|bf16|fp16")          \
+  X(master_weights, flag, "on", 0, 0, "", "", "precision",                                                             \
+    "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)", "fp32 master weights", "")               \
+  X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash|sdpa_gqa", "", "precision",                        \
+    "Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, "            \
+    "K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa "             \
+    "(transformers without a padding mask), K/V kept at their own width",                                              \
+    "Attention kernel", "Textbook (16-bit scores kept)|Eager|SDPA|FlashAttention|SDPA with native GQA")                \
+  X(norm_upcast, flag, "off", 0, 0, "", "", "precision",                                                               \
+    "Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not)",                \
+    "Norms in fp32", "")                                                                                               \
+  X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                           \
+    "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)",           \
+    "Activation checkpointing", "None|Selective|Full")                                                                 \
+  X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                  \
+    "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised",                \
+    "Fused cross-entropy", "")                                                                                         \
+  X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                              \
+    "KV-cache storage; auto = the activation dtype", "KV cache precision", "Automatic|fp32|bf16|fp16|fp8|int8|int4")   \
+  /* ---- parallelism ---- */                                                                                          \
+  X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)",           \
+    "Devices", "")                                                                                                     \
+  X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                              \
+    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters", "ZeRO stage", "")  \
+  X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (Megatron-style)",                \
+    "Tensor parallel", "")                                                                                             \
+  X(sequence_parallel, flag, "on", 0, 0, "", "", "parallelism",                                                        \
+    "With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); "       \
+    "off keeps them whole on every tensor-parallel rank",                                                              \
+    "Sequence parallel", "")                                                                                           \
+  X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)",                \
+    "Pipeline stages", "")                                                                                             \
+  X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
+    "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
+    "None|Optimizer state|Optimizer state and parameters")                                                             \
+  /* ---- device & overheads ---- */                                                                                   \
+  X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory", "GPU", "")       \
+  X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)",          \
+    "Memory per device", "")                                                                                           \
+  X(overhead, choice, "detailed", 0, 0, "none|factor|detailed", "", "device",                                          \
+    "Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items", "Overhead model",  \
+    "None|Factor|Detailed")                                                                                            \
+  X(overhead_factor, number, "1.2", 1, 10, "", "x weights", "device",                                                  \
+    "Multiplier on the weights for overhead = factor", "Overhead factor", "")                                          \
+  X(cuda_context, bytes, "1GiB", 0, 1e12, "", "bytes", "device",                                                       \
+    "CUDA context and framework kernels, held before the model loads (peers use 650 MB to 1 GiB)", "CUDA context", "") \
+  X(fragmentation, number, "5", 0, 100, "", "%", "device",                                                             \
+    "Allocator fragmentation reserve, as a percentage of the allocated buckets", "Fragmentation", "")                  \
+  X(units, choice, "GB", 0, 0, "GB|GiB", "", "device", "Display units: decimal GB (1e9) or GiB (2^30)", "Units",       \
+    "GB (10^9 B)|GiB (2^30 B)")
