@@ -8,6 +8,7 @@ import { Controller, sharedEngine } from "./controller.js";
 import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
+import { renderGpuFit } from "./ui/gpu-fit.js";
 import { Notice } from "./ui/notice.js";
 import { renderSolver } from "./ui/solver.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
@@ -97,7 +98,7 @@ class App {
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {
-    this.form?.update({ overrides, resolved: this.last?.settings, errors });
+    this.form?.update({ overrides, resolved: this.last?.settings, errors, runtime: this.last?.runtime?.name });
     const status = $("input-status");
     const text = errors.map((e) => `${e.setting}: ${e.message}`).join("; ");
     status.hidden = false;
@@ -105,7 +106,8 @@ class App {
       // The core could not answer: no numbers at all rather than those of earlier settings.
       clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
-      for (const id of ["summary", "stacked-bar", "results-table", "solver", "knobs"]) $(id).replaceChildren();
+      clearTimeout(this.gpu_fit_timer);
+      for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs"]) $(id).replaceChildren();
       $("heatmap").hidden = true;
       this.last = null;
       return;
@@ -140,7 +142,9 @@ class App {
    */
   scheduleAnswers(inputs, estimate) {
     clearTimeout(this.answers_timer);
+    clearTimeout(this.gpu_fit_timer);
     $("results").dataset.answers = "pending";
+    $("gpu-fit").dataset.state = "pending";
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
       this.models?.load();
@@ -150,6 +154,11 @@ class App {
       // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
       this.view.renderAnswers(inputs, estimate);
       $("results").dataset.answers = "ready";
+      // Which GPUs fit: the solver on every GPU preset, in a task of its own after the answers (docs/performance.md).
+      this.gpu_fit_timer = setTimeout(() => {
+        renderGpuFit($("gpu-fit"), this.engine.gpuFit(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+        $("gpu-fit").dataset.state = "ready";
+      }, 0);
     }, ANSWERS_DELAY_MS);
   }
 
