@@ -131,6 +131,7 @@ test("the heatmap reads out the cell under the pointer and sets batch and seq on
   const page = await open(session.context, `${session.url}?model=llama-3.2-1b`);
   await settled(page);
   const box = await page.$("figure.heatmap canvas");
+  await box.scrollIntoViewIfNeeded();
   const bounds = await box.boundingBox();
   // Hover a cell in the plot's lower left quarter.
   await page.mouse.move(bounds.x + bounds.width * 0.3, bounds.y + bounds.height * 0.45);
