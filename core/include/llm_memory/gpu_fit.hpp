@@ -17,14 +17,14 @@ namespace llm_memory {
 
 /// One GPU preset's answer for the current settings.
 struct gpu_fit_row {
-  std::string id;              ///< GPU preset id, e.g. "h100-80gb"
-  std::string name;            ///< display name, e.g. "NVIDIA H100 80GB SXM"
-  double memory_bytes = 0;     ///< usable memory of one device (bytes)
-  std::int64_t devices = 0;    ///< the current device count (the devices setting)
-  bool fits = false;           ///< the current settings fit on `devices` of this GPU
-  double total_bytes = 0;      ///< per-device total at the current device count (bytes); 0 when it did not resolve
-  solve_answer needed;         ///< devices needed on this GPU (the solver's min_devices, split in delta)
-  double headroom_bytes = 0;   ///< memory - per-device total at needed.value devices (bytes); 0 when !needed.found
+  std::string id;             ///< GPU preset id, e.g. "h100-80gb"
+  std::string name;           ///< display name, e.g. "NVIDIA H100 80GB SXM"
+  double memory_bytes = 0;    ///< usable memory of one device (bytes)
+  std::int64_t devices = 0;   ///< the current device count (the devices setting)
+  bool fits = false;          ///< the current settings fit on `devices` of this GPU
+  double total_bytes = 0;     ///< per-device total at the current device count (bytes); 0 when it did not resolve
+  solve_answer needed;        ///< devices needed on this GPU (the solver's min_devices, split in delta)
+  double headroom_bytes = 0;  ///< memory - per-device total at needed.value devices (bytes); 0 when !needed.found
 };
 
 /// Every GPU preset, in the catalogue's order.
