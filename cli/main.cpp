@@ -19,6 +19,7 @@
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -41,6 +42,7 @@ struct options {
   bool json = false;
   bool solve = false;
   bool advise = false;
+  bool gpus = false;  ///< --gpus: the settings on every GPU preset (gpu_fit.hpp)
   bool help = false;
   bool list_models = false;
   bool list_gpus = false;
@@ -83,6 +85,7 @@ void print_help() {
       "  --json              print one JSON object instead of the table\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
+      "  --gpus              instead: which GPU presets fit, devices needed on each (with the split) and headroom\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
       "  --batch-json FILE   estimate every settings object of a JSON array; print a JSON array of results\n"
@@ -112,6 +115,10 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
     if (arg == "--advise") {
       opt.advise = true;
+      continue;
+    }
+    if (arg == "--gpus") {
+      opt.gpus = true;
       continue;
     }
     if (arg == "--help" || arg == "-h") {
@@ -310,6 +317,35 @@ void print_advice(const advice_result& a, display_units units) {
   }
   for (const auto& k : a.skipped) fmt::print("  skipped: {}: {}\n", k.name, k.reason);
   print_cheapest(a.cheapest, unit, u);
+}
+
+// "79.65 GiB (85.52 GB)": a device's capacity in both units, as the page shows it.
+std::string capacity_text(double bytes) {
+  return fmt::format("{:.2f} GiB ({:.2f} GB)", bytes / 1073741824.0, bytes / 1e9);
+}
+
+// --gpus: one line per GPU preset: fits at the current device count, devices needed with the split, headroom.
+int print_gpu_fit(const settings& values, const settings& config, bool json) {
+  const auto fit = gpu_fit(values, config);
+  if (!fit.ok()) {
+    print_errors(fit.errors());
+    if (json) fmt::print("{}\n", errors_to_json(fit.errors()));
+    return exit_usage;
+  }
+  if (json) {
+    fmt::print("{}\n", gpu_fit_to_json(fit.value()));
+    return 0;
+  }
+  fmt::print("{:<16} {:<22} {:<8} {:<30} {}\n", "gpu", "memory per device", "fits now", "devices needed",
+             "headroom per device");
+  for (const auto& g : fit.value().rows) {
+    std::string needed = g.needed.found ? std::to_string(g.needed.value) : "none";
+    if (g.needed.found && g.needed.delta.contains("tp"))
+      needed += " (tp " + g.needed.delta.at("tp") + " x pp " + g.needed.delta.at("pp") + ")";
+    fmt::print("{:<16} {:<22} {:<8} {:<30} {}\n", g.id, capacity_text(g.memory_bytes), g.fits ? "yes" : "no", needed,
+               g.needed.found ? capacity_text(g.headroom_bytes) : g.needed.message);
+  }
+  return 0;
 }
 
 int list_models(bool json) {
@@ -554,6 +590,7 @@ int main(int argc, char** argv) {
   }
 
   if (opt.sweep) return sweep_command(opt.values, config, opt.json);
+  if (opt.gpus) return print_gpu_fit(opt.values, config, opt.json);
   auto spec = resolve(opt.values, config);
   if (spec.ok()) spec.value().gguf_file = gguf_file;
   const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};

@@ -178,6 +178,7 @@ function llm_memory_wrap(core, catalogue, texts, whole) {
     resolve: (settings, config) => compute("resolve", settings, config),
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
+    gpuFit: (settings, config) => with_ok(compute("gpu_fit", settings, config)),
     settingsSchema: once(() => call("settings_schema")),
     // Every preset once the catalogue is in (loadPresets()), else those handed over so far.
     listModels: () => JSON.parse(complete ? (models_text ??= call("list_models")) : call("list_models")),

@@ -20,6 +20,7 @@
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -89,6 +90,13 @@ std::string solve_json(const std::string& explicit_values, const std::string& co
   return answer_json(
       explicit_values, config, [](const settings& v, const settings& c) { return solve(v, c); },
       [](const solve_result& s) { return solve_to_json(s); });
+}
+
+// Which GPUs fit: every GPU preset's answer (the CLI's --gpus --json) or the errors object.
+std::string gpu_fit_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return gpu_fit(v, c); },
+      [](const gpu_fit_result& g) { return gpu_fit_to_json(g); });
 }
 
 // {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
@@ -231,6 +239,7 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("resolve", &resolve_json);
   emscripten::function("advise", &advise_json);
   emscripten::function("solve", &solve_json);
+  emscripten::function("gpu_fit", &gpu_fit_json);
   emscripten::function("settings_schema", &settings_schema);
   emscripten::function("list_models", &list_models);
   emscripten::function("list_gpus", &list_gpus);

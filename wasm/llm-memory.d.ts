@@ -240,6 +240,32 @@ export interface Solve {
   max_seq: SolveAnswer;
 }
 
+/** One GPU preset's answer for the current settings (`llm-memory --gpus --json`, one row). */
+export interface GpuFitRow {
+  /** GPU preset id, e.g. "h100-80gb". */
+  id: string;
+  /** e.g. "NVIDIA H100 80GB SXM". */
+  name: string;
+  /** Usable memory of one device (bytes). */
+  memory: number;
+  /** The current device count (the devices setting). */
+  devices: number;
+  /** The current settings fit on `devices` of this GPU. */
+  fits: boolean;
+  /** Per-device total at the current device count (bytes). */
+  total: number;
+  /** Devices needed on this GPU: the solver's min_devices answer, the parallel split in its delta. */
+  needed: SolveAnswer;
+  /** memory - per-device total at needed.value devices (bytes); 0 when !needed.found. */
+  headroom: number;
+}
+
+/** Which GPUs fit: every GPU preset, in the catalogue's order, plus ok. */
+export interface GpuFit {
+  ok: true;
+  gpus: GpuFitRow[];
+}
+
 /** Axes of a sweep: "a" (one value), "a:b" (a, 2a, 4a, ... <= b) or "a:b:n" (n evenly spaced integers). */
 export interface SweepAxes {
   /** Micro-batch axis (sequences); default "1:256". */
@@ -322,8 +348,10 @@ export interface GpuPreset {
   id: string;
   /** e.g. "NVIDIA H100 80GB SXM". */
   name: string;
-  /** Usable device memory (bytes). */
+  /** Usable device memory (bytes); Apple silicon: Metal's default working set of the unified memory. */
   memory_bytes: number;
+  /** Unified memory shared with the CPU (bytes; Apple silicon); 0 for a discrete GPU. */
+  unified_memory_bytes: number;
   /** Where the figure comes from. */
   source: string;
   /** Remarks on the figure ("" when none). */
@@ -349,6 +377,8 @@ export interface LlmMemory {
   advise(settings: Settings, config?: Settings): Advice | Failure;
   /** Devices needed, largest micro-batch and longest sequence that fit. */
   solve(settings: Settings, config?: Settings): Solve | Failure;
+  /** The settings on every GPU preset: fits at the current device count, devices needed (with the split), headroom. */
+  gpuFit(settings: Settings, config?: Settings): GpuFit | Failure;
   /** Total memory over a micro-batch x sequence grid and the largest micro-batch per sequence. */
   sweep(settings: Settings, axes?: SweepAxes, config?: Settings): Sweep | Failure;
   /** Milliseconds per run of the sweep kernel alone on an nBatch x nSeq grid, timed in wasm (benchmarks). */

@@ -9,6 +9,7 @@ import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { EmbedDialog } from "./ui/embed-dialog.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
+import { renderGpuFit } from "./ui/gpu-fit.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
 import { renderSolver } from "./ui/solver.js";
@@ -150,7 +151,7 @@ class App {
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {
-    this.form?.update({ overrides, resolved: this.last?.settings, errors });
+    this.form?.update({ overrides, resolved: this.last?.settings, errors, runtime: this.last?.runtime?.name });
     const status = $("input-status");
     const text = errors.map((e) => `${e.setting}: ${e.message}`).join("; ");
     status.hidden = false;
@@ -158,7 +159,8 @@ class App {
       // The core could not answer: no numbers at all rather than those of earlier settings.
       clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
-      for (const id of ["summary", "stacked-bar", "results-table", "solver", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
+      clearTimeout(this.gpu_fit_timer);
+      for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
       $("heatmap").hidden = true;
       this.last = null;
       return;
@@ -222,7 +224,9 @@ class App {
    */
   scheduleAnswers(inputs, estimate) {
     clearTimeout(this.answers_timer);
+    clearTimeout(this.gpu_fit_timer);
     $("results").dataset.answers = "pending";
+    $("gpu-fit").dataset.state = "pending";
     this.answers_timer = setTimeout(() => {
       syncUrl(this.state, this.engine.keys);
       this.hub?.syncUrl();
@@ -244,6 +248,11 @@ class App {
       });
       $("ways-out").classList.remove("pending");
       $("results").dataset.answers = "ready";
+      // Which GPUs fit: the solver on every GPU preset, in a task of its own after the answers (docs/performance.md).
+      this.gpu_fit_timer = setTimeout(() => {
+        renderGpuFit($("gpu-fit"), this.engine.gpuFit(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+        $("gpu-fit").dataset.state = "ready";
+      }, 0);
     }, ANSWERS_DELAY_MS);
   }
 

@@ -71,7 +71,8 @@ export class Controller {
 
   /** The heatmap, made on first use (its figure replaces the heatmap view's children). */
   get heatmap() {
-    return (this.#heatmap ??= new Heatmap(this.views.heatmap));
+    // A cell clicked (or chosen with the keyboard) sets the micro-batch and the sequence length.
+    return (this.#heatmap ??= new Heatmap(this.views.heatmap, { onPick: (cell) => this.edit(cell) }));
   }
 
   /**
@@ -140,8 +141,8 @@ export class Controller {
   /** Shows `estimate`'s settings in the controls built, the user's `overrides` marked, `errors` beside their fields. */
   updateControls(overrides, estimate, errors = []) {
     const { form, models, gpus } = this.controls;
-    form?.update({ overrides, resolved: estimate.settings, errors });
+    form?.update({ overrides, resolved: estimate.settings, errors, runtime: estimate.runtime?.name });
     models?.update(estimate.settings.model, estimate.params);
-    gpus?.update(estimate.settings.gpu, estimate.gpu_memory, estimate.settings.units);
+    gpus?.update(estimate.settings.gpu, estimate.gpu_memory);
   }
 }

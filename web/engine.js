@@ -102,6 +102,11 @@ export class Engine {
     return this.#call((api) => api.advise(inputs));
   }
 
+  /** Which GPUs fit: the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */
+  gpuFit(inputs) {
+    return this.#call((api) => api.gpuFit(inputs));
+  }
+
   /** Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors}. */
   sweep(inputs, axes) {
     return this.#call((api) => api.sweep(inputs, axes));

@@ -1461,6 +1461,10 @@ std::vector<std::string> stage_notes(const context& c) {
   if (c.train && s.pp > 1 && s.grad_accum < s.pp)
     notes.push_back("pp > grad_accum: the 1F1B pipeline is not full (" + std::to_string(s.grad_accum) + " of " +
                     std::to_string(s.pp) + " micro-batches in flight)");
+  if (c.train && s.max_position_embeddings > 0 && s.seq > s.max_position_embeddings)
+    notes.push_back("seq " + std::to_string(s.seq) + " exceeds the model's max_position_embeddings " +
+                    std::to_string(s.max_position_embeddings) +
+                    " (its trained length): training longer sequences needs rope scaling or a larger position table");
   if (s.params > 0 && r.quantised())
     notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
   if (!c.train && c.m.mla)

@@ -213,6 +213,20 @@ std::string solve_to_json(const solve_result& r, int indent) { return dump(solve
 
 std::string advice_to_json(const advice_result& r, int indent) { return dump(advice_object(r), indent); }
 
+std::string gpu_fit_to_json(const gpu_fit_result& r, int indent) {
+  json rows = json::array();
+  for (const auto& g : r.rows)
+    rows.push_back({{"id", g.id},
+                    {"name", g.name},
+                    {"memory", json_bytes(g.memory_bytes)},
+                    {"devices", g.devices},
+                    {"fits", g.fits},
+                    {"total", json_bytes(g.total_bytes)},
+                    {"needed", answer_json(g.needed)},
+                    {"headroom", json_bytes(g.headroom_bytes)}});
+  return dump(json{{"gpus", rows}}, indent);
+}
+
 std::string sweep_to_json(const sweep_run& run) {
   const sweep_grid& g = run.grid;
   const std::size_t n = g.seq.size();
@@ -296,6 +310,7 @@ std::string gpus_json(int indent) {
     list.push_back({{"id", g.id},
                     {"name", g.name},
                     {"memory_bytes", json_bytes(g.memory_bytes)},
+                    {"unified_memory_bytes", json_bytes(g.unified_memory_bytes)},
                     {"source", g.source},
                     {"note", g.note}});
   return list.dump(indent, ' ', false, json::error_handler_t::replace);

@@ -368,6 +368,11 @@ solve_result solve(const run_spec& spec) {
   return r;
 }
 
+solve_answer solve_min_devices(const run_spec& spec) {
+  const double capacity = spec.values.gpu_memory;  // estimate()'s gpu_memory_bytes
+  return spec.train() ? solve_devices(spec, capacity) : solve_devices_inference(spec, capacity);
+}
+
 result<solve_result> solve(const settings& explicit_values, const settings& config) {
   auto spec = resolve(explicit_values, config);
   if (!spec.ok()) return spec.errors();

@@ -23,6 +23,21 @@ test("settingsSchema, listModels and listGpus equal the CLI's --schema and --lis
   assert.ok(api.listModels().length > 0 && api.listGpus().length > 0);
 });
 
+test("gpuFit equals the CLI's --gpus --json; errors name the setting", () => {
+  for (const [settings, args] of [
+    [{ model: "meta-llama-3-8b" }, ["--model", "meta-llama-3-8b"]],
+    [{ model: "llama-2-7b", mode: "inference", seq: "8192" }, ["--model", "llama-2-7b", "--mode", "inference", "--seq", "8192"]],
+    [{ model: "llama-2-7b", zero: "3", gpu_memory: "24GB" }, ["--model", "llama-2-7b", "--zero", "3", "--gpu_memory", "24GB"]],
+  ]) {
+    const fit = api.gpuFit(settings);
+    assert.deepEqual(fit, { ok: true, ...nativeJson(["--gpus", "--json", ...args]) });
+    assert.deepEqual(fit.gpus.map((g) => g.id), api.listGpus().map((g) => g.id));
+  }
+  const bad = api.gpuFit({ batch: "0" });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.errors[0].setting, "batch");
+});
+
 test("returned objects are fresh copies", () => {
   api.settingsSchema().pop();
   assert.deepEqual(api.settingsSchema(), nativeJson(["--schema"]));

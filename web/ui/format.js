@@ -20,6 +20,19 @@ export function formatBytes(bytes, units = "GB") {
   return `${grouped(value, digits)} ${units}`;
 }
 
+/** At most two decimals, trailing zeros dropped: 80 -> "80", 85.8993 -> "85.9", 79.6475 -> "79.65". */
+function trimmed(value) {
+  return grouped(value, 2).replace(/\.?0+$/, "");
+}
+
+/**
+ * A device's capacity in both units, GiB first as GPU memory is sold: "80 GiB (85.9 GB)" (A100 80GB),
+ * "79.65 GiB (85.52 GB)" (H100, what CUDA reports).
+ */
+export function formatCapacity(bytes) {
+  return `${trimmed(bytes / GIB)} GiB (${trimmed(bytes / GB)} GB)`;
+}
+
 /** Signed: "-1.20 GB" / "+0.50 GB" (for savings that can be negative). */
 export function formatSignedBytes(bytes, units = "GB") {
   return bytes > 0 ? `+${formatBytes(bytes, units)}` : formatBytes(bytes, units);

@@ -4,9 +4,11 @@
 // frontier (the largest micro-batch that fits at each sequence length: the device-capacity contour) and the
 // user's point. Drawn by hand on a <canvas> (a hundred rectangles and a few labels need no chart library).
 // The canvas is a picture (role="img"); the caption says the answer in words and a table lists the frontier.
+// Pointing at a cell (or moving the keyboard cursor over the cells) reads it out: micro-batch, sequence, bytes
+// and fit; clicking it (or Enter) sets the micro-batch and the sequence length.
 // Used by the page (app.js) and the widget (widget.js).
 import { h, uid } from "./dom.js";
-import { formatBytes, formatCount } from "./format.js";
+import { formatBytes, formatCapacity, formatCount } from "./format.js";
 
 /** The grid's default extent: micro-batch 1..256, sequence 256..131072 tokens (powers of two). */
 const BATCH_HI = 256;
@@ -93,6 +95,16 @@ export class Heatmap {
   #figure;
   #canvas;
   #caption;
+  #readout;
+  /** The focusable box around the canvas that takes the keyboard. */
+  #cursor_box;
+  /** The cell under the pointer or the keyboard cursor: {i, j} (row = micro-batch, column = sequence), or null. */
+  #cursor = null;
+  /** The plot's geometry from the last draw (CSS px), for hit-testing the pointer. */
+  #layout = null;
+  /** The cell the readout shows ("i,j", "none"), so a pointer moving within one cell redraws nothing. */
+  #shown = null;
+  #on_pick;
   #frontier_body;
   #data = null;
   #units = "GB";
@@ -101,17 +113,30 @@ export class Heatmap {
   #width = null;
   #drawn_width = 0;
 
-  constructor(container) {
+  /**
+   * `onPick({batch, seq})`: a cell was clicked, or chosen with Enter or Space (values as settings text); without
+   * it the chart only reads out the cell under the pointer.
+   */
+  constructor(container, { onPick } = {}) {
     const caption_id = uid("heatmap-caption");
+    const readout_id = uid("heatmap-readout");
+    this.#on_pick = onPick;
+    // The picture is an image (role img, named, described by the caption); the cursor over its cells is the
+    // focusable application around it: the arrow keys move it (read out below the chart), Enter or Space picks.
     this.#canvas = h("canvas", { role: "img", "aria-describedby": caption_id });
+    this.#cursor_box = h("div", { class: "heatmap-cursor", tabindex: "0", role: "application",
+                                  "aria-roledescription": "heatmap", "aria-describedby": readout_id,
+                                  "aria-label": "Heatmap cells: arrow keys move between cells, Enter uses the cell's micro-batch and sequence length" },
+      this.#canvas);
     this.#caption = h("figcaption", { id: caption_id });
+    this.#readout = h("p", { class: "heatmap-readout", id: readout_id, "aria-live": "polite", dataset: { cell: "" } });
     this.#frontier_body = h("tbody");
     const table = h("table", { class: "heatmap-frontier" },
       h("caption", { text: "The frontier: the largest micro-batch that fits at each sequence length of the chart" }),
       h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num", text: "Sequence (tokens)" }),
         h("th", { scope: "col", class: "num", text: "Largest micro-batch that fits" }))),
       this.#frontier_body);
-    this.#figure = h("figure", { class: "heatmap", dataset: { renders: "0" } }, this.#canvas, this.#caption,
+    this.#figure = h("figure", { class: "heatmap", dataset: { renders: "0" } }, this.#cursor_box, this.#readout, this.#caption,
       h("details", {}, h("summary", { text: "Frontier as a table" }), h("div", { class: "table-wrap" }, table)));
     container.replaceChildren(this.#figure);
     // Redraw at the new width (phones turning, the widget's column resizing) and on a colour-scheme change.
@@ -122,6 +147,90 @@ export class Heatmap {
       }).observe(this.#figure);
     }
     globalThis.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", () => this.#draw());
+    this.#listen();
+  }
+
+  #listen() {
+    const canvas = this.#canvas;
+    const box = this.#cursor_box;
+    canvas.addEventListener("pointermove", (e) => this.#point(this.#cellAt(e.offsetX, e.offsetY)));
+    canvas.addEventListener("pointerleave", () => {
+      // getRootNode(): inside the widget's shadow root, document.activeElement is the widget itself.
+      if (box.getRootNode().activeElement !== box) this.#point(null);
+    });
+    canvas.addEventListener("click", (e) => this.#pick(this.#cellAt(e.offsetX, e.offsetY)));
+    box.addEventListener("focus", () => this.#point(this.#cursor ?? this.#userCell()));
+    box.addEventListener("blur", () => this.#point(null));
+    box.addEventListener("keydown", (e) => {
+      const step = { ArrowUp: [1, 0], ArrowDown: [-1, 0], ArrowRight: [0, 1], ArrowLeft: [0, -1] }[e.key];
+      if (step && this.#data) {
+        e.preventDefault();
+        const { i, j } = this.#cursor ?? this.#userCell() ?? { i: 0, j: 0 };
+        const rows = this.#data.grid.batch.length;
+        const cols = this.#data.grid.seq.length;
+        this.#point({ i: Math.max(0, Math.min(rows - 1, i + step[0])), j: Math.max(0, Math.min(cols - 1, j + step[1])) });
+      } else if ((e.key === "Enter" || e.key === " ") && this.#cursor) {
+        e.preventDefault();
+        this.#pick(this.#cursor);
+      }
+    });
+  }
+
+  /** The cell at CSS pixel (x, y) of the canvas, or null outside the plot. */
+  #cellAt(x, y) {
+    const layout = this.#layout;
+    if (!layout || !this.#data) return null;
+    const j = Math.floor((x - layout.left) / layout.cell_w);
+    const i = Math.floor((layout.top + layout.plot_h - y) / layout.cell_h);
+    return i >= 0 && i < layout.rows && j >= 0 && j < layout.cols ? { i, j } : null;
+  }
+
+  /** The cell nearest the user's own micro-batch and sequence length (log scale). */
+  #userCell() {
+    if (!this.#data) return null;
+    const { grid, batch, seq } = this.#data;
+    const nearest = (axis, v) => {
+      let best = 0;
+      for (let k = 1; k < axis.length; k++) if (Math.abs(Math.log2(axis[k] / v)) < Math.abs(Math.log2(axis[best] / v))) best = k;
+      return best;
+    };
+    return { i: nearest(grid.batch, batch), j: nearest(grid.seq, seq) };
+  }
+
+  /** The readout of `cell`: micro-batch, sequence, bytes per device and whether it fits. */
+  #cellInfo({ i, j }) {
+    const { grid } = this.#data;
+    const batch = grid.batch[i];
+    const seq = grid.seq[j];
+    return { batch, seq, bytes: grid.total[i * grid.seq.length + j], fits: batch <= grid.max_batch[j] };
+  }
+
+  /** Moves the cursor to `cell` (null: none): the readout says what is there and the chart outlines it. */
+  #point(cell, { draw = true } = {}) {
+    const key = cell && this.#data ? `${cell.i},${cell.j}` : "none";
+    this.#cursor = cell;
+    if (key === this.#shown) return;
+    this.#shown = key;
+    if (!cell || !this.#data) {
+      this.#readout.textContent = this.#on_pick && this.#data
+        ? "Point at a cell, or focus the chart and use the arrow keys, to read it; click or press Enter to use its micro-batch and sequence length."
+        : "";
+      this.#readout.dataset.cell = "";
+    } else {
+      const { batch, seq, bytes, fits } = this.#cellInfo(cell);
+      const use = this.#on_pick ? " Click or press Enter to use it." : "";
+      this.#readout.textContent = `Micro-batch ${formatCount(batch)} × sequence ${formatCount(seq)} tokens: ` +
+        `${formatBytes(bytes, this.#units)} per device, ${fits ? "fits" : "does not fit"} (${formatCapacity(this.#data.capacity)}).${use}`;
+      Object.assign(this.#readout.dataset, { cell: `${cell.i},${cell.j}`, batch: String(batch), seq: String(seq),
+                                            bytes: String(Math.round(bytes)), fits: String(fits) });
+    }
+    if (draw) this.#draw();
+  }
+
+  #pick(cell) {
+    if (!cell || !this.#data || !this.#on_pick) return;
+    const { batch, seq } = this.#cellInfo(cell);
+    this.#on_pick({ batch: String(batch), seq: String(seq) });
   }
 
   /** Shows `result` (sweepHeatmap's) for `estimate` (the table's, at the user's point). */
@@ -134,10 +243,16 @@ export class Heatmap {
       delete figure.dataset.frontier;
       this.#caption.textContent = `No chart for these settings: ${result.errors.map((e) => `${e.setting}: ${e.message}`).join("; ")}.`;
       this.#canvas.hidden = true;
+      this.#cursor_box.hidden = true;
+      this.#cursor = null;
+      this.#shown = null;
+      this.#readout.textContent = "";
+      this.#readout.dataset.cell = "";
       this.#frontier_body.replaceChildren();
       return;
     }
     this.#canvas.hidden = false;
+    this.#cursor_box.hidden = false;
     this.#data = { ...result, total: estimate.bytes.total, capacity: Number(result.grid.gpu_memory) };
     const { grid, batch, seq, max_batch } = result;
     const frontier = Array.from(grid.seq, (s, j) => [s, grid.max_batch[j]]);
@@ -145,6 +260,10 @@ export class Heatmap {
       frontier: JSON.stringify(frontier), batch: String(batch), seq: String(seq), maxBatch: String(max_batch),
     });
     this.#describe();
+    // A new grid: the cursor keeps its cell when it is still on the chart, and its readout is redone.
+    const cursor = this.#cursor && this.#cursor.i < grid.batch.length && this.#cursor.j < grid.seq.length ? this.#cursor : null;
+    this.#shown = null;
+    this.#point(cursor, { draw: false });
     this.#frontier_body.replaceChildren(...frontier.map(([s, n]) => h("tr", {},
       h("td", { class: "num", text: formatCount(s) }), h("td", { class: "num", text: n > 0 ? formatCount(n) : "none" }))));
     this.#draw();
@@ -152,7 +271,7 @@ export class Heatmap {
 
   #describe() {
     const { grid, batch, seq, max_batch, total, capacity } = this.#data;
-    const device = `${formatBytes(capacity, this.#units)} per device`;
+    const device = `${formatCapacity(capacity)} per device`;
     const at = `at sequence length ${formatCount(seq)}`;
     const answer = max_batch > 0
       ? `Fits up to micro-batch ${formatCount(max_batch)} ${at} (${device}).`
@@ -215,6 +334,7 @@ export class Heatmap {
     // Positions in cell units: column j spans [j, j + 1] around seq[j] (log2), row i likewise (upwards).
     const x = (seq) => left + (Math.log2(seq / grid.seq[0]) + 0.5) * cell_w;
     const y = (batch) => top + plot_h - (Math.log2(batch / grid.batch[0]) + 0.5) * cell_h;
+    this.#layout = { left, top, plot_w, plot_h, cell_w, cell_h, rows, cols };
     const capacity = data.capacity;
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
@@ -271,6 +391,16 @@ export class Heatmap {
     ctx.strokeStyle = bg;
     ctx.lineWidth = 2;
     ctx.stroke();
+
+    // The cursor's cell (pointer or keyboard), outlined.
+    if (this.#cursor) {
+      const { i, j } = this.#cursor;
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = bg;
+      ctx.strokeRect(left + j * cell_w - 1, top + plot_h - (i + 1) * cell_h - 1, cell_w + 1, cell_h + 1);
+      ctx.strokeStyle = fg;
+      ctx.strokeRect(left + j * cell_w + 0.5, top + plot_h - (i + 1) * cell_h + 0.5, cell_w - 2, cell_h - 2);
+    }
 
     // Legend: the colour scale from capacity / 16 to capacity × 16, the device's capacity in the middle.
     const legend_top = top + plot_h + axis_h + 4;

@@ -3,7 +3,7 @@
 // data-bucket and data-bytes, the exact byte count), one row per item with the formula that produced it, and
 // the total. A pure render function of an estimate, so the widget can reuse it.
 import { h, replace } from "./dom.js";
-import { formatBytes, formatCount, formatShare } from "./format.js";
+import { formatBytes, formatCapacity, formatCount, formatShare } from "./format.js";
 
 /**
  * Renders `estimate` (an ok estimate from the core) into `container`, replacing what was there.
@@ -11,8 +11,8 @@ import { formatBytes, formatCount, formatShare } from "./format.js";
  */
 export function renderResultsTable(container, estimate, { units = "GB", caption } = {}) {
   const total = estimate.bytes.total;
-  const groups = estimate.buckets.map((bucket) =>
-    h("tbody", { class: `bucket-group bucket-${bucket.key}` },
+  const group = (bucket, folded) =>
+    h("tbody", { class: `bucket-group bucket-${bucket.key}`, hidden: folded, dataset: folded ? { folded: "true" } : {} },
       h("tr", { class: "bucket", dataset: { bucket: bucket.key, bytes: String(bucket.bytes) } },
         h("th", { scope: "rowgroup", id: `bucket-${bucket.key}` },
           h("span", { class: "swatch", "aria-hidden": "true" }), bucket.label),
@@ -24,7 +24,13 @@ export function renderResultsTable(container, estimate, { units = "GB", caption 
           h("th", { scope: "row", headers: `bucket-${bucket.key}` }, item.name),
           h("td", { class: "num", text: formatBytes(item.bytes, units) }),
           h("td", { class: "num share", text: formatShare(item.bytes, total) }),
-          h("td", { class: "how" }, h("code", { text: item.formula }))))));
+          h("td", { class: "how" }, h("code", { text: item.formula })))));
+  // Buckets at 0 B (gradients and optimizer in inference, the KV cache in training) are folded under one row.
+  const zero = estimate.buckets.filter((bucket) => bucket.bytes === 0);
+  const groups = [
+    ...estimate.buckets.filter((bucket) => bucket.bytes !== 0).map((bucket) => group(bucket, false)),
+    zero.length ? foldedGroups(zero, zero.map((bucket) => group(bucket, true)), units) : null,
+  ];
   const devices = estimate.devices > 1 ? ` (most-loaded of ${estimate.devices} devices)` : "";
   const table = h("table", { class: "results-table" },
     h("caption", { text: caption ?? `Memory per device${devices}, by bucket and item` }),
@@ -39,7 +45,7 @@ export function renderResultsTable(container, estimate, { units = "GB", caption 
         h("th", { scope: "row", text: "Total per device" }),
         h("td", { class: "num", text: formatBytes(total, units) }),
         h("td", { class: "num share", text: formatShare(total, estimate.gpu_memory) }),
-        h("td", { class: "how", text: `of ${formatBytes(estimate.gpu_memory, units)} device memory` })),
+        h("td", { class: "how", text: `of ${formatCapacity(estimate.gpu_memory)} device memory` })),
       peakRow(estimate, units),
       estimate.cpu_bytes > 0
         ? h("tr", { class: "cpu", dataset: { bytes: String(estimate.cpu_bytes) } },
@@ -50,6 +56,33 @@ export function renderResultsTable(container, estimate, { units = "GB", caption 
         : null));
   container.replaceChildren(table);
   return table;
+}
+
+/**
+ * The row that folds the buckets at 0 B: "2 buckets at 0 B: Gradients, Optimizer state" with a button that shows
+ * or hides their row groups (`bodies`, hidden at first); `units` as the table's.
+ */
+function foldedGroups(buckets, bodies, units) {
+  const names = buckets.map((bucket) => bucket.label).join(", ");
+  const count = `${buckets.length} bucket${buckets.length === 1 ? "" : "s"} at 0 B`;
+  const toggle = h("button", { type: "button", class: "secondary fold", "aria-expanded": "false", text: "Show" });
+  toggle.setAttribute("aria-label", `Show the ${count}: ${names}`);
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    toggle.textContent = open ? "Hide" : "Show";
+    toggle.setAttribute("aria-label", `${open ? "Hide" : "Show"} the ${count}: ${names}`);
+    for (const body of bodies) body.hidden = !open;
+  });
+  return [
+    h("tbody", { class: "zero-buckets", dataset: { zeroBuckets: String(buckets.length) } },
+      h("tr", { class: "zero" },
+        h("th", { scope: "row", text: count }),
+        h("td", { class: "num", text: formatBytes(0, units) }),
+        h("td", { class: "num share" }),
+        h("td", { class: "how" }, `${names} `, toggle))),
+    ...bodies,
+  ];
 }
 
 /**

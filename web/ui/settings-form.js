@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The settings form, generated from the settings table: one fieldset per group, one control per setting,
-// the setting's one-line doc as its help text. It owns its DOM and reports edits as events:
+// The settings form, generated from the settings table: one fieldset per group, one control per setting named
+// by its label (choices by their labels), the setting's one-line doc and its key (URL, CLI, widget) as its
+// help. It owns its DOM and reports edits as events:
 //   "setting" {key, value}   the user changed a control (value: text as the settings accept it)
 //   "reset"   {key}          the user asked for the setting's default back
 import { h, uid } from "./dom.js";
+import { notApplying } from "./applicability.js";
 import { bytesSettingText } from "./format.js";
 
 /** Group titles and order; a group the table adds later still shows, under its own name. */
@@ -45,6 +47,7 @@ export class SettingsForm extends EventTarget {
           h("fieldset", {}, h("legend", { class: "visually-hidden", text: title }), rows.map((row) => this.#field(row)))));
     }
     container.replaceChildren(...sections);
+    for (const entry of this.#fields.values()) entry.group = entry.field.closest("details");
   }
 
   #field(row) {
@@ -58,7 +61,7 @@ export class SettingsForm extends EventTarget {
       control.addEventListener("change", () => this.#emit("setting", { key: row.key, value: control.checked ? "on" : "off" }));
     } else if (row.kind === "choice") {
       control = h("select", { id, name: row.key, "aria-describedby": described },
-        row.choices.map((choice) => h("option", { value: choice, text: choice })));
+        row.choices.map((choice, i) => h("option", { value: choice, text: row.choice_labels?.[i] || choice })));
       control.addEventListener("change", () => this.#emit("setting", { key: row.key, value: control.value }));
     } else {
       control = h("input", {
@@ -67,15 +70,17 @@ export class SettingsForm extends EventTarget {
       });
       control.addEventListener("input", () => this.#emit("setting", { key: row.key, value: control.value.trim() }));
     }
-    const reset = h("button", { type: "button", class: "reset", hidden: true, "aria-label": `Reset ${row.key} to its default`,
+    const name = row.label || row.key;
+    const reset = h("button", { type: "button", class: "reset", hidden: true, "aria-label": `Reset ${name} to its default`,
                                 title: "Reset to default", text: "↺" });
     reset.addEventListener("click", () => this.#emit("reset", { key: row.key }));
     const error = h("p", { class: "field-error", id: error_id, hidden: true });
     const unit = row.unit && row.unit !== "bytes" ? h("span", { class: "unit", text: row.unit }) : null;
     const field = h("div", { class: `field field-${row.kind}`, dataset: { key: row.key } },
-      h("label", { for: id }, h("code", { text: row.key })),
+      h("label", { for: id, text: name }),
       h("div", { class: "control" }, control, unit, reset),
-      h("p", { class: "help", id: help_id, text: row.doc }),
+      // The key stays in view: it is the URL query key, the CLI flag and the widget attribute.
+      h("p", { class: "help", id: help_id }, `${row.doc} `, h("span", { class: "setting-key" }, "Key: ", h("code", { text: row.key }))),
       error);
     this.#fields.set(row.key, { row, control, field, error, reset });
     return field;
@@ -88,12 +93,20 @@ export class SettingsForm extends EventTarget {
   /**
    * Shows the state: each control holds the override, else the resolved value (preset or default); the
    * control being edited keeps what the user typed. `errors`: [{setting, message}] shown beside their field.
+   * Fields that do not apply to the task (applicability.js; `runtime`: the runtime the core used, for
+   * runtime = auto) are hidden unless the user set them or they have an error; a group left empty is hidden.
    */
-  update({ overrides, resolved, errors = [] }) {
+  update({ overrides, resolved, errors = [], runtime }) {
     const by_key = new Map();
     for (const e of errors) by_key.set(e.setting, [...(by_key.get(e.setting) ?? []), e.message]);
-    for (const [key, { row, control, field, error, reset }] of this.#fields) {
+    const shown = new Map();
+    for (const [key, { row, control, field, error, reset, group }] of this.#fields) {
       const overridden = Object.hasOwn(overrides, key);
+      const off = resolved ? notApplying(key, resolved, runtime) : [];
+      const hide = off.length > 0 && !overridden && !by_key.has(key);
+      if (field.hidden !== hide) field.hidden = hide;
+      field.dataset.applies = off.length ? "false" : "true";
+      shown.set(group, (shown.get(group) ?? false) || !hide);
       field.classList.toggle("changed", overridden);
       reset.hidden = !overridden;
       const messages = by_key.get(key);
@@ -109,6 +122,7 @@ export class SettingsForm extends EventTarget {
         if (control.value !== text) control.value = text;
       }
     }
+    for (const [group, any] of shown) if (group && group.hidden !== !any) group.hidden = !any;
   }
 
   /** Focuses the control of `key` (after an error link is followed). */

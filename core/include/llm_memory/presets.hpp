@@ -27,12 +27,18 @@ struct model_preset {
 
 /// A GPU preset.
 struct gpu_preset {
-  std::string id;           ///< e.g. "h100-80gb"
-  std::string name;         ///< e.g. "NVIDIA H100 80GB SXM"
-  double memory_bytes = 0;  ///< usable device memory in bytes
-  std::string source;       ///< where the figure comes from
-  std::string note;         ///< caveat on how much of it a job can use, when there is one
+  std::string id;                   ///< e.g. "h100-80gb"
+  std::string name;                 ///< e.g. "NVIDIA H100 80GB SXM"
+  double memory_bytes = 0;          ///< usable device memory in bytes
+  double unified_memory_bytes = 0;  ///< unified memory shared with the CPU (Apple silicon; bytes); 0 for a discrete GPU
+  std::string source;               ///< where the figure comes from
+  std::string note;                 ///< caveat on how much of it a job can use, when there is one
 };
+
+/// Metal's default GPU working set (MTLDevice.recommendedMaxWorkingSetSize) on an Apple silicon machine with
+/// `unified_bytes` of unified memory (bytes): two thirds of it up to 36 GiB, three quarters above, floored to a
+/// whole byte (docs/methodology.md, "Apple silicon").
+[[nodiscard]] double metal_working_set_bytes(double unified_bytes);
 
 [[nodiscard]] std::span<const model_preset> model_presets();
 [[nodiscard]] const model_preset* find_model(std::string_view id);

@@ -8,6 +8,7 @@
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
@@ -29,6 +30,9 @@ namespace llm_memory {
 /// A sweep: {batch, seq, max_batch, gpu_memory, rounding_bound, total (rows of [batch][seq])}, compact.
 [[nodiscard]] std::string sweep_to_json(const sweep_run& run);
 
+/// Which GPUs fit: {"gpus": [{id, name, memory, devices, fits, total, needed (as a solve answer), headroom}]}.
+[[nodiscard]] std::string gpu_fit_to_json(const gpu_fit_result& r, int indent = 2);
+
 /// {"ok": true, "settings": {key: text}}: a parsed config.json, or every setting of a resolved run.
 [[nodiscard]] std::string settings_to_json(const settings& values, int indent = 2);
 
@@ -48,7 +52,8 @@ namespace llm_memory {
 /// count computed from the preset's architecture, official_params the published one (0 when none).
 [[nodiscard]] std::string models_json(int indent = 2);
 
-/// The GPU presets: [{id, name, memory_bytes, source, note}].
+/// The GPU presets: [{id, name, memory_bytes, unified_memory_bytes, source, note}]; unified_memory_bytes is 0 for a
+/// discrete GPU.
 [[nodiscard]] std::string gpus_json(int indent = 2);
 
 }  // namespace llm_memory

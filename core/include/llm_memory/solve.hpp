@@ -50,6 +50,10 @@ struct solve_result {
 /// Solves for a resolved run. Never fails.
 [[nodiscard]] solve_result solve(const run_spec& spec);
 
+/// The devices needed alone (solve_result::min_devices) on the spec's own device memory: the smallest data-parallel
+/// degree for training (tp, pp and ZeRO held), the smallest tensor x pipeline split for inference.
+[[nodiscard]] solve_answer solve_min_devices(const run_spec& spec);
+
 /// Resolves (resolve.hpp), then solves; errors name the setting.
 [[nodiscard]] result<solve_result> solve(const settings& explicit_values, const settings& config = {});
 

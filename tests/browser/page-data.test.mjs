@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// Issue 19 items 4, 6, 7 and 8 in real headless Chromium: which GPUs fit, labels and the fields that apply, zero
+// buckets folded, capacities in both units, Apple silicon at Metal's working set, the trained-length note, and
+// the heatmap's readout, click and keyboard. Run after `npm run build`: node --test tests/browser/page-data.test.mjs
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { open, start } from "./support.mjs";
+
+let session;
+
+before(async () => {
+  session = await start();
+});
+
+after(async () => {
+  await session?.close();
+});
+
+async function settled(page) {
+  await page.waitForSelector('#results[data-answers="ready"]');
+}
+
+async function gpuFitReady(page) {
+  await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
+}
+
+// The seed's 7B full fine-tune, framework generic, overhead none (tests/core/gpu_fit_test.cpp derives it): per
+// device 112e9 B of weights, gradients and AdamW state plus 30,643,585,024 B of activations = 142,643,585,024 B.
+const SEED = "model=&framework=generic&params=7e9&hidden_size=4096&num_hidden_layers=32&num_attention_heads=32" +
+  "&num_key_value_heads=0&intermediate_size=0&vocab_size=0&seq=2048&overhead=none&attention=standard&norm=layernorm" +
+  "&mlp=plain&dropout=on&recompute=none";
+
+test("which GPUs fit: one row per GPU preset, data-fits on the current device count, Use switches GPU", async () => {
+  const page = await open(session.context, `${session.url}?${SEED}`);
+  await settled(page);
+  await gpuFitReady(page);
+  const rows = await page.$$eval("#gpu-fit tr[data-gpu]", (trs) => trs.map((tr) => ({
+    id: tr.dataset.gpu, fits: tr.dataset.fits, needed: Number(tr.dataset.needed), text: tr.textContent })));
+  const presets = await page.evaluate(() => window.llmMemoryApp.engine.gpus.map((g) => g.id));
+  assert.deepEqual(rows.map((r) => r.id), presets, "one row per GPU preset, in the catalogue's order");
+  const by_id = Object.fromEntries(rows.map((r) => [r.id, r]));
+  // ZeRO 0 on one device: 142.6e9 B fits an H200 (150,754,820,096 B), a B200, an MI300X, an MI325X and Apple 192 GB
+  // (3/4 x 192 GiB = 154,618,822,656 B); not an H100 (85,520,809,984 B), and more H100s never help at ZeRO 0.
+  assert.deepEqual(rows.filter((r) => r.fits === "true").map((r) => r.id).sort(),
+                   ["apple-192gb", "b200-180gb", "h200-141gb", "mi300x", "mi325x"]);
+  assert.equal(by_id["h200-141gb"].needed, 1);
+  assert.equal(by_id["h100-80gb"].needed, 0);
+  // Memory in both units, and the H200's headroom 150,754,820,096 - 142,643,585,024 = 8,111,235,072 B = 8.11 GB.
+  assert.match(by_id["h200-141gb"].text, /140\.4 GiB \(150\.75 GB\)/);
+  assert.match(by_id["h200-141gb"].text, /8\.11 GB/);
+  // Use: the H200 at its needed count; the URL carries the GPU.
+  await page.click('#gpu-fit tr[data-gpu="h200-141gb"] button');
+  await settled(page);
+  assert.match(page.url(), /gpu=h200-141gb/);
+  assert.equal(await page.getAttribute("#stacked-bar", "data-fits"), "true");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
+  const page = await open(session.context, session.url);
+  await settled(page);
+  // The default H100: 81,559 MiB as CUDA reports it = 79.65 GiB = 85.52 GB.
+  assert.match(await page.textContent("#gpu-info"), /^79\.65 GiB \(85\.52 GB\) usable per device/);
+  const option = await page.$eval('#gpu-select option[value="a100-80gb"]', (o) => o.textContent);
+  assert.match(option, /80 GiB \(85\.9 GB\)$/);
+  await page.selectOption("#gpu-select", "apple-16gb");
+  await settled(page);
+  // 16 GiB x 2/3 = 11,453,246,122 B = 10.67 GiB (11.45 GB): Metal's default working set (docs/methodology.md).
+  const info = await page.textContent("#gpu-info");
+  assert.match(info, /^10\.67 GiB \(11\.45 GB\) usable per device \(Metal's working set of 16 GiB \(17\.18 GB\) unified memory\)/);
+  assert.equal(await page.getAttribute("#gpu-info", "data-bytes"), "11453246122");
+  assert.match(await page.textContent("#results-table tfoot"), /of 10\.67 GiB \(11\.45 GB\) device memory/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("a context beyond the model's trained length is noted, in training as in inference", async () => {
+  // Llama 2 7B: max_position_embeddings 4096.
+  for (const mode of ["train", "inference"]) {
+    const page = await open(session.context, `${session.url}?model=llama-2-7b&mode=${mode}&seq=8192`);
+    assert.match(await page.textContent("#summary"), /seq 8192 exceeds the model's max_position_embeddings 4096/, mode);
+    await page.close();
+    const within = await open(session.context, `${session.url}?model=llama-2-7b&mode=${mode}&seq=4096`);
+    assert.doesNotMatch(await within.textContent("#summary"), /max_position_embeddings/, mode);
+    await within.close();
+  }
+});
+
+test("fields that do not apply to the task are hidden; a field the user set stays", async () => {
+  const visible = (page, key) => page.$eval(`#settings-form .field[data-key="${key}"]`, (f) => f.checkVisibility());
+  const page = await open(session.context, session.url);
+  // Training, full fine-tune (the default): no runtime, no LoRA rank; the optimizer is there.
+  assert.equal(await visible(page, "optimizer"), true);
+  assert.equal(await visible(page, "runtime"), false);
+  assert.equal(await visible(page, "lora_rank"), false);
+  assert.equal(await page.getAttribute('#settings-form .field[data-key="runtime"]', "data-applies"), "false");
+  await page.close();
+
+  // Inference with vLLM (runtime auto for bf16 weights): runtime and vLLM's rows, no optimizer, no llama.cpp rows.
+  const infer = await open(session.context, `${session.url}?mode=inference`);
+  assert.equal(await visible(infer, "runtime"), true);
+  assert.equal(await visible(infer, "gpu_memory_utilization"), true);
+  assert.equal(await visible(infer, "optimizer"), false);
+  assert.equal(await visible(infer, "n_gpu_layers"), false);
+  // The fine-tuning group holds nothing that applies to inference: hidden as a whole.
+  assert.equal(await infer.$eval('#settings-form details[data-group="finetune"]', (d) => d.hidden), true);
+  await infer.close();
+
+  // LoRA: its rows appear, trainable_params (full training only) goes; an explicit value keeps its field.
+  const lora = await open(session.context, `${session.url}?finetune=lora&trainable_params=0.5`);
+  assert.equal(await visible(lora, "lora_rank"), true);
+  assert.equal(await visible(lora, "trainable_params"), true, "set by the user: stays in view to be reset");
+  await lora.close();
+});
+
+test("buckets at 0 B are folded under one row that opens them", async () => {
+  // Inference: no gradients and no optimizer state.
+  const page = await open(session.context, `${session.url}?model=llama-2-7b&mode=inference&seq=4096`);
+  const fold = await page.$eval("#results-table tbody.zero-buckets", (t) => ({ n: t.dataset.zeroBuckets, text: t.textContent }));
+  assert.equal(fold.n, "2");
+  assert.match(fold.text, /2 buckets at 0 B/);
+  assert.equal(await page.$eval('tr[data-bucket="gradients"]', (tr) => tr.checkVisibility()), false);
+  await page.click("#results-table tbody.zero-buckets button");
+  assert.equal(await page.$eval('tr[data-bucket="gradients"]', (tr) => tr.checkVisibility()), true);
+  assert.equal(await page.getAttribute("#results-table tbody.zero-buckets button", "aria-expanded"), "true");
+  await page.close();
+});
+
+test("the heatmap reads out the cell under the pointer and sets batch and seq on click, and by keyboard", async () => {
+  const page = await open(session.context, `${session.url}?model=llama-3.2-1b`);
+  await settled(page);
+  const box = await page.$("figure.heatmap canvas");
+  await box.scrollIntoViewIfNeeded();
+  const bounds = await box.boundingBox();
+  // Hover a cell in the plot's lower left quarter.
+  await page.mouse.move(bounds.x + bounds.width * 0.3, bounds.y + bounds.height * 0.45);
+  const readout = await page.$eval(".heatmap-readout", (p) => ({ ...p.dataset, text: p.textContent }));
+  assert.notEqual(readout.cell, "");
+  const batch = Number(readout.batch);
+  const seq = Number(readout.seq);
+  const frontier = new Map(JSON.parse(await page.getAttribute("figure.heatmap", "data-frontier")));
+  // Fits exactly when the micro-batch is at or under the frontier at that sequence length.
+  assert.equal(readout.fits, String(batch <= frontier.get(seq)));
+  // The bytes are the estimate's at that point (the sweep rounds each item at most a few bytes differently).
+  const total = await page.evaluate(([b, s]) => {
+    const app = window.llmMemoryApp;
+    return app.engine.estimate({ ...app.state.inputs, batch: String(b), seq: String(s) }).bytes.total;
+  }, [batch, seq]);
+  assert.ok(Math.abs(Number(readout.bytes) - total) <= 64, `${readout.bytes} vs ${total}`);
+  assert.match(readout.text, new RegExp(`Micro-batch ${batch} × sequence ${seq.toLocaleString("en-US")} tokens: .* (fits|does not fit)`));
+  // Click: batch and seq are set, and the URL follows.
+  await page.mouse.click(bounds.x + bounds.width * 0.3, bounds.y + bounds.height * 0.45);
+  await settled(page);
+  assert.match(page.url(), new RegExp(`batch=${batch}(&|$)`));
+  assert.equal(await page.inputValue('input[name="batch"]'), String(batch));
+  assert.equal(Number(await page.getAttribute("figure.heatmap", "data-seq")), seq);
+
+  // Keyboard: focus the chart, move up one row (twice the micro-batch) and press Enter.
+  await page.focus("figure.heatmap .heatmap-cursor");
+  const start_cell = await page.getAttribute(".heatmap-readout", "data-batch");
+  assert.equal(Number(start_cell), batch, "the cursor starts at the user's point");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(Number(await page.getAttribute(".heatmap-readout", "data-batch")), batch * 2);
+  await page.keyboard.press("Enter");
+  await settled(page);
+  assert.equal(await page.inputValue('input[name="batch"]'), String(batch * 2));
+  assert.match(page.url(), new RegExp(`batch=${batch * 2}(&|$)`));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test("settings are named by their labels and options by theirs; the key stays in the help", async () => {
+  const page = await open(session.context, session.url);
+  // The labels come from the settings table (settings_list.hpp): seq is "Context length", mode is "Task".
+  const seq = await page.$eval('#settings-form .field[data-key="seq"]', (f) => ({
+    label: f.querySelector("label").textContent, help: f.querySelector(".help").textContent }));
+  assert.equal(seq.label, "Context length");
+  assert.match(seq.help, /Key: seq$/);
+  const schema = await page.evaluate(() => window.llmMemoryApp.engine.schema.find((row) => row.key === "mode"));
+  assert.deepEqual(schema.choice_labels, ["Training", "Inference"]);
+  const options = await page.$$eval('#settings-form select[name="mode"] option', (os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(options, [["train", "Training"], ["inference", "Inference"]]);
+  // The label names the control in the accessibility tree (a screen reader hears "Context length").
+  assert.equal(await page.getByLabel("Context length", { exact: true }).getAttribute("name"), "seq");
+  await page.close();
+});
