@@ -340,8 +340,13 @@ int print_gpu_fit(const settings& values, const settings& config, bool json) {
              "headroom per device");
   for (const auto& g : fit.value().rows) {
     std::string needed = g.needed.found ? std::to_string(g.needed.value) : "none";
-    if (g.needed.found && g.needed.delta.contains("tp"))
-      needed += " (tp " + g.needed.delta.at("tp") + " x pp " + g.needed.delta.at("pp") + ")";
+    // The answer's split: the parallel settings it changes (the delta names only those).
+    std::string split;
+    for (const char* key : {"tp", "pp", "zero"})
+      if (const auto it = g.needed.delta.find(key); g.needed.found && it != g.needed.delta.end())
+        split += (split.empty() ? "" : ", ") + std::string(key == std::string_view("zero") ? "ZeRO" : key) + " " +
+                 it->second;
+    if (!split.empty()) needed += " (" + split + ")";
     fmt::print("{:<16} {:<22} {:<8} {:<30} {}\n", g.id, capacity_text(g.memory_bytes), g.fits ? "yes" : "no", needed,
                g.needed.found ? capacity_text(g.headroom_bytes) : g.needed.message);
   }
