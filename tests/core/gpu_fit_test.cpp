@@ -29,7 +29,6 @@ settings seed_7b() {
           {"norm", "layernorm"},         {"mlp", "plain"},     {"recompute", "none"},     {"vocab_size", "0"}};
 }
 constexpr double seed_total = 142643585024;
-constexpr double seed_activations = 30643585024;
 
 const gpu_fit_row& row_of(const gpu_fit_result& r, const std::string& id) {
   const auto it = std::find_if(r.rows.begin(), r.rows.end(), [&](const gpu_fit_row& g) { return g.id == id; });
