@@ -341,27 +341,36 @@ double norm_saved_bytes(const context& c) {
   return c.r.adapters() ? fp32_bytes : fp32_bytes + std::max(c.act, bytes_per_value(c.r.weights));
 }
 
-// Whether any of `layer`'s linears with one of these names has a trained weight or an adapter.
+// Whether a linear's backward keeps its input: a trained weight or an adapter reads it (and, before bitsandbytes
+// 0.43.2, every 4-bit linear kept it anyway).
+bool keeps_input(const context& c, const linear_shape& l) {
+  return !c.r.adapters() || c.r.lora_targets.contains(l.name) || c.r.frozen_linears_keep_input;
+}
+
+// Whether any of `layer`'s linears with one of these names keeps its input.
 bool trains(const context& c, const layer_params& layer, std::initializer_list<projection> names) {
   return std::any_of(layer.linears.begin(), layer.linears.end(), [&](const linear_shape& l) {
-    return std::find(names.begin(), names.end(), l.name) != names.end() &&
-           (!c.r.adapters() || c.r.lora_targets.contains(l.name));
+    return std::find(names.begin(), names.end(), l.name) != names.end() && keeps_input(c, l);
   });
 }
 
-// Saved copies of one input read by the linears `names`: one shared copy if any trains, or one per trained linear
+// Saved copies of one input read by the linears `names`: one shared copy if any keeps it, or one per keeping linear
 // (input_copies = per_linear); with LoRA dropout each adapter's site keeps a 1-byte mask and the dropped copy.
 // Bytes per token.
 double input_bytes(const context& c, const layer_params& layer, std::initializer_list<projection> names, double width) {
-  double sites = 0;
-  for (const auto& l : layer.linears)
-    if (std::find(names.begin(), names.end(), l.name) != names.end() &&
-        (!c.r.adapters() || c.r.lora_targets.contains(l.name)))
-      sites += 1;
-  if (sites == 0) return 0;
-  if (!c.r.per_linear_inputs) sites = 1;
-  const double per_site = c.r.adapters() && c.s.lora_dropout > 0 ? 1 + c.act : c.act;
-  return sites * per_site * width;
+  double sites = 0, adapted = 0, base = 0;  // reading linears that keep it; with an adapter; whose own backward does
+  for (const auto& l : layer.linears) {
+    if (std::find(names.begin(), names.end(), l.name) == names.end() || !keeps_input(c, l)) continue;
+    sites += 1;
+    if (c.r.adapters() && c.r.lora_targets.contains(l.name)) adapted += 1;
+    if (!c.r.adapters() || c.r.frozen_linears_keep_input) base += 1;
+  }
+  if (!c.r.per_linear_inputs)
+    sites = std::min(sites, 1.0), adapted = std::min(adapted, 1.0), base = std::min(base, 1.0);
+  // LoRA dropout: each adapter keeps a 1-byte mask and the dropped copy; the base keeps the undropped input only if
+  // its own backward needs it.
+  if (c.r.adapters() && c.s.lora_dropout > 0) return (adapted * (1 + c.act) + base * c.act) * width;
+  return sites * c.act * width;
 }
 
 // Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
@@ -417,7 +426,8 @@ void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_acti
   const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains(c, layer, {projection::down_proj}) ? 1 : 0);
   auto mlp = [&](double tokens, double inner) { return tokens * (own_input + B * kept_inner * inner); };
   // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
-  const bool router_input = mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear();
+  const bool router_input =
+      mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear() || c.r.frozen_linears_keep_input;
   if (!moe) {
     out.linear_terms += mlp(T, m.intermediate);
     out.outside_tp += T * own_input;

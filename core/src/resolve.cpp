@@ -168,6 +168,9 @@ run_spec parse_choices(setting_values values) {
   r.residual_bytes = r.weights == dtype::fp32 || (v.qlora_upcast && r.adapters()) ? 4 : r.activation_bytes;
   r.autocast_weights = autocast && r.trainable == dtype::fp32;
   r.per_linear_inputs = v.input_copies == "per_linear";
+  // bitsandbytes < 0.43.2 MatMul4Bit.forward saved (A, B) for backward (autograd/_functions.py 0.43.1); PR #1270
+  // saves A only when B needs a gradient, which a frozen 4-bit base never does.
+  r.frozen_linears_keep_input = v.bnb_version == "before_0.43.2" && r.adapters() && r.weights == dtype::nf4;
   r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
   r.lora_targets = parse_targets(v.lora_targets);
   r.model_parallel = v.tp * v.pp;

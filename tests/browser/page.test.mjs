@@ -117,7 +117,9 @@ test("a link with settings never shows the prerendered default result", async ()
 
 test("the stacked bar: segments in bucket order sum to the total; the capacity label stays inside the bar", async () => {
   // Two capacities: 80 GB (a line at 50 % of the 160.5 GB default total) and 8 GB (5 %: near the left end).
-  for (const [query, capacity] of [["?v=1&gpu=&gpu_memory=80GB", 80e9], ["?v=1&gpu=&gpu_memory=8GB", 8e9]]) {
+  // The label names the capacity in both units: 80e9 / 2^30 = 74.506 GiB, 8e9 / 2^30 = 7.451 GiB.
+  for (const [query, capacity, text] of [["?v=1&gpu=&gpu_memory=80GB", 80e9, "device 74.51 GiB (80 GB)"],
+    ["?v=1&gpu=&gpu_memory=8GB", 8e9, "device 7.45 GiB (8 GB)"]]) {
     const page = await open(session.context, session.url + query);
     const bar = await page.evaluate(() => {
       const svg = document.querySelector("#stacked-bar svg.bar");
@@ -127,6 +129,7 @@ test("the stacked bar: segments in bucket order sum to the total; the capacity l
         segments: [...svg.querySelectorAll(".segment")].map((r) => [r.getAttribute("class"), parseFloat(r.getAttribute("x")), parseFloat(r.getAttribute("width"))]),
         line: parseFloat(svg.querySelector(".capacity line").getAttribute("x1")),
         label: [label.left - box.left, box.right - label.right],
+        text: svg.querySelector(".capacity-label").textContent,
       };
     });
     const total = await bucketBytes(page, "total");
@@ -140,6 +143,7 @@ test("the stacked bar: segments in bucket order sum to the total; the capacity l
     }
     assert.ok(Math.abs(x - (100 * total) / Math.max(total, capacity)) < 0.01, "the segments add up to the total");
     assert.ok(Math.abs(bar.line - (100 * capacity) / Math.max(total, capacity)) < 0.002, "the line is at the capacity");
+    assert.equal(bar.text, text);
     assert.ok(bar.label[0] >= 0 && bar.label[1] >= 0, `label inside the bar's width (${query}): ${bar.label}`);
     assert.deepEqual(page.problems, []);
     await page.close();

@@ -117,6 +117,27 @@ TEST(frameworks, hf_lora_dropout_keeps_a_mask_and_a_copy_per_adapter) {
   EXPECT_EQ(r.peak.reserved, 36260814848.0 + 805306368.0);
 }
 
+// bitsandbytes < 0.43.2 (MatMul4Bit saved (A, B), autograd/_functions.py 0.43.1; PR #1270 keeps A only when the
+// 4-bit weight needs a gradient): over an NF4 base every frozen linear keeps its input, one bf16 copy per linear
+// (input_copies = per_linear). HF-4's settings on an NF4 base, per layer: k_proj's input 2·T·h = 16,777,216;
+// gate and up 2 x 2·T·h = 33,554,432; down_proj's input 2·T·14336 = 58,720,256 (o_proj's input is kept by SDPA
+// anyway) -> 109,051,904, x 32 = 3,489,660,928 on every phase with activations; the reserve adds 0.5 x that.
+TEST(frameworks, bnb_before_0_43_2_keeps_every_4bit_linear_input) {
+  settings s = hf_lora();
+  s_set(s, "weights_dtype", "nf4");
+  const estimate_result current = run(s);
+  s_set(s, "bnb_version", "before_0.43.2");
+  const estimate_result before = run(s);
+  EXPECT_EQ(before.peak.phase, current.peak.phase);
+  EXPECT_EQ(before.peak.allocated - current.peak.allocated, 3489660928.0);
+  EXPECT_EQ(before.peak.reserved - current.peak.reserved, 1.5 * 3489660928.0);
+  // A bf16 base is not bitsandbytes: the version changes nothing.
+  settings bf16 = hf_lora();
+  const double base = run(bf16).peak.allocated;
+  s_set(bf16, "bnb_version", "before_0.43.2");
+  EXPECT_EQ(run(bf16).peak.allocated, base);
+}
+
 // HF-8: with grad_accum 4 the adapter gradients (4A = 27,262,976) of earlier micro-batches are alive at (b).
 TEST(frameworks, gradient_accumulation_keeps_gradients_before_backward) {
   settings s = hf_lora();

@@ -12,7 +12,7 @@ const LLAMACPP = new Set(["llamacpp", "ollama"]);
 export const APPLIES = [
   ["training", (c) => c.mode === "train", [
     "framework", "grad_lifetime", "optimizer_in_backward", "optimizer_impl", "loss_impl", "autocast", "input_copies",
-    "adapter_dtype", "lora_dropout", "qlora_upcast", "activation_offload", "allocator_reserve", "grad_accum",
+    "adapter_dtype", "lora_dropout", "qlora_upcast", "bnb_version", "activation_offload", "allocator_reserve", "grad_accum",
     "finetune", "lora_rank", "lora_targets", "trainable_params", "grads_dtype", "optimizer", "optimizer_dtype",
     "master_weights", "norm_upcast", "recompute", "fused_ce", "zero", "offload"]],
   ["inference", (c) => c.mode === "inference", [
@@ -22,7 +22,7 @@ export const APPLIES = [
   ["LoRA or QLoRA", (c) => c.finetune !== "full", ["lora_rank", "lora_targets", "adapter_dtype", "lora_dropout"]],
   ["QLoRA", (c) => c.finetune === "qlora", ["qlora_upcast"]],
   ["full training", (c) => c.finetune === "full", ["trainable_params"]],
-  ["NF4 weights", (c) => c.finetune === "qlora" || c.weights_dtype === "nf4", ["double_quant"]],
+  ["NF4 weights", (c) => c.finetune === "qlora" || c.weights_dtype === "nf4", ["double_quant", "bnb_version"]],
   // framework generic sums every bucket and ignores these (the core's note says so).
   ["a framework's phase model (not generic)", (c) => c.framework !== "generic", [
     "grad_lifetime", "optimizer_in_backward", "optimizer_impl", "loss_impl", "activation_offload", "allocator_reserve"]],

@@ -5,7 +5,7 @@
 // The bar is SVG whose geometry lives in attributes (percentages of its width), so the same markup works
 // when prerendered into the page at build time, where the CSP forbids style attributes (docs/web.md).
 import { h, svg } from "./dom.js";
-import { formatBytes } from "./format.js";
+import { formatBytes, formatCapacity } from "./format.js";
 
 /** Renders the verdict, the bar and its legend for `estimate` into `container`. */
 export function renderStackedBar(container, estimate, { units = "GB" } = {}) {
@@ -22,13 +22,13 @@ export function renderStackedBar(container, estimate, { units = "GB" } = {}) {
     left += bucket.bytes;
   }
   // The capacity line reaches above the bar to its label and a little below it (the svg overflows its box).
-  // The label sits left of the line, or right of it when the line is near the bar's left end.
+  // The label names the capacity in both units (GiB as GPU memory is sold, GB as the table counts); it sits left of the line, or right of it when the line is near the bar's left end.
   const at = percent(capacity);
   const label_left = capacity / scale > 0.3;
   const line = svg("g", { class: "capacity" },
     svg("line", { x1: at, x2: at, y1: "-70%", y2: "118%" }),
     svg("text", { class: "capacity-label", x: at, y: "-0.55em", dx: label_left ? "-0.45em" : "0.45em",
-      "text-anchor": label_left ? "end" : "start", text: `device ${formatBytes(capacity, units)}` }));
+      "text-anchor": label_left ? "end" : "start", text: `device ${formatCapacity(capacity)}` }));
   const over = total - capacity;
   const verdict = estimate.fits
     ? h("p", { class: "verdict fits", elementtiming: "verdict" }, h("strong", { text: "Fits." }),

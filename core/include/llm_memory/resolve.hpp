@@ -81,8 +81,10 @@ struct run_spec {
   double residual_bytes = 2;       ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
                                    ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]
   bool per_linear_inputs = false;  ///< input_copies = per_linear: each linear keeps its own copy of its input
-  bool autocast_weights = false;   ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
-  double params = 0;               ///< total parameters: the `params` override when given [parameters]
+  /// bnb_version = before_0.43.2 over a 4-bit base: every frozen 4-bit linear keeps its input, as an adapted one does
+  bool frozen_linears_keep_input = false;
+  bool autocast_weights = false;  ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
+  double params = 0;              ///< total parameters: the `params` override when given [parameters]
   /// A GGUF file's tensors (--gguf): inference weights are its bytes where llama.cpp places them, not the mix rule.
   std::shared_ptr<const gguf_placement> gguf_file;
 

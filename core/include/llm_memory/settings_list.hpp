@@ -149,6 +149,10 @@
   X(qlora_upcast, flag, "off", 0, 0, "", "", "workload",                                                               \
     "peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32",    \
     "QLoRA fp32 upcast", "")                                                                                           \
+  X(bnb_version, choice, "current", 0, 0, "current|before_0.43.2", "", "workload",                                     \
+    "bitsandbytes under QLoRA: before 0.43.2 (PR #1270) every 4-bit linear kept its input for backward, adapted or "   \
+    "not; current keeps it only where an adapter reads it",                                                            \
+    "bitsandbytes version", "0.43.2 or later|Before 0.43.2 (4-bit linears keep their input)")                          \
   X(activation_offload, choice, "none", 0, 0, "none|prefetched|full", "", "workload",                                  \
     "Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the "     \
     "GPU) or full (Unsloth's offloaded checkpointing: none stay)",                                                     \
