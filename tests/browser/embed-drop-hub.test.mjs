@@ -282,8 +282,9 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
     }
     const file = path.replace("/llm-memory/", "");
     requests.push(file);
+    if (!/^(models\/)?[a-z0-9][a-z0-9._-]*$/.test(file)) return response.writeHead(404).end();
     const body = await readFile(join(dist, file)).catch(() => null);
-    if (body === null || file.includes("/")) return response.writeHead(404).end();
+    if (body === null) return response.writeHead(404).end();
     response.writeHead(200, cdn(file)).end(body);
   });
   await new Promise((done) => server.listen(0, "127.0.0.1", done));
@@ -299,13 +300,17 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
   return { page, requests, warnings, started };
 }
 
-test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on both files, application/wasm)", async () => {
-  const types = { "widget.js": "text/javascript", "llm-memory.wasm": "application/wasm" };
+test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on every file, application/wasm)", async () => {
+  // The three files a widget reads: the module script, the wasm and the preset catalogue (web/engine.js: outside
+  // the page, every preset is read before the engine is ready).
+  const type_of = { js: "text/javascript", wasm: "application/wasm", json: "application/json" };
+  const types = new Proxy({}, { get: (_, file) => type_of[String(file).split(".").pop()] });
+  const files = ["llm-memory.models.json", "llm-memory.wasm", "widget.js"];
   const cors = { "access-control-allow-origin": "*" };
-  // Both files with Access-Control-Allow-Origin and their types: two requests, streaming compile, no warning.
+  // Every file with Access-Control-Allow-Origin and its type: three requests, streaming compile, no warning.
   let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
   assert.equal(run.started, true, JSON.stringify([run.requests, run.warnings]));
-  assert.deepEqual(run.requests, ["widget.js", "llm-memory.wasm"]);
+  assert.deepEqual([...run.requests].sort(), files);
   assert.deepEqual(run.warnings.filter((w) => /wasm/.test(w)), []);
   await run.page.close();
   // A cross-origin-isolated host page (COEP require-corp): CORS answers it; no Cross-Origin-Resource-Policy needed.
@@ -317,12 +322,19 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
   run = await crossOrigin((file) => ({ ...cors, "content-type": file.endsWith(".wasm") ? "application/octet-stream" : types[file] }));
   assert.equal(run.started, true);
   assert.ok(run.warnings.some((w) => /streaming compile failed/.test(w)));
-  assert.deepEqual(run.requests, ["widget.js", "llm-memory.wasm", "llm-memory.wasm"]);
+  assert.deepEqual([...run.requests].sort(), ["llm-memory.wasm", ...files].sort());
   await run.page.close();
   // No Access-Control-Allow-Origin on the .wasm: the calculator cannot start and says so; the fallback stays.
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".wasm") ? {} : cors) }));
   assert.equal(run.started, false);
   assert.equal(await run.page.isVisible("#fallback"), true);
+  await run.page.close();
+  // None on the catalogue: no preset can be read; the widget names the model setting and shows no numbers.
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".json") ? {} : cors) }));
+  assert.equal(run.started, false);
+  const said = await run.page.evaluate(() => document.querySelector("llm-memory").shadowRoot.textContent);
+  assert.match(said, /model: unknown model/);
+  assert.match(said, /No estimate for these settings/);
   await run.page.close();
   // None on widget.js: the module script is blocked; the element stays undefined, showing its fallback.
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".js") ? {} : cors) }));
