@@ -45,11 +45,15 @@ settings sglang_profile(const setting_values& v) {
   return p;
 }
 
-// TGI: flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096 (launcher/src/main.rs).
-settings tgi_profile() {
+// TGI: --cuda-memory-fraction 1.0. From 2.4 flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096; before it
+// paged attention (BLOCK_SIZE 16) with max_batch_prefill_tokens = max_input_tokens + 50, max_input_tokens =
+// max_total_tokens - 1 (2.0 - 2.3), or 4096 (1.x) (launcher/src/main.rs, models/globals.py at each tag).
+settings tgi_profile(const setting_values& v) {
   settings p = engine_common();
-  p.emplace("max_num_batched_tokens", "4096");
-  p.emplace("block_size", "1");
+  p.emplace("gpu_memory_utilization", "1");
+  const bool paged = v.tgi_version == "1.4.1" || v.tgi_version == "1.0";
+  p.emplace("max_num_batched_tokens", v.tgi_version == "1.4.1" ? std::to_string(v.seq - 1 + 50) : "4096");
+  p.emplace("block_size", paged ? "16" : "1");
   return p;
 }
 
@@ -72,7 +76,7 @@ settings runtime_profile(runtime_kind runtime, const setting_values& values) {
     case runtime_kind::transformers: return {{"attention", "sdpa"}};
     case runtime_kind::vllm: return vllm_profile(values);
     case runtime_kind::sglang: return sglang_profile(values);
-    case runtime_kind::tgi: return tgi_profile();
+    case runtime_kind::tgi: return tgi_profile(values);
     case runtime_kind::llamacpp: return llamacpp_profile();
     case runtime_kind::ollama: return ollama_profile(values);
     case runtime_kind::automatic: break;
