@@ -30,7 +30,9 @@ settings vllm_profile(const setting_values& v) {
   const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
   p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
   p.emplace("max_num_seqs", std::to_string(d.seqs));
-  p.emplace("non_torch_memory", "0.32GiB");
+  // tp > 1: NCCL's buffers, connected during the profiling run, add 0.41 GiB (vLLM v0.11.0 on H100, DEBUG "non-torch
+  // forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2; docs/methodology.md).
+  p.emplace("non_torch_memory", v.tp > 1 ? "0.73GiB" : "0.32GiB");
   p.emplace("cuda_graph_memory", "0.84GiB");
   return p;
 }

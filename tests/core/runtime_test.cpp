@@ -237,6 +237,18 @@ TEST(runtime_vllm, done_when_llama_8b_32k_on_24gb) {
   EXPECT_NE(json.find("\"max_concurrency\""), std::string::npos);
 }
 
+// Tensor parallel: NCCL's buffers, connected during the profiling run, are non-torch memory inside vLLM's budget.
+// vLLM v0.11.0 on H100 (search-index file 27349653019, DEBUG "non-torch forward increase memory"): 0.13-0.14 GiB at
+// tp 1, 0.54-0.55 GiB at tp 2 (Qwen3-32B, Llama-3.3-70B-FP8): + 0.41 GiB on the tp 1 calibration of 0.32 GiB.
+TEST(runtime_vllm, non_torch_memory_at_tensor_parallel) {
+  const settings base{{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"gpu_memory", "80GiB"}};
+  EXPECT_DOUBLE_EQ(run(base).settings.non_torch_memory, std::ceil(0.32 * GiB));
+  settings tp2 = base;
+  tp2.emplace("tp", "2");
+  tp2.emplace("devices", "2");
+  EXPECT_DOUBLE_EQ(run(tp2).settings.non_torch_memory, std::ceil(0.73 * GiB));  // 0.32 + 0.41
+}
+
 // ---- D: SGLang ----------------------------------------------------------------------------------------------
 
 TEST(runtime_sglang, mem_fraction_static_defaults) {
