@@ -47,9 +47,10 @@ settings sglang_profile(const setting_values& v) {
   return p;
 }
 
-// TGI: --cuda-memory-fraction 1.0. From 2.4 flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096; before it
-// paged attention (BLOCK_SIZE 16) with max_batch_prefill_tokens = max_input_tokens + 50, max_input_tokens =
-// max_total_tokens - 1 (2.0 - 2.3), or 4096 (1.x) (launcher/src/main.rs, models/globals.py at each tag).
+// TGI: --cuda-memory-fraction 1.0. From 2.4 flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096; the 1.4.1
+// group (1.4.1 - 2.3) paged attention (BLOCK_SIZE 16; 2.3 already defaults to flashinfer) with
+// max_batch_prefill_tokens = max_input_tokens + 50, max_input_tokens = max_total_tokens - 1 (2.0 - 2.3; 1.x: 4096)
+// (launcher/src/main.rs, models/globals.py at each tag).
 settings tgi_profile(const setting_values& v) {
   settings p = engine_common();
   p.emplace("gpu_memory_utilization", "1");
