@@ -1036,7 +1036,7 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
              "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
 }
 
-void runtime_overhead(const context& c, double allocated, builder& over);
+void runtime_overhead(const context& c, double allocated, double weights, builder& over);
 
 // Which communication buffers the framework allocates: DDP's and DeepSpeed's (generic, hf, deepspeed); Megatron's
 // buckets are views of its gradient buffer and FSDP's reduce-scatter inputs are transient.
@@ -1061,7 +1061,7 @@ bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, 
     over.add("overhead factor on the weights", (s.overhead_factor - 1) * weights,
              "(" + n(s.overhead_factor) + " - 1) x weights (seed 2's inference rule)");
   } else if (c.r.overhead == overhead_mode::detailed && !c.train) {
-    runtime_overhead(c, tensors, over);
+    runtime_overhead(c, tensors, weights, over);
   } else if (c.r.overhead == overhead_mode::detailed && !c.phased()) {
     over.add("CUDA context and framework", s.cuda_context, "cuda_context setting");
     if (communication_buffers(c)) add_communication_buffers(c, l, over);
@@ -1116,11 +1116,41 @@ runtime_term vllm_profile_peak(const context& c) {
           n(seqs) + " sequences x V " + n(c.m.vocab) + " x (2 + 4 + 4) B"};
 }
 
-// TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing).
-runtime_term tgi_prefill_peak(const context& c) {
+// TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing):
+// the forward, then the logits of every prefill token and their log_softmax (the warmup asks prefill_logprobs).
+runtime_term tgi_prefill_forward(const context& c) {
   const double N = chunk_tokens(c);
-  return {"warmup prefill", vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t),
+  return {"warmup prefill forward", vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t),
           n(N) + " tokens x " + n(c.act) + " B x (3 x inner / tp + 3 x h)"};
+}
+
+runtime_term tgi_prefill_logits(const context& c) {
+  const double N = chunk_tokens(c);
+  return {"warmup prefill logits and log_softmax (prefill_logprobs)", tgi_warmup_logits(N, c.m.vocab, c.act, c.s.tp),
+          n(N) + " tokens x V " + n(c.m.vocab) + " x " + n(c.act) + " B x (2" + (c.s.tp > 1 ? " + 1 / tp)" : ")")};
+}
+
+double kv_bytes_per_token(const context& c);
+
+// One TGI block of every layer on this device [bytes] (0 for sliding-window models).
+double tgi_block_bytes(const context& c) { return kv_bytes_per_token(c) * static_cast<double>(c.s.block_size); }
+
+// What TGI's warmup leaves for the KV cache (tgi_version's rule), and the blocks of its warmup batch.
+struct tgi_sizing {
+  double free_after = 0;           // cudaMemGetInfo free after the warmup prefill [bytes]
+  double kv_memory = 0;            // turned into new blocks [bytes]
+  std::int64_t warmup_blocks = 0;  // the warmup batch's blocks, added back [blocks]
+};
+
+tgi_sizing size_tgi(const context& c, double weights, double block_bytes) {
+  const auto& s = c.s;
+  tgi_sizing z;
+  z.warmup_blocks = tgi_warmup_blocks(static_cast<std::int64_t>(chunk_tokens(c)), s.seq - 1, s.seq, s.block_size);
+  const double warm = static_cast<double>(z.warmup_blocks) * block_bytes;
+  z.free_after =
+      s.gpu_memory - s.cuda_context - weights - warm - tgi_prefill_forward(c).bytes - tgi_prefill_logits(c).bytes;
+  z.kv_memory = tgi_kv_memory(c.r.tgi, std::max(0.0, z.free_after), s.gpu_memory, s.gpu_memory_utilization);
+  return z;
 }
 
 // llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
@@ -1199,9 +1229,8 @@ bucket activations_inference(const context& c) {
       out.b.assumes = "SGLang keeps activations and CUDA graphs in the share outside mem_fraction_static (overhead)";
       return out.b;
     case runtime_kind::tgi: {
-      const runtime_term t = tgi_prefill_peak(c);
-      out.b.assumes = "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens";
-      out.add(t.name, t.bytes, t.formula);
+      out.b.assumes = "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens with prefill logprobs";
+      for (const runtime_term& t : {tgi_prefill_forward(c), tgi_prefill_logits(c)}) out.add(t.name, t.bytes, t.formula);
       return out.b;
     }
     case runtime_kind::llamacpp:
@@ -1262,7 +1291,7 @@ bucket inference_kv(const context& c, double& cpu) {
 }
 
 // The runtime's own reserved terms beyond the tensors (overhead = detailed).
-void runtime_overhead(const context& c, double allocated, builder& over) {
+void runtime_overhead(const context& c, double allocated, double weights, builder& over) {
   const setting_values& s = c.s;
   const double T = s.gpu_memory;
   switch (c.r.runtime) {
@@ -1292,10 +1321,16 @@ void runtime_overhead(const context& c, double allocated, builder& over) {
                    (all_reduce > 0 ? " - custom all-reduce)" : ")"));
       return;
     }
-    case runtime_kind::tgi:
+    case runtime_kind::tgi: {
       over.add("CUDA context", s.cuda_context, "cuda_context setting");
-      over.add("TGI_WIGGLE_ROOM reserve", 0.1 * T, "(1 - 0.90) x gpu_memory");
+      // What warmup leaves free: the memory free after the warmup prefill that does not become KV blocks.
+      const tgi_sizing z = size_tgi(c, weights, tgi_block_bytes(c));
+      over.add("left free by TGI's warmup (tgi_version " + s.tgi_version + ")",
+               std::max(0.0, z.free_after) - z.kv_memory,
+               "free after warmup - its KV share (TGI_WIGGLE_ROOM, --cuda-memory-fraction " +
+                   n(s.gpu_memory_utilization) + ")");
       return;
+    }
     case runtime_kind::ollama:
       over.add("Ollama's per-GPU minimum", ollama_minimum_memory, "MinimumMemory() = 457 MiB");
       [[fallthrough]];
@@ -1404,16 +1439,19 @@ void report_sglang(const context& c, const runtime_term& weights, runtime_report
   }
 }
 
-// TGI >= 3.3: KV = free after the warmup prefill - (1 - 0.90) x total, plus the warmup's own blocks.
+// TGI: the warmup prefill runs with its batch's blocks allocated; the KV share of what it leaves free (tgi_version)
+// becomes new blocks, and the warmup's blocks are added back (FlashCausalLM.warmup).
 void report_tgi(const context& c, const runtime_term& weights, runtime_report& out) {
   const auto& s = c.s;
-  out.budget = 0.9 * s.gpu_memory - s.cuda_context;
-  out.terms = {weights, tgi_prefill_peak(c)};
-  out.kv_available = out.budget - weights.bytes - out.terms[1].bytes;
+  out.terms = {weights, tgi_prefill_forward(c), tgi_prefill_logits(c)};
   const double per_token = kv_bytes_per_token(c);
-  if (per_token > 0 && out.kv_available > 0) {
-    const double block_bytes = per_token * static_cast<double>(s.block_size);
-    out.kv_capacity_tokens = static_cast<double>(tgi_blocks(out.kv_available, block_bytes, 0) * s.block_size);
+  const double block_bytes = tgi_block_bytes(c);
+  const tgi_sizing z = size_tgi(c, weights.bytes, block_bytes);
+  const double warm = static_cast<double>(z.warmup_blocks) * block_bytes;
+  out.kv_available = z.kv_memory + warm;
+  out.budget = out.kv_available + weights.bytes + out.terms[1].bytes + out.terms[2].bytes;
+  if (per_token > 0 && z.kv_memory > 0) {
+    out.kv_capacity_tokens = static_cast<double>(tgi_blocks(z.kv_memory, block_bytes, z.warmup_blocks) * s.block_size);
     out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
     out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
   }

@@ -68,6 +68,7 @@ constexpr std::array<std::string_view, 3> bias_names = {"none", "qkv", "all"};
 constexpr std::array<std::string_view, 3> qk_norm_names = {"none", "head", "full"};
 constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm",  "sglang",
                                                            "tgi",  "llamacpp",     "ollama"};
+constexpr std::array<std::string_view, 6> tgi_version_names = {"3.3", "3.1", "3.0", "2.4", "1.4.1", "1.0"};
 constexpr std::array<std::string_view, 9> cache_type_names = {"f16",  "bf16", "f32",  "q8_0",  "q5_1",
                                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
 constexpr std::array<ggml_type, 9> cache_types = {ggml_type::f16,  ggml_type::bf16, ggml_type::f32,
@@ -79,10 +80,11 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
                   spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
                   spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
                   spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
-                  spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
-                  spells("cache_type_v", cache_type_names) && spells("framework", framework_names) &&
-                  spells("grad_lifetime", lifetime_names) && spells("optimizer_impl", optimizer_impl_names) &&
-                  spells("loss_impl", loss_names) && spells("activation_offload", activation_offload_names),
+                  spells("runtime", runtime_names) && spells("tgi_version", tgi_version_names) &&
+                  spells("cache_type_k", cache_type_names) && spells("cache_type_v", cache_type_names) &&
+                  spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
+                  spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
+                  spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -150,6 +152,7 @@ run_spec parse_choices(setting_values values) {
   r.units = choice<display_units>(units_names, v.units);
   r.runtime = parse_runtime(v);
   r.runtime_auto = choice<runtime_kind>(runtime_names, v.runtime) == runtime_kind::automatic;
+  r.tgi = choice<tgi_release>(tgi_version_names, v.tgi_version);
   r.cache_k = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_k)];
   r.cache_v = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_v)];
   r.framework = choice<framework_kind>(framework_names, v.framework);

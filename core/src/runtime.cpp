@@ -156,6 +156,29 @@ std::int64_t tgi_blocks(double kv_memory, double block_bytes, std::int64_t warmu
   return static_cast<std::int64_t>(std::floor(kv_memory / block_bytes)) + warmup_blocks;
 }
 
+double tgi_kv_memory(tgi_release release, double free_bytes, double total_bytes, double fraction) {
+  switch (release) {
+    case tgi_release::v3_3: return tgi_free(free_bytes, total_bytes, 0.90 * fraction);
+    case tgi_release::v3_1: return tgi_free(free_bytes, total_bytes, 0.93 * fraction);
+    case tgi_release::v3_0: return tgi_free(free_bytes, total_bytes, 0.95 * fraction);
+    case tgi_release::v2_4: return 0.90 * tgi_free(free_bytes, total_bytes, fraction);
+    case tgi_release::v1_4_1: return 0.95 * tgi_free(free_bytes, total_bytes, fraction);
+    case tgi_release::v1_0: break;
+  }
+  return tgi_free(free_bytes, total_bytes, fraction);
+}
+
+std::int64_t tgi_warmup_blocks(std::int64_t prefill_tokens, std::int64_t max_input, std::int64_t max_total,
+                               std::int64_t block_size) {
+  if (prefill_tokens <= 0 || max_input <= 0 || max_total <= 1) return 0;
+  return cdiv(prefill_tokens, max_input) * cdiv(max_total - 1, block_size);
+}
+
+double tgi_warmup_logits(double tokens, double vocab, double act_bytes, std::int64_t tp) {
+  const double gathered = tp > 1 ? 1.0 / static_cast<double>(tp) : 0;
+  return tokens * vocab * act_bytes * (2 + gathered);
+}
+
 // ---- llama.cpp ------------------------------------------------------------------------------------------------
 
 std::int64_t ggml_pad(std::int64_t n, std::int64_t to) { return cdiv(n, to) * to; }

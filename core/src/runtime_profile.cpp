@@ -30,7 +30,9 @@ settings vllm_profile(const setting_values& v) {
   const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
   p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
   p.emplace("max_num_seqs", std::to_string(d.seqs));
-  p.emplace("non_torch_memory", "0.32GiB");
+  // tp > 1: NCCL's buffers, connected during the profiling run, add 0.41 GiB (vLLM v0.11.0 on H100, DEBUG "non-torch
+  // forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2; docs/methodology.md).
+  p.emplace("non_torch_memory", v.tp > 1 ? "0.73GiB" : "0.32GiB");
   p.emplace("cuda_graph_memory", "0.84GiB");
   return p;
 }
@@ -45,11 +47,16 @@ settings sglang_profile(const setting_values& v) {
   return p;
 }
 
-// TGI: flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096 (launcher/src/main.rs).
-settings tgi_profile() {
+// TGI: --cuda-memory-fraction 1.0. From 2.4 flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096; the 1.4.1
+// group (1.4.1 - 2.3) paged attention (BLOCK_SIZE 16; 2.3 already defaults to flashinfer) with
+// max_batch_prefill_tokens = max_input_tokens + 50, max_input_tokens = max_total_tokens - 1 (2.0 - 2.3; 1.x: 4096)
+// (launcher/src/main.rs, models/globals.py at each tag).
+settings tgi_profile(const setting_values& v) {
   settings p = engine_common();
-  p.emplace("max_num_batched_tokens", "4096");
-  p.emplace("block_size", "1");
+  p.emplace("gpu_memory_utilization", "1");
+  const bool paged = v.tgi_version == "1.4.1" || v.tgi_version == "1.0";
+  p.emplace("max_num_batched_tokens", v.tgi_version == "1.4.1" ? std::to_string(v.seq - 1 + 50) : "4096");
+  p.emplace("block_size", paged ? "16" : "1");
   return p;
 }
 
@@ -72,7 +79,7 @@ settings runtime_profile(runtime_kind runtime, const setting_values& values) {
     case runtime_kind::transformers: return {{"attention", "sdpa"}};
     case runtime_kind::vllm: return vllm_profile(values);
     case runtime_kind::sglang: return sglang_profile(values);
-    case runtime_kind::tgi: return tgi_profile();
+    case runtime_kind::tgi: return tgi_profile(values);
     case runtime_kind::llamacpp: return llamacpp_profile();
     case runtime_kind::ollama: return ollama_profile(values);
     case runtime_kind::automatic: break;

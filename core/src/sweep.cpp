@@ -266,7 +266,9 @@ result<lowered_estimate> lower(const run_spec& spec) {
   // llama.cpp pads its KV cells to 256 per slot and sizes its compute buffer by the padded context: memory is a
   // step function of seq and of batch (slots), not batch x (piecewise quadratic in seq) plus a constant. Every
   // point is then estimate() itself.
-  if (!spec.train() && spec.llamacpp()) {
+  // TGI's warmup batch asks max_total_tokens (seq) per request in whole blocks, and the memory it leaves free depends
+  // on it: also a step function of seq.
+  if (!spec.train() && (spec.llamacpp() || spec.runtime == runtime_kind::tgi)) {
     out.pointwise = true;
     return out;
   }

@@ -237,6 +237,18 @@ TEST(runtime_vllm, done_when_llama_8b_32k_on_24gb) {
   EXPECT_NE(json.find("\"max_concurrency\""), std::string::npos);
 }
 
+// Tensor parallel: NCCL's buffers, connected during the profiling run, are non-torch memory inside vLLM's budget.
+// vLLM v0.11.0 on H100 (search-index file 27349653019, DEBUG "non-torch forward increase memory"): 0.13-0.14 GiB at
+// tp 1, 0.54-0.55 GiB at tp 2 (Qwen3-32B, Llama-3.3-70B-FP8): + 0.41 GiB on the tp 1 calibration of 0.32 GiB.
+TEST(runtime_vllm, non_torch_memory_at_tensor_parallel) {
+  const settings base{{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"gpu_memory", "80GiB"}};
+  EXPECT_DOUBLE_EQ(run(base).settings.non_torch_memory, std::ceil(0.32 * GiB));
+  settings tp2 = base;
+  tp2.emplace("tp", "2");
+  tp2.emplace("devices", "2");
+  EXPECT_DOUBLE_EQ(run(tp2).settings.non_torch_memory, std::ceil(0.73 * GiB));  // 0.32 + 0.41
+}
+
 // ---- D: SGLang ----------------------------------------------------------------------------------------------
 
 TEST(runtime_sglang, mem_fraction_static_defaults) {
@@ -259,6 +271,70 @@ TEST(runtime_tgi, free_memory_and_blocks) {
   EXPECT_NEAR(tgi_free(10 * GiB, 24 * GiB, 0.9), 7.6 * GiB, 1);            // E1: 10 - 0.1 x 24
   EXPECT_DOUBLE_EQ(tgi_free(2 * GiB, 24 * GiB, 0.9), 0);                   // E2
   EXPECT_EQ(tgi_blocks(5 * GiB, 32.0 * 16 * 8 * 128 * 2 * 2, 256), 2816);  // E3: 2560 + 256
+}
+
+// E6: the KV memory of each release from 10 GiB free after warmup on an 80 GiB device (TGI_WIGGLE_ROOM and the
+// warmup code at v3.3.0, v3.1.0, v3.0.0, v2.4.0, v2.2.0, v1.4.0).
+TEST(runtime_tgi, kv_memory_by_release) {
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v3_3, 10 * GiB, 80 * GiB, 1), 2 * GiB, 1);      // 10 - 0.10 x 80
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v3_1, 10 * GiB, 80 * GiB, 1), 4.4 * GiB, 1);    // 10 - 0.07 x 80
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v3_0, 10 * GiB, 80 * GiB, 1), 6 * GiB, 1);      // 10 - 0.05 x 80
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v2_4, 10 * GiB, 80 * GiB, 1), 9 * GiB, 1);      // 0.90 x 10
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v1_4_1, 10 * GiB, 80 * GiB, 1), 9.5 * GiB, 1);  // 0.95 x 10
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v1_0, 10 * GiB, 80 * GiB, 1), 10 * GiB, 1);     // all of it
+  // --cuda-memory-fraction 0.95 at 3.3: 10 - (1 - 0.855) x 80 = -1.6 -> 0; at 1.4.1: 0.95 x (10 - 0.05 x 80) = 5.7
+  EXPECT_DOUBLE_EQ(tgi_kv_memory(tgi_release::v3_3, 10 * GiB, 80 * GiB, 0.95), 0);
+  EXPECT_NEAR(tgi_kv_memory(tgi_release::v1_4_1, 10 * GiB, 80 * GiB, 0.95), 5.7 * GiB, 1);
+}
+
+// The warmup batch (router client warmup, FlashCausalLMBatch.from_pb) and its logits (prefill_logprobs: true).
+TEST(runtime_tgi, warmup_batch_and_logits) {
+  // TGI 2.2 defaults for max_total_tokens 4096: prefill 4145 = requests of 4095 and 50 tokens, each asking
+  // 4096 - input new tokens: 2 x cdiv(4095, 16) = 2 x 256 = 512 blocks.
+  EXPECT_EQ(tgi_warmup_blocks(4145, 4095, 4096, 16), 512);
+  EXPECT_EQ(tgi_warmup_blocks(4096, 1024, 2048, 16), 512);  // TGI 1.x defaults: 4 x cdiv(2047, 16) = 4 x 128
+  EXPECT_EQ(tgi_warmup_blocks(4096, 4095, 4096, 1), 8190);  // flashinfer: 2 x 4095 one-token blocks
+  // 4145 tokens x V 128256 x 2 B, the logits and their log_softmax: 2 x 1,063,242,240 B.
+  EXPECT_DOUBLE_EQ(tgi_warmup_logits(4145, 128256, 2, 1), 2126484480.0);
+  // tp 4: the gathered logits, their log_softmax and the local quarter: 2.25 x 1,063,242,240 B.
+  EXPECT_DOUBLE_EQ(tgi_warmup_logits(4145, 128256, 2, 4), 2392295040.0);
+}
+
+// The log of huggingface/text-generation-inference#1856 (TGI 1.4, Llama-3-8B-Instruct bf16, RTX 3090), end to end.
+// T = 23.58 GiB, context 1.15 GiB (0.7 of other processes + 0.45), W = 8,030,261,248 x 2 = 16,060,522,496 B;
+// block = 32 x 16 x 8 x 128 x 2 x 2 = 2 MiB; warmup (seq 2048 -> max_input 2047): cdiv(4096, 2047) = 3 requests x
+// cdiv(2047, 16) = 128 -> 384 blocks; prefill forward 4096 x 2 x (3 x 14336 + 3 x 4096) = 452,984,832 B, logits
+// 4096 x 128256 x 4 = 2,101,346,304 B. free = 23.58 - 1.15 GiB - W - 768 MiB - forward - logits = 4.34357 GiB;
+// 0.95 x free / 2 MiB = 2112.6 -> 2112 + 384 = 2496 blocks = 39,936 tokens (the log: 38,928).
+TEST(runtime_tgi, issue_1856_log) {
+  const estimate_result r = run({{"mode", "inference"},
+                                 {"model", "meta-llama-3-8b"},
+                                 {"runtime", "tgi"},
+                                 {"tgi_version", "1.4.1"},
+                                 {"gpu_memory", "23.58GiB"},
+                                 {"seq", "2048"},
+                                 {"max_num_batched_tokens", "4096"},
+                                 {"cuda_context", "1.15GiB"}});
+  EXPECT_EQ(r.settings.block_size, 16);  // paged attention before 2.4
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 39936);
+  const double free = 23.58 * GiB - 1.15 * GiB - 16060522496.0 - 768 * MiB - 452984832.0 - 2101346304.0;
+  EXPECT_NEAR(r.runtime.kv_available, 0.95 * free + 768 * MiB, 1);  // the KV share and the warmup's blocks
+  EXPECT_NEAR(r.bytes("overhead") - 1.15 * GiB, 0.05 * free, 1);    // left free: the 5 % wiggle room
+}
+
+// The profile by release: flashinfer (block 1) and prefill 4096 from 2.4; paged (16) and max_input + 50 before.
+TEST(runtime_tgi, profile_by_release) {
+  const estimate_result now = run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "tgi"}});
+  EXPECT_EQ(now.settings.block_size, 1);
+  EXPECT_EQ(now.settings.max_num_batched_tokens, 4096);
+  EXPECT_DOUBLE_EQ(now.settings.gpu_memory_utilization, 1);  // --cuda-memory-fraction
+  const estimate_result v22 = run({{"mode", "inference"},
+                                   {"model", "llama-3.1-8b"},
+                                   {"runtime", "tgi"},
+                                   {"tgi_version", "1.4.1"},
+                                   {"seq", "4096"}});
+  EXPECT_EQ(v22.settings.block_size, 16);
+  EXPECT_EQ(v22.settings.max_num_batched_tokens, 4145);  // "Default `max_batch_prefill_tokens` to 4145"
 }
 
 // ---- F: Ollama ------------------------------------------------------------------------------------------------

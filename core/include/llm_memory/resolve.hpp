@@ -42,6 +42,8 @@ enum class loss_kind : std::uint8_t {
   torchtune_legacy,
 };
 enum class offload_activations : std::uint8_t { none, prefetched, full };
+/// TGI's releases by how warmup turns free memory into KV blocks (tgi_version; docs/methodology.md).
+enum class tgi_release : std::uint8_t { v3_3, v3_1, v3_0, v2_4, v1_4_1, v1_0 };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
 struct run_spec {
@@ -58,6 +60,7 @@ struct run_spec {
   display_units units = display_units::gb;
   runtime_kind runtime = runtime_kind::vllm;  ///< the resolved runtime, never `automatic`
   bool runtime_auto = false;                  ///< runtime = auto chose it
+  tgi_release tgi = tgi_release::v3_3;        ///< TGI's KV sizing rule (tgi_version)
   ggml_type cache_k = ggml_type::f16;         ///< llama.cpp K-cache type (cache_type_k)
   ggml_type cache_v = ggml_type::f16;         ///< llama.cpp V-cache type (cache_type_v)
   framework_kind framework = framework_kind::hf;

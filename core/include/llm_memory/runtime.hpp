@@ -120,6 +120,20 @@ inline constexpr double nccl_connection_bytes = 4194304.0 + 4915200.0 + 524288.0
 [[nodiscard]] double tgi_free(double free_bytes, double total_bytes, double fraction);
 /// KV blocks: floor(kv_memory / block bytes) + the warmup batch's blocks [blocks].
 [[nodiscard]] std::int64_t tgi_blocks(double kv_memory, double block_bytes, std::int64_t warmup_blocks);
+/// The memory TGI turns into new KV blocks after its warmup prefill, per release (FlashCausalLM.warmup and
+/// TGI_WIGGLE_ROOM in models/globals.py at each tag): >= 3.3 tgi_free(free, total, 0.90 f), 3.1-3.2 0.93 f, 3.0
+/// 0.95 f; 2.4 0.90 x tgi_free(free, total, f), 1.4.1-2.3 0.95 x; 1.0-1.4.0 tgi_free(free, total, f), with
+/// f = --cuda-memory-fraction and `free` what cudaMemGetInfo reports after the warmup [bytes].
+[[nodiscard]] double tgi_kv_memory(tgi_release release, double free_bytes, double total_bytes, double fraction);
+/// The warmup batch's blocks (router client warmup: requests of up to max_input tokens until max_batch_prefill_tokens
+/// are covered, each asking max_total - its input new tokens; FlashCausalLMBatch.from_pb gives a request
+/// cdiv(input + new - 1, block) blocks): cdiv(prefill, max_input) x cdiv(max_total - 1, block) [blocks].
+[[nodiscard]] std::int64_t tgi_warmup_blocks(std::int64_t prefill_tokens, std::int64_t max_input,
+                                             std::int64_t max_total, std::int64_t block_size);
+/// The warmup's logits: its requests ask prefill_logprobs, so the head runs on every prefill token and
+/// generate_token takes log_softmax of all of them: 2 x N x V x bytes; with tp > 1 the head's local slice
+/// (N x V / tp) sits beside the gathered logits (TensorParallelHead.forward) [bytes].
+[[nodiscard]] double tgi_warmup_logits(double tokens, double vocab, double act_bytes, std::int64_t tp);
 
 // ---- llama.cpp ------------------------------------------------------------------------------------------------
 

@@ -167,8 +167,12 @@
     "Inference runtime", "Automatic|Transformers|vLLM|SGLang|TGI|llama.cpp|Ollama")                                    \
   X(gpu_memory_utilization, number, "0.92", 0.01, 1, "", "fraction", "workload",                                       \
     "vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); "    \
-    "0.92 since v0.21, 0.90 before",                                                                                   \
+    "0.92 since v0.21, 0.90 before. TGI: --cuda-memory-fraction (1 in its profile)",                                   \
     "GPU memory utilisation", "")                                                                                      \
+  X(tgi_version, choice, "3.3", 0, 0, "3.3|3.1|3.0|2.4|1.4.1|1.0", "", "workload",                                     \
+    "TGI release whose warmup sizes the KV cache: 3.3 and later keep 10 % of the memory free, 3.1-3.2 7 %, 3.0 "       \
+    "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it",                      \
+    "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0")                                                 \
   X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
     "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
     "Static memory fraction", "")                                                                                      \

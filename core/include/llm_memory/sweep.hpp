@@ -57,8 +57,8 @@ struct lowered_estimate {
   [[nodiscard]] double total(double batch, double seq) const;
 };
 
-/// Lowers a resolved run; fails (naming "seq") only if memory is not piecewise quadratic in seq. llama.cpp and
-/// Ollama runs come back `pointwise`.
+/// Lowers a resolved run; fails (naming "seq") only if memory is not piecewise quadratic in seq. llama.cpp,
+/// Ollama and TGI runs come back `pointwise`.
 [[nodiscard]] result<lowered_estimate> lower(const run_spec& spec);
 
 /// The kernel's input for one seq axis: per stage, the fixed bytes and the bytes per sequence of each column.
