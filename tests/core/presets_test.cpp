@@ -29,8 +29,10 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
   static const std::map<std::string, std::int64_t, std::less<>> differences = {
       // GPT-2 stores each layer's causal mask attn.bias, 1 x 1 x 1024 x 1024: 12 x 1,048,576.
       {"gpt2", 12582912},
-      // GPT-2 Medium likewise, 24 layers: 24 x 1,048,576.
+      // GPT-2 Medium, Large and XL likewise, 24, 36 and 48 layers: L x 1,048,576.
       {"gpt2-medium", 24 * 1048576},
+      {"gpt2-large", 36 * 1048576},
+      {"gpt2-xl", 48 * 1048576},
       // Llama 2 checkpoints store each layer's rotary inv_freq, head_dim / 2 = 64 values: L x 64.
       {"llama-2-7b", 32 * 64},
       {"llama-2-13b", 40 * 64},
@@ -101,7 +103,7 @@ TEST(presets, aliases_name_their_preset) {
 }
 
 // The catalogue holds at least this many presets, each with an exact published count (the test below).
-TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 90u); }
+TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 92u); }
 
 TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
   const model_preset* found = find_model("llama-2-7b");
