@@ -360,7 +360,9 @@ int list_models(bool json) {
   }
   for (const auto& p : model_presets()) {
     auto r = estimate(settings{{"model", p.id}});
-    fmt::print("{:<28} {:<28} {:>18}\n", p.id, p.name, group_digits(r.ok() ? r.value().params : 0));
+    std::string also;
+    for (const auto& alias : p.aliases) also += (also.empty() ? "  also " : ", ") + alias;
+    fmt::print("{:<28} {:<28} {:>18}{}\n", p.id, p.name, group_digits(r.ok() ? r.value().params : 0), also);
   }
   return 0;
 }

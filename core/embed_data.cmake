@@ -6,19 +6,34 @@
 #                          "Start-up of the page"). Its own translation unit: the page's wasm module links an empty
 #                          catalogue instead (wasm/no_models.cpp) and is handed the presets by JS.
 #   -DJSON_OUT=dir         the same entries as files for that module: dir/llm-memory.models.json (a JSON array of
-#                          every entry) and dir/models/<id>.json (one entry), the text byte for byte as compiled
+#                          every entry) and dir/models/<id>.json (one entry, written again under each of its
+#                          aliases), the text byte for byte as compiled
 #                          into the native build, so native and wasm parse the same values.
 file(GLOB files "${DATA_DIR}/*.json")
 list(SORT files)
 
 # Entry i of models.json as CMake re-serialises it (keys sorted, numbers written to round-trip exactly: the same
-# values), without line breaks or indentation: sets `id` and `entry` in the caller.
+# values), without line breaks or indentation: sets `id`, `entry` and `aliases` (a CMake list of the entry's
+# "aliases": other ids naming the same preset) in the caller.
 function(model_entry content i)
   string(JSON model_id GET "${content}" models ${i} id)
   string(JSON text GET "${content}" models ${i})
   string(REGEX REPLACE "\n[ \t]*" "" text "${text}")
+  set(names "")
+  string(JSON alias_count ERROR_VARIABLE no_aliases LENGTH "${content}" models ${i} aliases)
+  if(NOT no_aliases AND alias_count GREATER 0)
+    math(EXPR last_alias "${alias_count} - 1")
+    foreach(a RANGE ${last_alias})
+      string(JSON name GET "${content}" models ${i} aliases ${a})
+      if(NOT name MATCHES "^[a-z0-9][a-z0-9._-]*$")
+        message(FATAL_ERROR "core/data/models.json: alias \"${name}\" of \"${model_id}\" is not a file name (a-z, 0-9, . _ -)")
+      endif()
+      list(APPEND names "${name}")
+    endforeach()
+  endif()
   set(id "${model_id}" PARENT_SCOPE)
   set(entry "${text}" PARENT_SCOPE)
+  set(aliases "${names}" PARENT_SCOPE)
 endfunction()
 
 function(write_if_changed path body)
@@ -56,7 +71,11 @@ if(DEFINED MODELS_OUT)
   set(body "${header}namespace {\nconst embedded_model models[] = {\n")
   foreach(i RANGE ${last})
     model_entry("${models_content}" ${i})
-    string(APPEND body "    {R\"llm_memory_json(${id})llm_memory_json\", R\"llm_memory_json(${entry})llm_memory_json\"},\n")
+    set(alias_text "")
+    foreach(name ${aliases})
+      string(APPEND alias_text "${name} ")
+    endforeach()
+    string(APPEND body "    {R\"llm_memory_json(${id})llm_memory_json\", R\"llm_memory_json(${entry})llm_memory_json\", \"${alias_text}\"},\n")
   endforeach()
   string(APPEND body "};\n}  // namespace\nconst std::span<const embedded_model> model_entries = models;\n}  // namespace llm_memory::detail\n")
   write_if_changed("${MODELS_OUT}" "${body}")
@@ -70,6 +89,10 @@ if(DEFINED JSON_OUT)
       message(FATAL_ERROR "core/data/models.json: id \"${id}\" is not a file name (a-z, 0-9, . _ -)")
     endif()
     write_if_changed("${JSON_OUT}/models/${id}.json" "${entry}\n")
+    # An alias's file holds the same entry (its id is the preset's), so the page loads a preset by any name.
+    foreach(name ${aliases})
+      write_if_changed("${JSON_OUT}/models/${name}.json" "${entry}\n")
+    endforeach()
     if(i GREATER 0)
       string(APPEND all ",\n")
     endif()

@@ -328,6 +328,8 @@ export interface SettingSchema {
 export interface ModelPreset {
   /** Settings value for `model`: Hugging Face repo name, lower-case, no organisation. */
   id: string;
+  /** Other values `model` takes for this preset: repo names of variants with the same count (instruct, chat, base). */
+  aliases: string[];
   /** Display name, e.g. "Llama 2 7B". */
   name: string;
   /** e.g. "meta-llama/Llama-2-7b-hf". */

@@ -9,8 +9,9 @@ namespace llm_memory::detail {
 
 /// One model preset of core/data/models.json: its id and its JSON object, compact.
 struct embedded_model {
-  std::string_view id;    ///< the preset id ("llama-2-7b")
-  std::string_view json;  ///< the whole entry: id, name, hf_repo, official_params, source, note, config, settings
+  std::string_view id;       ///< the preset id ("llama-2-7b")
+  std::string_view json;     ///< the whole entry: id, name, hf_repo, official_params, source, note, config, settings
+  std::string_view aliases;  ///< the entry's other ids, each followed by one space ("llama-2-7b-chat "), or empty
 };
 
 /// The presets of core/data/models.json, in file order.

@@ -32,6 +32,9 @@ model_preset make_model(const json& m) {
   p.hf_repo = str(m, "hf_repo");
   p.source = str(m, "source");
   p.note = str(m, "note");
+  if (const auto it = m.find("aliases"); it != m.end() && it->is_array())
+    for (const auto& alias : *it)
+      if (alias.is_string()) p.aliases.push_back(alias.get<std::string>());
   if (const auto it = m.find("official_params"); it != m.end() && it->is_number_integer())
     p.official_params = it->get<std::int64_t>();
   if (const auto it = m.find("config"); it != m.end()) {
@@ -70,10 +73,29 @@ std::vector<gpu_preset> load_gpus() {
 
 // One preset of the catalogue: its id and entry text (the preset mapped from it sits at the same index).
 struct model_slot {
-  std::string_view id;    ///< the preset id
-  std::string_view text;  ///< the entry's JSON (static data, or a string owned by the store)
-  bool mapped = false;    ///< whether the preset has been mapped from `text` yet
+  std::string_view id;       ///< the preset id
+  std::string_view text;     ///< the entry's JSON (static data, or a string owned by the store)
+  std::string_view aliases;  ///< the entry's aliases, each followed by one space (embedded_model::aliases)
+  bool mapped = false;       ///< whether the preset has been mapped from `text` yet
+
+  [[nodiscard]] bool named(std::string_view name) const {
+    if (name.empty()) return false;
+    if (id == name) return true;
+    for (std::size_t at = aliases.find(name); at != std::string_view::npos; at = aliases.find(name, at + 1))
+      if ((at == 0 || aliases[at - 1] == ' ') && at + name.size() < aliases.size() && aliases[at + name.size()] == ' ')
+        return true;
+    return false;
+  }
 };
+
+// An entry's aliases as model_slot holds them: each followed by one space.
+std::string alias_list(const json& entry) {
+  std::string out;
+  if (const auto it = entry.find("aliases"); it != entry.end() && it->is_array())
+    for (const auto& alias : *it)
+      if (alias.is_string()) out += alias.get<std::string>() + ' ';
+  return out;
+}
 
 // The catalogue's presets, each mapped from its config.json on first use: an estimate needs one (the page's
 // first result waits for it), the listings need them all; either way a preset is mapped once. The native build
@@ -81,7 +103,7 @@ struct model_slot {
 class model_store {
  public:
   model_store() {
-    for (const auto& e : detail::model_entries) slots_.push_back({e.id, e.json});
+    for (const auto& e : detail::model_entries) slots_.push_back({e.id, e.json, e.aliases});
     presets_.resize(slots_.size());
   }
 
@@ -114,12 +136,13 @@ class model_store {
       const std::string id = str(entry, "id");
       if (id.empty() || std::any_of(slots.begin(), slots.end(), [&](const model_slot& s) { return s.id == id; }))
         continue;
-      if (const std::size_t i = index(id); i < slots_.size()) {
+      if (const std::size_t i = index_of_id(id); i < slots_.size()) {
         move_from(i);
         continue;
       }
       const std::string_view owned_id = owned_.emplace_back(id);
-      slots.push_back({owned_id, owned_.emplace_back(entry.dump())});
+      const std::string_view owned_text = owned_.emplace_back(entry.dump());
+      slots.push_back({owned_id, owned_text, owned_.emplace_back(alias_list(entry))});
       presets.emplace_back();
       ++added;
     }
@@ -131,7 +154,14 @@ class model_store {
   }
 
  private:
-  std::size_t index(std::string_view id) const {
+  // The slot named `name` (its id or an alias); slots_.size() when none is.
+  std::size_t index(std::string_view name) const {
+    std::size_t i = 0;
+    while (i < slots_.size() && !slots_[i].named(name)) ++i;
+    return i;
+  }
+
+  std::size_t index_of_id(std::string_view id) const {
     std::size_t i = 0;
     while (i < slots_.size() && slots_[i].id != id) ++i;
     return i;

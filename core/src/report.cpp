@@ -294,6 +294,7 @@ std::string models_json(int indent) {
   for (const auto& p : model_presets()) {
     const auto r = estimate(settings{{"model", p.id}});
     list.push_back({{"id", p.id},
+                    {"aliases", p.aliases},
                     {"name", p.name},
                     {"hf_repo", p.hf_repo},
                     {"params", json_bytes(r.ok() ? r.value().params : 0)},

@@ -29,6 +29,10 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
   static const std::map<std::string, std::int64_t, std::less<>> differences = {
       // GPT-2 stores each layer's causal mask attn.bias, 1 x 1 x 1024 x 1024: 12 x 1,048,576.
       {"gpt2", 12582912},
+      // GPT-2 Medium, Large and XL likewise, 24, 36 and 48 layers: L x 1,048,576.
+      {"gpt2-medium", 24 * 1048576},
+      {"gpt2-large", 36 * 1048576},
+      {"gpt2-xl", 48 * 1048576},
       // Llama 2 checkpoints store each layer's rotary inv_freq, head_dim / 2 = 64 values: L x 64.
       {"llama-2-7b", 32 * 64},
       {"llama-2-13b", 40 * 64},
@@ -67,6 +71,39 @@ TEST(presets, at_least_thirty_models_with_hugging_face_ids) {
     EXPECT_FALSE(p.source.empty()) << p.id;
   }
 }
+
+// Aliases: other repo names of the same checkpoint shape and count (instruct, chat, base), named as ids are (the
+// lower-cased repo name); each names one preset only, and finding it by an alias finds the preset itself.
+TEST(presets, aliases_name_their_preset) {
+  std::set<std::string> names;
+  std::size_t aliases = 0;
+  for (const auto& p : model_presets()) EXPECT_TRUE(names.insert(p.id).second) << p.id;
+  for (const auto& p : model_presets()) {
+    std::string source = p.source;
+    for (auto& c : source) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& alias : p.aliases) {
+      ++aliases;
+      EXPECT_TRUE(names.insert(alias).second) << "alias " << alias << " of " << p.id << " names another preset";
+      EXPECT_FALSE(alias.empty());
+      for (char c : alias)
+        EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_') << alias;
+      EXPECT_EQ(find_model(alias), find_model(p.id)) << alias;
+      // The source names the alias's repo and where its count comes from.
+      EXPECT_NE(source.find("/" + alias), std::string::npos) << p.id << ": cite " << alias;
+    }
+  }
+  EXPECT_GE(aliases, 40u);
+  // Llama 3.1 8B Instruct is the base model's shape and count (8,030,261,248 both, safetensors.total).
+  const model_preset* instruct = find_model("llama-3.1-8b-instruct");
+  ASSERT_NE(instruct, nullptr);
+  EXPECT_EQ(instruct->id, "llama-3.1-8b");
+  // A prefix or suffix of an alias is not an alias.
+  EXPECT_EQ(find_model("llama-3.1-8b-instr"), nullptr);
+  EXPECT_EQ(find_model("3.1-8b-instruct"), nullptr);
+}
+
+// The catalogue holds at least this many presets, each with an exact published count (the test below).
+TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 93u); }
 
 TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
   const model_preset* found = find_model("llama-2-7b");

@@ -107,3 +107,17 @@ test("the single-file variant gives the same answers", async () => {
     assert.equal(single.estimateJson(settings), api.estimateJson(settings));
   assert.deepEqual(single.settingsSchema(), api.settingsSchema());
 });
+
+// Aliases (docs/models.md, "Aliases"): a module handed only the preset file an alias names (models/<alias>.json,
+// the preset's entry written again under the alias) estimates as the native CLI does for that alias, and lists
+// the preset once under its own id.
+test("a preset loaded by an alias answers to it, as natively", async () => {
+  const { load } = await import(new URL("../../dist/llm-memory.js", import.meta.url).href);
+  const only = await load({ presets: ["llama-3.1-8b-instruct"] });
+  assert.equal(only.presetsComplete, false);
+  assert.deepEqual(only.listModels().map((m) => [m.id, m.aliases]), [["llama-3.1-8b", ["llama-3.1-8b-instruct"]]]);
+  const settings = { model: "llama-3.1-8b-instruct", mode: "inference", seq: "8192" };
+  const args = ["--model", "llama-3.1-8b-instruct", "--mode", "inference", "--seq", "8192", "--json"];
+  assert.deepEqual(only.estimate(settings), nativeJson(args));
+  assert.equal(only.estimate(settings).params, 8030261248);
+});

@@ -17,6 +17,7 @@ namespace llm_memory {
 /// A model preset: the architecture settings of a published checkpoint.
 struct model_preset {
   std::string id;                    ///< Hugging Face repo name, lower-case, no organisation, no -hf suffix
+  std::vector<std::string> aliases;  ///< other repo names with this count (instruct, chat, base), as the id is
   std::string name;                  ///< display name, e.g. "Llama 2 7B"
   std::string hf_repo;               ///< e.g. "meta-llama/Llama-2-7b-hf"
   settings fields;                   ///< settings keys -> values (hidden_size, num_hidden_layers, ...)
@@ -41,6 +42,7 @@ struct gpu_preset {
 [[nodiscard]] double metal_working_set_bytes(double unified_bytes);
 
 [[nodiscard]] std::span<const model_preset> model_presets();
+/// The preset whose id or one of whose aliases is `id` (lower-case), or null.
 [[nodiscard]] const model_preset* find_model(std::string_view id);
 /// Adds model presets: `json_text` is one entry object or an array of them, as core/data/models.json's
 /// "models" holds them (core/embed_data.cmake writes them for the page's wasm module, which compiles none in).
