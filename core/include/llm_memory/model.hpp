@@ -88,6 +88,10 @@ struct param_breakdown {
   std::int64_t first_moe = 0;     ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
   std::int64_t moe_step = 1;      ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
   double vision = 0;              ///< vision tower + projector of a multimodal model (loaded with the text model)
+  layer_params encoder_layer;     ///< one encoder layer of an encoder-decoder (no cross-attention)
+  std::int64_t encoder_layers = 0;  ///< layers of an encoder-decoder's encoder stack [layers]
+  double encoder = 0;             ///< encoder stack of an encoder-decoder: encoder_layers x encoder_layer
+  double extra = 0;               ///< extra_params: token-type / relative embeddings, pooler, task head, ...
   double mtp = 0;                 ///< multi-token-prediction module the checkpoint stores (not loaded for decoding)
   double total = 0;               ///< all parameters the checkpoint stores (vision and MTP included)
   double active = 0;              ///< parameters used per token (MoE: shared + top-k experts; no vision, no MTP)
@@ -103,6 +107,8 @@ enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
 enum class position_kind : std::uint8_t { rope, learned, none };
 enum class bias_kind : std::uint8_t { none, qkv, all };
 enum class qk_norm_kind : std::uint8_t { none, head, full };
+/// The layer stack (the architecture row): what attends to what, and whether a KV cache exists.
+enum class stack_kind : std::uint8_t { decoder, encoder, encoder_decoder };
 
 /// The architecture's choice settings, parsed (resolve.hpp).
 struct model_choices {
@@ -111,6 +117,7 @@ struct model_choices {
   bias_kind attention_bias = bias_kind::none;    ///< attention_bias
   qk_norm_kind qk_norm = qk_norm_kind::none;     ///< qk_norm
   bool gated_mlp = false;                        ///< mlp = gated
+  stack_kind stack = stack_kind::decoder;        ///< architecture
 };
 
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
@@ -123,6 +130,8 @@ struct model_spec {
   double intermediate = 0;  ///< dense MLP inner width
   double vocab = 0;         ///< V, 0 when unknown
   bool mla = false;         ///< multi-head latent attention (DeepSeek)
+  /// Encoder-decoder: every decoder layer also holds a cross-attention block (q/k/v/o and one more norm).
+  [[nodiscard]] bool cross_attention() const { return choices.stack == stack_kind::encoder_decoder; }
   model_choices choices;    ///< norm, position embedding, biases, q/k norm, MLP shape
   param_breakdown params;   ///< exact parameter count
 };
