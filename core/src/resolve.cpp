@@ -134,6 +134,7 @@ void derive(run_spec& r) {
   // Context-parallel ranks split each sequence: they add no sequences to the step (but ZeRO shards over them).
   r.effective_batch = v.batch * v.grad_accum * (r.data_parallel / v.cp);
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
+  r.encoder_seq = v.architecture != "encoder_decoder" ? 0 : static_cast<double>(v.encoder_seq > 0 ? v.encoder_seq : v.seq);
 }
 
 // Every choice as its enum; the model and the derived facts come after the checks.
