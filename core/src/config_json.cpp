@@ -255,7 +255,7 @@ error unsupported(std::string_view type) {
       "lfm2",  "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
   const std::string why = in(encoders)  ? "an encoder-only model llm-memory does not count (it counts bert, roberta, "
-                                           "xlm-roberta, deberta-v2 and modernbert)"
+                                          "xlm-roberta, deberta-v2 and modernbert)"
                           : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts t5, mt5 and "
                                           "bart)"
                           : in(recurrent)
@@ -549,9 +549,7 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
 constexpr std::array encoder_types = {"bert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"};
 constexpr std::array seq2seq_types = {"t5", "mt5", "bart"};
 
-bool listed(const auto& list, std::string_view type) {
-  return std::find(list.begin(), list.end(), type) != list.end();
-}
+bool listed(const auto& list, std::string_view type) { return std::find(list.begin(), list.end(), type) != list.end(); }
 
 // A whole, non-negative config field or its default (reported when malformed).
 double field(reader& r, const char* name, double fallback, std::string_view setting) {
@@ -579,8 +577,8 @@ head_kind read_head(reader& r, const json& root, std::string_view prefix) {
                          ? (*a)[0].get<std::string>()
                          : std::string(prefix) + "Model";
   if (!name.starts_with(prefix)) {
-    r.fail("extra_params", "config.json architectures[0] " + detail::quoted(name) + " is not a " +
-                               std::string(prefix) + " class");
+    r.fail("extra_params",
+           "config.json architectures[0] " + detail::quoted(name) + " is not a " + std::string(prefix) + " class");
     return head;
   }
   head.suffix = name.substr(prefix.size());
@@ -635,8 +633,8 @@ double bert_fields(reader& r, const json& root, std::string_view type, double h)
 // and its LayerNorm (norm_rel_ebd "layer_norm"); pos_key_proj / pos_query_proj per layer (h x all_head + bias) unless
 // share_att_key. ContextPooler (pooler_hidden_size^2 + bias) feeds the sequence classifier.
 double deberta_fields(reader& r, const json& root, double h, double layers) {
-  r.out["position_embedding"] = r.boolean("position_biased_input", "position_embedding").value_or(true) ? "learned"
-                                                                                                          : "none";
+  r.out["position_embedding"] =
+      r.boolean("position_biased_input", "position_embedding").value_or(true) ? "learned" : "none";
   if (field(r, "embedding_size", h, "hidden_size") != h)
     r.fail("hidden_size", "config.json embedding_size differs from hidden_size (embed_proj): not modelled");
   if (field(r, "conv_kernel_size", 0, "extra_params") > 0)
@@ -734,7 +732,7 @@ double bart_fields(reader& r, const json& root, double h) {
   r.integer({"decoder_ffn_dim"}, "intermediate_size");
   for (const auto& [a, b] : {std::pair{"encoder_attention_heads", "decoder_attention_heads"},
                              std::pair{"encoder_ffn_dim", "decoder_ffn_dim"}})
-    if (const json *x = r.find({a}), *y = r.find({b}); x != nullptr && y != nullptr && *x != *y)
+    if (const json* x = r.find({a}), *y = r.find({b}); x != nullptr && y != nullptr && *x != *y)
       r.fail("encoder_layers", std::string("config.json ") + a + " differs from " + b + ": not modelled");
   const double positions = field(r, "max_position_embeddings", 1024, "max_position_embeddings") + 2;
   r.out["max_position_embeddings"] = detail::format_number(positions);

@@ -480,7 +480,8 @@ void cross_attention_saved(const context& c, layer_activations& out) {
   const double b = static_cast<double>(c.s.batch), sq = static_cast<double>(c.s.seq), enc = c.r.encoder_seq;
   const double T_enc = b * enc / c.cp;
   const attention_kernel kernel = c.r.attention;
-  const double kv_width = kernel == attention_kernel::eager || kernel == attention_kernel::sdpa ? a * d : m.kv_heads * d;
+  const double kv_width =
+      kernel == attention_kernel::eager || kernel == attention_kernel::sdpa ? a * d : m.kv_heads * d;
   const double norm = norm_saved_bytes(c) * T * h;
   const double q_input = T * input_bytes(c, m.params.dense_layer, {projection::q_proj}, h);
   const bool o_input = trains(c, m.params.dense_layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
@@ -745,8 +746,9 @@ bucket kv_cache(const context& c) {
                {}}};
   if (c.train) return out.b;
   if (m.choices.stack == stack_kind::encoder) {
-    out.add("no KV cache (encoder only)", 0, "bidirectional attention reads the whole input in one pass: nothing is "
-                                             "cached between tokens");
+    out.add("no KV cache (encoder only)", 0,
+            "bidirectional attention reads the whole input in one pass: nothing is "
+            "cached between tokens");
     return out.b;
   }
   const double kv_bytes = bytes_per_value(c.r.kv);

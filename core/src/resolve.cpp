@@ -79,11 +79,12 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
                   spells("recompute", recompute_names) && spells("offload", offload_names) &&
                   spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
                   spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
-                  spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) && spells("architecture", stack_names) &&
-                  spells("runtime", runtime_names) && spells("cache_type_k", cache_type_names) &&
-                  spells("cache_type_v", cache_type_names) && spells("framework", framework_names) &&
-                  spells("grad_lifetime", lifetime_names) && spells("optimizer_impl", optimizer_impl_names) &&
-                  spells("loss_impl", loss_names) && spells("activation_offload", activation_offload_names),
+                  spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
+                  spells("architecture", stack_names) && spells("runtime", runtime_names) &&
+                  spells("cache_type_k", cache_type_names) && spells("cache_type_v", cache_type_names) &&
+                  spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
+                  spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
+                  spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -118,9 +119,12 @@ lora_target_set parse_targets(std::string_view text) {
 }
 
 model_choices parse_model_choices(const setting_values& v) {
-  return {choice<norm_kind>(norm_names, v.norm), choice<position_kind>(position_names, v.position_embedding),
-          choice<bias_kind>(bias_names, v.attention_bias), choice<qk_norm_kind>(qk_norm_names, v.qk_norm),
-          choice<int>(mlp_names, v.mlp) == 1, choice<stack_kind>(stack_names, v.architecture)};
+  return {choice<norm_kind>(norm_names, v.norm),
+          choice<position_kind>(position_names, v.position_embedding),
+          choice<bias_kind>(bias_names, v.attention_bias),
+          choice<qk_norm_kind>(qk_norm_names, v.qk_norm),
+          choice<int>(mlp_names, v.mlp) == 1,
+          choice<stack_kind>(stack_names, v.architecture)};
 }
 
 // ---- derived facts ---------------------------------------------------------------------------------------------
@@ -134,7 +138,8 @@ void derive(run_spec& r) {
   // Context-parallel ranks split each sequence: they add no sequences to the step (but ZeRO shards over them).
   r.effective_batch = v.batch * v.grad_accum * (r.data_parallel / v.cp);
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
-  r.encoder_seq = v.architecture != "encoder_decoder" ? 0 : static_cast<double>(v.encoder_seq > 0 ? v.encoder_seq : v.seq);
+  r.encoder_seq =
+      v.architecture != "encoder_decoder" ? 0 : static_cast<double>(v.encoder_seq > 0 ? v.encoder_seq : v.seq);
 }
 
 // Every choice as its enum; the model and the derived facts come after the checks.
