@@ -726,8 +726,8 @@ double t5_fields(reader& r, const json& root) {
 // lm_head; final_logits_bias is a buffer, not a parameter. BartForSequenceClassification adds the classification
 // head (dense h^2 + h, out_proj h n + n).
 double bart_fields(reader& r, const json& root, double h) {
-  r.integer({"encoder_layers"}, "encoder_layers");
-  r.integer({"decoder_layers"}, "num_hidden_layers");
+  r.require({"encoder_layers"}, "encoder_layers");
+  r.require({"decoder_layers"}, "num_hidden_layers");
   r.integer({"decoder_attention_heads"}, "num_attention_heads");
   r.integer({"decoder_ffn_dim"}, "intermediate_size");
   for (const auto& [a, b] : {std::pair{"encoder_attention_heads", "decoder_attention_heads"},

@@ -163,11 +163,16 @@ TEST(encoders, unmodelled_layouts_are_refused) {
   const std::string bert = fixture("bert-base-uncased.json");
   EXPECT_FALSE(parse_config(with_head(bert, "\"absolute\"", "\"relative_key\"")).ok());
   EXPECT_FALSE(parse_config(with_head(bert, "\"BertModel\"", "\"BertForNextSentencePrediction\"")).ok());
-  EXPECT_FALSE(parse_config(with_head(bert, "\"BertModel\"", "\"BertForSequenceClassification\"], \"num_labels\": [3"))
-                   .ok());
+  EXPECT_FALSE(
+      parse_config(with_head(bert, "\"BertModel\"", "\"BertForSequenceClassification\"], \"num_labels\": [3")).ok());
   EXPECT_FALSE(parse_config(R"({"model_type": "bart", "d_model": 64, "encoder_layers": 2, "decoder_layers": 2,
       "decoder_attention_heads": 4, "encoder_ffn_dim": 128, "decoder_ffn_dim": 256, "vocab_size": 100})")
                    .ok());
+  // A stack depth config.json does not give is an error naming the setting, never the table's default.
+  const auto missing = parse_config(R"({"model_type": "bart", "d_model": 64, "encoder_layers": 2,
+      "decoder_attention_heads": 4, "vocab_size": 100})");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.errors().front().setting, "num_hidden_layers");
 }
 
 // T5-small inference, batch 1, seq (decoder) 256, encoder_seq 512, bf16 cache: the decoder's self-attention cache
