@@ -241,6 +241,11 @@ void print_table(const run_spec& spec, const estimate_result& r) {
     fmt::print(" · {} × layer (attention {} + MLP {} + norms {})", p.dense_layers,
                group_digits(p.dense_layer.attention), group_digits(p.dense_layer.mlp),
                group_digits(p.dense_layer.norms));
+  if (p.encoder_layers > 0)
+    fmt::print(" · {} × encoder layer (attention {} + MLP {} + norms {})", p.encoder_layers,
+               group_digits(p.encoder_layer.attention), group_digits(p.encoder_layer.mlp),
+               group_digits(p.encoder_layer.norms));
+  if (p.extra > 0) fmt::print(" · other {}", group_digits(p.extra));
   if (p.moe_layers > 0)
     fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {}) · active per token {}",
                p.moe_layers, group_digits(p.moe_layer.attention), group_digits(p.moe_layer.mlp),

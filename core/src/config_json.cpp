@@ -248,15 +248,16 @@ std::string json_location(char root, std::string_view key, std::size_t entry) {
 
 // Encoder-only, encoder-decoder and non-attention layer types: no family above fits them, so no count is guessed.
 error unsupported(std::string_view type) {
-  constexpr std::array encoders = {"bert",       "roberta",    "xlm-roberta", "deberta", "deberta-v2",
-                                   "modernbert", "distilbert", "electra",     "albert",  "camembert"};
-  constexpr std::array seq2seq = {"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "m2m_100"};
+  constexpr std::array encoders = {"deberta", "distilbert", "electra", "albert", "camembert"};
+  constexpr std::array seq2seq = {"umt5", "mbart", "pegasus", "marian", "whisper", "m2m_100"};
   constexpr std::array recurrent = {
       "mamba", "mamba2",          "rwkv",  "jamba",  "falcon_h1",  "granitemoehybrid", "qwen3_next",
       "lfm2",  "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
-  const std::string why = in(encoders)  ? "an encoder-only model (llm-memory models causal decoders)"
-                          : in(seq2seq) ? "an encoder-decoder model (llm-memory models causal decoders)"
+  const std::string why = in(encoders)  ? "an encoder-only model llm-memory does not count (it counts bert, roberta, "
+                                          "xlm-roberta, deberta-v2 and modernbert)"
+                          : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts t5, mt5 and "
+                                          "bart)"
                           : in(recurrent)
                               ? "a model with state-space or recurrent layers, which llm-memory does not count"
                               : "not a family llm-memory knows";
@@ -539,6 +540,255 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }
 
+// ---- encoders and encoder-decoders -------------------------------------------------------------------------------
+// BERT, RoBERTa, DeBERTa-v2, ModernBERT, T5 / mT5 and BART (transformers models/<family>/modeling_<family>.py @v4.56;
+// docs/models.md, "Encoders and encoder-decoders"). The layers map onto the settings; what they do not describe
+// (token-type and relative embeddings, the encoder stack's own embeddings, final norms, pooler, task head) is summed
+// into extra_params. The head is the one config.json's first `architectures` entry names.
+
+constexpr std::array encoder_types = {"bert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"};
+constexpr std::array seq2seq_types = {"t5", "mt5", "bart"};
+
+bool listed(const auto& list, std::string_view type) { return std::find(list.begin(), list.end(), type) != list.end(); }
+
+// A whole, non-negative config field or its default (reported when malformed).
+double field(reader& r, const char* name, double fallback, std::string_view setting) {
+  const json* v = r.find({name});
+  if (v == nullptr) return fallback;
+  const auto x = whole(v);
+  if (!x || *x < 0 || *x > 1e9) {
+    r.fail(setting, std::string("config.json field \"") + name + "\" must be a whole number from 0 to 1e9, got " +
+                        detail::quoted(v->dump()));
+    return fallback;
+  }
+  return *x;
+}
+
+// What the architecture's head adds: the suffix of architectures[0] after the family's class prefix.
+struct head_kind {
+  std::string suffix;  ///< Model, ForMaskedLM, ForSequenceClassification, ...
+  double labels = 2;   ///< num_labels (or the size of id2label); transformers' default is 2
+};
+
+head_kind read_head(reader& r, const json& root, std::string_view prefix) {
+  head_kind head;
+  const auto a = root.find("architectures");
+  std::string name = a != root.end() && a->is_array() && !a->empty() && (*a)[0].is_string()
+                         ? (*a)[0].get<std::string>()
+                         : std::string(prefix) + "Model";
+  if (!name.starts_with(prefix)) {
+    r.fail("extra_params",
+           "config.json architectures[0] " + detail::quoted(name) + " is not a " + std::string(prefix) + " class");
+    return head;
+  }
+  head.suffix = name.substr(prefix.size());
+  if (const auto labels = root.find("id2label"); labels != root.end() && labels->is_object())
+    head.labels = static_cast<double>(labels->size());
+  head.labels = field(r, "num_labels", head.labels, "num_labels");
+  return head;
+}
+
+// Sets num_labels for heads without vocabulary logits (1 for a bare encoder: its output is the hidden states).
+void set_labels(reader& r, const head_kind& head) {
+  if (head.suffix == "Model" || head.suffix == "EncoderModel") r.out["num_labels"] = "1";
+  if (head.suffix.find("Classification") != std::string::npos || head.suffix == "ForQuestionAnswering")
+    r.out["num_labels"] = detail::format_number(std::max(1.0, head.labels));
+}
+
+void refuse_head(reader& r, const head_kind& head) {
+  r.fail("extra_params", "config.json architectures names the head \"" + head.suffix + "\", which is not modelled");
+}
+
+// BERT / RoBERTa / XLM-R (modeling_bert.py, modeling_roberta.py): post-LayerNorm layers with biases everywhere,
+// learned absolute positions, token-type embeddings and an embedding LayerNorm. Heads: BertModel's pooler (h^2 + h;
+// RobertaModel's too), the MLM transform (dense h^2 + h, LayerNorm 2h) with the tied decoder's bias V, BERT's
+// sequence classifier on the pooler (h n + n), RoBERTa's classification head (dense h^2 + h, out_proj h n + n: the
+// same count),
+// token classification and QA on the hidden states (h n + n).
+double bert_head(reader& r, const head_kind& head, double h) {
+  const double n = head.labels;
+  if (head.suffix == "Model") return h * h + h;
+  if (head.suffix == "ForMaskedLM") {
+    r.out["lm_head_bias"] = "on";
+    return h * h + h + 2 * h;
+  }
+  if (head.suffix == "ForSequenceClassification") return h * h + h + h * n + n;
+  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return h * n + n;
+  refuse_head(r, head);
+  return 0;
+}
+
+double bert_fields(reader& r, const json& root, std::string_view type, double h) {
+  if (const std::string pos = r.text("position_embedding_type"); !pos.empty() && pos != "absolute")
+    r.fail("position_embedding", "config.json position_embedding_type \"" + pos + "\" is not modelled (absolute is)");
+  r.out["position_embedding"] = "learned";
+  const double types = field(r, "type_vocab_size", 2, "extra_params");
+  const head_kind head = read_head(r, root, type == "bert" ? "Bert" : type == "roberta" ? "Roberta" : "XLMRoberta");
+  set_labels(r, head);
+  return types * h + bert_head(r, head, h);
+}
+
+// DeBERTa-v2/v3 (modeling_deberta_v2.py): BERT's layer shapes; absolute positions only when position_biased_input;
+// with relative_attention, rel_embeddings of 2 x position_buckets rows (2 x max_relative_positions without buckets)
+// and its LayerNorm (norm_rel_ebd "layer_norm"); pos_key_proj / pos_query_proj per layer (h x all_head + bias) unless
+// share_att_key. ContextPooler (pooler_hidden_size^2 + bias) feeds the sequence classifier.
+double deberta_fields(reader& r, const json& root, double h, double layers) {
+  r.out["position_embedding"] =
+      r.boolean("position_biased_input", "position_embedding").value_or(true) ? "learned" : "none";
+  if (field(r, "embedding_size", h, "hidden_size") != h)
+    r.fail("hidden_size", "config.json embedding_size differs from hidden_size (embed_proj): not modelled");
+  if (field(r, "conv_kernel_size", 0, "extra_params") > 0)
+    r.fail("extra_params", "config.json conv_kernel_size (DeBERTa-v2's ConvLayer) is not modelled");
+  double extra = field(r, "type_vocab_size", 0, "extra_params") * h;
+  if (r.boolean("relative_attention", "extra_params").value_or(false)) {
+    const double buckets = field(r, "position_buckets", 0, "extra_params");
+    double relative = 0;
+    if (const json* m = r.find({"max_relative_positions"}); m != nullptr && m->is_number() && m->get<double>() >= 1)
+      relative = std::floor(m->get<double>());
+    else
+      relative = field(r, "max_position_embeddings", 512, "max_position_embeddings");
+    extra += 2 * (buckets > 0 ? buckets : relative) * h;
+    if (r.text("norm_rel_ebd").find("layer_norm") != std::string::npos) extra += 2 * h;
+    const json* types = r.find({"pos_att_type"});
+    const std::string att = types == nullptr ? "" : detail::lower(types->dump());
+    if (!r.boolean("share_att_key", "extra_params").value_or(false))
+      extra += layers * ((att.find("c2p") != std::string::npos ? h * h + h : 0) +
+                         (att.find("p2c") != std::string::npos ? h * h + h : 0));
+  }
+  const head_kind head = read_head(r, root, "DebertaV2");
+  set_labels(r, head);
+  const double n = head.labels, pooler = field(r, "pooler_hidden_size", h, "extra_params");
+  if (head.suffix == "Model") return extra;
+  if (head.suffix == "ForMaskedLM") {
+    r.out["lm_head_bias"] = "on";
+    return extra + h * h + h + 2 * h;
+  }
+  if (head.suffix == "ForSequenceClassification") return extra + pooler * pooler + pooler + pooler * n + n;
+  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return extra + h * n + n;
+  refuse_head(r, head);
+  return extra;
+}
+
+// ModernBERT (modeling_modernbert.py): fused Wqkv and Wo (bias = attention_bias), a GLU MLP Wi (h -> 2i) and Wo
+// (bias = mlp_bias), LayerNorms with bias = norm_bias (weight-only by default), rotary positions, global attention
+// every global_attn_every_n_layers layers and a local window otherwise. Layer 0's attn_norm is an Identity and the
+// model ends with final_norm: the two cancel. Heads: ModernBertPredictionHead (dense h^2, bias = classifier_bias;
+// a norm) before the tied decoder (bias = decoder_bias) or the classifier (h n + n).
+double modernbert_fields(reader& r, const json& root, double h) {
+  const bool norm_bias = r.boolean("norm_bias", "norm").value_or(false);
+  r.out["norm"] = norm_bias ? "layernorm" : "rmsnorm";  // weight-only LayerNorms count as RMSNorms do
+  r.out["mlp"] = "gated";
+  r.out["attention_bias"] = r.boolean("attention_bias", "attention_bias").value_or(false) ? "all" : "none";
+  r.out["mlp_bias"] = r.boolean("mlp_bias", "mlp_bias").value_or(false) ? "on" : "off";
+  r.out["position_embedding"] = "rope";
+  r.integer({"local_attention"}, "sliding_window");
+  r.integer({"global_attn_every_n_layers"}, "sliding_window_pattern");
+  const head_kind head = read_head(r, root, "ModernBert");
+  set_labels(r, head);
+  const double norm = norm_bias ? 2 * h : h;
+  const double transform = h * h + (r.boolean("classifier_bias", "extra_params").value_or(false) ? h : 0) + norm;
+  if (head.suffix == "Model") return 0;
+  if (head.suffix == "ForMaskedLM") {
+    r.out["lm_head_bias"] = r.boolean("decoder_bias", "lm_head_bias").value_or(true) ? "on" : "off";
+    return transform;
+  }
+  if (head.suffix == "ForSequenceClassification" || head.suffix == "ForTokenClassification")
+    return transform + h * head.labels + head.labels;
+  refuse_head(r, head);
+  return 0;
+}
+
+// T5 / mT5 (modeling_t5.py, modeling_mt5.py): RMS-style T5LayerNorm, no biases, q/k/v/o of num_heads x d_kv,
+// DenseReluDense (wi, wo) or the gated wi_0 / wi_1 / wo (feed_forward_proj "gated-gelu"), the relative attention bias
+// (relative_attention_num_buckets x num_heads) in the first layer of each stack, a final norm per stack, the shared
+// embedding, and lm_head untied when tie_word_embeddings is false (T5 v1.1, mT5).
+double t5_fields(reader& r, const json& root) {
+  r.integer({"num_layers"}, "encoder_layers");
+  if (!r.integer({"num_decoder_layers"}, "num_hidden_layers")) r.integer({"num_layers"}, "num_hidden_layers");
+  r.integer({"d_kv"}, "head_dim");
+  r.integer({"d_ff"}, "intermediate_size");
+  r.out["norm"] = "rmsnorm";
+  r.out["mlp"] = r.text("feed_forward_proj").starts_with("gated-") ? "gated" : "plain";
+  r.out["attention_bias"] = "none";
+  r.out["mlp_bias"] = "off";
+  r.out["position_embedding"] = "none";
+  r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(true) ? "on" : "off";
+  const head_kind head = read_head(r, root, r.text("model_type") == "mt5" ? "MT5" : "T5");
+  set_labels(r, head);
+  if (head.suffix != "ForConditionalGeneration" && head.suffix != "Model") refuse_head(r, head);
+  if (head.suffix == "Model") r.out["tie_word_embeddings"] = "on";  // T5Model has no lm_head
+  const double h = field(r, "d_model", 512, "hidden_size"), heads = field(r, "num_heads", 8, "num_attention_heads");
+  return 2 * field(r, "relative_attention_num_buckets", 32, "extra_params") * heads + 2 * h;
+}
+
+// BART (modeling_bart.py): post-LayerNorm layers with biases, learned positions of max_position_embeddings + 2 rows
+// (BartLearnedPositionalEmbedding's offset) and layernorm_embedding in each stack, the shared embedding and the tied
+// lm_head; final_logits_bias is a buffer, not a parameter. BartForSequenceClassification adds the classification
+// head (dense h^2 + h, out_proj h n + n).
+double bart_fields(reader& r, const json& root, double h) {
+  r.require({"encoder_layers"}, "encoder_layers");
+  r.require({"decoder_layers"}, "num_hidden_layers");
+  r.integer({"decoder_attention_heads"}, "num_attention_heads");
+  r.integer({"decoder_ffn_dim"}, "intermediate_size");
+  for (const auto& [a, b] : {std::pair{"encoder_attention_heads", "decoder_attention_heads"},
+                             std::pair{"encoder_ffn_dim", "decoder_ffn_dim"}})
+    if (const json* x = r.find({a}), *y = r.find({b}); x != nullptr && y != nullptr && *x != *y)
+      r.fail("encoder_layers", std::string("config.json ") + a + " differs from " + b + ": not modelled");
+  const double positions = field(r, "max_position_embeddings", 1024, "max_position_embeddings") + 2;
+  r.out["max_position_embeddings"] = detail::format_number(positions);
+  r.out["position_embedding"] = "learned";
+  r.out["embedding_norm"] = "on";
+  double extra = positions * h + 2 * h;  // the encoder's embed_positions and layernorm_embedding
+  if (r.boolean("add_final_layer_norm", "extra_params").value_or(false)) extra += 2 * 2 * h;
+  const head_kind head = read_head(r, root, "Bart");
+  set_labels(r, head);
+  if (head.suffix == "ForSequenceClassification") return extra + h * h + h + h * head.labels + head.labels;
+  if (head.suffix != "ForConditionalGeneration" && head.suffix != "Model") refuse_head(r, head);
+  return extra;
+}
+
+// The settings of an encoder or encoder-decoder family.
+void encoder_family(reader& r, const json& root, std::string_view type) {
+  const bool seq2seq = listed(seq2seq_types, type);
+  r.out["architecture"] = seq2seq ? "encoder_decoder" : "encoder";
+  r.out["norm"] = "layernorm";
+  r.out["mlp"] = "plain";
+  r.out["attention_bias"] = "all";
+  r.out["mlp_bias"] = "on";
+  r.out["norms_per_layer"] = "2";
+  r.out["qk_norm"] = "none";
+  r.out["embedding_norm"] = type == "t5" || type == "mt5" ? "off" : "on";
+  r.out["dropout"] = type == "modernbert" ? "off" : "on";  // ModernBERT's dropouts default to 0
+  r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(true) ? "on" : "off";
+  const auto hidden = r.out.find("hidden_size");
+  const auto layers = r.out.find("num_hidden_layers");
+  const double h = hidden != r.out.end() ? std::stod(hidden->second) : 0;
+  const double L = layers != r.out.end() ? std::stod(layers->second) : 0;
+  double extra = 0;
+  if (type == "bert" || type == "roberta" || type == "xlm-roberta") extra = bert_fields(r, root, type, h);
+  if (type == "deberta-v2") extra = deberta_fields(r, root, h, L);
+  if (type == "modernbert") extra = modernbert_fields(r, root, h);
+  if (type == "t5" || type == "mt5") extra = t5_fields(r, root);
+  if (type == "bart") extra = bart_fields(r, root, h);
+  r.out["extra_params"] = detail::format_number(extra);
+}
+
+result<settings> parse_encoder(const json& root, std::string_view type) {
+  reader r(root);
+  const bool seq2seq = listed(seq2seq_types, type);
+  r.require({"hidden_size", "d_model"}, "hidden_size");
+  if (!seq2seq) r.require({"num_hidden_layers"}, "num_hidden_layers");
+  if (type == "t5" || type == "mt5") r.require({"num_layers"}, "encoder_layers");
+  r.require({"num_attention_heads", "num_heads", "decoder_attention_heads"}, "num_attention_heads");
+  r.require({"vocab_size"}, "vocab_size");
+  r.integer({"intermediate_size"}, "intermediate_size");
+  r.integer({"max_position_embeddings"}, "max_position_embeddings");
+  encoder_family(r, root, type);
+  read_quantization(r, root);
+  if (!r.errors.empty()) return r.errors;
+  return r.out;
+}
+
 // LLaVA keeps LlamaConfig's defaults out of text_config (only what differs is written).
 void llama_defaults(settings& out) {
   constexpr std::array<std::pair<std::string_view, std::string_view>, 5> defaults = {{{"hidden_size", "4096"},
@@ -604,6 +854,7 @@ result<settings> parse_config(std::string_view json_text) {
   reader r(j);
   std::string type = r.text("model_type");
   if (type.empty()) type = reader(root).text("model_type");
+  if (!has_text && (listed(encoder_types, type) || listed(seq2seq_types, type))) return parse_encoder(root, type);
   const family* found = find_family(type);
   if (found == nullptr) return unsupported(type);
   const family& fam = *found;

@@ -118,9 +118,12 @@ stage_params count_stage(const context& c) {
   double norms = share * layer_norms + (c.last_stage ? p.final_norm : 0);
   double matrices = share * (layer_all - layer_norms);
   double vision = c.first_stage ? p.vision : 0;
+  // An encoder-decoder's encoder stack and the extra parameters (token-type and relative embeddings, pooler, task
+  // head) sit on the first stage with the embedding.
+  if (c.first_stage) matrices += p.encoder, embed += p.extra;
   if (c.s.params > 0) {
     // A given total overrides the architecture: the layers take what embeddings, norms and the vision tower do not.
-    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms + p.vision;
+    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms + p.vision + p.extra;
     if (c.s.params >= fixed) {
       matrices = share * (c.s.params - fixed);
     } else {
@@ -130,12 +133,15 @@ stage_params count_stage(const context& c) {
   }
   sp.vision = vision / c.t;
   sp.matrices = matrices / c.t;
-  sp.matrix_rows = share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) / c.t;
+  const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
+  sp.matrix_rows = (share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) + encoder_rows) / c.t;
   sp.embed = embed / c.t;
   sp.head = head / c.t;
   sp.norms = norms;
   const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
-  sp.adapters = c.r.adapters() ? share * adapters_all / c.t : 0;
+  const double encoder_adapters =
+      c.first_stage ? static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, c.r) : 0;
+  sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t : 0;
   sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
   double routed = 0;
   for (const auto& l : p.moe_layer.linears)
@@ -448,10 +454,9 @@ void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_acti
 // Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
 // the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
 // lora_dropout = 0 assumed) or another op keeps that tensor anyway.
-layer_activations layer_saved(const context& c, bool moe) {
+layer_activations layer_saved(const context& c, const layer_params& layer, bool moe) {
   const auto& s = c.s;
   const double T = c.tokens, h = c.m.hidden;
-  const layer_params& layer = moe ? c.m.params.moe_layer : c.m.params.dense_layer;
   layer_activations out;
   // Norm inputs (Korthikanti: 2sbh each).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
@@ -468,6 +473,76 @@ layer_activations layer_saved(const context& c, bool moe) {
         out.linear_terms += c.act * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
   }
   return out;
+}
+
+layer_activations layer_saved(const context& c, bool moe) {
+  return layer_saved(c, moe ? c.m.params.moe_layer : c.m.params.dense_layer, moe);
+}
+
+// An encoder-decoder's cross-attention in one decoder layer (docs/methodology.md, "Encoders and encoder-decoders"):
+// its norm's input, the query input and q at the decoder length, k and v of the encoder's output at the encoder
+// length, the projection input, the output dropout mask, and the scores a x s_dec x s_enc per sequence (standard and
+// eager kernels) or the log-sum-exp per head and decoder token. Keys and values read the encoder's output, one tensor
+// for every layer: encoder_output_bytes counts it once.
+void cross_attention_saved(const context& c, layer_activations& out) {
+  const auto& m = c.m;
+  const double T = c.tokens, h = m.hidden, B = c.act, a = m.heads, d = m.head_dim;
+  const double b = static_cast<double>(c.s.batch), sq = static_cast<double>(c.s.seq), enc = c.r.encoder_seq;
+  const double T_enc = b * enc / c.cp;
+  const attention_kernel kernel = c.r.attention;
+  const double kv_width =
+      kernel == attention_kernel::eager || kernel == attention_kernel::sdpa ? a * d : m.kv_heads * d;
+  const double norm = norm_saved_bytes(c) * T * h;
+  const double q_input = T * input_bytes(c, m.params.dense_layer, {projection::q_proj}, h);
+  const bool o_input = trains(c, m.params.dense_layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
+                       kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
+  out.linear_terms += norm + q_input + B * T * (a * d + (o_input ? a * d : 0)) + B * T_enc * 2 * kv_width;
+  out.outside_tp += norm + q_input;
+  if (c.s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
+  const double scores = a * sq * enc * b / c.cp;
+  const double drop = c.s.dropout ? (1 + B) * scores : 0;
+  if (kernel == attention_kernel::standard)
+    out.square_terms += B * scores + drop;
+  else if (kernel == attention_kernel::eager)
+    out.square_terms += fp32_bytes * scores + (B < fp32_bytes ? B * scores : 0) + drop;
+  else
+    out.linear_terms += fp32_bytes * a * T;
+}
+
+// The encoder's output, read by k_proj and v_proj of every cross-attention: one B x T_enc x h tensor.
+double encoder_output_bytes(const context& c) {
+  if (!trains(c, c.m.params.dense_layer, {projection::k_proj, projection::v_proj})) return 0;
+  return c.act * static_cast<double>(c.s.batch) * c.r.encoder_seq / c.cp * c.m.hidden;
+}
+
+// One encoder layer of an encoder-decoder at the encoder length: the decoder's per-layer count with encoder_seq
+// tokens per sequence (bidirectional attention saves the same tensors as causal attention) [bytes, on this device].
+struct stack_bytes {
+  double linear = 0;  // per layer, after tp / sequence parallelism
+  double square = 0;  // per layer, after tp
+};
+
+stack_bytes encoder_layer_bytes(const context& c, double t_seq) {
+  const run_spec r = with_workload(c.r, c.s.batch, static_cast<std::int64_t>(c.r.encoder_seq), c.s.devices);
+  const context e = make_context(r, c.first_stage, c.last_stage, c.phase);
+  const layer_activations l = layer_saved(e, c.m.params.encoder_layer, false);
+  return {(l.linear_terms - l.outside_tp) / c.t + l.outside_tp / t_seq, l.square_terms / c.t};
+}
+
+// The encoder stack's saved activations on the first stage, under the same recompute policy as the decoder layers.
+void encoder_stack(const context& c, double t_seq, builder& out) {
+  if (!c.m.cross_attention() || !c.first_stage) return;
+  const stack_bytes e = encoder_layer_bytes(c, t_seq);
+  const double L = static_cast<double>(c.m.params.encoder_layers), mb = c.in_flight;
+  const double enc_tokens = static_cast<double>(c.s.batch) * c.r.encoder_seq / c.cp;
+  const std::string what = n(L) + " encoder layers at encoder_seq " + n(c.r.encoder_seq) + " x ";
+  if (c.r.recompute == recompute_policy::none)
+    out.add("encoder layers", (e.linear + e.square) * L * mb, what + n(e.linear + e.square) + " B per layer");
+  else if (c.r.recompute == recompute_policy::selective)
+    out.add("encoder layers (attention scores recomputed)", e.linear * L * mb, what + n(e.linear) + " B per layer");
+  else
+    out.add("encoder layer inputs (checkpoints)", c.r.residual_bytes * enc_tokens * c.m.hidden * L * mb / t_seq,
+            what + n(c.r.residual_bytes) + " B x tokens x h");
 }
 
 // The textbook logits peak (framework generic): 16-bit logits, the fp32 log-softmax and two fp32 gradients.
@@ -570,7 +645,8 @@ bucket activations_train(const context& c) {
                "intermediate buffers freed within an op are not counted",
                {}}};
   const double dense_share = static_cast<double>(m.params.dense_layers) / static_cast<double>(m.layers);
-  const layer_activations dense = layer_saved(c, false);
+  layer_activations dense = layer_saved(c, false);
+  if (m.cross_attention()) cross_attention_saved(c, dense);
   const layer_activations moe = m.params.moe_layers > 0 ? layer_saved(c, true) : dense;
   const double L = c.layers_on_stage, mb = c.in_flight, t = c.t;
   // Without sequence parallelism the tensors outside the tensor-parallel regions stay whole on every rank
@@ -603,6 +679,11 @@ bucket activations_train(const context& c) {
     checkpoints(c, L * mb, t_seq, out);
   }
   if (c.first_stage && s.dropout) out.add("embedding dropout mask", T * h * mb / t_seq, "1 B x tokens x h" + whole);
+  if (m.cross_attention()) {
+    encoder_stack(c, t_seq, out);
+    out.add("encoder output (keys and values of every cross-attention)", encoder_output_bytes(c) * mb / t_seq,
+            n(B) + " B x b x encoder_seq " + n(c.r.encoder_seq) + " x h " + n(h));
+  }
   if (c.last_stage) {
     // A frozen lm_head (LoRA) does not keep its input.
     const bool lora = c.r.adapters();
@@ -610,8 +691,14 @@ bucket activations_train(const context& c) {
                                            : (lora ? "norm input" : "norm input + lm_head input");
     out.add("final norm and lm_head inputs", (norm_saved_bytes(c) + (lora ? 0 : B)) * T * h / t_seq,
             "(" + kept + ") x tokens x h" + (lora ? " (frozen lm_head keeps no input)" : ""));
-    if (m.vocab > 0 && !c.phased()) logits_generic(c, out);
-    if (m.vocab > 0 && c.phased()) logits_phase(c, out);
+    // A classification (or QA, or bare encoder) head has num_labels outputs per token or sequence, no vocabulary.
+    const bool vocab_logits = m.vocab > 0 && s.num_labels == 0;
+    if (!vocab_logits && m.vocab > 0)
+      out.add("task-head logits (num_labels " + std::to_string(s.num_labels) + ", no vocabulary logits)",
+              (B + 3 * fp32_bytes) * T * static_cast<double>(s.num_labels) / t_seq,
+              "(" + n(B) + " B logits + 3 x 4 B loss) x tokens x num_labels");
+    if (vocab_logits && !c.phased()) logits_generic(c, out);
+    if (vocab_logits && c.phased()) logits_phase(c, out);
   }
   return out.b;
 }
@@ -646,7 +733,8 @@ bucket activations_prefill(const context& c) {
             "q, k, v, output" + std::string(scores > 0 ? " + attention scores a x s^2 x b" : ""));
   else
     out.add("MLP workspace (largest transient)", mlp, "tokens x inner x " + n(B) + " B");
-  if (m.vocab > 0) out.add("last-token logits", (B + fp32_bytes) * b * m.vocab, "b x V x (16-bit + fp32)");
+  if (m.vocab > 0 && s.num_labels == 0)
+    out.add("last-token logits", (B + fp32_bytes) * b * m.vocab, "b x V x (16-bit + fp32)");
   // bitsandbytes dequantises one weight at a time into the compute dtype for its matmul.
   if (c.r.weights == dtype::nf4 || c.r.weights == dtype::int8) {
     double largest = 0;
@@ -667,8 +755,22 @@ bucket kv_cache(const context& c) {
                "The cache is allocated for the full context (seq) and batch",
                {}}};
   if (c.train) return out.b;
+  if (m.choices.stack == stack_kind::encoder) {
+    out.add("no KV cache (encoder only)", 0,
+            "bidirectional attention reads the whole input in one pass: nothing is "
+            "cached between tokens");
+    return out.b;
+  }
   const double kv_bytes = bytes_per_value(c.r.kv);
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), L = c.layers_on_stage;
+  if (m.cross_attention()) {
+    // Every decoder layer caches the keys and values of the encoder's output once (modeling_t5.py / modeling_bart.py
+    // EncoderDecoderCache's cross_attention_cache), at the encoder length.
+    const double heads = std::max(1.0, m.kv_heads / c.t), enc = c.r.encoder_seq;
+    out.add("cross-attention keys and values (encoder length)", L * b * enc * 2 * heads * m.head_dim * kv_bytes,
+            "2 x " + n(L) + " layers x b " + n(b) + " x encoder_seq " + n(enc) + " x n_kv " + n(heads) +
+                " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  }
   if (m.mla) {
     const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
     out.add("MLA latent cache", L * b * sq * latent * kv_bytes,
@@ -722,7 +824,8 @@ state_layout layout_state(const context& c) {
   l.shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
   if (r.adapters()) {
     l.trainable_model = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, r) +
-                        static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, r);
+                        static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, r) +
+                        static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, r);
   } else {
     const double given = r.values.trainable_params;
     l.trainable_fraction = given <= 1 ? given : given / r.params;

@@ -92,6 +92,22 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
   return layer;
 }
 
+// Encoder-decoder (modeling_t5.py T5LayerCrossAttention, modeling_bart.py encoder_attn): a decoder layer adds
+// q/k/v/o of the same shapes as its self-attention (k and v read the encoder's h-wide output) and one more norm
+// (T5's layer[1].layer_norm, BART's encoder_attn_layer_norm).
+void add_cross_attention(const model_spec& m, layer_params& layer) {
+  const double before = sum(layer, false);
+  const std::size_t self = layer.linears.size();
+  for (std::size_t i = 0; i < self; ++i) {
+    const linear_shape l = layer.linears[i];
+    if (l.name == projection::q_proj || l.name == projection::k_proj || l.name == projection::v_proj ||
+        l.name == projection::o_proj)
+      layer.linears.push_back(l);
+  }
+  layer.attention += sum(layer, false) - before;
+  layer.norms += norm_params(m, m.hidden);
+}
+
 // One multi-token-prediction module as DeepSeek-V3's checkpoint stores it (model.layers.61.*; DeepSeek-V3 technical
 // report section 2.2, modeling_deepseek.py's layer names): one more decoder layer (MoE when the model has experts,
 // as layer L is past first_k_dense_replace), enorm and hnorm (RMSNorm h each), eh_proj (2h -> h, no bias), its own
@@ -121,7 +137,8 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   if (choices.position == position_kind::learned)
     p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
   p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * m.hidden) + (s.lm_head_bias ? m.vocab : 0);
-  p.final_norm = norm_params(m, m.hidden);
+  // Encoders keep their final norms (when the family has them) in extra_params: BERT has none, T5 one per stack.
+  p.final_norm = choices.stack == stack_kind::decoder ? norm_params(m, m.hidden) : 0;
   const bool moe = s.num_experts > 0;
   p.first_moe = s.first_k_dense_replace;
   p.moe_step = s.moe_layer_step;
@@ -129,6 +146,12 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   p.moe_layers = moe ? s.num_hidden_layers / s.moe_layer_step - s.first_k_dense_replace / s.moe_layer_step : 0;
   p.dense_layers = s.num_hidden_layers - p.moe_layers;
   p.dense_layer = make_layer(s, m, false);
+  if (m.cross_attention()) {
+    p.encoder_layer = p.dense_layer;
+    p.encoder_layers = s.encoder_layers > 0 ? s.encoder_layers : s.num_hidden_layers;
+    p.encoder = static_cast<double>(p.encoder_layers) * p.encoder_layer.total();
+    add_cross_attention(m, p.dense_layer);
+  }
   if (moe) p.moe_layer = make_layer(s, m, true);
   const auto dense = static_cast<double>(p.dense_layers);
   const auto sparse = static_cast<double>(p.moe_layers);
@@ -136,7 +159,9 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   p.active = p.total - sparse * p.moe_layer.routed_inactive;
   p.vision = s.vision_params;
   p.mtp = static_cast<double>(s.num_nextn_predict_layers) * mtp_layer(s, m);
-  p.total += p.vision + p.mtp;
+  p.extra = s.extra_params;
+  p.total += p.vision + p.mtp + p.encoder + p.extra;
+  p.active += p.encoder + p.extra;
   return m;
 }
 

@@ -130,6 +130,11 @@ json breakdown_json(const param_breakdown& p) {
     breakdown["moe_layers"] = p.moe_layers;
     breakdown["moe_layer"] = layer_json(p.moe_layer);
   }
+  if (p.encoder_layers > 0) {  // an encoder-decoder's encoder stack (dense_layer is then the decoder layer)
+    breakdown["encoder_layers"] = p.encoder_layers;
+    breakdown["encoder_layer"] = layer_json(p.encoder_layer);
+  }
+  if (p.extra > 0) breakdown["extra"] = json_bytes(p.extra);
   breakdown["total"] = json_bytes(p.total);
   breakdown["active"] = json_bytes(p.active);
   return breakdown;

@@ -66,6 +66,7 @@ constexpr std::array<std::string_view, 3> position_names = {"rope", "learned", "
 constexpr std::array<std::string_view, 2> mlp_names = {"plain", "gated"};
 constexpr std::array<std::string_view, 3> bias_names = {"none", "qkv", "all"};
 constexpr std::array<std::string_view, 3> qk_norm_names = {"none", "head", "full"};
+constexpr std::array<std::string_view, 3> stack_names = {"decoder", "encoder", "encoder_decoder"};
 constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm",  "sglang",
                                                            "tgi",  "llamacpp",     "ollama"};
 constexpr std::array<std::string_view, 6> tgi_version_names = {"3.3", "3.1", "3.0", "2.4", "1.4.1", "1.0"};
@@ -80,7 +81,8 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
                   spells("overhead", overhead_names) && spells("units", units_names) && spells("norm", norm_names) &&
                   spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
                   spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
-                  spells("runtime", runtime_names) && spells("tgi_version", tgi_version_names) &&
+                  spells("architecture", stack_names) && spells("runtime", runtime_names) &&
+                  spells("tgi_version", tgi_version_names) &&
                   spells("cache_type_k", cache_type_names) && spells("cache_type_v", cache_type_names) &&
                   spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
                   spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
@@ -119,9 +121,12 @@ lora_target_set parse_targets(std::string_view text) {
 }
 
 model_choices parse_model_choices(const setting_values& v) {
-  return {choice<norm_kind>(norm_names, v.norm), choice<position_kind>(position_names, v.position_embedding),
-          choice<bias_kind>(bias_names, v.attention_bias), choice<qk_norm_kind>(qk_norm_names, v.qk_norm),
-          choice<int>(mlp_names, v.mlp) == 1};
+  return {choice<norm_kind>(norm_names, v.norm),
+          choice<position_kind>(position_names, v.position_embedding),
+          choice<bias_kind>(bias_names, v.attention_bias),
+          choice<qk_norm_kind>(qk_norm_names, v.qk_norm),
+          choice<int>(mlp_names, v.mlp) == 1,
+          choice<stack_kind>(stack_names, v.architecture)};
 }
 
 // ---- derived facts ---------------------------------------------------------------------------------------------
@@ -135,6 +140,8 @@ void derive(run_spec& r) {
   // Context-parallel ranks split each sequence: they add no sequences to the step (but ZeRO shards over them).
   r.effective_batch = v.batch * v.grad_accum * (r.data_parallel / v.cp);
   r.tokens = static_cast<double>(v.batch) * static_cast<double>(v.seq);
+  r.encoder_seq =
+      v.architecture != "encoder_decoder" ? 0 : static_cast<double>(v.encoder_seq > 0 ? v.encoder_seq : v.seq);
 }
 
 // Every choice as its enum; the model and the derived facts come after the checks.
@@ -214,6 +221,9 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
          "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
   if (v.kv_lora_rank > 0 && (v.qk_rope_head_dim < 1 || v.v_head_dim < 1 || v.qk_nope_head_dim < 1))
     fail(errors, "kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
+  // Encoders and encoder-decoders are dense multi-head stacks (docs/models.md, "Encoders and encoder-decoders").
+  if (v.architecture != "decoder" && (v.num_experts > 0 || v.kv_lora_rank > 0))
+    fail(errors, "architecture", "an " + v.architecture + " stack with experts or MLA is not modelled");
 }
 
 void check_parallelism(const run_spec& r, std::vector<error>& errors) {

@@ -78,19 +78,23 @@ struct layer_params {
 
 /// Exact parameter count of the architecture, by component.
 struct param_breakdown {
-  double embedding = 0;           ///< token (+ learned position) embeddings
-  double lm_head = 0;             ///< output projection; 0 when tied to the embedding
-  double final_norm = 0;          ///< norm after the last layer
-  layer_params dense_layer;       ///< one dense layer
-  layer_params moe_layer;         ///< one MoE layer (empty for dense models)
-  std::int64_t dense_layers = 0;  ///< number of dense layers
-  std::int64_t moe_layers = 0;    ///< number of MoE layers
-  std::int64_t first_moe = 0;     ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
-  std::int64_t moe_step = 1;      ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
-  double vision = 0;              ///< vision tower + projector of a multimodal model (loaded with the text model)
-  double mtp = 0;                 ///< multi-token-prediction module the checkpoint stores (not loaded for decoding)
-  double total = 0;               ///< all parameters the checkpoint stores (vision and MTP included)
-  double active = 0;              ///< parameters used per token (MoE: shared + top-k experts; no vision, no MTP)
+  double embedding = 0;             ///< token (+ learned position) embeddings
+  double lm_head = 0;               ///< output projection; 0 when tied to the embedding
+  double final_norm = 0;            ///< norm after the last layer
+  layer_params dense_layer;         ///< one dense layer
+  layer_params moe_layer;           ///< one MoE layer (empty for dense models)
+  std::int64_t dense_layers = 0;    ///< number of dense layers
+  std::int64_t moe_layers = 0;      ///< number of MoE layers
+  std::int64_t first_moe = 0;       ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
+  std::int64_t moe_step = 1;        ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
+  double vision = 0;                ///< vision tower + projector of a multimodal model (loaded with the text model)
+  layer_params encoder_layer;       ///< one encoder layer of an encoder-decoder (no cross-attention)
+  std::int64_t encoder_layers = 0;  ///< layers of an encoder-decoder's encoder stack [layers]
+  double encoder = 0;               ///< encoder stack of an encoder-decoder: encoder_layers x encoder_layer
+  double extra = 0;                 ///< extra_params: token-type / relative embeddings, pooler, task head, ...
+  double mtp = 0;                   ///< multi-token-prediction module the checkpoint stores (not loaded for decoding)
+  double total = 0;                 ///< all parameters the checkpoint stores (vision and MTP included)
+  double active = 0;                ///< parameters used per token (MoE: shared + top-k experts; no vision, no MTP)
   /// The parameters a runtime or trainer loads: everything but the MTP module [parameters].
   [[nodiscard]] double loaded() const { return total - mtp; }
   /// Whether layer `l` (0-based) holds experts (Llama 4 / Qwen2-MoE interleaving after DeepSeek's dense prefix).
@@ -103,6 +107,8 @@ enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
 enum class position_kind : std::uint8_t { rope, learned, none };
 enum class bias_kind : std::uint8_t { none, qkv, all };
 enum class qk_norm_kind : std::uint8_t { none, head, full };
+/// The layer stack (the architecture row): what attends to what, and whether a KV cache exists.
+enum class stack_kind : std::uint8_t { decoder, encoder, encoder_decoder };
 
 /// The architecture's choice settings, parsed (resolve.hpp).
 struct model_choices {
@@ -111,6 +117,7 @@ struct model_choices {
   bias_kind attention_bias = bias_kind::none;    ///< attention_bias
   qk_norm_kind qk_norm = qk_norm_kind::none;     ///< qk_norm
   bool gated_mlp = false;                        ///< mlp = gated
+  stack_kind stack = stack_kind::decoder;        ///< architecture
 };
 
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
@@ -123,8 +130,10 @@ struct model_spec {
   double intermediate = 0;  ///< dense MLP inner width
   double vocab = 0;         ///< V, 0 when unknown
   bool mla = false;         ///< multi-head latent attention (DeepSeek)
-  model_choices choices;    ///< norm, position embedding, biases, q/k norm, MLP shape
-  param_breakdown params;   ///< exact parameter count
+  /// Encoder-decoder: every decoder layer also holds a cross-attention block (q/k/v/o and one more norm).
+  [[nodiscard]] bool cross_attention() const { return choices.stack == stack_kind::encoder_decoder; }
+  model_choices choices;   ///< norm, position embedding, biases, q/k norm, MLP shape
+  param_breakdown params;  ///< exact parameter count
 };
 
 /// Builds the model from resolved settings. Pure arithmetic: cannot fail once settings are valid.

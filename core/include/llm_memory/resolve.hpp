@@ -80,6 +80,7 @@ struct run_spec {
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp) [devices]
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel [sequences per optimizer step]
   double tokens = 0;                 ///< batch x seq of one micro-batch [tokens]
+  double encoder_seq = 0;            ///< encoder-decoder: encoder_seq, or seq when 0; else 0 [tokens per sequence]
   double activation_bytes = 2;     ///< bytes per activation value: 4 with fp32 weights and no autocast, else 2 [bytes]
   double residual_bytes = 2;       ///< bytes per value of the residual stream (checkpoints): 4 with fp32 weights or
                                    ///< qlora_upcast (an fp32 embedding output), else activation_bytes [bytes]

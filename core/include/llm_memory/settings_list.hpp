@@ -101,6 +101,22 @@
   X(vision_params, count, "0", 0, 1e13, "", "parameters", "model",                                                     \
     "Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only",              \
     "Vision tower parameters", "")                                                                                     \
+  X(architecture, choice, "decoder", 0, 0, "decoder|encoder|encoder_decoder", "", "model",                             \
+    "Layer stack: a causal decoder (KV cache), an encoder only (bidirectional, no KV cache: BERT, RoBERTa, "           \
+    "DeBERTa, ModernBERT) or an encoder-decoder (T5, BART: every decoder layer cross-attends to the encoder)",         \
+    "Architecture", "Causal decoder|Encoder only|Encoder-decoder")                                                     \
+  X(encoder_layers, integer, "0", 0, 1e5, "", "layers", "model",                                                       \
+    "Encoder-decoder: layers of the encoder stack (num_hidden_layers counts the decoder's); 0 = as many as the "       \
+    "decoder",                                                                                                         \
+    "Encoder layers", "")                                                                                              \
+  X(extra_params, count, "0", 0, 1e13, "", "parameters", "model",                                                      \
+    "Parameters the other settings do not describe: token-type and relative-position embeddings, T5's relative "       \
+    "attention bias, an encoder's final norms, pooler and task head (config.json counts them per family)",             \
+    "Other parameters", "")                                                                                            \
+  X(num_labels, integer, "0", 0, 1e6, "", "labels", "model",                                                           \
+    "Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over "       \
+    "the vocabulary)",                                                                                                 \
+    "Classifier labels", "")                                                                                           \
   /* ---- workload ---- */                                                                                             \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
     "Task", "Training|Inference")                                                                                      \
@@ -207,6 +223,8 @@
   X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device", "Batch", "")                   \
   X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                            \
     "Tokens per sequence; for inference, the context held in the KV cache", "Context length", "")                      \
+  X(encoder_seq, integer, "0", 0, 1e8, "", "tokens", "workload",                                                       \
+    "Encoder-decoder: tokens of the encoder input per sequence (seq is the decoder's); 0 = seq", "Encoder length", "") \
   X(grad_accum, integer, "1", 1, 1e6, "", "micro-batches", "workload",                                                 \
     "Gradient accumulation steps: raises the effective batch, not activation memory", "Gradient accumulation", "")     \
   /* ---- fine-tuning ---- */                                                                                          \
