@@ -6,7 +6,7 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,10 +40,11 @@ using namespace llm_memory;
 result<settings> settings_from(const std::string& text, const char* what) {
   // The iterator form, as config_json.cpp parses: one parser instantiation in the module, not two.
   const std::string_view view = text;
-  const auto parsed = nlohmann::json::parse(view.begin(), view.end(), nullptr, false);
+  const auto parsed = llm_memory::detail::json::parse(view.begin(), view.end(), nullptr, false);
   if (!parsed.is_object()) return error{what, "must be a JSON object of strings (as wasm/api.js sends it)"};
   settings out;
-  for (const auto& [key, value] : parsed.items()) {
+  for (const auto* member : llm_memory::detail::sorted_members(parsed)) {
+    const auto& [key, value] = *member;
     if (!value.is_string()) return error{key, "must be a string (as wasm/api.js sends it)"};
     out[key] = value.get<std::string>();
   }

@@ -4,7 +4,6 @@
 // configuration_*.py / modeling_*.py files of each family; docs/models.md lists them.
 #include "llm_memory/config_json.hpp"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -14,12 +13,13 @@
 #include <optional>
 #include <utility>
 
+#include "json_value.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::json;
+using json = detail::json;
 
 // What a family's modeling code hard-wires; "" leaves the setting to config.json or the default.
 struct family {

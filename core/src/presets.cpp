@@ -3,7 +3,7 @@
 // entries by JS instead): each model when first asked for, the GPUs once.
 #include "llm_memory/presets.hpp"
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::json;
+using json = detail::json;
 
 std::string str(const json& j, const char* key) {
   const auto it = j.find(key);

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// The one JSON type of the core and the wasm bindings (private to the sources that read or write JSON).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace llm_memory::detail {
+
+/// Every reader and writer uses nlohmann's insertion-ordered type: the reports need its key order, and one
+/// type instantiates one parser and one serialiser in the wasm module, not two (docs/performance.md).
+using json = nlohmann::ordered_json;
+
+/// The members of a JSON object (the caller checked is_object) in key order, as std::map held them: the
+/// readers that stop at the first bad member or list members keep the order they always had.
+[[nodiscard]] inline std::vector<const json::object_t::value_type*> sorted_members(const json& object) {
+  const auto& members = object.get_ref<const json::object_t&>();
+  std::vector<const json::object_t::value_type*> out;
+  out.reserve(members.size());
+  for (const auto& m : members) out.push_back(&m);
+  std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  return out;
+}
+
+}  // namespace llm_memory::detail
