@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "llm_memory/report.hpp"
 
-
 #include "json_bytes.hpp"
 #include "llm_memory/presets.hpp"
 #include "text.hpp"
