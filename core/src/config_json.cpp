@@ -4,7 +4,6 @@
 // configuration_*.py / modeling_*.py files of each family; docs/models.md lists them.
 #include "llm_memory/config_json.hpp"
 
-
 #include <algorithm>
 #include <array>
 #include <cmath>
