@@ -175,7 +175,7 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
     return error{std::string(what), "the header must be a JSON object starting with '{'"};
   if (too_deep(header, max_header_depth))
     return error{std::string(what), "the header nests deeper than a safetensors header does"};
-  const json root = json::parse(header.begin(), header.end(), nullptr, false);
+  const json root = detail::parse_json(header);
   if (root.is_discarded() || !root.is_object())
     return error{std::string(what), "the header is not a valid JSON object"};
   checkpoint_summary out;
@@ -196,7 +196,7 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
 result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
   if (too_deep(index_json, max_header_depth))
     return error{std::string(what), "nests deeper than a safetensors index does"};
-  const json root = json::parse(index_json.begin(), index_json.end(), nullptr, false);
+  const json root = detail::parse_json(index_json);
   if (root.is_discarded() || !root.is_object()) return error{std::string(what), "is not a valid JSON object"};
   const auto map = root.find("weight_map");
   if (map == root.end() || !map->is_object() || map->empty())

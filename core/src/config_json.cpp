@@ -589,10 +589,10 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
 
 result<settings> parse_config(std::string_view json_text) {
   if (auto refused = check_json_text(json_text, "config.json")) return *refused;
-  json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  json root = detail::parse_json(json_text);
   if (root.is_discarded()) {
     syntax_error where;
-    json::sax_parse(json_text.begin(), json_text.end(), &where);
+    json::sax_parse(json_text.data(), json_text.data() + json_text.size(), &where);
     return error{"config.json", "is not valid JSON: " + where.message};
   }
   if (!root.is_object()) return error{"config.json", "must be a JSON object"};
