@@ -27,6 +27,8 @@ cp "$module/llm-memory.wasm" "$dist/"
 # The model presets the page's module reads (it compiles none in; core/embed_data.cmake wrote them).
 rm -rf "$dist/models"
 cp -r "$module/models" "$module/llm-memory.models.json" "$dist/"
+# The settings' help texts, which the page's module is compiled without (docs/wasm.md, "Settings docs").
+cp "$module/llm-memory.docs.json" "$dist/"
 # Emscripten 3.1.6 leaves the glue's local names long; esbuild's minifier (the page's bundler) renames locals
 # only, never properties, and takes about 3.4 KB off the gzip budget (docs/performance.md).
 [ -x node_modules/.bin/esbuild ] || npm ci --no-audit --no-fund
@@ -47,4 +49,5 @@ printf '%-28s %10d B raw %10d B gzip (goal < 102400)\n' "module + glue" \
   $(($(wc -c < "$dist/llm-memory.wasm") + $(wc -c < "$dist/llm-memory.js"))) \
   $(($(gzip -9c "$dist/llm-memory.wasm" | wc -c) + $(gzip -9c "$dist/llm-memory.js" | wc -c)))
 size "llm-memory.models.json" "$dist/llm-memory.models.json"
+size "llm-memory.docs.json" "$dist/llm-memory.docs.json"
 size "llm-memory.single.js" "$dist/llm-memory.single.js"

@@ -166,7 +166,8 @@ try {
 }
 
 const gzip = async (file) => gzipSync(await readFile(join(dist, file)), { level: 9 }).length;
-const page_files = ["index.html", "boot.js", "app.js", "styles.css", "llm-memory.wasm", "models/meta-llama-3-8b.json"];
+// llm-memory.docs.json: the settings' help texts, read while the core compiles (docs/wasm.md).
+const page_files = ["index.html", "boot.js", "app.js", "styles.css", "llm-memory.wasm", "llm-memory.docs.json", "models/meta-llama-3-8b.json"];
 const sizes = Object.fromEntries(await Promise.all(page_files.map(async (f) => [f, await gzip(f)])));
 const page_total = Object.values(sizes).reduce((a, b) => a + b, 0);
 const single = await gzip("llm-memory.html");

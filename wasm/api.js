@@ -29,8 +29,10 @@ async function llm_memory_instantiate(options) {
   // unless `presets` names the few needed first (read while the core compiles); the rest on loadPresets().
   const catalogue = url === null ? null : llm_memory_catalogue(url, node);
   const first = catalogue === null ? [] : presets === undefined ? [catalogue.all()] : [...presets].map(catalogue.one);
-  const [core, texts] = await Promise.all([llm_memory_core(module_settings), Promise.all(first)]);
-  return llm_memory_wrap(core, catalogue, texts, presets === undefined);
+  // Nor the settings' help texts: read beside it while the core compiles (null where they cannot be read).
+  const docs = catalogue === null ? null : catalogue.docs();
+  const [core, texts, docs_text] = await Promise.all([llm_memory_core(module_settings), Promise.all(first), docs]);
+  return llm_memory_wrap(core, catalogue, texts, presets === undefined, docs_text);
 }
 
 /**
@@ -53,7 +55,22 @@ function llm_memory_catalogue(base, node) {
     const name = String(id).trim().toLowerCase();
     return /^[a-z0-9][a-z0-9._-]{0,99}$/.test(name) ? read(`models/${name}.json`) : Promise.resolve(null);
   };
-  return { all: () => read("llm-memory.models.json"), one };
+  return { all: () => read("llm-memory.models.json"), one, docs: () => read("llm-memory.docs.json") };
+}
+
+// The schema's text with each row's empty "doc" filled from llm-memory.docs.json ({key: doc}), so it equals the
+// native --schema; unchanged when the texts are compiled in (docs_text null) or could not be read.
+function llm_memory_with_docs(schema_text, docs_text) {
+  if (typeof docs_text !== "string") return schema_text;
+  let docs;
+  try {
+    docs = JSON.parse(docs_text);
+  } catch {
+    return schema_text;
+  }
+  const rows = JSON.parse(schema_text);
+  for (const row of rows) if (row.doc === "" && typeof docs?.[row.key] === "string") row.doc = docs[row.key];
+  return JSON.stringify(rows);
 }
 
 // Lone UTF-16 surrogates become U+FFFD, so every string crosses as well-formed UTF-8 and JSON.
@@ -109,8 +126,9 @@ function llm_memory_config_text(config) {
 
 // The raw bindings take JSON text and return JSON text (the CLI's --json shape); the API returns plain objects.
 // `catalogue`: where the model presets are read (null when they are compiled in); `texts`: the presets read
-// so far (entries' JSON text, null where one could not be read); `whole`: whether texts is the catalogue.
-function llm_memory_wrap(core, catalogue, texts, whole) {
+// so far (entries' JSON text, null where one could not be read); `whole`: whether texts is the catalogue;
+// `docs_text`: llm-memory.docs.json ({key: doc}) for the module compiled without the help texts, else null.
+function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
   /**
    * Calls the binding `name`. Should anything throw while it runs (a RangeError when the caller's recursion
    * has used up the stack, an out-of-memory abort), the wasm stack pointer is put back where it was: a throw
@@ -179,7 +197,7 @@ function llm_memory_wrap(core, catalogue, texts, whole) {
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
     gpuFit: (settings, config) => with_ok(compute("gpu_fit", settings, config)),
-    settingsSchema: once(() => call("settings_schema")),
+    settingsSchema: once(() => llm_memory_with_docs(call("settings_schema"), docs_text)),
     // Every preset once the catalogue is in (loadPresets()), else those handed over so far.
     listModels: () => JSON.parse(complete ? (models_text ??= call("list_models")) : call("list_models")),
     loadPresets,

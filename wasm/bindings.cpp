@@ -6,7 +6,7 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,12 +38,12 @@ using namespace llm_memory;
 // into text before calling in, so no user code (getters, Proxy traps, toString) runs while wasm frames are
 // live (docs/wasm.md, "Hostile input"); anything else arriving here is reported against `what`.
 result<settings> settings_from(const std::string& text, const char* what) {
-  // The iterator form, as config_json.cpp parses: one parser instantiation in the module, not two.
-  const std::string_view view = text;
-  const auto parsed = nlohmann::json::parse(view.begin(), view.end(), nullptr, false);
+  // As the core parses (json_value.hpp): one parser instantiation in the module.
+  const auto parsed = llm_memory::detail::parse_json(text);
   if (!parsed.is_object()) return error{what, "must be a JSON object of strings (as wasm/api.js sends it)"};
   settings out;
-  for (const auto& [key, value] : parsed.items()) {
+  for (const auto* member : llm_memory::detail::sorted_members(parsed)) {
+    const auto& [key, value] = *member;
     if (!value.is_string()) return error{key, "must be a string (as wasm/api.js sends it)"};
     out[key] = value.get<std::string>();
   }

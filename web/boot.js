@@ -22,8 +22,9 @@ if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
   const named = (params.get("model") ?? PAGE_DEFAULTS.model).trim().toLowerCase();
   const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
-  for (const id of presets) {
-    const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href: `models/${id}.json` });
+  // Preloaded: those presets and the settings' help texts, which the page's module reads beside it (docs/wasm.md).
+  for (const href of [...presets.map((id) => `models/${id}.json`), "llm-memory.docs.json"]) {
+    const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href });
     link.crossOrigin = "anonymous";
     document.head.append(link);
   }

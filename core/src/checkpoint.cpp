@@ -3,7 +3,7 @@
 // safetensors/src/tensor.rs: Dtype::bitsize, MAX_HEADER_SIZE, Metadata::validate). Only headers are read.
 #include "llm_memory/checkpoint.hpp"
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,7 +19,7 @@
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::json;
+using json = detail::json;
 
 // A header nests three deep (root, tensor entry, shape / offsets); deeper input is refused before it is parsed.
 constexpr int max_header_depth = 4;
@@ -175,12 +175,13 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
     return error{std::string(what), "the header must be a JSON object starting with '{'"};
   if (too_deep(header, max_header_depth))
     return error{std::string(what), "the header nests deeper than a safetensors header does"};
-  const json root = json::parse(header.begin(), header.end(), nullptr, false);
+  const json root = detail::parse_json(header);
   if (root.is_discarded() || !root.is_object())
     return error{std::string(what), "the header is not a valid JSON object"};
   checkpoint_summary out;
   std::vector<tensor_span> spans;
-  for (const auto& [name, t] : root.items()) {
+  for (const auto* member : detail::sorted_members(root)) {
+    const auto& [name, t] = *member;
     if (name == "__metadata__") {
       if (!t.is_object() || !std::all_of(t.begin(), t.end(), [](const json& v) { return v.is_string(); }))
         return error{std::string(what), "__metadata__ must map names to strings"};
@@ -195,13 +196,14 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
 result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
   if (too_deep(index_json, max_header_depth))
     return error{std::string(what), "nests deeper than a safetensors index does"};
-  const json root = json::parse(index_json.begin(), index_json.end(), nullptr, false);
+  const json root = detail::parse_json(index_json);
   if (root.is_discarded() || !root.is_object()) return error{std::string(what), "is not a valid JSON object"};
   const auto map = root.find("weight_map");
   if (map == root.end() || !map->is_object() || map->empty())
     return error{std::string(what), "has no weight_map of tensor names to shard files"};
   std::vector<std::string> shards;
-  for (const auto& [tensor, file] : map->items()) {
+  for (const auto* member : detail::sorted_members(*map)) {
+    const auto& [tensor, file] = *member;
     if (!file.is_string())
       return error{std::string(what), "weight_map entry " + detail::quoted(tensor) + " is not a file name"};
     const auto name = file.get<std::string>();

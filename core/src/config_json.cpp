@@ -4,8 +4,6 @@
 // configuration_*.py / modeling_*.py files of each family; docs/models.md lists them.
 #include "llm_memory/config_json.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,12 +12,13 @@
 #include <optional>
 #include <utility>
 
+#include "json_value.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::json;
+using json = detail::json;
 
 // What a family's modeling code hard-wires; "" leaves the setting to config.json or the default.
 struct family {
@@ -840,10 +839,10 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
 
 result<settings> parse_config(std::string_view json_text) {
   if (auto refused = check_json_text(json_text, "config.json")) return *refused;
-  json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  json root = detail::parse_json(json_text);
   if (root.is_discarded()) {
     syntax_error where;
-    json::sax_parse(json_text.begin(), json_text.end(), &where);
+    json::sax_parse(json_text.data(), json_text.data() + json_text.size(), &where);
     return error{"config.json", "is not valid JSON: " + where.message};
   }
   if (!root.is_object()) return error{"config.json", "must be a JSON object"};

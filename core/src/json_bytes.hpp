@@ -2,7 +2,7 @@
 // Byte counts in JSON output (private to the core's sources that build JSON with nlohmann).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -10,7 +10,7 @@
 namespace llm_memory::detail {
 
 /// Whole bytes as a JSON integer; beyond 2^63 (absurd inputs) they stay finite doubles.
-[[nodiscard]] inline nlohmann::ordered_json json_bytes(double v) {
+[[nodiscard]] inline json json_bytes(double v) {
   if (std::isfinite(v) && std::fabs(v) < 9.2e18) return static_cast<std::int64_t>(std::llround(v));
   return v;
 }

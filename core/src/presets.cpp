@@ -3,7 +3,7 @@
 // entries by JS instead): each model when first asked for, the GPUs once.
 #include "llm_memory/presets.hpp"
 
-#include <nlohmann/json.hpp>
+#include "json_value.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::json;
+using json = detail::json;
 
 std::string str(const json& j, const char* key) {
   const auto it = j.find(key);
@@ -52,7 +52,7 @@ model_preset make_model(const json& m) {
 
 std::vector<gpu_preset> load_gpus() {
   std::vector<gpu_preset> out;
-  const json root = json::parse(detail::gpus_json, nullptr, false);
+  const json root = detail::parse_json(detail::gpus_json);
   if (!root.is_object() || !root.contains("gpus")) return out;
   for (const auto& g : root["gpus"]) {
     gpu_preset p;
@@ -169,7 +169,7 @@ class model_store {
 
   const model_preset& mapped(std::size_t i) {
     if (!slots_[i].mapped) {
-      presets_[i] = make_model(json::parse(slots_[i].text, nullptr, false));
+      presets_[i] = make_model(detail::parse_json(slots_[i].text));
       slots_[i].mapped = true;
     }
     return presets_[i];
@@ -200,7 +200,7 @@ std::span<const model_preset> model_presets() { return models().all(); }
 const model_preset* find_model(std::string_view id) { return models().find(id); }
 
 result<std::size_t> add_models(std::string_view json_text) {
-  const json parsed = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  const json parsed = detail::parse_json(json_text);
   const bool entry = parsed.is_object() && parsed.contains("id");
   const bool valid = entry || (parsed.is_array() && std::all_of(parsed.begin(), parsed.end(), [](const json& e) {
                                  return e.is_object() && e.contains("id") && e["id"].is_string();

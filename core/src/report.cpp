@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "llm_memory/report.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "json_bytes.hpp"
 #include "llm_memory/presets.hpp"
 #include "text.hpp"
@@ -10,7 +8,7 @@
 namespace llm_memory {
 namespace {
 
-using json = nlohmann::ordered_json;
+using json = detail::json;
 using detail::json_bytes;
 
 json layer_json(const layer_params& layer) {
@@ -235,13 +233,13 @@ std::string gpu_fit_to_json(const gpu_fit_result& r, int indent) {
 std::string sweep_to_json(const sweep_run& run) {
   const sweep_grid& g = run.grid;
   const std::size_t n = g.seq.size();
-  // Keys in alphabetical order (nlohmann::json), as the CLI has always printed them.
-  nlohmann::json out = {{"batch", std::vector<std::int64_t>(g.batch.begin(), g.batch.end())},
-                        {"seq", std::vector<std::int64_t>(g.seq.begin(), g.seq.end())},
-                        {"max_batch", g.max_batch},
-                        {"gpu_memory", run.lowered.gpu_memory},
-                        {"rounding_bound", run.lowered.rounding_bound}};
-  nlohmann::json& total = out["total"] = nlohmann::json::array();
+  // Keys in alphabetical order, as the CLI has always printed them (it wrote them with nlohmann::json).
+  json out = {{"batch", std::vector<std::int64_t>(g.batch.begin(), g.batch.end())},
+              {"gpu_memory", run.lowered.gpu_memory},
+              {"max_batch", g.max_batch},
+              {"rounding_bound", run.lowered.rounding_bound},
+              {"seq", std::vector<std::int64_t>(g.seq.begin(), g.seq.end())}};
+  json& total = out["total"] = json::array();
   for (std::size_t i = 0; i < g.batch.size(); ++i)
     total.push_back(std::vector<double>(g.total.begin() + static_cast<std::ptrdiff_t>(i * n),
                                         g.total.begin() + static_cast<std::ptrdiff_t>((i + 1) * n)));

@@ -16,9 +16,16 @@ namespace {
 using detail::format_number;
 using detail::quoted;
 
+// The page's wasm module compiles this file without the help texts (LLM_MEMORY_NO_SETTING_DOCS; wasm/api.js
+// reads them from llm-memory.docs.json beside the module: docs/wasm.md, "Settings docs").
+#ifdef LLM_MEMORY_NO_SETTING_DOCS
+#define LLM_MEMORY_DOC(doc) ""
+#else
+#define LLM_MEMORY_DOC(doc) doc
+#endif
 constexpr std::array table = {
 #define LLM_MEMORY_ROW(key, kind, def, lo, hi, choices, unit, group, doc, label, choice_labels) \
-  setting_def{#key, setting_kind::kind, def, lo, hi, choices, unit, group, doc, label, choice_labels},
+  setting_def{#key, setting_kind::kind, def, lo, hi, choices, unit, group, LLM_MEMORY_DOC(doc), label, choice_labels},
     LLM_MEMORY_SETTINGS(LLM_MEMORY_ROW)
 #undef LLM_MEMORY_ROW
 };
