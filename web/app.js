@@ -75,6 +75,11 @@ class App {
     const engine = this.engine;
     this.models = this.view.modelPicker($("model-picker"), () => engine.models);
     this.models.addEventListener("custom", () => this.customArchitecture());
+    // The catalogue arrives after the first answers: the task sentence then names the model as the preset does.
+    this.models.addEventListener("loaded", () => {
+      this.model_list = this.models.load();
+      if (this.last) renderVerdict($("verdict-head"), this.last, this.#names(this.last.settings));
+    });
     this.gpus = this.view.gpuPicker($("gpu-picker"));
     this.parallel = new ParallelPicker($("device-count"), $("parallel-split"), engine.schema);
     this.parallel.addEventListener("edit", (e) => this.edit(e.detail.changes, { note: e.detail.note }));

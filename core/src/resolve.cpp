@@ -82,11 +82,10 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
                   spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
                   spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
                   spells("architecture", stack_names) && spells("runtime", runtime_names) &&
-                  spells("tgi_version", tgi_version_names) &&
-                  spells("cache_type_k", cache_type_names) && spells("cache_type_v", cache_type_names) &&
-                  spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
-                  spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
-                  spells("activation_offload", activation_offload_names),
+                  spells("tgi_version", tgi_version_names) && spells("cache_type_k", cache_type_names) &&
+                  spells("cache_type_v", cache_type_names) && spells("framework", framework_names) &&
+                  spells("grad_lifetime", lifetime_names) && spells("optimizer_impl", optimizer_impl_names) &&
+                  spells("loss_impl", loss_names) && spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).

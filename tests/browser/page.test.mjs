@@ -195,7 +195,7 @@ test("copy link round-trips the whole state", async () => {
   await page.waitForFunction(() => document.getElementById("copy-status").textContent.includes("copied"));
   const link = await page.evaluate(() => navigator.clipboard.readText());
   const query = new URL(link).searchParams;
-  assert.equal(query.get("v"), "1");
+  assert.equal(query.get("v"), "2");  // links are written in the URL schema v2 (web/state.js SCHEMA_VERSION)
   assert.equal(query.get("model"), "qwen2.5-7b");
   assert.equal(query.get("mode"), "inference");
   assert.equal(query.get("seq"), "8192");

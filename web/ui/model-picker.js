@@ -44,7 +44,10 @@ export class ModelPicker extends EventTarget {
     if (typeof models !== "function") this.load();
   }
 
-  /** Reads the presets (once) and fills the search list; an empty list while they are still being fetched. */
+  /**
+   * Reads the presets (once) and fills the search list; an empty list while they are still being fetched (a
+   * "loaded" event follows when they arrive).
+   */
   load() {
     if (this.#models) return this.#models;
     if (this.#pending) return [];
@@ -52,6 +55,7 @@ export class ModelPicker extends EventTarget {
     if (typeof models?.then === "function") {
       this.#pending = models.then((list) => {
         this.#fill(list);
+        this.dispatchEvent(new Event("loaded"));
         // Text typed while the list was on its way is matched now.
         if (this.#input === this.#input.getRootNode().activeElement && this.#input.value.trim()) this.#pick(false);
       });
