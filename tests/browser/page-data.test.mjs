@@ -95,6 +95,9 @@ test("fields that do not apply to the task are hidden; a field the user set stay
   assert.equal(await visible(page, "runtime"), false);
   assert.equal(await visible(page, "lora_rank"), false);
   assert.equal(await page.getAttribute('#settings-form .field[data-key="runtime"]', "data-applies"), "false");
+  // A decoder has no encoder length; a bf16 full fine-tune no bitsandbytes version.
+  assert.equal(await visible(page, "encoder_seq"), false);
+  assert.equal(await visible(page, "bnb_version"), false);
   await page.close();
 
   // Inference with vLLM (runtime auto for bf16 weights): runtime and vLLM's rows, no optimizer, no llama.cpp rows.
@@ -112,6 +115,10 @@ test("fields that do not apply to the task are hidden; a field the user set stay
   assert.equal(await visible(lora, "lora_rank"), true);
   assert.equal(await visible(lora, "trainable_params"), true, "set by the user: stays in view to be reset");
   await lora.close();
+  // QLoRA (an NF4 base): the bitsandbytes version matters.
+  const qlora = await open(session.context, `${session.url}?finetune=qlora`);
+  assert.equal(await visible(qlora, "bnb_version"), true);
+  await qlora.close();
 });
 
 test("buckets at 0 B are folded under one row that opens them", async () => {

@@ -34,6 +34,7 @@ export const APPLIES = [
   ["llama.cpp or Ollama", (c) => LLAMACPP.has(c.runtime_used), ["n_ubatch", "n_batch", "n_gpu_layers", "cache_type_k", "cache_type_v"]],
   ["overhead = factor", (c) => c.overhead === "factor", ["overhead_factor"]],
   ["tensor parallelism (tp > 1)", (c) => Number(c.tp) > 1, ["sequence_parallel"]],
+  ["an encoder-decoder (architecture)", (c) => c.architecture === "encoder_decoder", ["encoder_layers", "encoder_seq"]],
 ];
 
 const RULES = new Map();
