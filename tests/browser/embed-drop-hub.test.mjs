@@ -301,13 +301,13 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
 }
 
 test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on every file, application/wasm)", async () => {
-  // The three files a widget reads: the module script, the wasm and the preset catalogue (web/engine.js: outside
-  // the page, every preset is read before the engine is ready).
+  // The four files a widget reads: the module script, the wasm, the preset catalogue (web/engine.js: outside the
+  // page, every preset is read before the engine is ready) and the settings' help texts (wasm/api.js).
   const type_of = { js: "text/javascript", wasm: "application/wasm", json: "application/json" };
   const types = new Proxy({}, { get: (_, file) => type_of[String(file).split(".").pop()] });
-  const files = ["llm-memory.models.json", "llm-memory.wasm", "widget.js"];
+  const files = ["llm-memory.docs.json", "llm-memory.models.json", "llm-memory.wasm", "widget.js"];
   const cors = { "access-control-allow-origin": "*" };
-  // Every file with Access-Control-Allow-Origin and its type: three requests, streaming compile, no warning.
+  // Every file with Access-Control-Allow-Origin and its type: four requests, streaming compile, no warning.
   let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
   assert.equal(run.started, true, JSON.stringify([run.requests, run.warnings]));
   assert.deepEqual([...run.requests].sort(), files);
@@ -329,8 +329,12 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
   assert.equal(run.started, false);
   assert.equal(await run.page.isVisible("#fallback"), true);
   await run.page.close();
+  // None on the help texts: the calculator works without them.
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.docs.json" ? {} : cors) }));
+  assert.equal(run.started, true);
+  await run.page.close();
   // None on the catalogue: no preset can be read; the widget names the model setting and shows no numbers.
-  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".json") ? {} : cors) }));
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.models.json" ? {} : cors) }));
   assert.equal(run.started, false);
   const said = await run.page.evaluate(() => document.querySelector("llm-memory").shadowRoot.textContent);
   assert.match(said, /model: unknown model/);

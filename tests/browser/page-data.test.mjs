@@ -4,7 +4,7 @@
 // the heatmap's readout, click and keyboard. Run after `npm run build`: node --test tests/browser/page-data.test.mjs
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { open, start } from "./support.mjs";
+import { open, showTab, start } from "./support.mjs";
 
 let session;
 
@@ -20,7 +20,9 @@ async function settled(page) {
   await page.waitForSelector('#results[data-answers="ready"]');
 }
 
+// The table lives in the What fits tab.
 async function gpuFitReady(page) {
+  await showTab(page, "fits");
   await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
 }
 
@@ -40,11 +42,13 @@ test("which GPUs fit: one row per GPU preset, data-fits on the current device co
   assert.deepEqual(rows.map((r) => r.id), presets, "one row per GPU preset, in the catalogue's order");
   const by_id = Object.fromEntries(rows.map((r) => [r.id, r]));
   // ZeRO 0 on one device: 142.6e9 B fits an H200 (150,754,820,096 B), a B200, an MI300X, an MI325X and Apple 192 GB
-  // (3/4 x 192 GiB = 154,618,822,656 B); not an H100 (85,520,809,984 B), and more H100s never help at ZeRO 0.
+  // (3/4 x 192 GiB = 154,618,822,656 B); not one H100 (85,520,809,984 B).
   assert.deepEqual(rows.filter((r) => r.fits === "true").map((r) => r.id).sort(),
                    ["apple-192gb", "b200-180gb", "h200-141gb", "mi300x", "mi325x"]);
   assert.equal(by_id["h200-141gb"].needed, 1);
-  assert.equal(by_id["h100-80gb"].needed, 0);
+  // H100s: two at tp 2 (ZeRO 0 shards nothing, but tensor parallelism splits the weights and their states:
+  // tests/core/gpu_fit_test.cpp derives 71,326,052,352 B per device).
+  assert.equal(by_id["h100-80gb"].needed, 2);
   // Memory in both units, and the H200's headroom 150,754,820,096 - 142,643,585,024 = 8,111,235,072 B = 8.11 GB.
   assert.match(by_id["h200-141gb"].text, /140\.4 GiB \(150\.75 GB\)/);
   assert.match(by_id["h200-141gb"].text, /8\.11 GB/);
@@ -91,19 +95,20 @@ test("fields that do not apply to the task are hidden; a field the user set stay
   const visible = (page, key) => page.$eval(`#settings-form .field[data-key="${key}"]`, (f) => f.checkVisibility());
   const page = await open(session.context, session.url);
   // Training, full fine-tune (the default): no runtime, no LoRA rank; the optimizer is there.
+  // (framework and runtime are the task picker's selects, beside the task: tests/browser/layout.test.mjs.)
   assert.equal(await visible(page, "optimizer"), true);
-  assert.equal(await visible(page, "runtime"), false);
+  assert.equal(await visible(page, "gpu_memory_utilization"), false);
   assert.equal(await visible(page, "lora_rank"), false);
-  assert.equal(await page.getAttribute('#settings-form .field[data-key="runtime"]', "data-applies"), "false");
+  assert.equal(await page.getAttribute('#settings-form .field[data-key="gpu_memory_utilization"]', "data-applies"), "false");
   // A decoder has no encoder length; a bf16 full fine-tune no bitsandbytes version.
   assert.equal(await visible(page, "encoder_seq"), false);
   assert.equal(await visible(page, "bnb_version"), false);
   await page.close();
 
-  // Inference with vLLM (runtime auto for bf16 weights): runtime and vLLM's rows, no optimizer, no llama.cpp rows.
+  // Inference with vLLM (runtime auto for bf16 weights): vLLM's rows, no optimizer, no llama.cpp rows.
   const infer = await open(session.context, `${session.url}?mode=inference`);
-  assert.equal(await visible(infer, "runtime"), true);
   assert.equal(await visible(infer, "gpu_memory_utilization"), true);
+  assert.equal(await visible(infer, "block_size"), true);
   assert.equal(await visible(infer, "optimizer"), false);
   assert.equal(await visible(infer, "n_gpu_layers"), false);
   // The fine-tuning group holds nothing that applies to inference: hidden as a whole.
@@ -137,6 +142,7 @@ test("buckets at 0 B are folded under one row that opens them", async () => {
 test("the heatmap reads out the cell under the pointer and sets batch and seq on click, and by keyboard", async () => {
   const page = await open(session.context, `${session.url}?model=llama-3.2-1b`);
   await settled(page);
+  await showTab(page, "heatmap");
   const box = await page.$("figure.heatmap canvas");
   await box.scrollIntoViewIfNeeded();
   const bounds = await box.boundingBox();
@@ -179,15 +185,16 @@ test("the heatmap reads out the cell under the pointer and sets batch and seq on
 
 test("settings are named by their labels and options by theirs; the key stays in the help", async () => {
   const page = await open(session.context, session.url);
-  // The labels come from the settings table (settings_list.hpp): seq is "Context length", mode is "Task".
+  // The labels come from the settings table (settings_list.hpp): seq is "Context length".
   const seq = await page.$eval('#settings-form .field[data-key="seq"]', (f) => ({
     label: f.querySelector("label").textContent, help: f.querySelector(".help").textContent }));
   assert.equal(seq.label, "Context length");
   assert.match(seq.help, /Key: seq$/);
-  const schema = await page.evaluate(() => window.llmMemoryApp.engine.schema.find((row) => row.key === "mode"));
-  assert.deepEqual(schema.choice_labels, ["Training", "Inference"]);
-  const options = await page.$$eval('#settings-form select[name="mode"] option', (os) => os.map((o) => [o.value, o.textContent]));
-  assert.deepEqual(options, [["train", "Training"], ["inference", "Inference"]]);
+  // (mode is the task picker's now: tests/browser/layout.test.mjs.) recompute's options carry its choice_labels.
+  const schema = await page.evaluate(() => window.llmMemoryApp.engine.schema.find((row) => row.key === "recompute"));
+  assert.deepEqual(schema.choice_labels, ["None", "Selective", "Full"]);
+  const options = await page.$$eval('#settings-form select[name="recompute"] option', (os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(options, [["none", "None"], ["selective", "Selective"], ["full", "Full"]]);
   // The label names the control in the accessibility tree (a screen reader hears "Context length").
   assert.equal(await page.getByLabel("Context length", { exact: true }).getAttribute("name"), "seq");
   await page.close();
