@@ -465,27 +465,30 @@ struct vision_shape {
   double hidden = 0, inner = 0, layers = 0, patch = 0, image = 0, channels = 3;
 };
 
+// A whole number from 1 to 1e6 at obj[name] into field (left as it is when absent); `where` names obj in the error.
+void read_vision_number(reader& r, const json& obj, std::string_view where, const char* name, double& field) {
+  const auto f = obj.find(name);
+  if (f == obj.end() || f->is_null()) return;
+  const auto x = whole(&*f);
+  if (!x || *x < 1 || *x > 1e6) {
+    r.fail("vision_params", std::string("config.json ") + std::string(where) + "field \"" + name +
+                                "\" must be a whole number from 1 to 1e6, got " + detail::quoted(f->dump()));
+    return;
+  }
+  field = *x;
+}
+
 std::optional<vision_shape> read_vision(reader& r, const json& v, const vision_shape& defaults) {
-  reader vr(v);
   vision_shape out = defaults;
-  const auto take = [&](const char* name, double& field) {
-    if (const json* f = vr.find({name})) {
-      const auto x = whole(f);
-      if (!x || *x < 1 || *x > 1e6) {
-        r.fail("vision_params", std::string("config.json vision_config field \"") + name +
-                                    "\" must be a whole number from 1 to 1e6, got " + detail::quoted(f->dump()));
-        return;
-      }
-      field = *x;
-    }
-  };
-  take("hidden_size", out.hidden);
-  take("intermediate_size", out.inner);
-  take("num_hidden_layers", out.layers);
-  take("patch_size", out.patch);
-  take("image_size", out.image);
-  take("num_channels", out.channels);
-  if (!r.errors.empty()) return std::nullopt;
+  const auto errors = r.errors.size();
+  for (const auto& [name, field] : {std::pair<const char*, double*>{"hidden_size", &out.hidden},
+                                    {"intermediate_size", &out.inner},
+                                    {"num_hidden_layers", &out.layers},
+                                    {"patch_size", &out.patch},
+                                    {"image_size", &out.image},
+                                    {"num_channels", &out.channels}})
+    read_vision_number(r, v, "vision_config ", name, *field);
+  if (r.errors.size() != errors) return std::nullopt;
   return out;
 }
 
@@ -505,15 +508,57 @@ double siglip_gemma3(const vision_shape& v, double text_hidden) {
   return embeddings + v.layers * vit_layer(v) + 2 * h + h * text_hidden + h;
 }
 
+// LLaVA's projector (LlavaMultiModalProjector): linear_1 (hv x n_features -> h) and linear_2 (h -> h), biased unless
+// multimodal_projector_bias is false.
+double llava_projector(double hv, double text_hidden, double features, bool bias) {
+  return hv * features * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
+}
+
 // LLaVA (modeling_llava.py, modeling_clip.py): CLIPVisionModel: class_embedding hv, patch Conv2d without bias,
-// (grid^2 + 1) position rows, pre_layrnorm and post_layernorm (LayerNorms), the layers; the projector
-// (LlavaMultiModalProjector) linear_1 (hv x n_features -> h) and linear_2 (h -> h), biased unless
-// multimodal_projector_bias is false. CLIPVisionConfig defaults: hv 768, 3072, 12 layers, patch 32, image 224.
+// (grid^2 + 1) position rows, pre_layrnorm and post_layernorm (LayerNorms), the layers, then the LLaVA projector.
+// CLIPVisionConfig defaults: hv 768, 3072, 12 layers, patch 32, image 224.
 double clip_llava(const vision_shape& v, double text_hidden, double features, bool bias) {
   const double h = v.hidden, grid = std::floor(v.image / v.patch);
   const double embeddings = h + h * v.channels * v.patch * v.patch + (grid * grid + 1) * h;
-  const double projector = h * features * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
-  return embeddings + 2 * 2 * h + v.layers * vit_layer(v) + projector;
+  return embeddings + 2 * 2 * h + v.layers * vit_layer(v) + llava_projector(h, text_hidden, features, bias);
+}
+
+// Pixtral (transformers models/pixtral/modeling_pixtral.py @v4.56): PixtralVisionModel is patch_conv (Conv2d without
+// bias), ln_pre (RMSNorm hv) and layers of attention_norm and ffn_norm (RMSNorms), q/k/v/o (hv x hv, no bias) and a
+// gated MLP (gate/up/down, no bias); its 2-D rotary table is a buffer, so image_size adds nothing.
+// PixtralVisionConfig defaults: hv 1024, 4096, 24 layers, patch 16, image 1024, 3 channels.
+double pixtral(const vision_shape& v) {
+  const double h = v.hidden, i = v.inner;
+  return h * v.channels * v.patch * v.patch + h + v.layers * (4 * h * h + 3 * h * i + 2 * h);
+}
+
+// Mistral 3 (models/mistral3/modeling_mistral3.py @v4.56): Mistral3MultiModalProjector is norm (RMSNorm hv),
+// patch_merger.merging_layer (hv x merge^2 -> hv, no bias), linear_1 (hv x n_features -> h) and linear_2 (h -> h),
+// biased when multimodal_projector_bias is true (Mistral3Config default false; spatial_merge_size default 2).
+double mistral3_projector(double hv, double text_hidden, double features, double merge, bool bias) {
+  return hv + hv * merge * merge * hv + llava_projector(hv, text_hidden, features, bias);
+}
+
+// How many vision layers' features the projector concatenates: vision_feature_layer, an index or a list.
+double feature_layers(const json& root) {
+  const auto f = root.find("vision_feature_layer");
+  return f != root.end() && f->is_array() ? static_cast<double>(f->size()) : 1;
+}
+
+constexpr vision_shape pixtral_defaults{1024, 4096, 24, 16, 1024, 3};
+
+std::optional<double> mistral3_tower(reader& r, const json& root, const json& vision, double text_hidden) {
+  if (const std::string type = reader(vision).text("model_type"); !type.empty() && type != "pixtral") {
+    r.fail("vision_params",
+           "config.json mistral3 vision_config model_type " + detail::quoted(type) + " is not modelled (pixtral is)");
+    return std::nullopt;
+  }
+  double merge = 2;
+  read_vision_number(r, root, "", "spatial_merge_size", merge);
+  const bool bias = reader(root).boolean("multimodal_projector_bias", "vision_params").value_or(false);
+  const auto v = read_vision(r, vision, pixtral_defaults);
+  if (!v) return std::nullopt;
+  return pixtral(*v) + mistral3_projector(v->hidden, text_hidden, feature_layers(root), merge, bias);
 }
 
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
@@ -529,13 +574,18 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
       return r.fail("vision_params", "config.json vision_config vision_use_head true is not modelled");
     if (const auto v = read_vision(r, *it, {1152, 4304, 27, 14, 896, 3})) count = siglip_gemma3(*v, text_hidden);
   } else if (root_type == "llava") {
-    double features = 1;
-    if (const auto f = root.find("vision_feature_layer"); f != root.end() && f->is_array())
-      features = static_cast<double>(f->size());
+    // LLaVA wraps CLIP by default; Pixtral 12B's transformers port wraps a Pixtral encoder.
     const bool bias = reader(root).boolean("multimodal_projector_bias", "vision_params").value_or(true);
-    if (const auto v = read_vision(r, *it, {768, 3072, 12, 32, 224, 3}))
+    const double features = feature_layers(root);
+    if (reader(*it).text("model_type") == "pixtral") {
+      if (const auto v = read_vision(r, *it, pixtral_defaults))
+        count = pixtral(*v) + llava_projector(v->hidden, text_hidden, features, bias);
+    } else if (const auto v = read_vision(r, *it, {768, 3072, 12, 32, 224, 3})) {
       count = clip_llava(*v, text_hidden, features, bias);
-  }  // Other towers (Llama 4, Mistral 3, ...) are not counted: docs/models.md says so, vision_params can be typed.
+    }
+  } else if (root_type == "mistral3") {
+    count = mistral3_tower(r, root, *it, text_hidden);
+  }  // Other towers (Llama 4, Qwen2-VL, ...) are not counted: docs/models.md says so, vision_params can be typed.
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }
 

@@ -229,4 +229,99 @@ TEST(vision, llava_clip_tower_by_hand) {
   EXPECT_EQ(r.value().model.params.total, 7063427072.0);
 }
 
+// Mistral Small 3.1 / 3.2 (Mistral3ForConditionalGeneration; the config as in Mistral3Config's defaults and in
+// NVIDIA/TensorRT-LLM@56851033:tests/unittest/_torch/modeling/test_modeling_mistral.py, 40 text layers).
+// Pixtral (modeling_pixtral.py): patch conv 1,024 x 3 x 14 x 14 = 602,112; ln_pre 1,024; 24 layers x (q/k/v/o
+// 4 x 1,024^2 = 4,194,304 + gate/up/down 3 x 1,024 x 4,096 = 12,582,912 + two RMSNorms 2,048) = 24 x 16,779,264 =
+// 402,702,336 -> 403,305,472. Projector (modeling_mistral3.py): norm 1,024 + merging_layer 4 x 1,024 x 1,024 =
+// 4,194,304 + linear_1 1,024 x 5,120 = 5,242,880 + linear_2 5,120^2 = 26,214,400 (no biases) = 35,652,608.
+// Vision 438,958,080. Text (Mistral, untied): 2 x 131,072 x 5,120 = 1,342,177,280 + 40 x (attention 52,428,800 +
+// MLP 3 x 5,120 x 32,768 = 503,316,480 + 10,240) = 22,230,220,800 + 5,120 = 23,572,403,200 (the text-only
+// Mistral-Small-24B-2501 count). Total 24,011,361,280 = mistralai/Mistral-Small-3.2-24B-Instruct-2506 num_params
+// in debaditc/kvfit@bd4ccabf914323ee9831bc4dfae6bff777aa7966:src/kvfit/data/models.json.
+const std::string pixtral_vision = R"({"attention_dropout": 0.0, "head_dim": 64, "hidden_act": "silu",
+  "hidden_size": 1024, "image_size": 1540, "initializer_range": 0.02, "intermediate_size": 4096, "model_type": "pixtral",
+  "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 24, "patch_size": 14, "rope_theta": 10000.0})";
+
+std::string mistral_small_3(const std::string& vision = pixtral_vision) {
+  return R"({"architectures": ["Mistral3ForConditionalGeneration"], "image_token_index": 10,
+  "model_type": "mistral3", "multimodal_projector_bias": false, "projector_hidden_act": "gelu",
+  "spatial_merge_size": 2,
+  "text_config": {"attention_dropout": 0.0, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+    "initializer_range": 0.02, "intermediate_size": 32768, "max_position_embeddings": 131072, "model_type": "mistral",
+    "num_attention_heads": 32, "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000000.0, "sliding_window": null, "use_cache": true, "vocab_size": 131072},
+  "torch_dtype": "bfloat16", "vision_config": )" +
+         vision + R"(, "vision_feature_layer": -1})";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(vision, mistral3_pixtral_tower_by_hand) {
+  auto s = parse_config(mistral_small_3());
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "438958080");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.vision, 438958080.0);
+  EXPECT_EQ(r.value().model.params.total, 24011361280.0);
+  // Projector biases on: linear_1 and linear_2 each gain 5,120.
+  s = parse_config(
+      replaced(mistral_small_3(), R"("multimodal_projector_bias": false)", R"("multimodal_projector_bias": true)"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "438968320");
+  // No spatial merge: merging_layer is 1,024 x 1,024 = 1,048,576, 3,145,728 fewer.
+  s = parse_config(replaced(mistral_small_3(), R"("spatial_merge_size": 2)", R"("spatial_merge_size": 1)"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "435812352");
+  // Two feature layers concatenated: linear_1 doubles its input, + 5,242,880.
+  s = parse_config(replaced(mistral_small_3(), R"("vision_feature_layer": -1)", R"("vision_feature_layer": [-1, -2])"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "444200960");
+  // An empty vision_config takes PixtralVisionConfig's defaults (patch 16): patch conv 786,432, 184,320 more.
+  s = parse_config(mistral_small_3("{}"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "439142400");
+}
+
+TEST(vision, mistral3_refuses_what_it_does_not_model) {
+  auto s =
+      parse_config(replaced(mistral_small_3(), R"("model_type": "pixtral")", R"("model_type": "siglip_vision_model")"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+  EXPECT_NE(s.errors().front().message.find("siglip_vision_model"), std::string::npos);
+  s = parse_config(replaced(mistral_small_3(), R"("spatial_merge_size": 2)", R"("spatial_merge_size": 0)"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+  EXPECT_NE(s.errors().front().message.find("spatial_merge_size"), std::string::npos);
+}
+
+// Pixtral 12B's transformers port (LlavaForConditionalGeneration around a Pixtral encoder; its vision_config lists
+// only what differs from PixtralVisionConfig). Pixtral: patch conv 1,024 x 3 x 16 x 16 = 786,432 + ln_pre 1,024 +
+// 402,702,336 (layers as above) = 403,489,792; LLaVA projector with biases 1,024 x 5,120 + 5,120 + 5,120^2 + 5,120 =
+// 31,467,520: vision 434,957,312. Text: Mistral NeMo (vocab 131,072, 40 layers, MLP 14,336) 12,247,782,400. Total
+// 12,682,739,712 = mistral-experimental/pixtral-12b parameters_raw in
+// AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+TEST(vision, llava_pixtral_tower_by_hand) {
+  const std::string text = R"({"architectures": ["LlavaForConditionalGeneration"], "image_token_index": 10,
+    "model_type": "llava", "projector_hidden_act": "gelu",
+    "text_config": {"hidden_size": 5120, "head_dim": 128, "intermediate_size": 14336, "model_type": "mistral",
+      "num_attention_heads": 32, "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+      "rope_theta": 1000000000.0, "sliding_window": null, "vocab_size": 131072},
+    "vision_config": {"head_dim": 64, "hidden_act": "silu", "image_size": 1024, "model_type": "pixtral",
+      "patch_size": 16, "rope_theta": 10000.0, "tie_word_embeddings": false},
+    "vision_feature_layer": -1, "vision_feature_select_strategy": "full"})";
+  auto s = parse_config(text);
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "434957312");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 12682739712.0);
+}
+
 }  // namespace
