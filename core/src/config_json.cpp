@@ -87,6 +87,9 @@ const family* find_family(std::string_view type) {
   if (type.empty()) return &custom_family;
   if (type == "gemma3") type = "gemma3_text";  // the multimodal wrapper's language model
   if (type == "llama4") type = "llama4_text";
+  // Qwen2-VL and Qwen2.5-VL: the language model is Qwen2's (its multimodal rope adds no parameters).
+  if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")
+    type = "qwen2";
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
   for (const auto& f : families)
     if (f.model_type == type) return &f;
@@ -561,6 +564,38 @@ std::optional<double> mistral3_tower(reader& r, const json& root, const json& vi
   return pixtral(*v) + mistral3_projector(v->hidden, text_hidden, feature_layers(root), merge, bias);
 }
 
+// Qwen2-VL (models/qwen2_vl/modeling_qwen2_vl.py @v4.56): Conv3d patch embedding without bias (e x c x t x p x p),
+// blocks of two LayerNorms (4e), qkv (e -> 3e) and proj (e -> e) with biases, and an MLP fc1 / fc2 with biases of
+// width e x mlp_ratio; PatchMerger: ln_q (a LayerNorm of e), then Linear(e s^2 -> e s^2) and Linear(e s^2 -> out),
+// both biased, out being vision_config.hidden_size. Qwen2VLVisionConfig defaults: embed_dim 1280, depth 32,
+// mlp_ratio 4, hidden_size 3584, patch 14, temporal patch 2, merge 2, 3 channels.
+// Qwen2.5-VL (models/qwen2_5_vl/modeling_qwen2_5_vl.py @v4.56): the same patch embedding and attention, RMSNorms
+// (2e per block, e for ln_q) and a gated MLP gate / up (e -> i) and down (i -> e), all biased; the merger's output
+// is out_hidden_size. Qwen2_5_VLVisionConfig defaults: hidden_size 3584, intermediate 3420, depth 32,
+// out_hidden_size 3584, the same patches and merge.
+std::optional<double> qwen2_vl_tower(reader& r, const json& v, bool v2_5) {
+  double e = v2_5 ? 3584 : 1280, depth = 32, ratio = 4, inner = 3420, out = 3584;
+  double channels = 3, patch = 14, temporal = 2, merge = 2;
+  const auto errors = r.errors.size();
+  const auto number = [&](const char* name, double& field) { read_vision_number(r, v, "vision_config ", name, field); };
+  number(v2_5 ? "hidden_size" : "embed_dim", e);
+  number(v2_5 ? "out_hidden_size" : "hidden_size", out);
+  number("depth", depth);
+  number(v2_5 ? "intermediate_size" : "mlp_ratio", v2_5 ? inner : ratio);
+  number("in_channels", channels);
+  number("in_chans", channels);
+  number("patch_size", patch);
+  number("temporal_patch_size", temporal);
+  number("spatial_merge_size", merge);
+  if (r.errors.size() != errors) return std::nullopt;
+  const double attention = 3 * e * e + 3 * e + e * e + e;
+  const double block = v2_5 ? 2 * e + attention + 2 * (e * inner + inner) + inner * e + e
+                            : 4 * e + attention + 2 * e * (e * ratio) + e * ratio + e;
+  const double wide = e * merge * merge;
+  const double merger = (v2_5 ? e : 2 * e) + wide * wide + wide + wide * out + out;
+  return e * channels * temporal * patch * patch + depth * block + merger;
+}
+
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
   const auto it = root.find("vision_config");
   if (it == root.end() || it->is_null()) return;
@@ -585,7 +620,10 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
     }
   } else if (root_type == "mistral3") {
     count = mistral3_tower(r, root, *it, text_hidden);
-  }  // Other towers (Llama 4, Qwen2-VL, ...) are not counted: docs/models.md says so, vision_params can be typed.
+  } else if (root_type == "qwen2_vl" || root_type == "qwen2_5_vl") {
+    count = qwen2_vl_tower(r, *it, root_type == "qwen2_5_vl");
+  }  // Other towers (Llama 4, Llama 3.2 Vision, ...) are not counted: docs/models.md says so, vision_params can be
+     // typed.
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }
 
@@ -966,7 +1004,7 @@ result<settings> parse_config(std::string_view json_text) {
   if (fam.router_bias || r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
   family_fields(fam.model_type, type, r);
   read_quantization(r, root);
-  if (has_text) read_vision_tower(r, root, root_type);
+  read_vision_tower(r, root, root_type);
 
   if (!r.errors.empty()) return r.errors;
   return r.out;

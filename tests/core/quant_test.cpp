@@ -324,4 +324,77 @@ TEST(vision, llava_pixtral_tower_by_hand) {
   EXPECT_EQ(r.value().model.params.total, 12682739712.0);
 }
 
+// Qwen2-VL and Qwen2.5-VL keep the language model (Qwen2's) at the top level of config.json. The 7B text model:
+// embeddings 2 x 152,064 x 3,584 = 1,089,994,752 + 28 x (q 3,584^2 + 3,584 + k, v 2 x (3,584 x 512 + 512) + o
+// 3,584^2 = 29,364,736 + MLP 3 x 3,584 x 18,944 = 203,685,888 + norms 7,168) = 6,525,618,176 + 3,584 = 7,615,616,512.
+std::string qwen_vl_7b(const std::string& type, const std::string& vision) {
+  return R"({"architectures": ["Qwen2VLForConditionalGeneration"], "attention_dropout": 0.0, "hidden_act": "silu",
+    "hidden_size": 3584, "intermediate_size": 18944, "max_position_embeddings": 32768, "max_window_layers": 28,
+    "model_type": ")" +
+         type + R"(", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": false,
+    "use_sliding_window": false, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    "vocab_size": 152064, "vision_config": )" +
+         vision + "}";
+}
+
+// Qwen2-VL 7B (modeling_qwen2_vl.py): Conv3d 1,280 x 3 x 2 x 14 x 14 = 1,505,280; 32 blocks x (LayerNorms 5,120 +
+// qkv 1,280 x 3,840 + 3,840 = 4,919,040 + proj 1,639,680 + fc1 1,280 x 5,120 + 5,120 = 6,558,720 + fc2 5,120 x
+// 1,280 + 1,280 = 6,554,880) = 32 x 19,677,440 = 629,678,080; merger ln_q 2,560 + 5,120^2 + 5,120 = 26,219,520 +
+// 5,120 x 3,584 + 3,584 = 18,353,664 -> 44,575,744. Vision 675,759,104; total 8,291,375,616 = Qwen/Qwen2-VL-7B-Instruct
+// parameters_raw in AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+TEST(vision, qwen2_vl_tower_by_hand) {
+  auto s = parse_config(qwen_vl_7b("qwen2_vl", R"({"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16,
+    "in_chans": 3, "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+    "temporal_patch_size": 2})"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "675759104");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 8291375616.0);
+  // Qwen2VLVisionConfig's defaults are the 7B's tower.
+  s = parse_config(qwen_vl_7b("qwen2_vl", "{}"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "675759104");
+}
+
+// Qwen2.5-VL 7B (modeling_qwen2_5_vl.py): Conv3d 1,505,280; 32 blocks x (RMSNorms 2,560 + qkv 4,919,040 + proj
+// 1,639,680 + gate, up 2 x (1,280 x 3,420 + 3,420) = 8,762,040 + down 3,420 x 1,280 + 1,280 = 4,378,880) = 32 x
+// 19,702,200 = 630,470,400; merger ln_q 1,280 + 26,219,520 + 18,353,664 = 44,574,464. Vision 676,550,144; total
+// 8,292,166,656 = Qwen/Qwen2.5-VL-7B-Instruct parameters_raw in the llmfit registry above.
+const std::string qwen2_5_vision = R"({"depth": 32, "hidden_act": "silu", "hidden_size": 1280,
+  "intermediate_size": 3420, "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
+  "spatial_merge_size": 2, "spatial_patch_size": 14, "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31],
+  "tokens_per_second": 2, "temporal_patch_size": 2})";
+
+TEST(vision, qwen2_5_vl_tower_by_hand) {
+  auto s = parse_config(qwen_vl_7b("qwen2_5_vl", qwen2_5_vision));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "676550144");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 8292166656.0);
+  // Qwen2.5-VL 3B, in the nested layout newer transformers write: text Qwen2.5-3B (tied) 151,936 x 2,048 =
+  // 311,164,928 + 36 x (attention 9,439,744 + MLP 3 x 2,048 x 11,008 = 67,633,152 + 4,096) + 2,048 =
+  // 3,085,938,688; the tower's merger ends at 2,048: 5,120 x 2,048 + 2,048 = 10,487,808 instead of 18,353,664, so
+  // vision 668,684,288. Total 3,754,622,976 = Qwen/Qwen2.5-VL-3B-Instruct parameters_raw in the llmfit registry.
+  std::string vision_3b = qwen2_5_vision;
+  vision_3b.replace(vision_3b.find("3584"), 4, "2048");
+  s = parse_config(R"({"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
+    "text_config": {"model_type": "qwen2_5_vl_text", "hidden_size": 2048, "intermediate_size": 11008,
+      "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 2, "tie_word_embeddings": true,
+      "use_sliding_window": false, "vocab_size": 151936},
+    "vision_config": )" +
+                   vision_3b + "}");
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "668684288");
+  r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 3754622976.0);
+  // A field that is not a whole number names vision_params.
+  s = parse_config(qwen_vl_7b("qwen2_5_vl", R"({"depth": 1.5})"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+}
+
 }  // namespace
