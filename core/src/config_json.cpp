@@ -311,7 +311,7 @@ void opt_fields(reader& r) {
 }
 
 // Llama 4 (modeling_llama4.py): intermediate_size is the expert and shared-expert width, intermediate_size_mlp the
-// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is not counted.
+// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is read_vision_tower's.
 void llama4_fields(reader& r) {
   if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
     r.out["moe_intermediate_size"] = it->second;
@@ -596,6 +596,27 @@ std::optional<double> qwen2_vl_tower(reader& r, const json& v, bool v2_5) {
   return e * channels * temporal * patch * patch + depth * block + merger;
 }
 
+// Llama 4 (models/llama4/modeling_llama4.py @v4.56): Llama4VisionModel is an unfold patch Linear without bias
+// (c x p^2 -> hv), class_embedding hv, positional_embedding_vlm of (image / p)^2 + 1 rows, layernorm_pre and
+// layernorm_post (LayerNorms), layers with biased q/k/v/o (hv x hv) and fc1 / fc2 (hv <-> iv) and two LayerNorms;
+// vision_adapter (Llama4VisionPixelShuffleMLP) fc1 (iv -> projector_input_dim) and fc2 (projector_output_dim,
+// square), no biases; Llama4MultiModalProjector linear_1 (vision_output_dim -> h, no bias). Llama4VisionConfig
+// defaults: hv 768, iv 5632, 34 layers, patch 14, image 448, vision_output_dim 7680, projector dims 4096.
+std::optional<double> llama4_tower(reader& r, const json& v, double text_hidden) {
+  const auto shape = read_vision(r, v, {768, 5632, 34, 14, 448, 3});
+  double output = 7680, projector_in = 4096, projector_out = 4096;
+  const auto errors = r.errors.size();
+  read_vision_number(r, v, "vision_config ", "vision_output_dim", output);
+  read_vision_number(r, v, "vision_config ", "projector_input_dim", projector_in);
+  read_vision_number(r, v, "vision_config ", "projector_output_dim", projector_out);
+  if (!shape || r.errors.size() != errors) return std::nullopt;
+  const double h = shape->hidden, i = shape->inner, grid = std::floor(shape->image / shape->patch);
+  const double embeddings = shape->channels * shape->patch * shape->patch * h + h + (grid * grid + 1) * h + 4 * h;
+  const double layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h;
+  const double adapter = i * projector_in + projector_out * projector_out;
+  return embeddings + shape->layers * layer + adapter + output * text_hidden;
+}
+
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
   const auto it = root.find("vision_config");
   if (it == root.end() || it->is_null()) return;
@@ -620,9 +641,11 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
     }
   } else if (root_type == "mistral3") {
     count = mistral3_tower(r, root, *it, text_hidden);
+  } else if (root_type == "llama4") {
+    count = llama4_tower(r, *it, text_hidden);
   } else if (root_type == "qwen2_vl" || root_type == "qwen2_5_vl") {
     count = qwen2_vl_tower(r, *it, root_type == "qwen2_5_vl");
-  }  // Other towers (Llama 4, Llama 3.2 Vision, ...) are not counted: docs/models.md says so, vision_params can be
+  }  // Other towers (Llama 3.2 Vision, Qwen3-VL, ...) are not counted: docs/models.md says so, vision_params can be
      // typed.
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }

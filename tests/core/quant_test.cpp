@@ -397,4 +397,43 @@ TEST(vision, qwen2_5_vl_tower_by_hand) {
   EXPECT_EQ(s.errors().front().setting, "vision_params");
 }
 
+// Llama 4 Scout and Maverick (Llama4ForConditionalGeneration; text_config as debaditc/kvfit's registry records
+// Scout's, vision_config as the checkpoints'). Vision (modeling_llama4.py): patch Linear 3 x 14^2 x 1,408 = 827,904
+// + class embedding 1,408 + (24^2 + 1) x 1,408 = 812,416 positions + pre/post LayerNorms 5,632; 34 layers x
+// (q/k/v/o 4 x (1,408^2 + 1,408) = 7,935,488 + fc1 / fc2 1,408 x 5,632 x 2 + 5,632 + 1,408 = 15,866,752 +
+// LayerNorms 5,632) = 34 x 23,807,872 = 809,467,648; adapter 5,632 x 4,096 + 4,096^2 = 39,845,888; projector
+// 4,096 x 5,120 = 20,971,520: 871,932,416. Scout's text 107,769,861,120 -> 108,641,793,536 = meta-llama/
+// Llama-4-Scout-17B-16E-Instruct num_params in debaditc/kvfit@bd4ccabf914323ee9831bc4dfae6bff777aa7966:
+// src/kvfit/data/models.json; Maverick (128 experts on every 2nd layer) 400,711,848,960 -> 401,583,781,376 =
+// meta-llama/Llama-4-Maverick-17B-128E-Instruct parameters_raw in
+// AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+std::string llama4(const std::string& experts) {
+  return R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+    "text_config": {"model_type": "llama4_text", "tie_word_embeddings": false, "attention_chunk_size": 8192,
+      "head_dim": 128, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+      "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48, "num_key_value_heads": 8,
+      "vocab_size": 202048, )" +
+         experts + R"(},
+    "vision_config": {"attention_dropout": 0.0, "hidden_act": "gelu", "hidden_size": 1408, "image_size": 336,
+      "intermediate_size": 5632, "model_type": "llama4_vision_model", "multi_modal_projector_bias": false,
+      "norm_eps": 1e-05, "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 34, "patch_size": 14,
+      "pixel_shuffle_ratio": 0.5, "projector_dropout": 0.0, "projector_input_dim": 4096, "projector_output_dim": 4096,
+      "rope_theta": 10000, "vision_feature_layer": -1, "vision_feature_select_strategy": "default",
+      "vision_output_dim": 4096}})";
+}
+
+TEST(vision, llama4_tower_by_hand) {
+  auto s = parse_config(llama4(R"("num_local_experts": 16, "interleave_moe_layer_step": 1)"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "871932416");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 108641793536.0);
+  s = parse_config(llama4(R"("num_local_experts": 128, "interleave_moe_layer_step": 2)"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 401583781376.0);
+}
+
 }  // namespace
