@@ -87,6 +87,9 @@ const family* find_family(std::string_view type) {
   if (type.empty()) return &custom_family;
   if (type == "gemma3") type = "gemma3_text";  // the multimodal wrapper's language model
   if (type == "llama4") type = "llama4_text";
+  // Qwen2-VL and Qwen2.5-VL: the language model is Qwen2's (its multimodal rope adds no parameters).
+  if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")
+    type = "qwen2";
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
   for (const auto& f : families)
     if (f.model_type == type) return &f;
@@ -308,7 +311,7 @@ void opt_fields(reader& r) {
 }
 
 // Llama 4 (modeling_llama4.py): intermediate_size is the expert and shared-expert width, intermediate_size_mlp the
-// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is not counted.
+// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is read_vision_tower's.
 void llama4_fields(reader& r) {
   if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
     r.out["moe_intermediate_size"] = it->second;
@@ -465,27 +468,30 @@ struct vision_shape {
   double hidden = 0, inner = 0, layers = 0, patch = 0, image = 0, channels = 3;
 };
 
+// A whole number from 1 to 1e6 at obj[name] into field (left as it is when absent); `where` names obj in the error.
+void read_vision_number(reader& r, const json& obj, std::string_view where, const char* name, double& field) {
+  const auto f = obj.find(name);
+  if (f == obj.end() || f->is_null()) return;
+  const auto x = whole(&*f);
+  if (!x || *x < 1 || *x > 1e6) {
+    r.fail("vision_params", std::string("config.json ") + std::string(where) + "field \"" + name +
+                                "\" must be a whole number from 1 to 1e6, got " + detail::quoted(f->dump()));
+    return;
+  }
+  field = *x;
+}
+
 std::optional<vision_shape> read_vision(reader& r, const json& v, const vision_shape& defaults) {
-  reader vr(v);
   vision_shape out = defaults;
-  const auto take = [&](const char* name, double& field) {
-    if (const json* f = vr.find({name})) {
-      const auto x = whole(f);
-      if (!x || *x < 1 || *x > 1e6) {
-        r.fail("vision_params", std::string("config.json vision_config field \"") + name +
-                                    "\" must be a whole number from 1 to 1e6, got " + detail::quoted(f->dump()));
-        return;
-      }
-      field = *x;
-    }
-  };
-  take("hidden_size", out.hidden);
-  take("intermediate_size", out.inner);
-  take("num_hidden_layers", out.layers);
-  take("patch_size", out.patch);
-  take("image_size", out.image);
-  take("num_channels", out.channels);
-  if (!r.errors.empty()) return std::nullopt;
+  const auto errors = r.errors.size();
+  for (const auto& [name, field] : {std::pair<const char*, double*>{"hidden_size", &out.hidden},
+                                    {"intermediate_size", &out.inner},
+                                    {"num_hidden_layers", &out.layers},
+                                    {"patch_size", &out.patch},
+                                    {"image_size", &out.image},
+                                    {"num_channels", &out.channels}})
+    read_vision_number(r, v, "vision_config ", name, *field);
+  if (r.errors.size() != errors) return std::nullopt;
   return out;
 }
 
@@ -505,15 +511,110 @@ double siglip_gemma3(const vision_shape& v, double text_hidden) {
   return embeddings + v.layers * vit_layer(v) + 2 * h + h * text_hidden + h;
 }
 
+// LLaVA's projector (LlavaMultiModalProjector): linear_1 (hv x n_features -> h) and linear_2 (h -> h), biased unless
+// multimodal_projector_bias is false.
+double llava_projector(double hv, double text_hidden, double features, bool bias) {
+  return hv * features * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
+}
+
 // LLaVA (modeling_llava.py, modeling_clip.py): CLIPVisionModel: class_embedding hv, patch Conv2d without bias,
-// (grid^2 + 1) position rows, pre_layrnorm and post_layernorm (LayerNorms), the layers; the projector
-// (LlavaMultiModalProjector) linear_1 (hv x n_features -> h) and linear_2 (h -> h), biased unless
-// multimodal_projector_bias is false. CLIPVisionConfig defaults: hv 768, 3072, 12 layers, patch 32, image 224.
+// (grid^2 + 1) position rows, pre_layrnorm and post_layernorm (LayerNorms), the layers, then the LLaVA projector.
+// CLIPVisionConfig defaults: hv 768, 3072, 12 layers, patch 32, image 224.
 double clip_llava(const vision_shape& v, double text_hidden, double features, bool bias) {
   const double h = v.hidden, grid = std::floor(v.image / v.patch);
   const double embeddings = h + h * v.channels * v.patch * v.patch + (grid * grid + 1) * h;
-  const double projector = h * features * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
-  return embeddings + 2 * 2 * h + v.layers * vit_layer(v) + projector;
+  return embeddings + 2 * 2 * h + v.layers * vit_layer(v) + llava_projector(h, text_hidden, features, bias);
+}
+
+// Pixtral (transformers models/pixtral/modeling_pixtral.py @v4.56): PixtralVisionModel is patch_conv (Conv2d without
+// bias), ln_pre (RMSNorm hv) and layers of attention_norm and ffn_norm (RMSNorms), q/k/v/o (hv x hv, no bias) and a
+// gated MLP (gate/up/down, no bias); its 2-D rotary table is a buffer, so image_size adds nothing.
+// PixtralVisionConfig defaults: hv 1024, 4096, 24 layers, patch 16, image 1024, 3 channels.
+double pixtral(const vision_shape& v) {
+  const double h = v.hidden, i = v.inner;
+  return h * v.channels * v.patch * v.patch + h + v.layers * (4 * h * h + 3 * h * i + 2 * h);
+}
+
+// Mistral 3 (models/mistral3/modeling_mistral3.py @v4.56): Mistral3MultiModalProjector is norm (RMSNorm hv),
+// patch_merger.merging_layer (hv x merge^2 -> hv, no bias), linear_1 (hv x n_features -> h) and linear_2 (h -> h),
+// biased when multimodal_projector_bias is true (Mistral3Config default false; spatial_merge_size default 2).
+double mistral3_projector(double hv, double text_hidden, double features, double merge, bool bias) {
+  return hv + hv * merge * merge * hv + llava_projector(hv, text_hidden, features, bias);
+}
+
+// How many vision layers' features the projector concatenates: vision_feature_layer, an index or a list.
+double feature_layers(const json& root) {
+  const auto f = root.find("vision_feature_layer");
+  return f != root.end() && f->is_array() ? static_cast<double>(f->size()) : 1;
+}
+
+constexpr vision_shape pixtral_defaults{1024, 4096, 24, 16, 1024, 3};
+
+std::optional<double> mistral3_tower(reader& r, const json& root, const json& vision, double text_hidden) {
+  if (const std::string type = reader(vision).text("model_type"); !type.empty() && type != "pixtral") {
+    r.fail("vision_params",
+           "config.json mistral3 vision_config model_type " + detail::quoted(type) + " is not modelled (pixtral is)");
+    return std::nullopt;
+  }
+  double merge = 2;
+  read_vision_number(r, root, "", "spatial_merge_size", merge);
+  const bool bias = reader(root).boolean("multimodal_projector_bias", "vision_params").value_or(false);
+  const auto v = read_vision(r, vision, pixtral_defaults);
+  if (!v) return std::nullopt;
+  return pixtral(*v) + mistral3_projector(v->hidden, text_hidden, feature_layers(root), merge, bias);
+}
+
+// Qwen2-VL (models/qwen2_vl/modeling_qwen2_vl.py @v4.56): Conv3d patch embedding without bias (e x c x t x p x p),
+// blocks of two LayerNorms (4e), qkv (e -> 3e) and proj (e -> e) with biases, and an MLP fc1 / fc2 with biases of
+// width e x mlp_ratio; PatchMerger: ln_q (a LayerNorm of e), then Linear(e s^2 -> e s^2) and Linear(e s^2 -> out),
+// both biased, out being vision_config.hidden_size. Qwen2VLVisionConfig defaults: embed_dim 1280, depth 32,
+// mlp_ratio 4, hidden_size 3584, patch 14, temporal patch 2, merge 2, 3 channels.
+// Qwen2.5-VL (models/qwen2_5_vl/modeling_qwen2_5_vl.py @v4.56): the same patch embedding and attention, RMSNorms
+// (2e per block, e for ln_q) and a gated MLP gate / up (e -> i) and down (i -> e), all biased; the merger's output
+// is out_hidden_size. Qwen2_5_VLVisionConfig defaults: hidden_size 3584, intermediate 3420, depth 32,
+// out_hidden_size 3584, the same patches and merge.
+std::optional<double> qwen2_vl_tower(reader& r, const json& v, bool v2_5) {
+  double e = v2_5 ? 3584 : 1280, depth = 32, ratio = 4, inner = 3420, out = 3584;
+  double channels = 3, patch = 14, temporal = 2, merge = 2;
+  const auto errors = r.errors.size();
+  const auto number = [&](const char* name, double& field) { read_vision_number(r, v, "vision_config ", name, field); };
+  number(v2_5 ? "hidden_size" : "embed_dim", e);
+  number(v2_5 ? "out_hidden_size" : "hidden_size", out);
+  number("depth", depth);
+  number(v2_5 ? "intermediate_size" : "mlp_ratio", v2_5 ? inner : ratio);
+  number("in_channels", channels);
+  number("in_chans", channels);
+  number("patch_size", patch);
+  number("temporal_patch_size", temporal);
+  number("spatial_merge_size", merge);
+  if (r.errors.size() != errors) return std::nullopt;
+  const double attention = 3 * e * e + 3 * e + e * e + e;
+  const double block = v2_5 ? 2 * e + attention + 2 * (e * inner + inner) + inner * e + e
+                            : 4 * e + attention + 2 * e * (e * ratio) + e * ratio + e;
+  const double wide = e * merge * merge;
+  const double merger = (v2_5 ? e : 2 * e) + wide * wide + wide + wide * out + out;
+  return e * channels * temporal * patch * patch + depth * block + merger;
+}
+
+// Llama 4 (models/llama4/modeling_llama4.py @v4.56): Llama4VisionModel is an unfold patch Linear without bias
+// (c x p^2 -> hv), class_embedding hv, positional_embedding_vlm of (image / p)^2 + 1 rows, layernorm_pre and
+// layernorm_post (LayerNorms), layers with biased q/k/v/o (hv x hv) and fc1 / fc2 (hv <-> iv) and two LayerNorms;
+// vision_adapter (Llama4VisionPixelShuffleMLP) fc1 (iv -> projector_input_dim) and fc2 (projector_output_dim,
+// square), no biases; Llama4MultiModalProjector linear_1 (vision_output_dim -> h, no bias). Llama4VisionConfig
+// defaults: hv 768, iv 5632, 34 layers, patch 14, image 448, vision_output_dim 7680, projector dims 4096.
+std::optional<double> llama4_tower(reader& r, const json& v, double text_hidden) {
+  const auto shape = read_vision(r, v, {768, 5632, 34, 14, 448, 3});
+  double output = 7680, projector_in = 4096, projector_out = 4096;
+  const auto errors = r.errors.size();
+  read_vision_number(r, v, "vision_config ", "vision_output_dim", output);
+  read_vision_number(r, v, "vision_config ", "projector_input_dim", projector_in);
+  read_vision_number(r, v, "vision_config ", "projector_output_dim", projector_out);
+  if (!shape || r.errors.size() != errors) return std::nullopt;
+  const double h = shape->hidden, i = shape->inner, grid = std::floor(shape->image / shape->patch);
+  const double embeddings = shape->channels * shape->patch * shape->patch * h + h + (grid * grid + 1) * h + 4 * h;
+  const double layer = 4 * (h * h + h) + (h * i + i) + (i * h + h) + 4 * h;
+  const double adapter = i * projector_in + projector_out * projector_out;
+  return embeddings + shape->layers * layer + adapter + output * text_hidden;
 }
 
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
@@ -529,13 +630,23 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
       return r.fail("vision_params", "config.json vision_config vision_use_head true is not modelled");
     if (const auto v = read_vision(r, *it, {1152, 4304, 27, 14, 896, 3})) count = siglip_gemma3(*v, text_hidden);
   } else if (root_type == "llava") {
-    double features = 1;
-    if (const auto f = root.find("vision_feature_layer"); f != root.end() && f->is_array())
-      features = static_cast<double>(f->size());
+    // LLaVA wraps CLIP by default; Pixtral 12B's transformers port wraps a Pixtral encoder.
     const bool bias = reader(root).boolean("multimodal_projector_bias", "vision_params").value_or(true);
-    if (const auto v = read_vision(r, *it, {768, 3072, 12, 32, 224, 3}))
+    const double features = feature_layers(root);
+    if (reader(*it).text("model_type") == "pixtral") {
+      if (const auto v = read_vision(r, *it, pixtral_defaults))
+        count = pixtral(*v) + llava_projector(v->hidden, text_hidden, features, bias);
+    } else if (const auto v = read_vision(r, *it, {768, 3072, 12, 32, 224, 3})) {
       count = clip_llava(*v, text_hidden, features, bias);
-  }  // Other towers (Llama 4, Mistral 3, ...) are not counted: docs/models.md says so, vision_params can be typed.
+    }
+  } else if (root_type == "mistral3") {
+    count = mistral3_tower(r, root, *it, text_hidden);
+  } else if (root_type == "llama4") {
+    count = llama4_tower(r, *it, text_hidden);
+  } else if (root_type == "qwen2_vl" || root_type == "qwen2_5_vl") {
+    count = qwen2_vl_tower(r, *it, root_type == "qwen2_5_vl");
+  }  // Other towers (Llama 3.2 Vision, Qwen3-VL, ...) are not counted: docs/models.md says so, vision_params can be
+     // typed.
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }
 
@@ -916,7 +1027,7 @@ result<settings> parse_config(std::string_view json_text) {
   if (fam.router_bias || r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
   family_fields(fam.model_type, type, r);
   read_quantization(r, root);
-  if (has_text) read_vision_tower(r, root, root_type);
+  read_vision_tower(r, root, root_type);
 
   if (!r.errors.empty()) return r.errors;
   return r.out;

@@ -229,4 +229,211 @@ TEST(vision, llava_clip_tower_by_hand) {
   EXPECT_EQ(r.value().model.params.total, 7063427072.0);
 }
 
+// Mistral Small 3.1 / 3.2 (Mistral3ForConditionalGeneration; the config as in Mistral3Config's defaults and in
+// NVIDIA/TensorRT-LLM@56851033:tests/unittest/_torch/modeling/test_modeling_mistral.py, 40 text layers).
+// Pixtral (modeling_pixtral.py): patch conv 1,024 x 3 x 14 x 14 = 602,112; ln_pre 1,024; 24 layers x (q/k/v/o
+// 4 x 1,024^2 = 4,194,304 + gate/up/down 3 x 1,024 x 4,096 = 12,582,912 + two RMSNorms 2,048) = 24 x 16,779,264 =
+// 402,702,336 -> 403,305,472. Projector (modeling_mistral3.py): norm 1,024 + merging_layer 4 x 1,024 x 1,024 =
+// 4,194,304 + linear_1 1,024 x 5,120 = 5,242,880 + linear_2 5,120^2 = 26,214,400 (no biases) = 35,652,608.
+// Vision 438,958,080. Text (Mistral, untied): 2 x 131,072 x 5,120 = 1,342,177,280 + 40 x (attention 52,428,800 +
+// MLP 3 x 5,120 x 32,768 = 503,316,480 + 10,240) = 22,230,220,800 + 5,120 = 23,572,403,200 (the text-only
+// Mistral-Small-24B-2501 count). Total 24,011,361,280 = mistralai/Mistral-Small-3.2-24B-Instruct-2506 num_params
+// in debaditc/kvfit@bd4ccabf914323ee9831bc4dfae6bff777aa7966:src/kvfit/data/models.json.
+const std::string pixtral_vision = R"({"attention_dropout": 0.0, "head_dim": 64, "hidden_act": "silu",
+  "hidden_size": 1024, "image_size": 1540, "initializer_range": 0.02, "intermediate_size": 4096, "model_type": "pixtral",
+  "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 24, "patch_size": 14, "rope_theta": 10000.0})";
+
+std::string mistral_small_3(const std::string& vision = pixtral_vision) {
+  return R"({"architectures": ["Mistral3ForConditionalGeneration"], "image_token_index": 10,
+  "model_type": "mistral3", "multimodal_projector_bias": false, "projector_hidden_act": "gelu",
+  "spatial_merge_size": 2,
+  "text_config": {"attention_dropout": 0.0, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+    "initializer_range": 0.02, "intermediate_size": 32768, "max_position_embeddings": 131072, "model_type": "mistral",
+    "num_attention_heads": 32, "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000000.0, "sliding_window": null, "use_cache": true, "vocab_size": 131072},
+  "torch_dtype": "bfloat16", "vision_config": )" +
+         vision + R"(, "vision_feature_layer": -1})";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(vision, mistral3_pixtral_tower_by_hand) {
+  auto s = parse_config(mistral_small_3());
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "438958080");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.vision, 438958080.0);
+  EXPECT_EQ(r.value().model.params.total, 24011361280.0);
+  // Projector biases on: linear_1 and linear_2 each gain 5,120.
+  s = parse_config(
+      replaced(mistral_small_3(), R"("multimodal_projector_bias": false)", R"("multimodal_projector_bias": true)"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "438968320");
+  // No spatial merge: merging_layer is 1,024 x 1,024 = 1,048,576, 3,145,728 fewer.
+  s = parse_config(replaced(mistral_small_3(), R"("spatial_merge_size": 2)", R"("spatial_merge_size": 1)"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "435812352");
+  // Two feature layers concatenated: linear_1 doubles its input, + 5,242,880.
+  s = parse_config(replaced(mistral_small_3(), R"("vision_feature_layer": -1)", R"("vision_feature_layer": [-1, -2])"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "444200960");
+  // An empty vision_config takes PixtralVisionConfig's defaults (patch 16): patch conv 786,432, 184,320 more.
+  s = parse_config(mistral_small_3("{}"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "439142400");
+}
+
+TEST(vision, mistral3_refuses_what_it_does_not_model) {
+  auto s =
+      parse_config(replaced(mistral_small_3(), R"("model_type": "pixtral")", R"("model_type": "siglip_vision_model")"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+  EXPECT_NE(s.errors().front().message.find("siglip_vision_model"), std::string::npos);
+  s = parse_config(replaced(mistral_small_3(), R"("spatial_merge_size": 2)", R"("spatial_merge_size": 0)"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+  EXPECT_NE(s.errors().front().message.find("spatial_merge_size"), std::string::npos);
+}
+
+// Pixtral 12B's transformers port (LlavaForConditionalGeneration around a Pixtral encoder; its vision_config lists
+// only what differs from PixtralVisionConfig). Pixtral: patch conv 1,024 x 3 x 16 x 16 = 786,432 + ln_pre 1,024 +
+// 402,702,336 (layers as above) = 403,489,792; LLaVA projector with biases 1,024 x 5,120 + 5,120 + 5,120^2 + 5,120 =
+// 31,467,520: vision 434,957,312. Text: Mistral NeMo (vocab 131,072, 40 layers, MLP 14,336) 12,247,782,400. Total
+// 12,682,739,712 = mistral-experimental/pixtral-12b parameters_raw in
+// AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+TEST(vision, llava_pixtral_tower_by_hand) {
+  const std::string text = R"({"architectures": ["LlavaForConditionalGeneration"], "image_token_index": 10,
+    "model_type": "llava", "projector_hidden_act": "gelu",
+    "text_config": {"hidden_size": 5120, "head_dim": 128, "intermediate_size": 14336, "model_type": "mistral",
+      "num_attention_heads": 32, "num_hidden_layers": 40, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+      "rope_theta": 1000000000.0, "sliding_window": null, "vocab_size": 131072},
+    "vision_config": {"head_dim": 64, "hidden_act": "silu", "image_size": 1024, "model_type": "pixtral",
+      "patch_size": 16, "rope_theta": 10000.0, "tie_word_embeddings": false},
+    "vision_feature_layer": -1, "vision_feature_select_strategy": "full"})";
+  auto s = parse_config(text);
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "434957312");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 12682739712.0);
+}
+
+// Qwen2-VL and Qwen2.5-VL keep the language model (Qwen2's) at the top level of config.json. The 7B text model:
+// embeddings 2 x 152,064 x 3,584 = 1,089,994,752 + 28 x (q 3,584^2 + 3,584 + k, v 2 x (3,584 x 512 + 512) + o
+// 3,584^2 = 29,364,736 + MLP 3 x 3,584 x 18,944 = 203,685,888 + norms 7,168) = 6,525,618,176 + 3,584 = 7,615,616,512.
+std::string qwen_vl_7b(const std::string& type, const std::string& vision) {
+  return R"({"architectures": ["Qwen2VLForConditionalGeneration"], "attention_dropout": 0.0, "hidden_act": "silu",
+    "hidden_size": 3584, "intermediate_size": 18944, "max_position_embeddings": 32768, "max_window_layers": 28,
+    "model_type": ")" +
+         type + R"(", "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": false,
+    "use_sliding_window": false, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    "vocab_size": 152064, "vision_config": )" +
+         vision + "}";
+}
+
+// Qwen2-VL 7B (modeling_qwen2_vl.py): Conv3d 1,280 x 3 x 2 x 14 x 14 = 1,505,280; 32 blocks x (LayerNorms 5,120 +
+// qkv 1,280 x 3,840 + 3,840 = 4,919,040 + proj 1,639,680 + fc1 1,280 x 5,120 + 5,120 = 6,558,720 + fc2 5,120 x
+// 1,280 + 1,280 = 6,554,880) = 32 x 19,677,440 = 629,678,080; merger ln_q 2,560 + 5,120^2 + 5,120 = 26,219,520 +
+// 5,120 x 3,584 + 3,584 = 18,353,664 -> 44,575,744. Vision 675,759,104; total 8,291,375,616 = Qwen/Qwen2-VL-7B-Instruct
+// parameters_raw in AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+TEST(vision, qwen2_vl_tower_by_hand) {
+  auto s = parse_config(qwen_vl_7b("qwen2_vl", R"({"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16,
+    "in_chans": 3, "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+    "temporal_patch_size": 2})"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "675759104");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 8291375616.0);
+  // Qwen2VLVisionConfig's defaults are the 7B's tower.
+  s = parse_config(qwen_vl_7b("qwen2_vl", "{}"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.value().at("vision_params"), "675759104");
+}
+
+// Qwen2.5-VL 7B (modeling_qwen2_5_vl.py): Conv3d 1,505,280; 32 blocks x (RMSNorms 2,560 + qkv 4,919,040 + proj
+// 1,639,680 + gate, up 2 x (1,280 x 3,420 + 3,420) = 8,762,040 + down 3,420 x 1,280 + 1,280 = 4,378,880) = 32 x
+// 19,702,200 = 630,470,400; merger ln_q 1,280 + 26,219,520 + 18,353,664 = 44,574,464. Vision 676,550,144; total
+// 8,292,166,656 = Qwen/Qwen2.5-VL-7B-Instruct parameters_raw in the llmfit registry above.
+const std::string qwen2_5_vision = R"({"depth": 32, "hidden_act": "silu", "hidden_size": 1280,
+  "intermediate_size": 3420, "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
+  "spatial_merge_size": 2, "spatial_patch_size": 14, "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31],
+  "tokens_per_second": 2, "temporal_patch_size": 2})";
+
+TEST(vision, qwen2_5_vl_tower_by_hand) {
+  auto s = parse_config(qwen_vl_7b("qwen2_5_vl", qwen2_5_vision));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "676550144");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 8292166656.0);
+  // Qwen2.5-VL 3B, in the nested layout newer transformers write: text Qwen2.5-3B (tied) 151,936 x 2,048 =
+  // 311,164,928 + 36 x (attention 9,439,744 + MLP 3 x 2,048 x 11,008 = 67,633,152 + 4,096) + 2,048 =
+  // 3,085,938,688; the tower's merger ends at 2,048: 5,120 x 2,048 + 2,048 = 10,487,808 instead of 18,353,664, so
+  // vision 668,684,288. Total 3,754,622,976 = Qwen/Qwen2.5-VL-3B-Instruct parameters_raw in the llmfit registry.
+  std::string vision_3b = qwen2_5_vision;
+  vision_3b.replace(vision_3b.find("3584"), 4, "2048");
+  s = parse_config(R"({"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
+    "text_config": {"model_type": "qwen2_5_vl_text", "hidden_size": 2048, "intermediate_size": 11008,
+      "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 2, "tie_word_embeddings": true,
+      "use_sliding_window": false, "vocab_size": 151936},
+    "vision_config": )" +
+                   vision_3b + "}");
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "668684288");
+  r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 3754622976.0);
+  // A field that is not a whole number names vision_params.
+  s = parse_config(qwen_vl_7b("qwen2_5_vl", R"({"depth": 1.5})"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "vision_params");
+}
+
+// Llama 4 Scout and Maverick (Llama4ForConditionalGeneration; text_config as debaditc/kvfit's registry records
+// Scout's, vision_config as the checkpoints'). Vision (modeling_llama4.py): patch Linear 3 x 14^2 x 1,408 = 827,904
+// + class embedding 1,408 + (24^2 + 1) x 1,408 = 812,416 positions + pre/post LayerNorms 5,632; 34 layers x
+// (q/k/v/o 4 x (1,408^2 + 1,408) = 7,935,488 + fc1 / fc2 1,408 x 5,632 x 2 + 5,632 + 1,408 = 15,866,752 +
+// LayerNorms 5,632) = 34 x 23,807,872 = 809,467,648; adapter 5,632 x 4,096 + 4,096^2 = 39,845,888; projector
+// 4,096 x 5,120 = 20,971,520: 871,932,416. Scout's text 107,769,861,120 -> 108,641,793,536 = meta-llama/
+// Llama-4-Scout-17B-16E-Instruct num_params in debaditc/kvfit@bd4ccabf914323ee9831bc4dfae6bff777aa7966:
+// src/kvfit/data/models.json; Maverick (128 experts on every 2nd layer) 400,711,848,960 -> 401,583,781,376 =
+// meta-llama/Llama-4-Maverick-17B-128E-Instruct parameters_raw in
+// AlexsJones/llmfit@a3e0eb27c57fe05298292f4c61699b9aed2824ea:llmfit-core/data/hf_models.json.
+std::string llama4(const std::string& experts) {
+  return R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+    "text_config": {"model_type": "llama4_text", "tie_word_embeddings": false, "attention_chunk_size": 8192,
+      "head_dim": 128, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+      "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48, "num_key_value_heads": 8,
+      "vocab_size": 202048, )" +
+         experts + R"(},
+    "vision_config": {"attention_dropout": 0.0, "hidden_act": "gelu", "hidden_size": 1408, "image_size": 336,
+      "intermediate_size": 5632, "model_type": "llama4_vision_model", "multi_modal_projector_bias": false,
+      "norm_eps": 1e-05, "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 34, "patch_size": 14,
+      "pixel_shuffle_ratio": 0.5, "projector_dropout": 0.0, "projector_input_dim": 4096, "projector_output_dim": 4096,
+      "rope_theta": 10000, "vision_feature_layer": -1, "vision_feature_select_strategy": "default",
+      "vision_output_dim": 4096}})";
+}
+
+TEST(vision, llama4_tower_by_hand) {
+  auto s = parse_config(llama4(R"("num_local_experts": 16, "interleave_moe_layer_step": 1)"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  EXPECT_EQ(s.value().at("vision_params"), "871932416");
+  auto r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 108641793536.0);
+  s = parse_config(llama4(R"("num_local_experts": 128, "interleave_moe_layer_step": 2)"));
+  ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
+  r = resolve({{"mode", "inference"}}, s.value());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().model.params.total, 401583781376.0);
+}
+
 }  // namespace
