@@ -379,6 +379,28 @@ double input_bytes(const context& c, const layer_params& layer, std::initializer
   return sites * c.act * width;
 }
 
+// Whether o_proj's input, the attention's output, is kept: by the flash and memory-efficient kernels (their
+// backward needs it) or by an o_proj that keeps its input.
+bool keeps_attention_output(const context& c, const layer_params& layer) {
+  const attention_kernel kernel = c.r.attention;
+  return trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
+         kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
+}
+
+// The scores of `scores` = heads x query length x key length x sequences: the materialising kernels keep them (and,
+// with dropout, its mask and the dropped copy); the others keep a log-sum-exp per head and query token. Context
+// parallelism keeps 1/cp of them: Ulysses a/cp heads over the whole sequence, ring s/cp queries.
+void scores_saved(const context& c, double scores, layer_activations& out) {
+  const double B = c.act;
+  const double drop = c.s.dropout ? (1 + B) * scores : 0;
+  if (c.r.attention == attention_kernel::standard)
+    out.square_terms += (B * scores + drop) / c.cp;
+  else if (c.r.attention == attention_kernel::eager)
+    out.square_terms += (fp32_bytes * scores + (B < fp32_bytes ? B * scores : 0) + drop) / c.cp;
+  else
+    out.linear_terms += fp32_bytes * c.m.heads * c.tokens;
+}
+
 // Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
 void attention_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const auto& s = c.s;
@@ -396,28 +418,17 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   } else if (kernel == attention_kernel::eager || kernel == attention_kernel::sdpa) {
     kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
   }
-  // q, k and v are kept by the attention's own backward; its output by the flash and memory-efficient kernels
-  // (their backward needs it) or by a trained o_proj.
+  // q, k and v are kept by the attention's own backward.
   const double qkv_input = T * input_bytes(c, layer,
                                            {projection::q_proj, projection::k_proj, projection::v_proj,
                                             projection::q_a_proj, projection::kv_a_proj_with_mqa},
                                            h);
-  const bool o_input = trains(c, layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
-                       kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
+  const bool o_input = keeps_attention_output(c, layer);
   out.linear_terms += qkv_input + B * T * (q_width + kv_width + v_width + (o_input ? o_width : 0));
   out.outside_tp += qkv_input;
   if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
-  // Context parallelism keeps 1/cp of the scores: Ulysses a/cp heads over the whole sequence, ring s/cp queries.
-  if (kernel == attention_kernel::standard) {
-    out.square_terms += (B * a * sq * sq * b + (drop ? (1 + B) * a * sq * sq * b : 0)) / c.cp;
-  } else if (kernel == attention_kernel::eager) {
-    out.square_terms += (fp32_bytes * a * sq * sq * b + (B < fp32_bytes ? B * a * sq * sq * b : 0) +
-                         (drop ? (1 + B) * a * sq * sq * b : 0)) /
-                        c.cp;
-  } else {
-    out.linear_terms += fp32_bytes * a * T;  // log-sum-exp per head and token
-  }
+  scores_saved(c, a * sq * sq * b, out);
 }
 
 // MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the gate
@@ -494,19 +505,11 @@ void cross_attention_saved(const context& c, layer_activations& out) {
       kernel == attention_kernel::eager || kernel == attention_kernel::sdpa ? a * d : m.kv_heads * d;
   const double norm = norm_saved_bytes(c) * T * h;
   const double q_input = T * input_bytes(c, m.params.dense_layer, {projection::q_proj}, h);
-  const bool o_input = trains(c, m.params.dense_layer, {projection::o_proj}) || kernel == attention_kernel::flash ||
-                       kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa;
+  const bool o_input = keeps_attention_output(c, m.params.dense_layer);
   out.linear_terms += norm + q_input + B * T * (a * d + (o_input ? a * d : 0)) + B * T_enc * 2 * kv_width;
   out.outside_tp += norm + q_input;
   if (c.s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
-  const double scores = a * sq * enc * b / c.cp;
-  const double drop = c.s.dropout ? (1 + B) * scores : 0;
-  if (kernel == attention_kernel::standard)
-    out.square_terms += B * scores + drop;
-  else if (kernel == attention_kernel::eager)
-    out.square_terms += fp32_bytes * scores + (B < fp32_bytes ? B * scores : 0) + drop;
-  else
-    out.linear_terms += fp32_bytes * a * T;
+  scores_saved(c, a * sq * enc * b, out);
 }
 
 // The encoder's output, read by k_proj and v_proj of every cross-attention: one B x T_enc x h tensor.
