@@ -24,6 +24,18 @@ using json = nlohmann::ordered_json;
   return out;
 }
 
+/// A JSON object holding `values`' members in their order. Appended directly: nlohmann's ordered_map finds each
+/// key it inserts by a linear scan, which makes the 100-odd settings quadratic (docs/performance.md); the keys of
+/// a std::map are unique, so there is nothing to find.
+template <class Map>
+[[nodiscard]] json object_of(const Map& values) {
+  json out = json::object();
+  auto& members = out.get_ref<json::object_t&>();
+  members.reserve(values.size());
+  for (const auto& [key, value] : values) members.emplace_back(key, value);
+  return out;
+}
+
 /// The members of a JSON object (the caller checked is_object) in key order, as std::map held them: the
 /// readers that stop at the first bad member or list members keep the order they always had.
 [[nodiscard]] inline std::vector<const json::object_t::value_type*> sorted_members(const json& object) {

@@ -20,8 +20,7 @@ json layer_json(const layer_params& layer) {
 }
 
 json answer_json(const solve_answer& a) {
-  json delta = json::object();
-  for (const auto& [key, value] : a.delta) delta[key] = value;
+  const json delta = detail::object_of(a.delta);
   return {{"found", a.found},       {"value", a.value},    {"limit", a.limit},
           {"at_limit", a.at_limit}, {"varied", a.varied},  {"total", json_bytes(a.total_bytes)},
           {"delta", delta},         {"message", a.message}};
@@ -38,8 +37,7 @@ json solve_object(const solve_result& r) {
 }
 
 json knob_json(const knob_advice& k) {
-  json delta = json::object();
-  for (const auto& [key, value] : k.delta) delta[key] = value;
+  const json delta = detail::object_of(k.delta);
   json changes = json::array();
   for (const auto& c : k.changes)
     changes.push_back({{"bucket", c.bucket},
@@ -63,8 +61,7 @@ json knob_json(const knob_advice& k) {
 // The cheapest combination (advise.hpp): null when the setting fits already (nothing searched).
 json combination_json(const knob_combination& c) {
   if (!c.searched) return nullptr;
-  json delta = json::object();
-  for (const auto& [key, value] : c.delta) delta[key] = value;
+  const json delta = detail::object_of(c.delta);
   return {{"found", c.found},
           {"knobs", c.ids},
           {"names", c.names},
@@ -186,8 +183,7 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
   for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
   bytes["total"] = json_bytes(r.total_bytes);
 
-  json settings_json = json::object();
-  for (const auto& [key, value] : to_settings(r.settings)) settings_json[key] = value;
+  const json settings_json = detail::object_of(to_settings(r.settings));
 
   json out = {{"ok", true},
               {"params", json_bytes(r.params)},
@@ -247,18 +243,16 @@ std::string sweep_to_json(const sweep_run& run) {
 }
 
 std::string settings_to_json(const settings& values, int indent) {
-  json fields = json::object();
-  for (const auto& [key, value] : values) fields[key] = value;
-  return dump(json{{"ok", true}, {"settings", fields}}, indent);
+  return dump(json{{"ok", true}, {"settings", detail::object_of(values)}}, indent);
 }
 
 std::string checkpoint_to_json(const checkpoint_summary& c, const settings& layered, const std::string& architecture,
                                int indent) {
-  json fields = json::object();
-  for (const auto& [key, value] : layered) fields[key] = value;
-  return dump(
-      json{{"ok", true}, {"checkpoint", checkpoint_object(c)}, {"architecture", architecture}, {"settings", fields}},
-      indent);
+  return dump(json{{"ok", true},
+                   {"checkpoint", checkpoint_object(c)},
+                   {"architecture", architecture},
+                   {"settings", detail::object_of(layered)}},
+              indent);
 }
 
 std::string errors_to_json(const std::vector<error>& errors, int indent) {

@@ -43,12 +43,16 @@ for (const [when, test, keys] of APPLIES) {
 }
 
 /**
- * The rules `key` fails for `resolved` (the resolved settings) with `runtime` (the runtime used, for
- * runtime = auto): [] when it applies, else the words of each rule that does not hold.
+ * What the rules read: `resolved` (the resolved settings) with `runtime_used`, the runtime used (`runtime`, for
+ * runtime = auto). Made once per update, not once per key: the settings are a hundred-odd keys to copy.
  */
-export function notApplying(key, resolved, runtime) {
+export function applicabilityContext(resolved, runtime) {
+  return { ...resolved, runtime_used: resolved.runtime === "auto" || !resolved.runtime ? runtime : resolved.runtime };
+}
+
+/** The rules `key` fails in `context` (applicabilityContext): [] when it applies, else the words of each rule that does not hold. */
+export function notApplying(key, context) {
   const rules = RULES.get(key);
   if (!rules) return [];
-  const context = { ...resolved, runtime_used: resolved.runtime === "auto" || !resolved.runtime ? runtime : resolved.runtime };
   return rules.filter((rule) => !rule.test(context)).map((rule) => rule.when);
 }

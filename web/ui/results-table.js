@@ -5,57 +5,116 @@
 import { h, replace } from "./dom.js";
 import { formatBytes, formatCapacity, formatCount, formatShare } from "./format.js";
 
+/** container -> the table drawn last, its shape and the nodes an update rewrites (renderResultsTable). */
+const drawn = new WeakMap();
+
 /**
- * Renders `estimate` (an ok estimate from the core) into `container`, replacing what was there.
- * Options: units ("GB" | "GiB"), caption (text; default names the per-device scope).
+ * Renders `estimate` (an ok estimate from the core) into `container`. Options: units ("GB" | "GiB"), caption
+ * (text; default names the per-device scope). When the table drawn there last has the same rows (the same
+ * buckets, folded alike, with as many items; the same footer rows), only its texts and byte counts are
+ * rewritten: an edit redraws the table, and making its hundred-odd elements again was a third of the edit's
+ * time (docs/performance.md). Returns the table.
  */
 export function renderResultsTable(container, estimate, { units = "GB", caption } = {}) {
-  const total = estimate.bytes.total;
-  const group = (bucket, folded) =>
-    h("tbody", { class: `bucket-group bucket-${bucket.key}`, hidden: folded, dataset: folded ? { folded: "true" } : {} },
-      h("tr", { class: "bucket", dataset: { bucket: bucket.key, bytes: String(bucket.bytes) } },
-        h("th", { scope: "rowgroup", id: `bucket-${bucket.key}` },
-          h("span", { class: "swatch", "aria-hidden": "true" }), bucket.label),
-        h("td", { class: "num", text: formatBytes(bucket.bytes, units) }),
-        h("td", { class: "num share", text: formatShare(bucket.bytes, total) }),
-        h("td", { class: "how" }, bucket.includes, bucket.assumes ? h("span", { class: "muted", text: ` (${bucket.assumes})` }) : null)),
-      bucket.items.map((item) =>
-        h("tr", { class: "item" },
-          h("th", { scope: "row", headers: `bucket-${bucket.key}` }, item.name),
-          h("td", { class: "num", text: formatBytes(item.bytes, units) }),
-          h("td", { class: "num share", text: formatShare(item.bytes, total) }),
-          h("td", { class: "how" }, h("code", { text: item.formula })))));
-  // Buckets at 0 B (gradients and optimizer in inference, the KV cache in training) are folded under one row.
   const zero = estimate.buckets.filter((bucket) => bucket.bytes === 0);
-  const groups = [
-    ...estimate.buckets.filter((bucket) => bucket.bytes !== 0).map((bucket) => group(bucket, false)),
-    zero.length ? foldedGroups(zero, zero.map((bucket) => group(bucket, true)), units) : null,
-  ];
+  const shown = estimate.buckets.filter((bucket) => bucket.bytes !== 0);
+  const peak = peakRow(estimate);
+  const shape = JSON.stringify([units, shown.concat(zero).map((b) => [b.key, b.bytes === 0, b.items.length]), Boolean(peak), estimate.cpu_bytes > 0]);
+  let table = drawn.get(container);
+  if (!table || table.shape !== shape || container.firstChild !== table.element) {
+    table = buildTable(shown, zero, estimate, units, peak);
+    table.shape = shape;
+    drawn.set(container, table);
+    container.replaceChildren(table.element);
+  }
+  const total = estimate.bytes.total;
   const devices = estimate.devices > 1 ? ` (most-loaded of ${estimate.devices} devices)` : "";
-  const table = h("table", { class: "results-table" },
-    h("caption", { text: caption ?? `Memory per device${devices}, by bucket and item` }),
+  setText(table.caption, caption ?? `Memory per device${devices}, by bucket and item`);
+  for (const [i, bucket] of shown.concat(zero).entries()) fillGroup(table.groups[i], bucket, total, units);
+  setRow(table.total, total, formatBytes(total, units), formatShare(total, estimate.gpu_memory),
+    `of ${formatCapacity(estimate.gpu_memory)} device memory`);
+  if (peak) {
+    if (table.peak.row.dataset.phase !== peak.phase) table.peak.row.dataset.phase = peak.phase;
+    setRow(table.peak, peak.allocated, formatBytes(peak.allocated, units), "", peakText(estimate, units));
+  }
+  if (table.cpu) setRow(table.cpu, estimate.cpu_bytes, formatBytes(estimate.cpu_bytes, units), "", null);
+  return table.element;
+}
+
+/** The table's elements for these rows, empty of numbers (renderResultsTable fills them). */
+function buildTable(shown, zero, estimate, units, peak) {
+  const group = (bucket, folded) => {
+    const cells = numberCells();
+    const label = document.createTextNode("");
+    const row = h("tr", { class: "bucket", dataset: { bucket: bucket.key } },
+      h("th", { scope: "rowgroup", id: `bucket-${bucket.key}` }, h("span", { class: "swatch", "aria-hidden": "true" }), label),
+      cells.bytes, cells.share, cells.how);
+    const items = bucket.items.map(() => {
+      const item = { ...numberCells(), name: h("th", { scope: "row", headers: `bucket-${bucket.key}` }), formula: h("code") };
+      item.row = h("tr", { class: "item" }, item.name, item.bytes, item.share, item.how);
+      item.how.append(item.formula);
+      return item;
+    });
+    const body = h("tbody", { class: `bucket-group bucket-${bucket.key}`, hidden: folded, dataset: folded ? { folded: "true" } : {} },
+      row, items.map((item) => item.row));
+    return { body, row, label, ...cells, items, how_of: null };
+  };
+  const groups = [...shown.map((bucket) => group(bucket, false)), ...zero.map((bucket) => group(bucket, true))];
+  const footRow = (cls, title, dataset = {}) => {
+    const cells = numberCells();
+    return { row: h("tr", { class: cls, dataset }, h("th", { scope: "row", text: title }), cells.bytes, cells.share, cells.how), ...cells };
+  };
+  const total = footRow("total", "Total per device", { bucket: "total" });
+  const peak_row = peak ? footRow("peak", "Peak allocated") : null;
+  const cpu = estimate.cpu_bytes > 0 ? footRow("cpu", "CPU RAM (offloaded)") : null;
+  if (cpu) cpu.how.textContent = "host memory per device's share; not on the GPU";
+  const caption = h("caption");
+  const element = h("table", { class: "results-table" },
+    caption,
     h("thead", {}, h("tr", {},
       h("th", { scope: "col", text: "Bucket / item" }),
       h("th", { scope: "col", class: "num", text: units }),
       h("th", { scope: "col", class: "num share", text: "Share" }),
       h("th", { scope: "col", text: "How it is computed" }))),
-    groups,
-    h("tfoot", {},
-      h("tr", { class: "total", dataset: { bucket: "total", bytes: String(total) } },
-        h("th", { scope: "row", text: "Total per device" }),
-        h("td", { class: "num", text: formatBytes(total, units) }),
-        h("td", { class: "num share", text: formatShare(total, estimate.gpu_memory) }),
-        h("td", { class: "how", text: `of ${formatCapacity(estimate.gpu_memory)} device memory` })),
-      peakRow(estimate, units),
-      estimate.cpu_bytes > 0
-        ? h("tr", { class: "cpu", dataset: { bytes: String(estimate.cpu_bytes) } },
-          h("th", { scope: "row", text: "CPU RAM (offloaded)" }),
-          h("td", { class: "num", text: formatBytes(estimate.cpu_bytes, units) }),
-          h("td", { class: "num share" }),
-          h("td", { class: "how", text: "host memory per device's share; not on the GPU" }))
-        : null));
-  container.replaceChildren(table);
-  return table;
+    groups.slice(0, shown.length).map((g) => g.body),
+    zero.length ? foldedGroups(zero, groups.slice(shown.length).map((g) => g.body), units) : null,
+    h("tfoot", {}, total.row, peak_row?.row, cpu?.row));
+  return { element, caption, groups, total, peak: peak_row, cpu };
+}
+
+const numberCells = () => ({ bytes: h("td", { class: "num" }), share: h("td", { class: "num share" }), how: h("td", { class: "how" }) });
+
+/** A bucket's row and its items' rows, with `bucket`'s numbers and texts. */
+function fillGroup(group, bucket, total, units) {
+  setText(group.label, bucket.label);
+  setRow(group, bucket.bytes, formatBytes(bucket.bytes, units), formatShare(bucket.bytes, total), null);
+  // "How": what the bucket includes, and what it assumes in a muted span.
+  const how = `${bucket.includes}\u0000${bucket.assumes ?? ""}`;
+  if (group.how_of !== how) {
+    group.how_of = how;
+    replace(group.how, bucket.includes, bucket.assumes ? h("span", { class: "muted", text: ` (${bucket.assumes})` }) : null);
+  }
+  for (const [i, item] of bucket.items.entries()) {
+    const cells = group.items[i];
+    setText(cells.name, item.name);
+    setText(cells.bytes, formatBytes(item.bytes, units));
+    setText(cells.share, formatShare(item.bytes, total));
+    setText(cells.formula, item.formula);
+  }
+}
+
+/** A row's data-bytes and its cells' texts (`how` null: left as it is). */
+function setRow(cells, bytes, bytes_text, share_text, how_text) {
+  const row = cells.row;
+  if (row.dataset.bytes !== String(bytes)) row.dataset.bytes = String(bytes);
+  setText(cells.bytes, bytes_text);
+  setText(cells.share, share_text);
+  if (how_text !== null) setText(cells.how, how_text);
+}
+
+/** Writes `text` into `node` (an element or a Text node) when it differs. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 /**
@@ -105,21 +164,18 @@ export function runtimeLine(estimate) {
     `requests of ${tokens(Number(estimate.settings.seq))} tokens at once`;
 }
 
-/**
- * Training: the peak as the frameworks measure it (the largest phase of a step), and which of the three the
- * chosen framework's own log prints.
- */
-function peakRow(estimate, units) {
+/** Training: the peak as the frameworks measure it (the largest phase of a step); null for inference. */
+function peakRow(estimate) {
   const peak = estimate.peak;
-  if (!peak || estimate.settings.mode === "inference") return null;
-  const how = `allocated (torch.cuda.max_memory_allocated) at phase ${peak.phase}; reserved ` +
+  return !peak || estimate.settings.mode === "inference" ? null : peak;
+}
+
+/** The peak row's words: which quantity it is, the reserved and device figures, what the framework's own log prints. */
+function peakText(estimate, units) {
+  const peak = estimate.peak;
+  return `allocated (torch.cuda.max_memory_allocated) at phase ${peak.phase}; reserved ` +
     `${formatBytes(peak.reserved, units)}; device ${formatBytes(peak.device, units)} (nvidia-smi, compared with ` +
     `the device); framework ${estimate.settings.framework} prints ${peak.printed}`;
-  return h("tr", { class: "peak", dataset: { phase: peak.phase, bytes: String(peak.allocated) } },
-    h("th", { scope: "row", text: "Peak allocated" }),
-    h("td", { class: "num", text: formatBytes(peak.allocated, units) }),
-    h("td", { class: "num share" }),
-    h("td", { class: "how", text: how }));
 }
 
 /** One line of context: parameters, trainable share, devices and batch, the runtime's terms, the core's notes. */

@@ -5,7 +5,7 @@
 //   "setting" {key, value}   the user changed a control (value: text as the settings accept it)
 //   "reset"   {key}          the user asked for the setting's default back
 import { h, uid } from "./dom.js";
-import { notApplying } from "./applicability.js";
+import { applicabilityContext, notApplying } from "./applicability.js";
 import { bytesSettingText } from "./format.js";
 
 /** Group titles and order; a group the table adds later still shows, under its own name. */
@@ -24,8 +24,9 @@ const COLLAPSED = new Set(["model"]);
 const INPUT_MODE = { integer: "numeric", number: "decimal", count: "decimal", bytes: "text", text: "text" };
 
 export class SettingsForm extends EventTarget {
-  /** key -> {row, control, field, error, reset} */
+  /** key -> {row, control, field, error, reset, group, shown}; `shown`: what update() last wrote to the field. */
   #fields = new Map();
+  #container;
 
   /** `exclude`: keys other parts of the page own (model, gpu, units). */
   constructor(container, schema, { exclude = new Set() } = {}) {
@@ -47,6 +48,7 @@ export class SettingsForm extends EventTarget {
           h("fieldset", {}, h("legend", { class: "visually-hidden", text: title }), rows.map((row) => this.#field(row)))));
     }
     container.replaceChildren(...sections);
+    this.#container = container;
     for (const entry of this.#fields.values()) entry.group = entry.field.closest("details");
   }
 
@@ -82,7 +84,7 @@ export class SettingsForm extends EventTarget {
       // The key stays in view: it is the URL query key, the CLI flag and the widget attribute.
       h("p", { class: "help", id: help_id }, `${row.doc} `, h("span", { class: "setting-key" }, "Key: ", h("code", { text: row.key }))),
       error);
-    this.#fields.set(row.key, { row, control, field, error, reset });
+    this.#fields.set(row.key, { row, control, field, error, reset, shown: {} });
     return field;
   }
 
@@ -99,25 +101,38 @@ export class SettingsForm extends EventTarget {
   update({ overrides, resolved, errors = [], runtime }) {
     const by_key = new Map();
     for (const e of errors) by_key.set(e.setting, [...(by_key.get(e.setting) ?? []), e.message]);
+    const context = resolved ? applicabilityContext(resolved, runtime) : null;
+    // getRootNode(): inside the widget's shadow root, document.activeElement is the widget itself.
+    const active = this.#container.getRootNode().activeElement;
     const shown = new Map();
-    for (const [key, { row, control, field, error, reset, group }] of this.#fields) {
+    // An edit re-runs this over every field: the DOM is written only where what the field shows changes, compared
+    // with what was last written (`entry.shown`), not read back (docs/performance.md).
+    for (const [key, entry] of this.#fields) {
+      const { row, control, field, error, reset, group } = entry;
       const overridden = Object.hasOwn(overrides, key);
-      const off = resolved ? notApplying(key, resolved, runtime) : [];
+      const off = context ? notApplying(key, context) : [];
       const hide = off.length > 0 && !overridden && !by_key.has(key);
-      if (field.hidden !== hide) field.hidden = hide;
-      field.dataset.applies = off.length ? "false" : "true";
-      shown.set(group, (shown.get(group) ?? false) || !hide);
-      field.classList.toggle("changed", overridden);
-      reset.hidden = !overridden;
       const messages = by_key.get(key);
-      error.hidden = !messages;
-      error.textContent = messages ? messages.join("; ") : "";
-      control.toggleAttribute("aria-invalid", Boolean(messages));
-      // getRootNode(): inside the widget's shadow root, document.activeElement is the widget itself.
-      if (control === control.getRootNode().activeElement && control.tagName === "INPUT" && control.type === "text") continue;
+      const now = { hide, applies: off.length ? "false" : "true", overridden, message: messages ? messages.join("; ") : "" };
+      const was = entry.shown;
+      if (was.hide !== now.hide) field.hidden = hide;
+      if (was.applies !== now.applies) field.dataset.applies = now.applies;
+      if (was.overridden !== now.overridden) {
+        field.classList.toggle("changed", overridden);
+        reset.hidden = !overridden;
+      }
+      if (was.message !== now.message) {
+        error.hidden = !messages;
+        error.textContent = now.message;
+        control.toggleAttribute("aria-invalid", Boolean(messages));
+      }
+      entry.shown = now;
+      shown.set(group, (shown.get(group) ?? false) || !hide);
+      if (control === active && control.tagName === "INPUT" && control.type === "text") continue;
       const value = overridden ? overrides[key] : resolved?.[key] ?? row.default;
-      if (row.kind === "flag") control.checked = value === "on";
-      else {
+      if (row.kind === "flag") {
+        if (control.checked !== (value === "on")) control.checked = value === "on";
+      } else {
         const text = row.kind === "bytes" && !overridden ? bytesSettingText(value) : value;
         if (control.value !== text) control.value = text;
       }
