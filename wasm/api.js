@@ -38,7 +38,8 @@ async function llm_memory_instantiate(options) {
 /**
  * Where the module with a separate .wasm finds its model presets (written by core/embed_data.cmake beside
  * it): `all()` the catalogue (llm-memory.models.json, a JSON array of entries), `one(id)` one entry
- * (models/<id>.json); each resolves to the text, or null when it cannot be read (offline, no such preset).
+ * (models/<id>.json); each resolves to the text, null when the server has no such file (no such preset), or
+ * false when it could not be asked (offline, or a file on another origin served without CORS).
  */
 function llm_memory_catalogue(base, node) {
   const read = async (name) => {
@@ -48,7 +49,7 @@ function llm_memory_catalogue(base, node) {
       const response = await fetch(url);
       return response.ok ? await response.text() : null;
     } catch {
-      return null;
+      return false;
     }
   };
   const one = (id) => {
@@ -161,7 +162,7 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
   const compute = (name, settings, config) => {
     const given = inputs(settings, config);
     const text = call(name, given.values, given.config);
-    return given.errors.length ? merge(given.errors, JSON.parse(text)) : JSON.parse(text);
+    return unread(given.errors.length ? merge(given.errors, JSON.parse(text)) : JSON.parse(text));
   };
   // The model presets handed to the core (the module with a separate .wasm compiles none in).
   const add = (text) => {
@@ -169,6 +170,16 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
   };
   texts.forEach(add);
   let complete = catalogue === null || (whole && typeof texts[0] === "string");
+  // Whether a preset file could not be read (offline, or a host that serves it without CORS): an unknown model
+  // is then most likely a preset that never arrived, and the error says so (docs/embedding.md).
+  let missed = whole ? typeof texts[0] !== "string" : texts.includes(false);
+  const unread = (value) => {
+    if (!missed || value.ok !== false) return value;
+    const note = "; the model presets could not be read (llm-memory.models.json and models/<id>.json beside " +
+      "llm-memory.wasm: a page on another origin needs them served with CORS, docs/embedding.md)";
+    const errors = value.errors.map((e) => (e.setting === "model" && /^unknown model/.test(e.message) ? { ...e, message: e.message + note } : e));
+    return { ...value, errors };
+  };
   let models_text;
   /** Reads the presets `ids` (or, without ids, the whole catalogue) and hands them to the core. */
   const loadPresets = async (ids) => {
@@ -177,8 +188,11 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
       const text = await catalogue.all();
       add(text);
       complete = typeof text === "string";
+      missed = !complete;
     } else {
-      (await Promise.all([...ids].map(catalogue.one))).forEach(add);
+      const read = await Promise.all([...ids].map(catalogue.one));
+      read.forEach(add);
+      missed ||= read.includes(false);
     }
   };
   // The core's advice and solve objects carry no "ok"; errors come as {ok: false, errors}.

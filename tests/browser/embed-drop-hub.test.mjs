@@ -337,7 +337,7 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.models.json" ? {} : cors) }));
   assert.equal(run.started, false);
   const said = await run.page.evaluate(() => document.querySelector("llm-memory").shadowRoot.textContent);
-  assert.match(said, /model: unknown model/);
+  assert.match(said, /model: unknown model "meta-llama-3-8b": not a preset .*; the model presets could not be read \(llm-memory\.models\.json/);
   assert.match(said, /No estimate for these settings/);
   await run.page.close();
   // None on widget.js: the module script is blocked; the element stays undefined, showing its fallback.
