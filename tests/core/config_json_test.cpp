@@ -285,6 +285,11 @@ TEST(config_json, issue_18_family_conventions) {
   EXPECT_EQ(s.at("attention_sinks"), "on");
   EXPECT_EQ(s.at("router_bias"), "on");
   EXPECT_EQ(s.at("mlp_bias"), "on");
+  // gpt-oss without layer_types: GptOssConfig's default alternates, layer i sliding when (i + 1) % 2 (every 2nd layer
+  // full attention; configuration_gpt_oss.py), as every published gpt-oss config.json lists it.
+  s = parsed(R"({"model_type": "gpt_oss", "sliding_window": 128, )" + dims + "}");
+  EXPECT_EQ(s.at("sliding_window"), "128");
+  EXPECT_EQ(s.at("sliding_window_pattern"), "2");
   // Llama 4: intermediate_size is the expert (and shared-expert) width, intermediate_size_mlp the dense one.
   s = parsed(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text", "intermediate_size": 32,
                  "intermediate_size_mlp": 256, "interleave_moe_layer_step": 2, "num_local_experts": 4, )" +

@@ -519,6 +519,29 @@ TEST(runtime_vllm_hybrid, gemma3_27b_on_h100) {
   EXPECT_GT(r.runtime.max_context, 32768);
 }
 
+// The gpt-oss-120b log of vLLM 0.11.2 on an H100 (tonghuikang/blog _posts/2025-12-28-vllm-logs.md: max_model_len
+// 98304, N_bt 8192, "Available KV cache memory: 8.99 GiB", "GPU KV cache size: 130,960 tokens", "Maximum
+// concurrency for 98,304 tokens per request: 2.46x"). 36 layers alternating, 18 full + 18 sliding (window 128):
+// group_size 18, one group of each. Page = 16 x 8 KV heads x (64 + 64) x 2 B = 32,768 B. The token line
+// 130,960 = 8185 x 16 is num_blocks // 2 x 16, so num_blocks is 16,370 or 16,371 (16,370 x 18 x 32,768 B =
+// 8.9923 GiB: the printed 8.99). A request: full cdiv(98304, 16) = 6144 blocks, sliding cdiv(min(127 + 8192,
+// 98304), 16) + 1 = 520 + 1 = 521: 6665; 16,370 / 6665 = 2.4561, printed 2.46 (N_bt 2048 would give
+// 16,370 / (6144 + 137) = 2.61: the log's second "max_num_batched_tokens=8192" line is the one in force).
+TEST(runtime_vllm_hybrid, gpt_oss_120b_log_v0_11_2) {
+  const vllm_hybrid_groups g = vllm_hybrid_grouping(18, 18);
+  EXPECT_EQ(g.group_size, 18);
+  EXPECT_EQ(g.full_groups, 1);
+  EXPECT_EQ(g.sliding_groups, 1);
+  EXPECT_EQ(vllm_page_bytes(16, 8, 64, 2), 32768);
+  EXPECT_EQ(vllm_num_blocks(16370.0 * 18 * 32768, 32768, 18), 16370);
+  EXPECT_EQ(vllm_hybrid_tokens(16370, g, 16), 130960);
+  EXPECT_EQ(vllm_hybrid_tokens(16371, g, 16), 130960);
+  const std::int64_t per_request = vllm_hybrid_blocks_per_request(g, 98304, 128, 8192, 16);
+  EXPECT_EQ(per_request, 6665);
+  EXPECT_NEAR(16370.0 / static_cast<double>(per_request), 2.46, 0.005);
+  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 98304, 128, 2048, 16), 6281);
+}
+
 }  // namespace
 
 namespace {
