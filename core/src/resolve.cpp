@@ -319,7 +319,8 @@ void apply_model_preset(const settings& explicit_values, setting_values& values,
     if (const model_preset* preset = find_model(id))
       detail::apply_layer(preset->fields, values, errors, " (from model preset)");
     else
-      errors.push_back({"model", "unknown model " + quoted(id) + ": not a preset (the CLI's --list-models and the page's model picker list them)"});
+      errors.push_back({"model", "unknown model " + quoted(id) +
+                                     ": not a preset (the CLI's --list-models and the page's model picker list them)"});
   }
   values.model = id;
 }
