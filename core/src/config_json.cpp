@@ -633,7 +633,7 @@ double list_length(reader& r, const json& obj, const char* name, double fallback
   return static_cast<double>(f->size());
 }
 
-// Qwen3-VL (models/qwen3_vl/modeling_qwen3_vl.py @v4.57; Qwen3-VL-MoE's vision model is the same): Conv3d patch
+// Qwen3-VL (models/qwen3_vl/modeling_qwen3_vl.py @00709b86; Qwen3-VL-MoE's vision model is the same): Conv3d patch
 // embedding with bias (e x c x t x p x p + e), a learned pos_embed of num_position_embeddings x e, blocks of two
 // LayerNorms (4e), qkv (e -> 3e) and proj (e -> e) with biases and a plain MLP linear_fc1 / linear_fc2 (e <-> i) with
 // biases; Qwen3VLVisionPatchMerger: a LayerNorm (of e, or of w = e s^2 after the shuffle), linear_fc1 (w -> w) and
@@ -663,7 +663,7 @@ std::optional<double> qwen3_vl_tower(reader& r, const json& v) {
   return embeddings + depth * block + (2 * e + merger) + deepstack * (2 * wide + merger);
 }
 
-// Llama 3.2 Vision (models/mllama/modeling_mllama.py @v4.56): MllamaVisionModel is a patch Conv2d without bias
+// Llama 3.2 Vision (models/mllama/modeling_mllama.py @00368133): MllamaVisionModel is a patch Conv2d without bias
 // (c x p^2 -> h), class_embedding h, gated_positional_embedding (gate 1, embedding n x h with n = (image / p)^2 + 1,
 // tile_embedding (ratios + 1) x tiles x n x h), pre_ and post_tile_pos_embed ((ratios + 1) x tiles x h and a gate
 // each), layernorm_pre and layernorm_post (LayerNorms), the local transformer (num_hidden_layers) and the global one

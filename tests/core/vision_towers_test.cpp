@@ -28,7 +28,7 @@ double total_of(const settings& s) {
 }
 
 // ---- Qwen3-VL ---------------------------------------------------------------------------------------------------
-// Qwen3VLVisionModel (models/qwen3_vl/modeling_qwen3_vl.py @v4.57), e = hidden_size, i = intermediate_size, s = 2,
+// Qwen3VLVisionModel (models/qwen3_vl/modeling_qwen3_vl.py @00709b86), e = hidden_size, i = intermediate_size, s = 2,
 // w = e s^2 = 4e, out = out_hidden_size:
 //   patch_embed Conv3d with bias e x 3 x 2 x 16 x 16 + e;  pos_embed 2,304 x e;
 //   block: norm1, norm2 (LayerNorms, 4e) + qkv (e -> 3e, biased) + proj (e -> e, biased) + linear_fc1 (e -> i) and
@@ -55,7 +55,8 @@ double total_of(const settings& s) {
 //     total 31,070,754,032 = Qwen/Qwen3-VL-30B-A3B-Thinking.
 //   235B-A22B (h 4,096, 94 layers, 64 heads, 4 k/v, 128 experts of 1,536): 235,093,634,560 (Qwen3-235B-A22B's);
 //     total 235,670,022,896 = Qwen/Qwen3-VL-235B-A22B-Instruct.
-// The 4B config as Qwen/Qwen3-VL-4B-Instruct's config.json writes it (tie_word_embeddings at both levels).
+// The 4B config as public code quotes Qwen/Qwen3-VL-4B-Instruct's config.json (a Qwen3VLConfig built from it; no copy
+// in a repository the search tools name was found): tie_word_embeddings at both levels.
 std::string qwen3_vl_4b() {
   return R"({"architectures": ["Qwen3VLForConditionalGeneration"], "image_token_id": 151655, "model_type": "qwen3_vl",
     "text_config": {"attention_bias": false, "attention_dropout": 0.0, "bos_token_id": 151643, "dtype": "bfloat16",
@@ -154,7 +155,7 @@ TEST(vision, qwen3_vl_moe_by_hand) {
 }
 
 // ---- Llama 3.2 Vision -------------------------------------------------------------------------------------------
-// MllamaVisionModel (models/mllama/modeling_mllama.py @v4.56), h 1,280, i 5,120, image 560, patch 14: n = 40^2 + 1 =
+// MllamaVisionModel (models/mllama/modeling_mllama.py @00368133), h 1,280, i 5,120, image 560, patch 14: n = 40^2 + 1 =
 // 1,601 patches per tile, 4 tiles, 8 supported aspect ratios (ids 0..8):
 //   patch_embedding 3 x 14^2 x 1,280 = 752,640; class_embedding 1,280;
 //   gated_positional_embedding: gate 1 + embedding 1,601 x 1,280 = 2,049,280 + tile_embedding 9 x 4 x 1,601 x 1,280 =
