@@ -622,12 +622,14 @@ std::optional<double> llama4_tower(reader& r, const json& v, double text_hidden)
   return embeddings + shape->layers * layer + adapter + output * text_hidden;
 }
 
-// The length of a list field of obj (`fallback` when absent); a non-list is reported against vision_params.
-double list_length(reader& r, const json& obj, const char* name, double fallback) {
+// The length of a list field of obj (`fallback` when absent); a non-list is reported against `setting`, naming
+// obj as `where`.
+double list_length(reader& r, const json& obj, const char* name, double fallback,
+                   std::string_view setting = "vision_params", std::string_view where = "vision_config ") {
   const auto f = obj.find(name);
   if (f == obj.end() || f->is_null()) return fallback;
   if (!f->is_array()) {
-    r.fail("vision_params", std::string("config.json vision_config field \"") + name + "\" must be a list");
+    r.fail(setting, "config.json " + std::string(where) + "field \"" + name + "\" must be a list");
     return fallback;
   }
   return static_cast<double>(f->size());
@@ -695,7 +697,7 @@ std::optional<double> mllama_tower(reader& r, const json& v, double text_hidden)
 // Those extras are extra_params; the layers count as decoder layers (docs/models.md says what the KV cache does).
 void mllama_text(reader& r, const json& text) {
   const auto errors = r.errors.size();
-  const double cross = list_length(r, text, "cross_attention_layers", 8);
+  const double cross = list_length(r, text, "cross_attention_layers", 8, "extra_params", "text_config ");
   if (r.errors.size() != errors) return;
   const auto value = [&](const char* name) {
     const auto it = r.out.find(name);

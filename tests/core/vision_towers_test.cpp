@@ -213,6 +213,12 @@ TEST(vision, mllama_11b_by_hand) {
   ASSERT_TRUE(s.ok()) << to_string(s.errors().front());
   EXPECT_EQ(s.value().at("vision_params"), "926490131");
   EXPECT_EQ(total_of(s.value()), 88593355323.0);
+  // A cross_attention_layers that is not a list names the setting it feeds.
+  s = parse_config(replaced(llama_3_2_11b_vision(), R"("cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38])",
+                            R"("cross_attention_layers": 8)"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.errors().front().setting, "extra_params");
+  EXPECT_NE(s.errors().front().message.find("text_config field \"cross_attention_layers\""), std::string::npos);
 }
 
 // ---- tie_word_embeddings at the top level -----------------------------------------------------------------------
