@@ -91,6 +91,11 @@ const family* find_family(std::string_view type) {
   if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")
     type = "qwen2";
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
+  // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.
+  if (type == "qwen3_vl" || type == "qwen3_vl_text") type = "qwen3";
+  if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") type = "qwen3_moe";
+  // Llama 3.2 Vision: Llama layers, some of them cross-attention layers (mllama_text).
+  if (type == "mllama" || type == "mllama_text_model") type = "llama";
   for (const auto& f : families)
     if (f.model_type == type) return &f;
   return nullptr;
@@ -617,6 +622,92 @@ std::optional<double> llama4_tower(reader& r, const json& v, double text_hidden)
   return embeddings + shape->layers * layer + adapter + output * text_hidden;
 }
 
+// The length of a list field of obj (`fallback` when absent); a non-list is reported against `setting`, naming
+// obj as `where`.
+double list_length(reader& r, const json& obj, const char* name, double fallback,
+                   std::string_view setting = "vision_params", std::string_view where = "vision_config ") {
+  const auto f = obj.find(name);
+  if (f == obj.end() || f->is_null()) return fallback;
+  if (!f->is_array()) {
+    r.fail(setting, "config.json " + std::string(where) + "field \"" + name + "\" must be a list");
+    return fallback;
+  }
+  return static_cast<double>(f->size());
+}
+
+// Qwen3-VL (models/qwen3_vl/modeling_qwen3_vl.py @00709b86; Qwen3-VL-MoE's vision model is the same): Conv3d patch
+// embedding with bias (e x c x t x p x p + e), a learned pos_embed of num_position_embeddings x e, blocks of two
+// LayerNorms (4e), qkv (e -> 3e) and proj (e -> e) with biases and a plain MLP linear_fc1 / linear_fc2 (e <-> i) with
+// biases; Qwen3VLVisionPatchMerger: a LayerNorm (of e, or of w = e s^2 after the shuffle), linear_fc1 (w -> w) and
+// linear_fc2 (w -> out_hidden_size), biased; the merger normalises before the shuffle, and each of the
+// deepstack_merger_list (one per deepstack_visual_indexes entry) after it. Qwen3VLVisionConfig defaults: hidden 1152,
+// intermediate 4304, depth 27, out 3584, 2304 positions, patch 16, temporal patch 2, merge 2, deepstack [8, 16, 24].
+std::optional<double> qwen3_vl_tower(reader& r, const json& v) {
+  double e = 1152, inner = 4304, depth = 27, out = 3584, positions = 2304;
+  double channels = 3, patch = 16, temporal = 2, merge = 2;
+  const auto errors = r.errors.size();
+  const auto number = [&](const char* name, double& field) { read_vision_number(r, v, "vision_config ", name, field); };
+  number("hidden_size", e);
+  number("intermediate_size", inner);
+  number("depth", depth);
+  number("out_hidden_size", out);
+  number("num_position_embeddings", positions);
+  number("in_channels", channels);
+  number("patch_size", patch);
+  number("temporal_patch_size", temporal);
+  number("spatial_merge_size", merge);
+  const double deepstack = list_length(r, v, "deepstack_visual_indexes", 3);
+  if (r.errors.size() != errors) return std::nullopt;
+  const double block = 4 * e + 3 * e * e + 3 * e + e * e + e + e * inner + inner + inner * e + e;
+  const double wide = e * merge * merge;
+  const double merger = wide * wide + wide + wide * out + out;  // linear_fc1 and linear_fc2
+  const double embeddings = e * channels * temporal * patch * patch + e + positions * e;
+  return embeddings + depth * block + (2 * e + merger) + deepstack * (2 * wide + merger);
+}
+
+// Llama 3.2 Vision (models/mllama/modeling_mllama.py @00368133): MllamaVisionModel is a patch Conv2d without bias
+// (c x p^2 -> h), class_embedding h, gated_positional_embedding (gate 1, embedding n x h with n = (image / p)^2 + 1,
+// tile_embedding (ratios + 1) x tiles x n x h), pre_ and post_tile_pos_embed ((ratios + 1) x tiles x h and a gate
+// each), layernorm_pre and layernorm_post (LayerNorms), the local transformer (num_hidden_layers) and the global one
+// (num_global_layers, two gates more per layer) of layers with q/k/v/o (h x h, no bias), fc1 / fc2 (h <-> i, biased)
+// and two LayerNorms; multi_modal_projector is Linear(vision_output_dim -> text h) with bias. ratios is the number of
+// supported_aspect_ratios. MllamaVisionConfig defaults: h 1280, i 5120, 32 + 8 layers, patch 14, image 448, 4 tiles,
+// 8 aspect ratios, vision_output_dim 7680.
+std::optional<double> mllama_tower(reader& r, const json& v, double text_hidden) {
+  const auto shape = read_vision(r, v, {1280, 5120, 32, 14, 448, 3});
+  double global = 8, tiles = 4, output = 7680;
+  const auto errors = r.errors.size();
+  read_vision_number(r, v, "vision_config ", "num_global_layers", global);
+  read_vision_number(r, v, "vision_config ", "max_num_tiles", tiles);
+  read_vision_number(r, v, "vision_config ", "vision_output_dim", output);
+  const double ratios = list_length(r, v, "supported_aspect_ratios", 8);
+  if (!shape || r.errors.size() != errors) return std::nullopt;
+  const double h = shape->hidden, i = shape->inner, grid = std::floor(shape->image / shape->patch);
+  const double n = grid * grid + 1;
+  const double positions = 1 + n * h + (ratios + 1) * tiles * n * h;
+  const double tile_embeddings = 2 * ((ratios + 1) * tiles * h + 1);
+  const double embeddings = shape->channels * shape->patch * shape->patch * h + h + positions + tile_embeddings + 4 * h;
+  const double layer = 4 * h * h + h * i + i + i * h + h + 4 * h;
+  return embeddings + shape->layers * layer + global * (layer + 2) + output * text_hidden + text_hidden;
+}
+
+// Llama 3.2 Vision's language model (MllamaTextModel): num_hidden_layers counts the cross_attention_layers too, each a
+// Llama layer whose attention reads the image states (q/k/v/o of a self-attention's shapes) and adds q_norm and k_norm
+// (RMSNorms of head_dim = h / heads) and two scalar gates; embed_tokens has vocab_size + 8 rows, lm_head vocab_size.
+// Those extras are extra_params; the layers count as decoder layers (docs/models.md says what the KV cache does).
+void mllama_text(reader& r, const json& text) {
+  const auto errors = r.errors.size();
+  const double cross = list_length(r, text, "cross_attention_layers", 8, "extra_params", "text_config ");
+  if (r.errors.size() != errors) return;
+  const auto value = [&](const char* name) {
+    const auto it = r.out.find(name);
+    return it == r.out.end() ? 0.0 : std::stod(it->second);
+  };
+  const double h = value("hidden_size"), heads = value("num_attention_heads");
+  if (h <= 0 || heads <= 0) return;  // reported as missing already
+  r.out["extra_params"] = detail::format_number(cross * (2 * std::floor(h / heads) + 2) + 8 * h);
+}
+
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
   const auto it = root.find("vision_config");
   if (it == root.end() || it->is_null()) return;
@@ -645,8 +736,11 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
     count = llama4_tower(r, *it, text_hidden);
   } else if (root_type == "qwen2_vl" || root_type == "qwen2_5_vl") {
     count = qwen2_vl_tower(r, *it, root_type == "qwen2_5_vl");
-  }  // Other towers (Llama 3.2 Vision, Qwen3-VL, ...) are not counted: docs/models.md says so, vision_params can be
-     // typed.
+  } else if (root_type == "qwen3_vl" || root_type == "qwen3_vl_moe") {
+    count = qwen3_vl_tower(r, *it);
+  } else if (root_type == "mllama") {
+    count = mllama_tower(r, *it, text_hidden);
+  }  // Other towers are not counted: docs/models.md says so, vision_params can be typed.
   if (count) r.out["vision_params"] = detail::format_number(*count);
 }
 
@@ -909,6 +1003,28 @@ void llama_defaults(settings& out) {
   for (const auto& [key, value] : defaults) out.emplace(key, value);
 }
 
+// MllamaTextConfig's defaults (configuration_mllama.py), for a text_config that lists only what differs.
+void mllama_defaults(settings& out) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> defaults = {{{"hidden_size", "4096"},
+                                                                                      {"intermediate_size", "14336"},
+                                                                                      {"num_hidden_layers", "40"},
+                                                                                      {"num_attention_heads", "32"},
+                                                                                      {"num_key_value_heads", "8"},
+                                                                                      {"vocab_size", "128256"}}};
+  for (const auto& [key, value] : defaults) out.emplace(key, value);
+}
+
+// tie_word_embeddings: text_config's own field, else (nested configs that write it once, at the top level) the top
+// level's; nullopt leaves the family's default.
+std::optional<bool> read_tie(reader& r, const json& root, bool has_text) {
+  if (r.find({"tie_word_embeddings"}) != nullptr || !has_text)
+    return r.boolean("tie_word_embeddings", "tie_word_embeddings");
+  reader top(root);
+  const auto tie = top.boolean("tie_word_embeddings", "tie_word_embeddings");
+  for (auto& e : top.errors) r.errors.push_back(std::move(e));
+  return tie;
+}
+
 }  // namespace
 
 std::optional<error> check_json_text(std::string_view text, std::string_view what) {
@@ -972,6 +1088,7 @@ result<settings> parse_config(std::string_view json_text) {
   const std::string root_type = reader(root).text("model_type");
   if (fam.model_type == "gemma3_text") gemma3_defaults(r.out);
   if (root_type == "llava" && fam.model_type == "llama") llama_defaults(r.out);
+  if (root_type == "mllama") mllama_defaults(r.out);
   r.require({"hidden_size", "n_embd", "d_model", "n_embed"}, "hidden_size");
   r.require({"num_hidden_layers", "n_layer", "num_layers"}, "num_hidden_layers");
   r.require({"num_attention_heads", "n_head", "num_heads"}, "num_attention_heads");
@@ -1012,8 +1129,7 @@ result<settings> parse_config(std::string_view json_text) {
   r.out["dropout"] = fam.model_type == "gpt2" ? "on" : "off";
   r.out["qk_norm"] = std::string(fam.qk_norm);
   r.out["norms_per_layer"] = std::to_string(fam.norms_per_layer);
-  r.out["tie_word_embeddings"] =
-      r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(fam.tie) ? "on" : "off";
+  r.out["tie_word_embeddings"] = read_tie(r, root, has_text).value_or(fam.tie) ? "on" : "off";
   if (!fam.attention_bias.empty()) {
     r.out["attention_bias"] = std::string(fam.attention_bias);
   } else if (const auto bias = r.boolean("attention_bias", "attention_bias")) {
@@ -1027,6 +1143,7 @@ result<settings> parse_config(std::string_view json_text) {
   if (fam.router_bias || r.text("topk_method") == "noaux_tc") r.out["router_bias"] = "on";
   family_fields(fam.model_type, type, r);
   read_quantization(r, root);
+  if (root_type == "mllama") mllama_text(r, j);
   read_vision_tower(r, root, root_type);
 
   if (!r.errors.empty()) return r.errors;
