@@ -76,6 +76,10 @@ constexpr std::array families = {
     family{.model_type = "granitemoeshared", .tie = true},
     family{.model_type = "olmoe", .qk_norm = "full"},
     family{.model_type = "smollm3", .tie = true},
+    family{.model_type = "starcoder2", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "all",
+           .mlp_bias = true},
+    family{.model_type = "internlm2", .attention_bias = "all"},
+    family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
 };
 // clang-format on
 
@@ -331,6 +335,15 @@ void require_empty(reader& r, const char* name, std::string_view setting) {
     r.fail(setting, std::string("config.json field \"") + name + "\" is not modelled; only an empty list is");
 }
 
+// StarCoder2 (transformers models/starcoder2/modeling_starcoder2.py @v4.56): `use_bias` (default true) on q/k/v/o
+// and on the MLP's c_fc / c_proj. InternLM2 (remote modeling_internlm2.py): `bias` (InternLM2Config default true;
+// the released configs say false) on the packed wqkv and wo only; w1 / w3 / w2 never have one.
+void switch_biases(reader& r, const char* name, bool mlp_too) {
+  const bool bias = r.boolean(name, "attention_bias").value_or(true);
+  r.out["attention_bias"] = bias ? "all" : "none";
+  if (mlp_too) r.out["mlp_bias"] = bias ? "on" : "off";
+}
+
 // The fields only some families have; `type` is the family's, `written` the config's own model_type.
 void family_fields(std::string_view type, std::string_view written, reader& r) {
   if (type == "falcon") falcon_fields(r, written == "refinedweb");
@@ -344,6 +357,9 @@ void family_fields(std::string_view type, std::string_view written, reader& r) {
   // GLM-4.5: per-head RMSNorms; Command R+: LayerNorm weights over every head ([a, d] and [k, d]).
   if (type == "glm4_moe" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
   if (type == "cohere" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "full";
+  // StarCoder2 and InternLM2: one switch for the attention (and StarCoder2's MLP) biases.
+  if (type == "starcoder2" || type == "internlm2") switch_biases(r, type == "starcoder2" ? "use_bias" : "bias",
+                                                               type == "starcoder2");
   if (type == "qwen2_moe" || type == "qwen3_moe") require_empty(r, "mlp_only_layers", "moe_layer_step");
   // DeepSeek places MoE layers by l % moe_layer_freq == 0, which agrees with moe_layer_step only at 1.
   if (const json* freq = r.find({"moe_layer_freq"}); freq != nullptr && *freq != 1)
