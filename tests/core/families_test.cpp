@@ -134,8 +134,166 @@ TEST(families, cohere2) {
   EXPECT_EQ(item(r.value(), "kv_cache", "sliding-window layers"), 402653184);
   // Newer configs write layer_types instead; a config without either gets the family's pattern of 4.
   std::string bare = r7b;
-  bare.replace(bare.find(", \"sliding_window_pattern\": 4"), 28, "");
+  const std::string pattern = ", \"sliding_window_pattern\": 4";
+  bare.replace(bare.find(pattern), pattern.size(), "");
   EXPECT_EQ(config(bare).at("sliding_window_pattern"), "4");
+}
+
+// ---- encoders ------------------------------------------------------------------------------------------------------
+
+// DistilBERT (modeling_distilbert.py @v4.56), distilbert-base-uncased: dim 768, 6 layers, 12 heads, hidden_dim 3072,
+// V 30522, P 512. Embeddings 30522 x 768 + 512 x 768 + LayerNorm 1,536 = 23,835,648 (no token types); a layer as
+// BERT's 7,087,872, x 6 = 42,527,232; no pooler: DistilBertModel 66,362,880 = llmfit's parameters_raw for
+// sentence-transformers/distilbert-base-nli-mean-tokens (a DistilBertModel). DistilBertForMaskedLM adds
+// vocab_transform 768^2 + 768, vocab_layer_norm 1,536 and the tied projector's bias 30,522: 66,985,530.
+const std::string distilbert = R"({"architectures": ["DistilBertForMaskedLM"], "model_type": "distilbert",
+  "dim": 768, "n_layers": 6, "n_heads": 12, "hidden_dim": 3072, "vocab_size": 30522, "max_position_embeddings": 512,
+  "sinusoidal_pos_embds": false, "tie_weights_": true, "activation": "gelu"})";
+
+TEST(families, distilbert) {
+  EXPECT_EQ(count(distilbert), 66985530);
+  std::string model = distilbert;
+  model.replace(model.find("DistilBertForMaskedLM"), 21, "DistilBertModel");
+  EXPECT_EQ(count(model), 66362880);
+  const auto s = config(model);
+  EXPECT_EQ(s.at("architecture"), "encoder");
+  EXPECT_EQ(s.at("hidden_size"), "768");
+  EXPECT_EQ(s.at("intermediate_size"), "3072");
+  EXPECT_EQ(s.at("num_labels"), "1");
+  // Sequence classification: pre_classifier 768^2 + 768 and classifier 768 x 2 + 2 on the bare model.
+  std::string classifier = distilbert;
+  classifier.replace(classifier.find("DistilBertForMaskedLM"), 21, "DistilBertForSequenceClassification");
+  EXPECT_EQ(count(classifier), 66362880 + 590592 + 1538);
+}
+
+// ALBERT (modeling_albert.py @v4.56), albert-base-v2: E 128, h 768, 12 layers sharing one group, i 3072, V 30000,
+// P 512, 2 token types. Embeddings 30000 x 128 + 512 x 128 + 2 x 128 + LayerNorm 256 = 3,906,048; mapping
+// 128 x 768 + 768 = 99,072; ONE layer 7,087,872 (counted once); pooler 590,592: AlbertModel 11,683,584 = keras-hub
+// albert_presets.py albert_base_en_uncased "params" (keras-team/keras-hub@2413f1e9:
+// keras_hub/src/models/albert/albert_presets.py). AlbertForMaskedLM: no pooler, AlbertMLMHead 768 x 128 + 128 + 256
+// + bias 30000 = 128,688: 11,221,680. albert-xxlarge-v2 (h 4096, i 16384, 12 layers): 222,595,584 = keras-hub's
+// albert_extra_extra_large_en_uncased.
+const std::string albert_base = R"({"architectures": ["AlbertForMaskedLM"], "model_type": "albert",
+  "embedding_size": 128, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+  "intermediate_size": 3072, "num_hidden_groups": 1, "inner_group_num": 1, "vocab_size": 30000,
+  "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu_new"})";
+
+TEST(families, albert) {
+  EXPECT_EQ(count(albert_base), 11221680);
+  std::string model = albert_base;
+  model.replace(model.find("AlbertForMaskedLM"), 17, "AlbertModel");
+  EXPECT_EQ(count(model), 11683584);
+  std::string xxl = model;
+  xxl.replace(xxl.find("\"hidden_size\": 768"), 18, "\"hidden_size\": 4096");
+  xxl.replace(xxl.find("\"intermediate_size\": 3072"), 25, "\"intermediate_size\": 16384");
+  xxl.replace(xxl.find("\"num_attention_heads\": 12"), 25, "\"num_attention_heads\": 64");
+  EXPECT_EQ(count(xxl), 222595584);
+  const auto s = config(albert_base);
+  EXPECT_EQ(s.at("embedding_size"), "128");
+  EXPECT_EQ(s.at("num_hidden_groups"), "1");
+  // inner_group_num > 1 (several layers per group) is refused, naming the field.
+  std::string inner = albert_base;
+  inner.replace(inner.find("\"inner_group_num\": 1"), 20, "\"inner_group_num\": 2");
+  EXPECT_FALSE(parse_config(inner).ok());
+}
+
+// ALBERT training activations: the 12 layers share one set of weights, but each of the 12 runs keeps its own saved
+// tensors. albert-base-v2 (MLM head), generic framework, standard attention, batch 1, seq 128, bf16, full fine-tuning
+// (dropout on, as for BERT). One BERT-shaped layer at T = 128, h 768, a 12, i 3072 (the count estimate.cpp uses,
+// Korthikanti et al. generalised): norm inputs 2 x 2 B x T h = 393,216; q/k/v input 2 T h = 196,608; q, k, v and
+// the o input 2 B x T x 4 x 768 = 786,432; attention dropout mask T h = 98,304; scores 2 x 12 x 128^2 = 393,216
+// and dropout mask + dropped scores 3 x 12 x 128^2 = 589,824; MLP T x (2 h + 2 x 2 x 3072) = 1,769,472; residual
+// dropout mask 98,304: 4,325,376 per layer, x 12 layers = 51,904,512 (the same as 12 distinct layers), while the
+// weights are one layer's: parameters 11,221,680 x 2 B = 22,443,360.
+TEST(families, albert_training_activations) {
+  auto r = estimate({{"framework", "generic"},
+                     {"attention", "standard"},
+                     {"seq", "128"},
+                     {"batch", "1"},
+                     {"weights_dtype", "bf16"}},
+                    config(albert_base));
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  EXPECT_EQ(item(r.value(), "activations", "transformer layers"), 12.0 * 4325376);
+  EXPECT_EQ(item(r.value(), "parameters", "weights"), 2.0 * 11221680);
+  // Pipeline stages over the shared layer are refused.
+  auto staged = resolve({{"pp", "2"}, {"devices", "2"}}, config(albert_base));
+  ASSERT_FALSE(staged.ok());
+  EXPECT_EQ(staged.errors().front().setting, "pp");
+}
+
+// ELECTRA (modeling_electra.py @v4.56). electra-small-discriminator: E 128, h 256, 12 layers, 4 heads, i 1024,
+// V 30522, P 512, 2 token types. Embeddings 30522 x 128 + 512 x 128 + 2 x 128 + 256 = 3,973,120 (token types in
+// extra_params); embeddings_project 128 x 256 + 256 = 33,024; a layer 4 (256^2 + 256) + (256 x 1024 + 1024) +
+// (1024 x 256 + 256) + 1,024 = 789,760, x 12 = 9,477,120: ElectraModel 13,483,008; keras-hub's
+// electra_small_discriminator_uncased_en "params" 13,548,800 is that plus a pooler 256^2 + 256 = 65,792 its backbone
+// keeps (keras-team/keras-hub@2413f1e9:keras_hub/src/models/electra/electra_presets.py). ElectraForPreTraining adds
+// discriminator_predictions 256^2 + 256 + 256 + 1 = 66,049: 13,549,057. electra-base-discriminator (E = h = 768, no
+// projection): ElectraModel 108,891,648 = keras-hub's 109,482,240 less its pooler 590,592.
+TEST(families, electra) {
+  const std::string small = R"({"architectures": ["ElectraForPreTraining"], "model_type": "electra",
+    "embedding_size": 128, "hidden_size": 256, "num_hidden_layers": 12, "num_attention_heads": 4,
+    "intermediate_size": 1024, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2})";
+  EXPECT_EQ(count(small), 13549057);
+  EXPECT_EQ(config(small).at("num_labels"), "1");  // one replaced-token logit per token
+  std::string model = small;
+  model.replace(model.find("ElectraForPreTraining"), 21, "ElectraModel");
+  EXPECT_EQ(count(model), 13483008);
+  const std::string base = R"({"architectures": ["ElectraModel"], "model_type": "electra", "embedding_size": 768,
+    "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+    "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2})";
+  EXPECT_EQ(count(base), 108891648);
+}
+
+// ---- encoder-decoders ----------------------------------------------------------------------------------------------
+
+// UMT5 (modeling_umt5.py @v4.56), google/umt5-small: d_model 512, d_kv 64, 6 heads (inner 384), d_ff 1024 gated-gelu,
+// 8 + 8 layers, V 256384, 32 buckets, lm_head untied. Shared embedding and lm_head 2 x 256384 x 512 = 262,537,216;
+// an encoder layer 4 x 512 x 384 + 3 x 512 x 1024 + 2 x 512 = 2,360,320, x 8 = 18,882,560; a decoder layer
+// 2 x 786,432 + 1,572,864 + 3 x 512 = 3,147,264, x 8 = 25,178,112; a relative_attention_bias in EVERY self-attention
+// 16 x 32 x 6 = 3,072 (T5: 2 x 32 x 6); final norms 1,024. Total 306,601,984 (mT5-small's 300,176,768 with the
+// larger vocabulary, + 6,422,528, and 14 more bias tables, + 2,688).
+TEST(families, umt5) {
+  const std::string small = R"({"architectures": ["UMT5ForConditionalGeneration"], "model_type": "umt5",
+    "d_model": 512, "d_kv": 64, "d_ff": 1024, "num_heads": 6, "num_layers": 8, "num_decoder_layers": 8,
+    "vocab_size": 256384, "relative_attention_num_buckets": 32, "feed_forward_proj": "gated-gelu",
+    "tie_word_embeddings": false})";
+  EXPECT_EQ(count(small), 306601984);
+  const auto s = config(small);
+  EXPECT_EQ(s.at("architecture"), "encoder_decoder");
+  EXPECT_EQ(s.at("extra_params"), "4096");  // 3,072 bias tables + 1,024 final norms
+}
+
+// mBART (modeling_mbart.py @v4.56), facebook/mbart-large-cc25: d 1024, 12 + 12 layers, 16 heads, FFN 4096,
+// V 250027, P 1024. Shared embedding 250027 x 1024 = 256,027,648; positions 2 x 1026 x 1024 = 2,101,248 (offset 2);
+// layernorm_embedding 2 x 2,048 and the final layer_norm of each stack 2 x 2,048 = 8,192; encoder layers 12 x
+// 12,596,224 = 151,154,688; decoder layers 12 x 16,796,672 = 201,560,064. Total 610,851,840 (BART-large's layer
+// shapes, docs/models.md; mbart-large-50's V 250054: 610,879,488).
+TEST(families, mbart) {
+  const std::string cc25 = R"({"architectures": ["MBartForConditionalGeneration"], "model_type": "mbart",
+    "d_model": 1024, "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 16,
+    "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096, "vocab_size": 250027,
+    "max_position_embeddings": 1024, "scale_embedding": true, "add_final_layer_norm": true})";
+  EXPECT_EQ(count(cc25), 610851840);
+  // The final norms do not depend on add_final_layer_norm (MBartEncoder / MBartDecoder always hold layer_norm).
+  std::string without = cc25;
+  const std::string flag = ", \"add_final_layer_norm\": true";
+  without.replace(without.find(flag), flag.size(), "");
+  EXPECT_EQ(count(without), 610851840);
+}
+
+// Pegasus (modeling_pegasus.py @v4.56), google/pegasus-large: d 1024, 16 + 16 layers, 16 heads, FFN 4096,
+// V 96103. Shared embedding 96103 x 1024 = 98,409,472; no layernorm_embedding; sinusoidal positions (not stored);
+// final layer_norms 2 x 2,048 = 4,096; encoder 16 x 12,596,224 = 201,539,584; decoder 16 x 16,796,672 =
+// 268,746,752. Total 568,699,904 (the "568M" of the Pegasus model cards).
+TEST(families, pegasus) {
+  const std::string large = R"({"architectures": ["PegasusForConditionalGeneration"], "model_type": "pegasus",
+    "d_model": 1024, "encoder_layers": 16, "decoder_layers": 16, "encoder_attention_heads": 16,
+    "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096, "vocab_size": 96103,
+    "max_position_embeddings": 1024, "scale_embedding": true})";
+  EXPECT_EQ(count(large), 568699904);
+  const auto s = config(large);
+  EXPECT_EQ(s.at("position_embedding"), "none");
+  EXPECT_EQ(s.at("embedding_norm"), "off");
 }
 
 }  // namespace
