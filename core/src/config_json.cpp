@@ -358,8 +358,8 @@ void family_fields(std::string_view type, std::string_view written, reader& r) {
   if (type == "glm4_moe" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
   if (type == "cohere" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "full";
   // StarCoder2 and InternLM2: one switch for the attention (and StarCoder2's MLP) biases.
-  if (type == "starcoder2" || type == "internlm2") switch_biases(r, type == "starcoder2" ? "use_bias" : "bias",
-                                                               type == "starcoder2");
+  if (type == "starcoder2" || type == "internlm2")
+    switch_biases(r, type == "starcoder2" ? "use_bias" : "bias", type == "starcoder2");
   if (type == "qwen2_moe" || type == "qwen3_moe") require_empty(r, "mlp_only_layers", "moe_layer_step");
   // DeepSeek places MoE layers by l % moe_layer_freq == 0, which agrees with moe_layer_step only at 1.
   if (const json* freq = r.find({"moe_layer_freq"}); freq != nullptr && *freq != 1)
@@ -846,8 +846,8 @@ double t5_fields(reader& r, const json& root) {
   if (head.suffix != "ForConditionalGeneration" && head.suffix != "Model") refuse_head(r, head);
   if (head.suffix == "Model") r.out["tie_word_embeddings"] = "on";  // T5Model has no lm_head
   const double h = field(r, "d_model", 512, "hidden_size"), heads = field(r, "num_heads", 8, "num_attention_heads");
-  // UMT5 (modeling_umt5.py @v4.56): every self-attention has its own relative_attention_bias (has_relative_attention_bias
-  // is true in every UMT5Block), the decoder's cross-attention none.
+  // UMT5 (modeling_umt5.py @v4.56): every self-attention has its own relative_attention_bias
+  // (has_relative_attention_bias is true in every UMT5Block), the decoder's cross-attention none.
   const double encoder = field(r, "num_layers", 6, "encoder_layers");
   const double biased = type == "umt5" ? encoder + field(r, "num_decoder_layers", encoder, "num_hidden_layers") : 2;
   return biased * field(r, "relative_attention_num_buckets", 32, "extra_params") * heads + 2 * h;

@@ -137,7 +137,8 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   param_breakdown& p = m.params;
   // A factorised embedding (ALBERT, ELECTRA-small): tables of width E, then a biased Linear E -> h.
   const double e = s.embedding_size > 0 ? static_cast<double>(s.embedding_size) : m.hidden;
-  p.embedding = m.vocab * e + (s.embedding_norm ? norm_params(m, e) : 0) + (e != m.hidden ? e * m.hidden + m.hidden : 0);
+  p.embedding =
+      m.vocab * e + (s.embedding_norm ? norm_params(m, e) : 0) + (e != m.hidden ? e * m.hidden + m.hidden : 0);
   if (choices.position == position_kind::learned) p.embedding += static_cast<double>(s.max_position_embeddings) * e;
   p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * e) + (s.lm_head_bias ? m.vocab : 0);
   // Encoders keep their final norms (when the family has them) in extra_params: BERT has none, T5 one per stack.

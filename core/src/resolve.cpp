@@ -257,8 +257,8 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
          "must divide num_experts (" + std::to_string(v.num_experts) + ") and the data-parallel devices (" +
              std::to_string(r.data_parallel) + "), got " + std::to_string(v.ep));
   if (v.pp > 1 && v.num_hidden_groups > 0 && v.num_hidden_groups < v.num_hidden_layers)
-    fail(errors, "pp", "pipeline stages over shared layers (num_hidden_groups) are not modelled, got " +
-                           std::to_string(v.pp));
+    fail(errors, "pp",
+         "pipeline stages over shared layers (num_hidden_groups) are not modelled, got " + std::to_string(v.pp));
   if (v.pp > v.num_hidden_layers)
     fail(
         errors, "pp",

@@ -206,12 +206,9 @@ TEST(families, albert) {
 // dropout mask 98,304: 4,325,376 per layer, x 12 layers = 51,904,512 (the same as 12 distinct layers), while the
 // weights are one layer's: parameters 11,221,680 x 2 B = 22,443,360.
 TEST(families, albert_training_activations) {
-  auto r = estimate({{"framework", "generic"},
-                     {"attention", "standard"},
-                     {"seq", "128"},
-                     {"batch", "1"},
-                     {"weights_dtype", "bf16"}},
-                    config(albert_base));
+  auto r = estimate(
+      {{"framework", "generic"}, {"attention", "standard"}, {"seq", "128"}, {"batch", "1"}, {"weights_dtype", "bf16"}},
+      config(albert_base));
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   EXPECT_EQ(item(r.value(), "activations", "transformer layers"), 12.0 * 4325376);
   EXPECT_EQ(item(r.value(), "parameters", "weights"), 2.0 * 11221680);
