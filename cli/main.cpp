@@ -238,9 +238,12 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   fmt::print("  embedding {} · lm_head {} · final norm {}", group_digits(p.embedding), group_digits(p.lm_head),
              group_digits(p.final_norm));
   if (p.dense_layers > 0)
-    fmt::print(" · {} × layer (attention {} + MLP {} + norms {})", p.dense_layers,
+    fmt::print(" · {} × layer (attention {} + MLP {} + norms {}){}", p.dense_layers,
                group_digits(p.dense_layer.attention), group_digits(p.dense_layer.mlp),
-               group_digits(p.dense_layer.norms));
+               group_digits(p.dense_layer.norms),
+               p.dense_layers + p.moe_layers < r.model.layers
+                   ? fmt::format(" shared by {} layers (num_hidden_groups)", r.model.layers)
+                   : "");
   if (p.encoder_layers > 0)
     fmt::print(" · {} × encoder layer (attention {} + MLP {} + norms {})", p.encoder_layers,
                group_digits(p.encoder_layer.attention), group_digits(p.encoder_layer.mlp),

@@ -76,6 +76,10 @@ constexpr std::array families = {
     family{.model_type = "granitemoeshared", .tie = true},
     family{.model_type = "olmoe", .qk_norm = "full"},
     family{.model_type = "smollm3", .tie = true},
+    family{.model_type = "starcoder2", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "all",
+           .mlp_bias = true},
+    family{.model_type = "internlm2", .attention_bias = "all"},
+    family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
 };
 // clang-format on
 
@@ -255,16 +259,16 @@ std::string json_location(char root, std::string_view key, std::size_t entry) {
 
 // Encoder-only, encoder-decoder and non-attention layer types: no family above fits them, so no count is guessed.
 error unsupported(std::string_view type) {
-  constexpr std::array encoders = {"deberta", "distilbert", "electra", "albert", "camembert"};
-  constexpr std::array seq2seq = {"umt5", "mbart", "pegasus", "marian", "whisper", "m2m_100"};
+  constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
+  constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
   constexpr std::array recurrent = {
       "mamba", "mamba2",          "rwkv",  "jamba",  "falcon_h1",  "granitemoehybrid", "qwen3_next",
       "lfm2",  "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
   const std::string why = in(encoders)  ? "an encoder-only model llm-memory does not count (it counts bert, roberta, "
-                                          "xlm-roberta, deberta-v2 and modernbert)"
-                          : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts t5, mt5 and "
-                                          "bart)"
+                                          "xlm-roberta, deberta-v2, modernbert, distilbert, albert and electra)"
+                          : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts t5, mt5, "
+                                          "umt5, bart, mbart and pegasus)"
                           : in(recurrent)
                               ? "a model with state-space or recurrent layers, which llm-memory does not count"
                               : "not a family llm-memory knows";
@@ -336,6 +340,15 @@ void require_empty(reader& r, const char* name, std::string_view setting) {
     r.fail(setting, std::string("config.json field \"") + name + "\" is not modelled; only an empty list is");
 }
 
+// StarCoder2 (transformers models/starcoder2/modeling_starcoder2.py @v4.56): `use_bias` (default true) on q/k/v/o
+// and on the MLP's c_fc / c_proj. InternLM2 (remote modeling_internlm2.py): `bias` (InternLM2Config default true;
+// the released configs say false) on the packed wqkv and wo only; w1 / w3 / w2 never have one.
+void switch_biases(reader& r, const char* name, bool mlp_too) {
+  const bool bias = r.boolean(name, "attention_bias").value_or(true);
+  r.out["attention_bias"] = bias ? "all" : "none";
+  if (mlp_too) r.out["mlp_bias"] = bias ? "on" : "off";
+}
+
 // The fields only some families have; `type` is the family's, `written` the config's own model_type.
 void family_fields(std::string_view type, std::string_view written, reader& r) {
   if (type == "falcon") falcon_fields(r, written == "refinedweb");
@@ -349,6 +362,9 @@ void family_fields(std::string_view type, std::string_view written, reader& r) {
   // GLM-4.5: per-head RMSNorms; Command R+: LayerNorm weights over every head ([a, d] and [k, d]).
   if (type == "glm4_moe" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
   if (type == "cohere" && r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "full";
+  // StarCoder2 and InternLM2: one switch for the attention (and StarCoder2's MLP) biases.
+  if (type == "starcoder2" || type == "internlm2")
+    switch_biases(r, type == "starcoder2" ? "use_bias" : "bias", type == "starcoder2");
   if (type == "qwen2_moe" || type == "qwen3_moe") require_empty(r, "mlp_only_layers", "moe_layer_step");
   // DeepSeek places MoE layers by l % moe_layer_freq == 0, which agrees with moe_layer_step only at 1.
   if (const json* freq = r.find({"moe_layer_freq"}); freq != nullptr && *freq != 1)
@@ -750,8 +766,9 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
 // (token-type and relative embeddings, the encoder stack's own embeddings, final norms, pooler, task head) is summed
 // into extra_params. The head is the one config.json's first `architectures` entry names.
 
-constexpr std::array encoder_types = {"bert", "roberta", "xlm-roberta", "deberta-v2", "modernbert"};
-constexpr std::array seq2seq_types = {"t5", "mt5", "bart"};
+constexpr std::array encoder_types = {"bert",       "roberta",    "xlm-roberta", "deberta-v2",
+                                      "modernbert", "distilbert", "albert",      "electra"};
+constexpr std::array seq2seq_types = {"t5", "mt5", "umt5", "bart", "mbart", "pegasus"};
 
 bool listed(const auto& list, std::string_view type) { return std::find(list.begin(), list.end(), type) != list.end(); }
 
@@ -917,19 +934,28 @@ double t5_fields(reader& r, const json& root) {
   r.out["mlp_bias"] = "off";
   r.out["position_embedding"] = "none";
   r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(true) ? "on" : "off";
-  const head_kind head = read_head(r, root, r.text("model_type") == "mt5" ? "MT5" : "T5");
+  const std::string type = r.text("model_type");
+  const head_kind head = read_head(r, root, type == "mt5" ? "MT5" : type == "umt5" ? "UMT5" : "T5");
   set_labels(r, head);
   if (head.suffix != "ForConditionalGeneration" && head.suffix != "Model") refuse_head(r, head);
   if (head.suffix == "Model") r.out["tie_word_embeddings"] = "on";  // T5Model has no lm_head
   const double h = field(r, "d_model", 512, "hidden_size"), heads = field(r, "num_heads", 8, "num_attention_heads");
-  return 2 * field(r, "relative_attention_num_buckets", 32, "extra_params") * heads + 2 * h;
+  // UMT5 (modeling_umt5.py @v4.56): every self-attention has its own relative_attention_bias
+  // (has_relative_attention_bias is true in every UMT5Block), the decoder's cross-attention none.
+  const double encoder = field(r, "num_layers", 6, "encoder_layers");
+  const double biased = type == "umt5" ? encoder + field(r, "num_decoder_layers", encoder, "num_hidden_layers") : 2;
+  return biased * field(r, "relative_attention_num_buckets", 32, "extra_params") * heads + 2 * h;
 }
 
 // BART (modeling_bart.py): post-LayerNorm layers with biases, learned positions of max_position_embeddings + 2 rows
 // (BartLearnedPositionalEmbedding's offset) and layernorm_embedding in each stack, the shared embedding and the tied
 // lm_head; final_logits_bias is a buffer, not a parameter. BartForSequenceClassification adds the classification
 // head (dense h^2 + h, out_proj h n + n).
-double bart_fields(reader& r, const json& root, double h) {
+// mBART (models/mbart/modeling_mbart.py @v4.56): BART's shapes (pre-norm) with a final layer_norm in each stack,
+// always. Pegasus (models/pegasus/modeling_pegasus.py @v4.56): the same layers and final layer_norms, no
+// layernorm_embedding, and sinusoidal positions (PegasusSinusoidalPositionalEmbedding: a frozen table that the Hub's
+// checkpoints do not store; not counted).
+double bart_fields(reader& r, const json& root, double h, std::string_view type) {
   r.require({"encoder_layers"}, "encoder_layers");
   r.require({"decoder_layers"}, "num_hidden_layers");
   r.integer({"decoder_attention_heads"}, "num_attention_heads");
@@ -938,16 +964,100 @@ double bart_fields(reader& r, const json& root, double h) {
                              std::pair{"encoder_ffn_dim", "decoder_ffn_dim"}})
     if (const json* x = r.find({a}), *y = r.find({b}); x != nullptr && y != nullptr && *x != *y)
       r.fail("encoder_layers", std::string("config.json ") + a + " differs from " + b + ": not modelled");
-  const double positions = field(r, "max_position_embeddings", 1024, "max_position_embeddings") + 2;
-  r.out["max_position_embeddings"] = detail::format_number(positions);
-  r.out["position_embedding"] = "learned";
-  r.out["embedding_norm"] = "on";
-  double extra = positions * h + 2 * h;  // the encoder's embed_positions and layernorm_embedding
-  if (r.boolean("add_final_layer_norm", "extra_params").value_or(false)) extra += 2 * 2 * h;
-  const head_kind head = read_head(r, root, "Bart");
+  double extra = 0;
+  if (type == "pegasus") {
+    r.out["position_embedding"] = "none";
+    r.out["embedding_norm"] = "off";
+  } else {
+    const double positions = field(r, "max_position_embeddings", 1024, "max_position_embeddings") + 2;
+    r.out["max_position_embeddings"] = detail::format_number(positions);
+    r.out["position_embedding"] = "learned";
+    r.out["embedding_norm"] = "on";
+    extra = positions * h + 2 * h;  // the encoder's embed_positions and layernorm_embedding
+  }
+  if (type != "bart" || r.boolean("add_final_layer_norm", "extra_params").value_or(false)) extra += 2 * 2 * h;
+  const head_kind head = read_head(r, root, type == "pegasus" ? "Pegasus" : type == "mbart" ? "MBart" : "Bart");
   set_labels(r, head);
   if (head.suffix == "ForSequenceClassification") return extra + h * h + h + h * head.labels + head.labels;
   if (head.suffix != "ForConditionalGeneration" && head.suffix != "Model") refuse_head(r, head);
+  return extra;
+}
+
+// DistilBERT (models/distilbert/modeling_distilbert.py @v4.56): BERT's layer shapes (q_lin, k_lin, v_lin, out_lin,
+// lin1, lin2, all biased; sa_layer_norm and output_layer_norm) under DistilBertConfig's names (dim, n_layers,
+// n_heads, hidden_dim); Embeddings: word and position tables (P rows; sinusoidal_pos_embds fills the same
+// nn.Embedding, a frozen parameter the checkpoint stores) and a LayerNorm, no token types; DistilBertModel has no
+// pooler. Heads: ForMaskedLM vocab_transform h^2 + h, vocab_layer_norm 2h, the tied vocab_projector's bias V;
+// ForSequenceClassification pre_classifier h^2 + h and classifier h n + n; token classification and QA h n + n.
+double distilbert_fields(reader& r, const json& root, double h) {
+  r.out["position_embedding"] = "learned";
+  const head_kind head = read_head(r, root, "DistilBert");
+  set_labels(r, head);
+  const double n = head.labels;
+  if (head.suffix == "Model") return 0;
+  if (head.suffix == "ForMaskedLM") {
+    r.out["lm_head_bias"] = "on";
+    return h * h + h + 2 * h;
+  }
+  if (head.suffix == "ForSequenceClassification") return h * h + h + h * n + n;
+  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return h * n + n;
+  refuse_head(r, head);
+  return 0;
+}
+
+// ALBERT (models/albert/modeling_albert.py @v4.56): AlbertEmbeddings at width E = embedding_size (word V E, position
+// P E, token types T E, LayerNorm 2E: the embedding_size setting), embedding_hidden_mapping_in E h + h (kept when
+// E = h as well), then num_hidden_groups AlbertLayerGroups the L layers share (BERT's layer shapes: attention
+// query / key / value / dense and its LayerNorm, ffn and ffn_output, full_layer_layer_norm). Heads: the pooler
+// h^2 + h (AlbertModel, ForPreTraining, ForSequenceClassification); AlbertMLMHead dense h E + E, LayerNorm 2E and
+// the tied decoder's bias V (ForMaskedLM, ForPreTraining); ForPreTraining's sop_classifier h n + n; classifiers
+// h n + n (token classification and QA without the pooler).
+double albert_fields(reader& r, const json& root, double h) {
+  r.out["position_embedding"] = "learned";
+  const double e = field(r, "embedding_size", 128, "embedding_size");
+  r.out["embedding_size"] = detail::format_number(e);
+  r.out["num_hidden_groups"] = detail::format_number(field(r, "num_hidden_groups", 1, "num_hidden_groups"));
+  if (field(r, "inner_group_num", 1, "num_hidden_groups") != 1)
+    r.fail("num_hidden_groups", "config.json inner_group_num other than 1 is not modelled");
+  const double extra = field(r, "type_vocab_size", 2, "extra_params") * e + (e == h ? h * h + h : 0);
+  const head_kind head = read_head(r, root, "Albert");
+  set_labels(r, head);
+  const double n = head.labels, pooler = h * h + h, mlm = h * e + e + 2 * e;
+  if (head.suffix == "ForMaskedLM" || head.suffix == "ForPreTraining") r.out["lm_head_bias"] = "on";
+  if (head.suffix == "Model") return extra + pooler;
+  if (head.suffix == "ForMaskedLM") return extra + mlm;
+  if (head.suffix == "ForPreTraining") return extra + pooler + mlm + h * n + n;
+  if (head.suffix == "ForSequenceClassification") return extra + pooler + h * n + n;
+  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return extra + h * n + n;
+  refuse_head(r, head);
+  return extra;
+}
+
+// ELECTRA (models/electra/modeling_electra.py @v4.56): ElectraEmbeddings as BERT's at width E = embedding_size
+// (token types T E in extra_params), embeddings_project E h + h only when E != h, BERT's layers, no pooler. Heads:
+// ForPreTraining (the discriminator) dense h^2 + h and dense_prediction h + 1, one logit per token; ForMaskedLM (the
+// generator) LayerNorm 2E, dense h E + E and the tied generator_lm_head's bias V; ForSequenceClassification dense
+// h^2 + h and out_proj h n + n; token classification and QA h n + n.
+double electra_fields(reader& r, const json& root, double h) {
+  r.out["position_embedding"] = "learned";
+  const double e = field(r, "embedding_size", 128, "embedding_size");
+  r.out["embedding_size"] = detail::format_number(e);
+  const double extra = field(r, "type_vocab_size", 2, "extra_params") * e;
+  const head_kind head = read_head(r, root, "Electra");
+  set_labels(r, head);
+  const double n = head.labels;
+  if (head.suffix == "Model") return extra;
+  if (head.suffix == "ForPreTraining") {
+    r.out["num_labels"] = "1";  // a replaced-token logit per token, no vocabulary
+    return extra + h * h + h + h + 1;
+  }
+  if (head.suffix == "ForMaskedLM") {
+    r.out["lm_head_bias"] = "on";
+    return extra + 2 * e + h * e + e;
+  }
+  if (head.suffix == "ForSequenceClassification") return extra + h * h + h + h * n + n;
+  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return extra + h * n + n;
+  refuse_head(r, head);
   return extra;
 }
 
@@ -961,7 +1071,7 @@ void encoder_family(reader& r, const json& root, std::string_view type) {
   r.out["mlp_bias"] = "on";
   r.out["norms_per_layer"] = "2";
   r.out["qk_norm"] = "none";
-  r.out["embedding_norm"] = type == "t5" || type == "mt5" ? "off" : "on";
+  r.out["embedding_norm"] = type == "t5" || type == "mt5" || type == "umt5" ? "off" : "on";
   r.out["dropout"] = type == "modernbert" ? "off" : "on";  // ModernBERT's dropouts default to 0
   r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(true) ? "on" : "off";
   const auto hidden = r.out.find("hidden_size");
@@ -972,17 +1082,26 @@ void encoder_family(reader& r, const json& root, std::string_view type) {
   if (type == "bert" || type == "roberta" || type == "xlm-roberta") extra = bert_fields(r, root, type, h);
   if (type == "deberta-v2") extra = deberta_fields(r, root, h, L);
   if (type == "modernbert") extra = modernbert_fields(r, root, h);
-  if (type == "t5" || type == "mt5") extra = t5_fields(r, root);
-  if (type == "bart") extra = bart_fields(r, root, h);
+  if (type == "t5" || type == "mt5" || type == "umt5") extra = t5_fields(r, root);
+  if (type == "bart" || type == "mbart" || type == "pegasus") extra = bart_fields(r, root, h, type);
+  if (type == "distilbert") extra = distilbert_fields(r, root, h);
+  if (type == "albert") extra = albert_fields(r, root, h);
+  if (type == "electra") extra = electra_fields(r, root, h);
   r.out["extra_params"] = detail::format_number(extra);
 }
 
 result<settings> parse_encoder(const json& root, std::string_view type) {
   reader r(root);
   const bool seq2seq = listed(seq2seq_types, type);
+  if (type == "distilbert") {  // DistilBertConfig's own names
+    r.require({"dim"}, "hidden_size");
+    r.require({"n_layers"}, "num_hidden_layers");
+    r.require({"n_heads"}, "num_attention_heads");
+    r.integer({"hidden_dim"}, "intermediate_size");
+  }
   r.require({"hidden_size", "d_model"}, "hidden_size");
   if (!seq2seq) r.require({"num_hidden_layers"}, "num_hidden_layers");
-  if (type == "t5" || type == "mt5") r.require({"num_layers"}, "encoder_layers");
+  if (type == "t5" || type == "mt5" || type == "umt5") r.require({"num_layers"}, "encoder_layers");
   r.require({"num_attention_heads", "num_heads", "decoder_attention_heads"}, "num_attention_heads");
   r.require({"vocab_size"}, "vocab_size");
   r.integer({"intermediate_size"}, "intermediate_size");

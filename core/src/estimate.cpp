@@ -647,7 +647,8 @@ bucket activations_train(const context& c) {
                "parallelism divides the tensors inside its regions by tp, and sequence parallelism the rest; "
                "intermediate buffers freed within an op are not counted",
                {}}};
-  const double dense_share = static_cast<double>(m.params.dense_layers) / static_cast<double>(m.layers);
+  // Of the layers that run (m.layers), those without experts (dense_layers counts ALBERT's shared weights once).
+  const double dense_share = 1 - static_cast<double>(m.params.moe_layers) / static_cast<double>(m.layers);
   layer_activations dense = layer_saved(c, false);
   if (m.cross_attention()) cross_attention_saved(c, dense);
   const layer_activations moe = m.params.moe_layers > 0 ? layer_saved(c, true) : dense;

@@ -2,6 +2,8 @@
 // Exact parameter counting from the architecture. Formulas per family: docs/models.md.
 #include "llm_memory/model.hpp"
 
+#include <algorithm>
+
 namespace llm_memory {
 namespace {
 
@@ -133,10 +135,12 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.mla = s.kv_lora_rank > 0;
 
   param_breakdown& p = m.params;
-  p.embedding = m.vocab * m.hidden + (s.embedding_norm ? norm_params(m, m.hidden) : 0);
-  if (choices.position == position_kind::learned)
-    p.embedding += static_cast<double>(s.max_position_embeddings) * m.hidden;
-  p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * m.hidden) + (s.lm_head_bias ? m.vocab : 0);
+  // A factorised embedding (ALBERT, ELECTRA-small): tables of width E, then a biased Linear E -> h.
+  const double e = s.embedding_size > 0 ? static_cast<double>(s.embedding_size) : m.hidden;
+  p.embedding =
+      m.vocab * e + (s.embedding_norm ? norm_params(m, e) : 0) + (e != m.hidden ? e * m.hidden + m.hidden : 0);
+  if (choices.position == position_kind::learned) p.embedding += static_cast<double>(s.max_position_embeddings) * e;
+  p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * e) + (s.lm_head_bias ? m.vocab : 0);
   // Encoders keep their final norms (when the family has them) in extra_params: BERT has none, T5 one per stack.
   p.final_norm = choices.stack == stack_kind::decoder ? norm_params(m, m.hidden) : 0;
   const bool moe = s.num_experts > 0;
@@ -145,6 +149,9 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   // Layers l in [first_moe, L) with (l + 1) % step == 0: floor(L / step) - floor(first_moe / step).
   p.moe_layers = moe ? s.num_hidden_layers / s.moe_layer_step - s.first_k_dense_replace / s.moe_layer_step : 0;
   p.dense_layers = s.num_hidden_layers - p.moe_layers;
+  // ALBERT: the layers run num_hidden_groups sets of weights; the parameters (and gradients, optimizer states) are
+  // those sets, the activations stay per layer (m.layers).
+  if (s.num_hidden_groups > 0 && !moe) p.dense_layers = std::min(s.num_hidden_groups, s.num_hidden_layers);
   p.dense_layer = make_layer(s, m, false);
   if (m.cross_attention()) {
     p.encoder_layer = p.dense_layer;

@@ -223,6 +223,15 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
   // Encoders and encoder-decoders are dense multi-head stacks (docs/models.md, "Encoders and encoder-decoders").
   if (v.architecture != "decoder" && (v.num_experts > 0 || v.kv_lora_rank > 0))
     fail(errors, "architecture", "an " + v.architecture + " stack with experts or MLA is not modelled");
+  // ALBERT's shared layers: groups of consecutive layers run one set of weights (modeling_albert.py).
+  if (v.num_hidden_groups > 0 &&
+      (v.num_hidden_groups > v.num_hidden_layers || v.num_hidden_layers % v.num_hidden_groups != 0))
+    fail(errors, "num_hidden_groups",
+         "must divide num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
+             std::to_string(v.num_hidden_groups));
+  if (v.num_hidden_groups > 0 && v.num_hidden_groups < v.num_hidden_layers &&
+      (v.num_experts > 0 || v.architecture == "encoder_decoder"))
+    fail(errors, "num_hidden_groups", "shared layers with experts or an encoder-decoder stack are not modelled");
 }
 
 void check_parallelism(const run_spec& r, std::vector<error>& errors) {
@@ -247,6 +256,9 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "ep",
          "must divide num_experts (" + std::to_string(v.num_experts) + ") and the data-parallel devices (" +
              std::to_string(r.data_parallel) + "), got " + std::to_string(v.ep));
+  if (v.pp > 1 && v.num_hidden_groups > 0 && v.num_hidden_groups < v.num_hidden_layers)
+    fail(errors, "pp",
+         "pipeline stages over shared layers (num_hidden_groups) are not modelled, got " + std::to_string(v.pp));
   if (v.pp > v.num_hidden_layers)
     fail(
         errors, "pp",

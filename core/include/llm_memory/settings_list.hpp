@@ -117,6 +117,14 @@
     "Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over "       \
     "the vocabulary)",                                                                                                 \
     "Classifier labels", "")                                                                                           \
+  X(embedding_size, integer, "0", 0, 1e7, "", "", "model",                                                             \
+    "Width of the token and position embeddings when it differs from hidden_size: a Linear (E x h + h) projects "      \
+    "them to h (ALBERT, ELECTRA-small); 0 = hidden_size",                                                              \
+    "Embedding width", "")                                                                                             \
+  X(num_hidden_groups, integer, "0", 0, 1e5, "", "layers", "model",                                                    \
+    "Distinct sets of layer weights the layers share (ALBERT: 1, every layer runs the same weights: counted once, "    \
+    "activations per layer); 0 = every layer has its own",                                                             \
+    "Distinct layer weights", "")                                                                                      \
   /* ---- workload ---- */                                                                                             \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
     "Task", "Training|Inference")                                                                                      \
