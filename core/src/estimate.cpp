@@ -792,7 +792,13 @@ bucket kv_cache(const context& c) {
     out.add("full-attention layers", global_layers * b * sq * per_token_layer,
             "2 x " + n(global_layers) + " layers x b " + n(b) + " x s " + n(sq) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
-  if (sliding_layers > 0) {
+  // TGI pages sliding-window layers at full length (FlashCausalLM.init_kv_cache): they hold the whole context.
+  const bool tgi = c.r.runtime == runtime_kind::tgi;
+  if (sliding_layers > 0 && tgi) {
+    out.add("sliding-window layers (TGI pages them at full length)", sliding_layers * b * sq * per_token_layer,
+            "2 x " + n(sliding_layers) + " layers x b x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " +
+                n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  } else if (sliding_layers > 0) {
     const double window = std::min(sq, static_cast<double>(s.sliding_window));
     out.add("sliding-window layers", sliding_layers * b * window * per_token_layer,
             "2 x " + n(sliding_layers) + " layers x b x min(s, " + std::to_string(s.sliding_window) + ") x n_kv " +
@@ -932,6 +938,13 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     const double w = r.quantised() ? 2 : bytes_per_value(r.weights);
     params.add("vision tower", l.sp.vision * w / l.zero_params,
                n(l.sp.vision) + " vision parameters x " + n(w) + " B" + (l.zero_params > 1 ? l.shard : ""));
+  }
+  if (!c.train && r.runtime == runtime_kind::tgi && r.values.tie_word_embeddings && c.last_stage) {
+    // TGI loads a tied head from the embedding's tensor as a tensor of its own, in 16-bit for quantised weights.
+    const double rows = tgi_tied_head_rows(c.m.vocab, r.values.tp);
+    const double w = info(r.weights).family == dtype_family::floating ? bytes_per_value(r.weights) : 2;
+    params.add("tied lm_head's own copy (TGI's TensorParallelHead.load)", rows * c.m.hidden * w,
+               n(rows) + " vocabulary rows x h " + n(c.m.hidden) + " x " + n(w) + " B");
   }
   // vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
   // _compute_cos_sin_cache); "Model loading took" includes it.
@@ -1224,7 +1237,8 @@ runtime_term vllm_profile_peak(const context& c) {
 }
 
 // TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing):
-// the forward, then the logits of every prefill token and their log_softmax (the warmup asks prefill_logprobs).
+// the forward, then the head's logits and their log_softmax: of every prefill token up to 2.4 (the warmup asks
+// prefill_logprobs), of each request's last position from 3.0 (prefill logprobs off unless enabled).
 runtime_term tgi_prefill_forward(const context& c) {
   const double N = chunk_tokens(c);
   return {"warmup prefill forward", vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t),
@@ -1232,15 +1246,28 @@ runtime_term tgi_prefill_forward(const context& c) {
 }
 
 runtime_term tgi_prefill_logits(const context& c) {
-  const double N = chunk_tokens(c);
-  return {"warmup prefill logits and log_softmax (prefill_logprobs)", tgi_warmup_logits(N, c.m.vocab, c.act, c.s.tp),
-          n(N) + " tokens x V " + n(c.m.vocab) + " x " + n(c.act) + " B x (2" + (c.s.tp > 1 ? " + 1 / tp)" : ")")};
+  const auto N = static_cast<std::int64_t>(chunk_tokens(c));
+  const auto rows = static_cast<double>(tgi_warmup_logit_rows(c.r.tgi, N, c.s.seq - 1));
+  const bool all = rows == static_cast<double>(N);
+  return {all ? "warmup prefill logits and log_softmax (prefill_logprobs)"
+              : "warmup logits and log_softmax of each request's last position",
+          tgi_warmup_logits(rows, c.m.vocab, c.act, c.s.tp),
+          n(rows) + (all ? " tokens" : " requests (cdiv(N, seq - 1))") + " x V " + n(c.m.vocab) + " x " + n(c.act) +
+              " B x (2" + (c.s.tp > 1 ? " + 1 / tp)" : ")")};
 }
 
-double kv_bytes_per_token(const context& c);
+// KV bytes of one token in every layer of this device, each layer at full length. TGI pages every layer so,
+// sliding-window layers included (FlashCausalLM.init_kv_cache gives each of num_layers a KVCache of num_blocks).
+double full_length_kv_bytes_per_token(const context& c) {
+  const double kv = bytes_per_value(c.r.kv);
+  if (c.m.mla) return c.layers_on_stage * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
+  return c.layers_on_stage * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
+}
 
-// One TGI block of every layer on this device [bytes] (0 for sliding-window models).
-double tgi_block_bytes(const context& c) { return kv_bytes_per_token(c) * static_cast<double>(c.s.block_size); }
+// One TGI block of every layer on this device [bytes].
+double tgi_block_bytes(const context& c) {
+  return full_length_kv_bytes_per_token(c) * static_cast<double>(c.s.block_size);
+}
 
 // What TGI's warmup leaves for the KV cache (tgi_version's rule), and the blocks of its warmup batch.
 struct tgi_sizing {
@@ -1336,7 +1363,9 @@ bucket activations_inference(const context& c) {
       out.b.assumes = "SGLang keeps activations and CUDA graphs in the share outside mem_fraction_static (overhead)";
       return out.b;
     case runtime_kind::tgi: {
-      out.b.assumes = "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens with prefill logprobs";
+      out.b.assumes =
+          "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens (the head on every prefill "
+          "token up to 2.4, on each request's last position from 3.0)";
       for (const runtime_term& t : {tgi_prefill_forward(c), tgi_prefill_logits(c)}) out.add(t.name, t.bytes, t.formula);
       return out.b;
     }
@@ -1453,13 +1482,8 @@ void runtime_overhead(const context& c, double allocated, double weights, builde
 }
 
 // KV bytes of one token in every layer of this device, when every layer attends to the whole context; 0 for
-// hybrids (sliding windows), whose capacity is given as concurrency only.
-double kv_bytes_per_token(const context& c) {
-  if (c.s.sliding_window > 0) return 0;
-  const double kv = bytes_per_value(c.r.kv);
-  if (c.m.mla) return c.layers_on_stage * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
-  return c.layers_on_stage * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
-}
+// hybrids (sliding windows), which vLLM groups and SGLang reports as concurrency only (TGI: full length above).
+double kv_bytes_per_token(const context& c) { return c.s.sliding_window > 0 ? 0 : full_length_kv_bytes_per_token(c); }
 
 // The KV bytes of one request of `seq` tokens on this device (sliding windows included).
 double kv_bytes_per_request(const context& c) {
@@ -1551,7 +1575,7 @@ void report_sglang(const context& c, const runtime_term& weights, runtime_report
 void report_tgi(const context& c, const runtime_term& weights, runtime_report& out) {
   const auto& s = c.s;
   out.terms = {weights, tgi_prefill_forward(c), tgi_prefill_logits(c)};
-  const double per_token = kv_bytes_per_token(c);
+  const double per_token = full_length_kv_bytes_per_token(c);
   const double block_bytes = tgi_block_bytes(c);
   const tgi_sizing z = size_tgi(c, weights.bytes, block_bytes);
   const double warm = static_cast<double>(z.warmup_blocks) * block_bytes;

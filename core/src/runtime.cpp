@@ -174,9 +174,21 @@ std::int64_t tgi_warmup_blocks(std::int64_t prefill_tokens, std::int64_t max_inp
   return cdiv(prefill_tokens, max_input) * cdiv(max_total - 1, block_size);
 }
 
-double tgi_warmup_logits(double tokens, double vocab, double act_bytes, std::int64_t tp) {
+std::int64_t tgi_warmup_logit_rows(tgi_release release, std::int64_t prefill_tokens, std::int64_t max_input) {
+  if (prefill_tokens <= 0) return 0;
+  const bool last_only = release == tgi_release::v3_3 || release == tgi_release::v3_1 || release == tgi_release::v3_0;
+  if (!last_only) return prefill_tokens;
+  return max_input > 0 ? cdiv(prefill_tokens, max_input) : 1;
+}
+
+double tgi_warmup_logits(double rows, double vocab, double act_bytes, std::int64_t tp) {
   const double gathered = tp > 1 ? 1.0 / static_cast<double>(tp) : 0;
-  return tokens * vocab * act_bytes * (2 + gathered);
+  return rows * vocab * act_bytes * (2 + gathered);
+}
+
+double tgi_tied_head_rows(double vocab, std::int64_t tp) {
+  const auto v = static_cast<std::int64_t>(vocab);
+  return tp > 1 && v % tp == 0 ? static_cast<double>(v / tp) : vocab;
 }
 
 // ---- llama.cpp ------------------------------------------------------------------------------------------------

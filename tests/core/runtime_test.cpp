@@ -300,6 +300,58 @@ TEST(runtime_tgi, warmup_batch_and_logits) {
   EXPECT_DOUBLE_EQ(tgi_warmup_logits(4145, 128256, 2, 4), 2392295040.0);
 }
 
+// The warmup's logit rows by release: every prefill token up to 2.4 (prefill_logprobs honoured); from 3.0
+// FlashCausalLMBatch.from_pb clears prefill_logprobs unless REQUEST_LOGPROBS, so the head runs on each request's
+// last position (v3.0.0 flash_causal_lm.py: `if not REQUEST_LOGPROBS: r.prefill_logprobs = False`).
+TEST(runtime_tgi, warmup_logit_rows_by_release) {
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v3_3, 8000, 7999), 2);  // requests of 7999 and 1: cdiv(8000, 7999)
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v3_1, 4096, 1023), 5);  // cdiv(4096, 1023) = 5 requests
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v3_0, 4096, 8191), 1);  // one request holds the whole prefill
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v2_4, 4096, 4095), 4096);
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v1_4_1, 4145, 4095), 4145);
+  EXPECT_EQ(tgi_warmup_logit_rows(tgi_release::v3_3, 0, 7999), 0);
+  // Gemma 3 (V 262208) at tp 2: 2 rows x 262208 x 2 B x (2 + 1/2) = 2,622,080 B.
+  EXPECT_DOUBLE_EQ(tgi_warmup_logits(2, 262208, 2, 2), 2622080.0);
+}
+
+// A tied head is its own tensor in TGI (TensorParallelHead.load: get_sharded along the vocabulary, the whole
+// matrix when the vocabulary does not divide by tp).
+TEST(runtime_tgi, tied_head_rows) {
+  EXPECT_DOUBLE_EQ(tgi_tied_head_rows(262208, 2), 131104);  // 262208 / 2
+  EXPECT_DOUBLE_EQ(tgi_tied_head_rows(262208, 3), 262208);  // 262208 = 3 x 87402 + 2: not divisible
+  EXPECT_DOUBLE_EQ(tgi_tied_head_rows(128256, 1), 128256);
+}
+
+// TGI 3.3 pages every layer at full length, sliding-window layers included (FlashCausalLM.init_kv_cache), and gives
+// a token count for such models. Gemma 3 27B-it (62 layers, n_kv 16, d 128, I 21504, h 5376, V 262208, tied) on
+// 2 x RTX A6000 (T = 51,527,024,640 B), tp 2, seq 8000, prefill 8000, the profile's context 0.45 GiB:
+// - KV of one request: 62 layers x 8000 x 2 x 8 x 128 x 2 B = 2,031,616,000 B (vLLM: 10 x 8000 + 52 x 1024 tokens);
+// - parameters per shard: text weights 27,010,684,928 + vision 423,060,336 + the tied head's own copy
+//   131,104 x 5376 x 2 = 1,409,630,208 -> P = 28,843,375,472 B;
+// - block = 62 x 8 x 128 x 2 x 2 = 253,952 B; warmup 2 x cdiv(7999, 1) = 15,998 blocks; forward 8000 x 2 x
+//   (3 x 10752 + 3 x 5376) = 774,144,000 B; logits of 2 last positions 2,622,080 B;
+// - free = T - 0.45 GiB - P - 15,998 x 253,952 - forward - logits = 17,360,975,171.2 B; 3.3 keeps
+//   free - 0.10 T = 12,208,272,707.2 B -> 48,073 blocks + 15,998 = 64,071 tokens (the log: 52,125; not asserted).
+TEST(runtime_tgi, sliding_window_model_paged_at_full_length) {
+  const settings gemma{{"mode", "inference"},
+                       {"model", "gemma-3-27b-it"},
+                       {"runtime", "tgi"},
+                       {"tgi_version", "3.3"},
+                       {"gpu", "rtx-a6000"},
+                       {"tp", "2"},
+                       {"devices", "2"},
+                       {"seq", "8000"},
+                       {"max_num_batched_tokens", "8000"}};
+  const estimate_result r = run(gemma);
+  EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 2031616000.0);
+  EXPECT_DOUBLE_EQ(r.bytes("parameters") - 27010684928.0 - 423060336.0, 1409630208.0);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 64071);
+  EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, 64071.0 / 8000);
+  settings vllm = gemma;
+  vllm["runtime"] = "vllm";
+  EXPECT_DOUBLE_EQ(run(vllm).bytes("kv_cache"), 4096.0 * (10 * 8000 + 52 * 1024));  // windows kept by vLLM
+}
+
 // The log of huggingface/text-generation-inference#1856 (TGI 1.4, Llama-3-8B-Instruct bf16, RTX 3090), end to end.
 // T = 23.58 GiB, context 1.15 GiB (0.7 of other processes + 0.45), W = 8,030,261,248 x 2 = 16,060,522,496 B;
 // block = 32 x 16 x 8 x 128 x 2 x 2 = 2 MiB; warmup (seq 2048 -> max_input 2047): cdiv(4096, 2047) = 3 requests x

@@ -130,10 +130,19 @@ inline constexpr double nccl_connection_bytes = 4194304.0 + 4915200.0 + 524288.0
 /// cdiv(input + new - 1, block) blocks): cdiv(prefill, max_input) x cdiv(max_total - 1, block) [blocks].
 [[nodiscard]] std::int64_t tgi_warmup_blocks(std::int64_t prefill_tokens, std::int64_t max_input,
                                              std::int64_t max_total, std::int64_t block_size);
-/// The warmup's logits: its requests ask prefill_logprobs, so the head runs on every prefill token and
-/// generate_token takes log_softmax of all of them: 2 x N x V x bytes; with tp > 1 the head's local slice
-/// (N x V / tp) sits beside the gathered logits (TensorParallelHead.forward) [bytes].
-[[nodiscard]] double tgi_warmup_logits(double tokens, double vocab, double act_bytes, std::int64_t tp);
+/// The rows the warmup's head computes logits for. Its requests ask prefill_logprobs; up to 2.4 the server honours
+/// that and the head runs on every prefill token (N rows); from 3.0 FlashCausalLMBatch.from_pb clears it unless
+/// REQUEST_LOGPROBS (--enable-prefill-logprobs, off by default), so the head runs on each request's last position
+/// only (lm_head_indices = cu_seqlen_prefill[1:] - 1): cdiv(N, max_input) rows [rows].
+[[nodiscard]] std::int64_t tgi_warmup_logit_rows(tgi_release release, std::int64_t prefill_tokens,
+                                                 std::int64_t max_input);
+/// The warmup's logits over `rows` rows and their log_softmax: 2 x rows x V x bytes; with tp > 1 the head's local
+/// slice (rows x V / tp) sits beside the gathered logits (TensorParallelHead.forward) [bytes].
+[[nodiscard]] double tgi_warmup_logits(double rows, double vocab, double act_bytes, std::int64_t tp);
+/// Rows of a tied lm_head's own copy on one shard: TGI loads the head from the embedding's tensor as a tensor of
+/// its own (TensorParallelHead.load: get_sharded along the vocabulary, or the whole matrix when the vocabulary does
+/// not divide by tp) [rows].
+[[nodiscard]] double tgi_tied_head_rows(double vocab, std::int64_t tp);
 
 // ---- llama.cpp ------------------------------------------------------------------------------------------------
 
