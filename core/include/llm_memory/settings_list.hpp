@@ -195,7 +195,8 @@
     "GPU memory utilisation", "")                                                                                      \
   X(tgi_version, choice, "3.3", 0, 0, "3.3|3.1|3.0|2.4|1.4.1|1.0", "", "workload",                                     \
     "TGI release whose warmup sizes the KV cache: 3.3 and later keep 10 % of the memory free, 3.1-3.2 7 %, 3.0 "       \
-    "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it",                      \
+    "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the "        \
+    "warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token",       \
     "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0")                                                 \
   X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
     "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
