@@ -749,6 +749,15 @@ bucket activations_prefill(const context& c) {
   return out.b;
 }
 
+// TGI keeps an MLA model's keys and values uncompressed: FlashCausalLM with head_size = max(qk_nope_dim +
+// qk_rope_dim, v_head_dim), read under keys DeepSeek's configs do not have, so 128 + 64 unless v_head_dim is larger
+// (models/__init__.py @v3.3.4), num_key_value_heads / tp heads per shard, a key and a value tensor per layer
+// (KVCache, layers/attention/kv_cache.py) [bytes per token and layer on this device].
+double tgi_mla_bytes_per_token_layer(const context& c) {
+  const double head_size = std::max(128.0 + 64.0, static_cast<double>(c.s.v_head_dim));
+  return 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * head_size * bytes_per_value(c.r.kv);
+}
+
 bucket kv_cache(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;
@@ -774,6 +783,13 @@ bucket kv_cache(const context& c) {
     out.add("cross-attention keys and values (encoder length)", L * b * enc * 2 * heads * m.head_dim * kv_bytes,
             "2 x " + n(L) + " layers x b " + n(b) + " x encoder_seq " + n(enc) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  }
+  if (m.mla && c.r.runtime == runtime_kind::tgi) {
+    const double per_token_layer = tgi_mla_bytes_per_token_layer(c);
+    out.add("keys and values, uncompressed (TGI does not cache MLA's latent)", L * b * sq * per_token_layer,
+            "2 x " + n(L) + " layers x b x s x n_kv / tp " + n(kv_heads_per_rank(m.kv_heads, s.tp)) +
+                " x head_size max(128 + 64, v_head_dim) x " + n(kv_bytes) + " B");
+    return out.b;
   }
   if (m.mla) {
     const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
@@ -1260,6 +1276,7 @@ runtime_term tgi_prefill_logits(const context& c) {
 // sliding-window layers included (FlashCausalLM.init_kv_cache gives each of num_layers a KVCache of num_blocks).
 double full_length_kv_bytes_per_token(const context& c) {
   const double kv = bytes_per_value(c.r.kv);
+  if (c.m.mla && c.r.runtime == runtime_kind::tgi) return c.layers_on_stage * tgi_mla_bytes_per_token_layer(c);
   if (c.m.mla) return c.layers_on_stage * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
   return c.layers_on_stage * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
 }

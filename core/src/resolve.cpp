@@ -273,7 +273,16 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
 
 // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
 void check_runtime(const run_spec& r, std::vector<error>& errors) {
-  if (r.train() || !r.llamacpp()) return;
+  if (r.train()) return;
+  const setting_values& v = r.values;
+  const std::int64_t kv_heads = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
+  // TGI gives each shard num_kv_heads // tp heads and asserts there is one (FlashCausalLM.__init__ @v3.3.4).
+  if (r.runtime == runtime_kind::tgi && kv_heads > 1 && v.tp > kv_heads)
+    fail(errors, "tp",
+         "TGI shards the " + std::to_string(kv_heads) +
+             " KV heads (num_key_value_heads // tp per shard, at least one), so tp may not exceed them, got " +
+             std::to_string(v.tp));
+  if (!r.llamacpp()) return;
   const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
   if (!float_v && r.attention != attention_kernel::flash)
     fail(errors, "cache_type_v",

@@ -3,6 +3,7 @@
 // "Runtimes"). L8 = Llama 3.1 8B: h 4096, L 32, H 32, n_kv 8, d 128, I 14336, V 128256, bf16, untied.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "llm_memory/dtype.hpp"
@@ -350,6 +351,28 @@ TEST(runtime_tgi, sliding_window_model_paged_at_full_length) {
   settings vllm = gemma;
   vllm["runtime"] = "vllm";
   EXPECT_DOUBLE_EQ(run(vllm).bytes("kv_cache"), 4096.0 * (10 * 8000 + 52 * 1024));  // windows kept by vLLM
+}
+
+// TGI caches an MLA model's keys and values uncompressed (models/__init__.py @v3.3.4: head_size = max(128 + 64,
+// v_head_dim), num_key_value_heads // tp heads per shard; KVCache's key and value tensors). DeepSeek-V2-Lite (27
+// layers, 16 KV heads, v_head_dim 128) at 4096 tokens: 27 x 4096 x 2 x 16 x 192 x 2 B = 1,358,954,496 B at tp 1,
+// half at tp 2; vLLM caches the latent: 27 x 4096 x (512 + 64) x 2 B = 127,401,984 B. tp beyond the KV heads is
+// refused (16 // 32 = 0 heads per shard).
+TEST(runtime_tgi, mla_cached_uncompressed) {
+  settings s{{"mode", "inference"}, {"model", "deepseek-v2-lite"}, {"runtime", "tgi"}, {"seq", "4096"}};
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1358954496.0);
+  s["tp"] = s["devices"] = "2";
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 1358954496.0 / 2);
+  s["tp"] = s["devices"] = "1";
+  s["runtime"] = "vllm";
+  EXPECT_DOUBLE_EQ(run(s).bytes("kv_cache"), 127401984.0);
+  s["runtime"] = "tgi";
+  s["tp"] = s["devices"] = "32";
+  const auto refused = estimate(s);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(std::any_of(refused.errors().begin(), refused.errors().end(), [](const error& e) {
+    return e.setting == "tp" && e.message.find("TGI shards the 16 KV heads") != std::string::npos;
+  }));
 }
 
 // The log of huggingface/text-generation-inference#1856 (TGI 1.4, Llama-3-8B-Instruct bf16, RTX 3090), end to end.
