@@ -139,9 +139,9 @@ std::vector<training_split> training_splits(const run_spec& spec) {
 // the device count (torchtune's single-device recipe, litgpt's recomputation) and the ZeRO stage (DeepSpeed's
 // ZeRO-3 keeps its gradient partitions from init). Nothing when resolve() refuses the split.
 std::optional<run_spec> split_run(const run_spec& spec, const training_split& split, std::int64_t devices) {
-  auto r = resolve_with(spec, {{"devices", std::to_string(devices)},
-                               {"zero", std::to_string(split.zero)},
-                               {"tp", std::to_string(split.tp)}});
+  auto r = resolve_with(
+      spec,
+      {{"devices", std::to_string(devices)}, {"zero", std::to_string(split.zero)}, {"tp", std::to_string(split.tp)}});
   if (!r.ok()) return std::nullopt;
   return std::move(r.value());
 }
@@ -293,8 +293,8 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
   for (const auto& [tp, pp] : splits) {
     const std::int64_t n = tp * pp;
     // Resolved as applying the split resolves it: vLLM's non-torch memory and SGLang's fraction follow tp and pp.
-    const auto split = resolve_with(
-        spec, {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}});
+    const auto split =
+        resolve_with(spec, {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}});
     if (!split.ok()) continue;
     const run_spec evaluated = with_workload(split.value(), s.batch, s.seq, n);
     const double bytes = estimate(evaluated).total_bytes;

@@ -376,7 +376,10 @@ TEST(solve, min_devices_answer_is_what_applying_it_gives) {
       {{"model", "meta-llama-3-8b"}, {"framework", "deepspeed"}, {"gpu", "a100-40gb"}},
       {{"model", "llama-2-70b"}, {"mode", "inference"}, {"runtime", "vllm"}, {"gpu", "h100-80gb"}},
       {{"model", "llama-2-70b"}, {"mode", "inference"}, {"runtime", "sglang"}, {"gpu", "h100-80gb"}},
-      {{"model", "llama-2-70b"}, {"mode", "inference"}, {"runtime", "ollama"}, {"weights_dtype", "q4_k_m"},
+      {{"model", "llama-2-70b"},
+       {"mode", "inference"},
+       {"runtime", "ollama"},
+       {"weights_dtype", "q4_k_m"},
        {"gpu", "rtx-4090"}},
   };
   for (const settings& run : runs) {
