@@ -175,10 +175,11 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
   let missed = whole ? typeof texts[0] !== "string" : texts.includes(false);
   const unread = (value) => {
     if (!missed || value.ok !== false) return value;
+    const unknown = (e) => e.setting === "model" && /^unknown model/.test(e.message);
+    if (!value.errors.some(unknown)) return value;
     const note = "; the model presets could not be read (llm-memory.models.json and models/<id>.json beside " +
       "llm-memory.wasm: a page on another origin needs them served with CORS, docs/embedding.md)";
-    const errors = value.errors.map((e) => (e.setting === "model" && /^unknown model/.test(e.message) ? { ...e, message: e.message + note } : e));
-    return { ...value, errors };
+    return { ...value, errors: value.errors.map((e) => (unknown(e) ? { ...e, message: e.message + note } : e)) };
   };
   let models_text;
   /** Reads the presets `ids` (or, without ids, the whole catalogue) and hands them to the core. */
@@ -201,10 +202,13 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
     estimateJson: (settings, config) => {
       const given = inputs(settings, config);
       const text = call("estimate", given.values, given.config);
-      if (!given.errors.length) return text;
+      if (!given.errors.length && !missed) return text;
+      const answer = JSON.parse(text);
+      const value = unread(merge(given.errors, answer));
+      if (value === answer) return text;
       // Key order as the core's serialiser writes it (errors, ok; message, setting).
-      const { errors } = merge(given.errors, JSON.parse(text));
-      return JSON.stringify({ errors: errors.map((e) => ({ message: e.message, setting: e.setting })), ok: false }, null, 2);
+      const errors = value.errors.map((e) => ({ message: e.message, setting: e.setting }));
+      return JSON.stringify({ errors, ok: false }, null, 2);
     },
     estimate: (settings, config) => compute("estimate", settings, config),
     resolve: (settings, config) => compute("resolve", settings, config),

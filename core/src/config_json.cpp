@@ -993,16 +993,8 @@ double distilbert_fields(reader& r, const json& root, double h) {
   r.out["position_embedding"] = "learned";
   const head_kind head = read_head(r, root, "DistilBert");
   set_labels(r, head);
-  const double n = head.labels;
-  if (head.suffix == "Model") return 0;
-  if (head.suffix == "ForMaskedLM") {
-    r.out["lm_head_bias"] = "on";
-    return h * h + h + 2 * h;
-  }
-  if (head.suffix == "ForSequenceClassification") return h * h + h + h * n + n;
-  if (head.suffix == "ForTokenClassification" || head.suffix == "ForQuestionAnswering") return h * n + n;
-  refuse_head(r, head);
-  return 0;
+  // BERT's heads, counted alike (pre_classifier in the pooler's place), without the pooler on the bare model.
+  return head.suffix == "Model" ? 0 : bert_head(r, head, h);
 }
 
 // ALBERT (models/albert/modeling_albert.py @v4.56): AlbertEmbeddings at width E = embedding_size (word V E, position

@@ -25,6 +25,15 @@ std::string str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// An entry's aliases (its "aliases" strings).
+std::vector<std::string> aliases_of(const json& entry) {
+  std::vector<std::string> out;
+  if (const auto it = entry.find("aliases"); it != entry.end() && it->is_array())
+    for (const auto& alias : *it)
+      if (alias.is_string()) out.push_back(alias.get<std::string>());
+  return out;
+}
+
 model_preset make_model(const json& m) {
   model_preset p;
   p.id = str(m, "id");
@@ -32,9 +41,7 @@ model_preset make_model(const json& m) {
   p.hf_repo = str(m, "hf_repo");
   p.source = str(m, "source");
   p.note = str(m, "note");
-  if (const auto it = m.find("aliases"); it != m.end() && it->is_array())
-    for (const auto& alias : *it)
-      if (alias.is_string()) p.aliases.push_back(alias.get<std::string>());
+  p.aliases = aliases_of(m);
   if (const auto it = m.find("official_params"); it != m.end() && it->is_number_integer())
     p.official_params = it->get<std::int64_t>();
   if (const auto it = m.find("config"); it != m.end()) {
@@ -91,9 +98,7 @@ struct model_slot {
 // An entry's aliases as model_slot holds them: each followed by one space.
 std::string alias_list(const json& entry) {
   std::string out;
-  if (const auto it = entry.find("aliases"); it != entry.end() && it->is_array())
-    for (const auto& alias : *it)
-      if (alias.is_string()) out += alias.get<std::string>() + ' ';
+  for (const std::string& alias : aliases_of(entry)) out += alias + ' ';
   return out;
 }
 
@@ -154,17 +159,17 @@ class model_store {
   }
 
  private:
-  // The slot named `name` (its id or an alias); slots_.size() when none is.
-  std::size_t index(std::string_view name) const {
-    std::size_t i = 0;
-    while (i < slots_.size() && !slots_[i].named(name)) ++i;
-    return i;
+  // The first slot that `matches`; slots_.size() when none does.
+  template <class Match>
+  std::size_t first(const Match& matches) const {
+    return static_cast<std::size_t>(std::find_if(slots_.begin(), slots_.end(), matches) - slots_.begin());
   }
-
+  // The slot named `name` (its id or an alias).
+  std::size_t index(std::string_view name) const {
+    return first([&](const model_slot& s) { return s.named(name); });
+  }
   std::size_t index_of_id(std::string_view id) const {
-    std::size_t i = 0;
-    while (i < slots_.size() && slots_[i].id != id) ++i;
-    return i;
+    return first([&](const model_slot& s) { return s.id == id; });
   }
 
   const model_preset& mapped(std::size_t i) {

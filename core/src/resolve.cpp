@@ -400,6 +400,15 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   if (!errors.empty()) return errors;
   build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);
+  r.inputs = std::make_shared<const resolve_inputs>(resolve_inputs{explicit_values, config});
+  return r;
+}
+
+result<run_spec> resolve_with(const run_spec& base, const settings& changes) {
+  settings explicit_values = base.inputs ? base.inputs->explicit_values : settings{};
+  for (const auto& [key, value] : changes) explicit_values.insert_or_assign(key, value);
+  auto r = resolve(explicit_values, base.inputs ? base.inputs->config : settings{});
+  if (r.ok()) r.value().gguf_file = base.gguf_file;
   return r;
 }
 

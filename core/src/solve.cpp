@@ -135,23 +135,15 @@ std::vector<training_split> training_splits(const run_spec& spec) {
   return out;
 }
 
-// The run with another split. The one profile default that follows the ZeRO stage moves with it: DeepSpeed's
-// ZeRO-3 keeps its gradient partitions from init (framework_profile.cpp, grad_lifetime resident), unless the run's
-// own grad_lifetime is not its stage's default (then the user chose it, and it stays).
-run_spec with_split(const run_spec& spec, const training_split& split) {
-  run_spec r = spec;
-  r.values.zero = split.zero;
-  r.values.tp = split.tp;
-  if (spec.framework == framework_kind::deepspeed) {
-    auto profile_default = [](std::int64_t zero) {
-      return zero >= 3 ? gradient_lifetime::resident : gradient_lifetime::freed;
-    };
-    if (spec.grad_lifetime == profile_default(spec.values.zero)) {
-      r.grad_lifetime = profile_default(split.zero);
-      r.values.grad_lifetime = r.grad_lifetime == gradient_lifetime::resident ? "resident" : "freed";
-    }
-  }
-  return r;
+// The split's run at `devices`, resolved as applying {devices, zero, tp} resolves it: the framework profiles follow
+// the device count (torchtune's single-device recipe, litgpt's recomputation) and the ZeRO stage (DeepSpeed's
+// ZeRO-3 keeps its gradient partitions from init). Nothing when resolve() refuses the split.
+std::optional<run_spec> split_run(const run_spec& spec, const training_split& split, std::int64_t devices) {
+  auto r = resolve_with(
+      spec,
+      {{"devices", std::to_string(devices)}, {"zero", std::to_string(split.zero)}, {"tp", std::to_string(split.tp)}});
+  if (!r.ok()) return std::nullopt;
+  return std::move(r.value());
 }
 
 struct device_fit {
@@ -167,23 +159,40 @@ std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
                   per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
 }
 
-// Smallest dp for one split with dp x tp x pp below `below` devices.
+// Smallest dp for one split with dp x tp x pp below `below` devices. The profiles read only whether there is more
+// than one device, so two runs serve every dp: one at dp 1 and one at dp 2, moved to other counts by with_workload.
 std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
                                      double capacity) {
-  const run_spec r = with_split(spec, split);
-  const setting_values& s = r.values;
+  const setting_values& s = spec.values;
   const std::int64_t mp = split.tp * s.pp;
   const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
-  auto total = [&](std::int64_t dp) { return total_at(r, s.batch, s.seq, dp * mp); };
-  auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
+  if (dp_limit < 1) return std::nullopt;
+  const std::optional<run_spec> one = split_run(spec, split, mp);
+  const std::optional<run_spec> more = dp_limit >= 2 ? split_run(spec, split, 2 * mp) : std::nullopt;
+  auto fits = [&](std::int64_t dp) {
+    const std::optional<run_spec>& r = dp == 1 ? one : more;
+    return r && total_at(*r, s.batch, s.seq, dp * mp) <= capacity;
+  };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
   std::optional<std::int64_t> dp;
-  if (dp_limit >= 1 && fits(1))
+  if (fits(1))
     dp = 1;
   else if (dp_limit >= 2)
     dp = first_fitting(2, dp_limit, fits);
   if (!dp) return std::nullopt;
-  return device_fit{*dp, split, total(*dp)};
+  return device_fit{*dp, split, total_at(*dp == 1 ? *one : *more, s.batch, s.seq, *dp * mp)};
+}
+
+// The answer's changes, plus any of `evaluated`'s values that a profile would set otherwise once they are applied
+// (FSDP and Megatron shard from two devices on, Ollama's num_ctx follows the devices' memory): applying the answer
+// gives the run that was evaluated.
+void pin_evaluated(const run_spec& spec, const run_spec& evaluated, std::initializer_list<const char*> keys,
+                   settings& delta) {
+  const auto applied = resolve_with(spec, delta);
+  if (!applied.ok()) return;
+  const settings now = to_settings(applied.value().values), wanted = to_settings(evaluated.values);
+  for (const char* key : keys)
+    if (now.at(key) != wanted.at(key)) delta.insert_or_assign(key, wanted.at(key));
 }
 
 std::string split_text(const device_fit& f, std::int64_t pp) {
@@ -210,10 +219,10 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + std::to_string(stages.front()) + "-" +
               std::to_string(stages.back()) + " and tp up to " + std::to_string(most.tp) + " (pp " +
               std::to_string(s.pp) + ")";
-  if (dp >= 1)
-    a.message += ": " + in_units(total_at(with_split(spec, most), s.batch, s.seq, dp * mp), spec.units) +
-                 " per device even at " + std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) +
-                 ", tp " + std::to_string(most.tp);
+  if (const auto r = dp >= 1 ? split_run(spec, most, dp * mp) : std::nullopt)
+    a.message += ": " + in_units(total_at(*r, s.batch, s.seq, dp * mp), spec.units) + " per device even at " +
+                 std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) + ", tp " +
+                 std::to_string(most.tp);
   return a;
 }
 
@@ -236,6 +245,8 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   a.delta = {{"devices", std::to_string(best_devices)}};
   if (best->split.zero != s.zero) a.delta.emplace("zero", std::to_string(best->split.zero));
   if (best->split.tp != s.tp) a.delta.emplace("tp", std::to_string(best->split.tp));
+  if (const auto evaluated = split_run(spec, best->split, best_devices))
+    pin_evaluated(spec, *evaluated, {"zero", "tp"}, a.delta);
   a.message = "fits on " + std::to_string(best_devices) + " device" + (best_devices == 1 ? "" : "s") + " (" +
               split_text(*best, s.pp) + ")";
   return a;
@@ -280,16 +291,19 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
   const auto splits = inference_splits(spec);
   for (const auto& [tp, pp] : splits) a.limit = std::max(a.limit, tp * pp);
   for (const auto& [tp, pp] : splits) {
-    run_spec split = spec;
-    split.values.tp = tp;
-    split.values.pp = pp;
     const std::int64_t n = tp * pp;
-    const double bytes = estimate(with_workload(split, s.batch, s.seq, n)).total_bytes;
+    // Resolved as applying the split resolves it: vLLM's non-torch memory and SGLang's fraction follow tp and pp.
+    const auto split =
+        resolve_with(spec, {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}});
+    if (!split.ok()) continue;
+    const run_spec evaluated = with_workload(split.value(), s.batch, s.seq, n);
+    const double bytes = estimate(evaluated).total_bytes;
     if (bytes > capacity) continue;
     a.found = true;
     a.value = n;
     a.total_bytes = bytes;
     a.delta = {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}};
+    pin_evaluated(spec, evaluated, {"seq"}, a.delta);
     a.message = "fits on " + std::to_string(n) + " device" + (n == 1 ? "" : "s") + " (tensor parallel " +
                 std::to_string(tp) + " x pipeline " + std::to_string(pp) + ", as " +
                 std::string(runtime_name(spec.runtime)) + " splits a model)";

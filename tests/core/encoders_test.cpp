@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "config_support.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
@@ -17,25 +18,10 @@
 namespace {
 
 using namespace llm_memory;
+using namespace llm_memory::test;
 
 std::string fixture(const std::string& name) {
-  std::ifstream file(std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "data" / "configs" / "families" / name,
-                     std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-settings config(std::string_view text) {
-  auto r = parse_config(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : settings{};
-}
-
-double count(std::string_view text) {
-  auto r = resolve({{"mode", "inference"}}, config(text));
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value().model.params.total : 0;
+  return file_text(std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "data" / "configs" / "families" / name);
 }
 
 // The fixture with its first architectures entry replaced.
@@ -61,20 +47,20 @@ double item(const estimate_result& r, std::string_view bucket, std::string_view 
 // (the decoder weight is tied): 109,514,298 (AutoModelForMaskedLM's count for bert-base-uncased).
 TEST(encoders, bert_heads) {
   const std::string bert = fixture("bert-base-uncased.json");
-  EXPECT_EQ(count(bert), 109482240);
-  EXPECT_EQ(count(with_head(bert, "\"BertModel\"", "\"BertForMaskedLM\"")), 109514298);
+  EXPECT_EQ(config_params(bert), 109482240);
+  EXPECT_EQ(config_params(with_head(bert, "\"BertModel\"", "\"BertForMaskedLM\"")), 109514298);
 }
 
 TEST(encoders, classification_heads_count_num_labels) {
   std::string bert = fixture("bert-base-uncased.json");
   bert = with_head(bert, "\"BertModel\"", "\"BertForSequenceClassification\"");
   bert = with_head(bert, "\"vocab_size\"", "\"num_labels\": 3, \"vocab_size\"");
-  EXPECT_EQ(count(bert), 109482240 + 768 * 3 + 3);
-  const auto s = config(bert);
+  EXPECT_EQ(config_params(bert), 109482240 + 768 * 3 + 3);
+  const auto s = parsed_config(bert);
   EXPECT_EQ(s.at("num_labels"), "3");
   EXPECT_EQ(s.at("architecture"), "encoder");
   // Token classification: no pooler, h x n + n on every token.
-  EXPECT_EQ(count(with_head(bert, "ForSequenceClassification", "ForTokenClassification")),
+  EXPECT_EQ(config_params(with_head(bert, "ForSequenceClassification", "ForTokenClassification")),
             109482240 - 590592 + 768 * 3 + 3);
 }
 
@@ -85,8 +71,8 @@ TEST(encoders, roberta) {
   const std::string roberta = R"({"architectures": ["RobertaModel"], "model_type": "roberta", "hidden_size": 768,
       "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 50265,
       "max_position_embeddings": 514, "type_vocab_size": 1})";
-  EXPECT_EQ(count(roberta), 124645632);
-  EXPECT_EQ(count(with_head(roberta, "RobertaModel", "RobertaForMaskedLM")), 124697433);
+  EXPECT_EQ(config_params(roberta), 124645632);
+  EXPECT_EQ(config_params(with_head(roberta, "RobertaModel", "RobertaForMaskedLM")), 124697433);
 }
 
 // DeBERTa-v3 base (V 128100, h 768, no absolute positions, no token types, relative attention with 256 buckets,
@@ -95,11 +81,11 @@ TEST(encoders, roberta) {
 // deberta_v3_base_en "params"). The fixture's DebertaV2ForQuestionAnswering adds qa_outputs 768 x 2 + 2.
 TEST(encoders, deberta_v3) {
   const std::string deberta = fixture("deberta-v3-base.json");
-  EXPECT_EQ(count(deberta), 183831552 + 1538);
-  EXPECT_EQ(count(with_head(deberta, "ForQuestionAnswering", "Model")), 183831552);
+  EXPECT_EQ(config_params(deberta), 183831552 + 1538);
+  EXPECT_EQ(config_params(with_head(deberta, "ForQuestionAnswering", "Model")), 183831552);
   // Without share_att_key each layer adds pos_key_proj and pos_query_proj (768^2 + 768 each): 12 x 1,181,184.
-  EXPECT_EQ(count(with_head(with_head(deberta, "ForQuestionAnswering", "Model"), "\"share_att_key\": true",
-                            "\"share_att_key\": false")),
+  EXPECT_EQ(config_params(with_head(with_head(deberta, "ForQuestionAnswering", "Model"), "\"share_att_key\": true",
+                                    "\"share_att_key\": false")),
             183831552 + 12 * 1181184);
 }
 
@@ -113,9 +99,9 @@ TEST(encoders, modernbert) {
       "hidden_size": 768, "num_hidden_layers": 22, "num_attention_heads": 12, "intermediate_size": 1152,
       "vocab_size": 50368, "max_position_embeddings": 8192, "global_attn_every_n_layers": 3, "local_attention": 128,
       "norm_bias": false, "attention_bias": false, "mlp_bias": false, "classifier_bias": false, "decoder_bias": true})";
-  EXPECT_EQ(count(modern), 149014272);
-  EXPECT_EQ(count(with_head(modern, "ModernBertModel", "ModernBertForMaskedLM")), 149655232);
-  const auto s = config(modern);
+  EXPECT_EQ(config_params(modern), 149014272);
+  EXPECT_EQ(config_params(with_head(modern, "ModernBertModel", "ModernBertForMaskedLM")), 149655232);
+  const auto s = parsed_config(modern);
   EXPECT_EQ(s.at("sliding_window"), "128");
   EXPECT_EQ(s.at("sliding_window_pattern"), "3");
 }
@@ -128,16 +114,16 @@ TEST(encoders, modernbert) {
 // mT5-small (V 250112, d 512, 6 heads of 64, d_ff 1024, 8 + 8, untied): 2 x 128,057,344 + 8 x 2,360,320 +
 // 8 x 3,147,264 + 384 + 1,024 = 300,176,768 (lm-vocab-trimmer's param_size_full for mt5-small).
 TEST(encoders, t5_and_mt5) {
-  EXPECT_EQ(count(fixture("t5-small.json")), 60506624);
-  EXPECT_EQ(count(R"({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 768,
+  EXPECT_EQ(config_params(fixture("t5-small.json")), 60506624);
+  EXPECT_EQ(config_params(R"({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 768,
       "d_kv": 64, "d_ff": 2048, "num_layers": 12, "num_decoder_layers": 12, "num_heads": 12, "vocab_size": 32128,
       "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false, "relative_attention_num_buckets": 32})"),
             247577856);
   const std::string mt5 = R"({"architectures": ["MT5ForConditionalGeneration"], "model_type": "mt5", "d_model": 512,
       "d_kv": 64, "d_ff": 1024, "num_layers": 8, "num_decoder_layers": 8, "num_heads": 6, "vocab_size": 250112,
       "feed_forward_proj": "gated-gelu", "tie_word_embeddings": false, "relative_attention_num_buckets": 32})";
-  EXPECT_EQ(count(mt5), 300176768);
-  const auto s = config(mt5);
+  EXPECT_EQ(config_params(mt5), 300176768);
+  const auto s = parsed_config(mt5);
   EXPECT_EQ(s.at("architecture"), "encoder_decoder");
   EXPECT_EQ(s.at("encoder_layers"), "8");
   EXPECT_EQ(s.at("head_dim"), "64");
@@ -149,13 +135,13 @@ TEST(encoders, t5_and_mt5) {
 // keras-hub's 406,287,360 is 4,096 less: 1,024 positions per stack instead of 1,026). BART base: 139,420,416.
 TEST(encoders, bart) {
   const std::string bart = fixture("bart-large.json");
-  EXPECT_EQ(count(bart), 406291456);
-  EXPECT_EQ(count(R"({"architectures": ["BartForConditionalGeneration"], "model_type": "bart", "d_model": 768,
+  EXPECT_EQ(config_params(bart), 406291456);
+  EXPECT_EQ(config_params(R"({"architectures": ["BartForConditionalGeneration"], "model_type": "bart", "d_model": 768,
       "encoder_layers": 6, "decoder_layers": 6, "encoder_attention_heads": 12, "decoder_attention_heads": 12,
       "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072, "vocab_size": 50265, "max_position_embeddings": 1024})"),
             139420416);
   // BartForSequenceClassification with the fixture's 3 labels: + 1024^2 + 1024 + 1024 x 3 + 3.
-  EXPECT_EQ(count(with_head(bart, "\"BartModel\",", "\"BartForSequenceClassification\",")),
+  EXPECT_EQ(config_params(with_head(bart, "\"BartModel\",", "\"BartForSequenceClassification\",")),
             406291456 + 1048576 + 1024 + 3072 + 3);
 }
 
@@ -180,12 +166,12 @@ TEST(encoders, unmodelled_layouts_are_refused) {
 // 2 x 6 x 512 x 8 x 64 x 2 B = 6,291,456. An encoder has no KV cache.
 TEST(encoders, kv_cache) {
   auto t5 = estimate({{"mode", "inference"}, {"runtime", "transformers"}, {"seq", "256"}, {"encoder_seq", "512"}},
-                     config(fixture("t5-small.json")));
+                     parsed_config(fixture("t5-small.json")));
   ASSERT_TRUE(t5.ok());
   EXPECT_EQ(item(t5.value(), "kv_cache", "full-attention layers"), 3145728);
   EXPECT_EQ(item(t5.value(), "kv_cache", "cross-attention keys and values (encoder length)"), 6291456);
   auto bert = estimate({{"mode", "inference"}, {"runtime", "transformers"}, {"seq", "512"}},
-                       config(fixture("bert-base-uncased.json")));
+                       parsed_config(fixture("bert-base-uncased.json")));
   ASSERT_TRUE(bert.ok());
   EXPECT_EQ(bert.value().bytes("kv_cache"), 0);
   EXPECT_EQ(item(bert.value(), "kv_cache", "no KV cache (encoder only)"), 0);
@@ -210,7 +196,7 @@ TEST(encoders, training_activations) {
                      {"seq", "256"},
                      {"encoder_seq", "512"},
                      {"weights_dtype", "bf16"}},
-                    config(fixture("t5-small.json")));
+                    parsed_config(fixture("t5-small.json")));
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   EXPECT_EQ(item(r.value(), "activations", "transformer layers"), 6.0 * 14548992);
   EXPECT_EQ(item(r.value(), "activations", "encoder layers"), 6.0 * 19398656);
@@ -221,7 +207,7 @@ TEST(encoders, training_activations) {
 // (2 B + 3 x 4 B) x 128 x 2 = 3,584 bytes of logits and loss.
 TEST(encoders, classifier_logits) {
   std::string bert = with_head(fixture("bert-base-uncased.json"), "\"BertModel\"", "\"BertForSequenceClassification\"");
-  auto r = estimate({{"framework", "generic"}, {"seq", "128"}}, config(bert));
+  auto r = estimate({{"framework", "generic"}, {"seq", "128"}}, parsed_config(bert));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(item(r.value(), "activations", "task-head logits (num_labels 2, no vocabulary logits)"), 3584);
 }

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "config_support.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
@@ -15,18 +16,7 @@
 namespace {
 
 using namespace llm_memory;
-
-settings config(std::string_view text) {
-  auto r = parse_config(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : settings{};
-}
-
-double count(std::string_view text) {
-  auto r = resolve({{"mode", "inference"}}, config(text));
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value().model.params.total : 0;
-}
+using namespace llm_memory::test;
 
 double item(const estimate_result& r, std::string_view bucket, std::string_view name) {
   for (const auto& b : r.buckets)
@@ -55,8 +45,8 @@ const std::string starcoder2_7b = R"({"architectures": ["Starcoder2ForCausalLM"]
 // a 24, k 2, V 49152; the docstring calls them "7B style", but the shapes are the 3B's): 3,030,371,328 = llmfit's
 // parameters_raw for bigcode/starcoder2-3b.
 TEST(families, starcoder2) {
-  EXPECT_EQ(count(starcoder2_7b), 7173923840);
-  const auto s = config(starcoder2_7b);
+  EXPECT_EQ(config_params(starcoder2_7b), 7173923840);
+  const auto s = parsed_config(starcoder2_7b);
   EXPECT_EQ(s.at("norm"), "layernorm");
   EXPECT_EQ(s.at("mlp"), "plain");
   EXPECT_EQ(s.at("attention_bias"), "all");
@@ -66,11 +56,11 @@ TEST(families, starcoder2) {
   EXPECT_FALSE(s.contains("sliding_window_pattern"));  // every layer slides
   const std::string sc3b = R"({"model_type": "starcoder2", "hidden_size": 3072, "intermediate_size": 12288,
     "num_hidden_layers": 30, "num_attention_heads": 24, "num_key_value_heads": 2, "vocab_size": 49152})";
-  EXPECT_EQ(count(sc3b), 3030371328);
+  EXPECT_EQ(config_params(sc3b), 3030371328);
   // use_bias false drops every linear's bias (q, o 4608; k, v 512; c_fc 18432; c_proj 4608): 32 x 33,280 fewer.
   std::string no_bias = starcoder2_7b;
   no_bias.replace(no_bias.find("\"use_bias\": true"), 16, "\"use_bias\": false");
-  EXPECT_EQ(count(no_bias), 7173923840 - 32 * 33280);
+  EXPECT_EQ(config_params(no_bias), 7173923840 - 32 * 33280);
 }
 
 // StarCoder2's KV cache: every layer slides over a 4,096-token window (no layer is global: sliding_window_pattern
@@ -78,7 +68,7 @@ TEST(families, starcoder2) {
 // 128 x 2 B = 268,435,456 B (a quarter of the 1,073,741,824 B a full cache would hold).
 TEST(families, starcoder2_sliding_kv_cache) {
   auto r = estimate({{"mode", "inference"}, {"runtime", "transformers"}, {"seq", "16384"}, {"batch", "1"}},
-                    config(starcoder2_7b));
+                    parsed_config(starcoder2_7b));
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   EXPECT_EQ(item(r.value(), "kv_cache", "sliding-window layers"), 268435456);
   EXPECT_EQ(r.value().bytes("kv_cache"), 268435456);
@@ -98,15 +88,15 @@ TEST(families, internlm2) {
     "num_key_value_heads": 8, "vocab_size": 92544, "rms_norm_eps": 1e-05, "tie_word_embeddings": false, )";
   const std::string b7 = "{" + dims + R"("hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
     "num_attention_heads": 32})";
-  EXPECT_EQ(count(b7), 7737708544);
-  EXPECT_EQ(config(b7).at("attention_bias"), "none");
-  EXPECT_EQ(count("{" + dims + R"("hidden_size": 6144, "intermediate_size": 16384, "num_hidden_layers": 48,
+  EXPECT_EQ(config_params(b7), 7737708544);
+  EXPECT_EQ(parsed_config(b7).at("attention_bias"), "none");
+  EXPECT_EQ(config_params("{" + dims + R"("hidden_size": 6144, "intermediate_size": 16384, "num_hidden_layers": 48,
     "num_attention_heads": 48})"),
             19861149696);
   // InternLM2Config's default bias is true: wqkv and wo gain (a + 2k) d + h = 6,144 + 4,096 per layer.
   std::string biased = b7;
   biased.replace(biased.find("\"bias\": false"), 13, "\"bias\": true");
-  EXPECT_EQ(count(biased), 7737708544 + 32 * (6144 + 4096));
+  EXPECT_EQ(config_params(biased), 7737708544 + 32 * (6144 + 4096));
 }
 
 // Cohere2 (modeling_cohere2.py @v4.56): Cohere's layout (one weight-only CohereLayerNorm per layer before the
@@ -123,8 +113,8 @@ TEST(families, cohere2) {
     "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
     "vocab_size": 256000, "sliding_window": 4096, "sliding_window_pattern": 4, "layer_norm_eps": 1e-05,
     "logit_scale": 0.25, "attention_bias": false})";
-  EXPECT_EQ(count(r7b), 8028033024);
-  const auto s = config(r7b);
+  EXPECT_EQ(config_params(r7b), 8028033024);
+  const auto s = parsed_config(r7b);
   EXPECT_EQ(s.at("norms_per_layer"), "1");
   EXPECT_EQ(s.at("sliding_window_pattern"), "4");
   EXPECT_EQ(s.at("tie_word_embeddings"), "on");
@@ -136,7 +126,7 @@ TEST(families, cohere2) {
   std::string bare = r7b;
   const std::string pattern = ", \"sliding_window_pattern\": 4";
   bare.replace(bare.find(pattern), pattern.size(), "");
-  EXPECT_EQ(config(bare).at("sliding_window_pattern"), "4");
+  EXPECT_EQ(parsed_config(bare).at("sliding_window_pattern"), "4");
 }
 
 // ---- encoders ------------------------------------------------------------------------------------------------------
@@ -151,11 +141,11 @@ const std::string distilbert = R"({"architectures": ["DistilBertForMaskedLM"], "
   "sinusoidal_pos_embds": false, "tie_weights_": true, "activation": "gelu"})";
 
 TEST(families, distilbert) {
-  EXPECT_EQ(count(distilbert), 66985530);
+  EXPECT_EQ(config_params(distilbert), 66985530);
   std::string model = distilbert;
   model.replace(model.find("DistilBertForMaskedLM"), 21, "DistilBertModel");
-  EXPECT_EQ(count(model), 66362880);
-  const auto s = config(model);
+  EXPECT_EQ(config_params(model), 66362880);
+  const auto s = parsed_config(model);
   EXPECT_EQ(s.at("architecture"), "encoder");
   EXPECT_EQ(s.at("hidden_size"), "768");
   EXPECT_EQ(s.at("intermediate_size"), "3072");
@@ -163,7 +153,7 @@ TEST(families, distilbert) {
   // Sequence classification: pre_classifier 768^2 + 768 and classifier 768 x 2 + 2 on the bare model.
   std::string classifier = distilbert;
   classifier.replace(classifier.find("DistilBertForMaskedLM"), 21, "DistilBertForSequenceClassification");
-  EXPECT_EQ(count(classifier), 66362880 + 590592 + 1538);
+  EXPECT_EQ(config_params(classifier), 66362880 + 590592 + 1538);
 }
 
 // ALBERT (modeling_albert.py @v4.56), albert-base-v2: E 128, h 768, 12 layers sharing one group, i 3072, V 30000,
@@ -179,16 +169,16 @@ const std::string albert_base = R"({"architectures": ["AlbertForMaskedLM"], "mod
   "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu_new"})";
 
 TEST(families, albert) {
-  EXPECT_EQ(count(albert_base), 11221680);
+  EXPECT_EQ(config_params(albert_base), 11221680);
   std::string model = albert_base;
   model.replace(model.find("AlbertForMaskedLM"), 17, "AlbertModel");
-  EXPECT_EQ(count(model), 11683584);
+  EXPECT_EQ(config_params(model), 11683584);
   std::string xxl = model;
   xxl.replace(xxl.find("\"hidden_size\": 768"), 18, "\"hidden_size\": 4096");
   xxl.replace(xxl.find("\"intermediate_size\": 3072"), 25, "\"intermediate_size\": 16384");
   xxl.replace(xxl.find("\"num_attention_heads\": 12"), 25, "\"num_attention_heads\": 64");
-  EXPECT_EQ(count(xxl), 222595584);
-  const auto s = config(albert_base);
+  EXPECT_EQ(config_params(xxl), 222595584);
+  const auto s = parsed_config(albert_base);
   EXPECT_EQ(s.at("embedding_size"), "128");
   EXPECT_EQ(s.at("num_hidden_groups"), "1");
   // inner_group_num > 1 (several layers per group) is refused, naming the field.
@@ -208,12 +198,12 @@ TEST(families, albert) {
 TEST(families, albert_training_activations) {
   auto r = estimate(
       {{"framework", "generic"}, {"attention", "standard"}, {"seq", "128"}, {"batch", "1"}, {"weights_dtype", "bf16"}},
-      config(albert_base));
+      parsed_config(albert_base));
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   EXPECT_EQ(item(r.value(), "activations", "transformer layers"), 12.0 * 4325376);
   EXPECT_EQ(item(r.value(), "parameters", "weights"), 2.0 * 11221680);
   // Pipeline stages over the shared layer are refused.
-  auto staged = resolve({{"pp", "2"}, {"devices", "2"}}, config(albert_base));
+  auto staged = resolve({{"pp", "2"}, {"devices", "2"}}, parsed_config(albert_base));
   ASSERT_FALSE(staged.ok());
   EXPECT_EQ(staged.errors().front().setting, "pp");
 }
@@ -230,15 +220,15 @@ TEST(families, electra) {
   const std::string small = R"({"architectures": ["ElectraForPreTraining"], "model_type": "electra",
     "embedding_size": 128, "hidden_size": 256, "num_hidden_layers": 12, "num_attention_heads": 4,
     "intermediate_size": 1024, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2})";
-  EXPECT_EQ(count(small), 13549057);
-  EXPECT_EQ(config(small).at("num_labels"), "1");  // one replaced-token logit per token
+  EXPECT_EQ(config_params(small), 13549057);
+  EXPECT_EQ(parsed_config(small).at("num_labels"), "1");  // one replaced-token logit per token
   std::string model = small;
   model.replace(model.find("ElectraForPreTraining"), 21, "ElectraModel");
-  EXPECT_EQ(count(model), 13483008);
+  EXPECT_EQ(config_params(model), 13483008);
   const std::string base = R"({"architectures": ["ElectraModel"], "model_type": "electra", "embedding_size": 768,
     "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
     "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2})";
-  EXPECT_EQ(count(base), 108891648);
+  EXPECT_EQ(config_params(base), 108891648);
 }
 
 // ---- encoder-decoders ----------------------------------------------------------------------------------------------
@@ -254,8 +244,8 @@ TEST(families, umt5) {
     "d_model": 512, "d_kv": 64, "d_ff": 1024, "num_heads": 6, "num_layers": 8, "num_decoder_layers": 8,
     "vocab_size": 256384, "relative_attention_num_buckets": 32, "feed_forward_proj": "gated-gelu",
     "tie_word_embeddings": false})";
-  EXPECT_EQ(count(small), 306601984);
-  const auto s = config(small);
+  EXPECT_EQ(config_params(small), 306601984);
+  const auto s = parsed_config(small);
   EXPECT_EQ(s.at("architecture"), "encoder_decoder");
   EXPECT_EQ(s.at("extra_params"), "4096");  // 3,072 bias tables + 1,024 final norms
 }
@@ -270,12 +260,12 @@ TEST(families, mbart) {
     "d_model": 1024, "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 16,
     "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096, "vocab_size": 250027,
     "max_position_embeddings": 1024, "scale_embedding": true, "add_final_layer_norm": true})";
-  EXPECT_EQ(count(cc25), 610851840);
+  EXPECT_EQ(config_params(cc25), 610851840);
   // The final norms do not depend on add_final_layer_norm (MBartEncoder / MBartDecoder always hold layer_norm).
   std::string without = cc25;
   const std::string flag = ", \"add_final_layer_norm\": true";
   without.replace(without.find(flag), flag.size(), "");
-  EXPECT_EQ(count(without), 610851840);
+  EXPECT_EQ(config_params(without), 610851840);
 }
 
 // Pegasus (modeling_pegasus.py @v4.56), google/pegasus-large: d 1024, 16 + 16 layers, 16 heads, FFN 4096,
@@ -287,8 +277,8 @@ TEST(families, pegasus) {
     "d_model": 1024, "encoder_layers": 16, "decoder_layers": 16, "encoder_attention_heads": 16,
     "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096, "vocab_size": 96103,
     "max_position_embeddings": 1024, "scale_embedding": true})";
-  EXPECT_EQ(count(large), 568699904);
-  const auto s = config(large);
+  EXPECT_EQ(config_params(large), 568699904);
+  const auto s = parsed_config(large);
   EXPECT_EQ(s.at("position_embedding"), "none");
   EXPECT_EQ(s.at("embedding_norm"), "off");
 }

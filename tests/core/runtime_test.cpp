@@ -471,8 +471,11 @@ TEST(runtime_solve, transformers_splits_layers) {
 // vLLM is launched at tp 1, 2, 4 or 8 within a node and adds pipeline stages only across nodes, so 3 devices (tp 1
 // x pp 3) is never an answer: on 8e9 B devices (budget ceil(0.92 x 8e9) = 7.36e9) tp 2 holds (6,979,321,856 +
 // 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B of weights alone, over the budget; tp 4 holds
-// 4,015,529,984 B of weights + 33,554,432 rotary cache + the sampler's 256 x 128256 x 10 = 328,335,360 + 0.32 GiB
-// non-torch + 0.84 GiB graphs + a KV cache of 2 x 32 x 1024 x 2 heads x 128 x 2 B = 33,554,432: 5,656,514,724 B.
+// 4,015,529,984 B of weights + 33,554,432 rotary cache + the sampler's 256 x 128256 x 10 = 328,335,360 + the
+// non-torch memory at tp > 1, 0.73 GiB = 783,831,531.52 (the profile as applying tp 4 resolves it, not the run's
+// own 0.32 GiB at tp 1) + 0.84 GiB graphs = 901,943,132.16 + a KV cache of 2 x 32 x 1024 x 2 heads x 128 x 2 B =
+// 33,554,432, and what lies outside the budget on the device (the custom all-reduce buffers and the rest):
+// 8e9 - 7.36e9 = 640,000,000: 6,736,748,871.68 B.
 TEST(runtime_solve, vllm_prefers_tensor_parallel_within_a_node) {
   const auto spec = resolve(
       {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"seq", "1024"}, {"gpu_memory", "8e9"}});
@@ -482,6 +485,7 @@ TEST(runtime_solve, vllm_prefers_tensor_parallel_within_a_node) {
   EXPECT_EQ(r.min_devices.value, 4);
   EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "4"}, {"tp", "4"}, {"pp", "1"}}));
   EXPECT_NE(r.min_devices.message.find("tensor parallel 4 x pipeline 1"), std::string::npos) << r.min_devices.message;
+  EXPECT_NEAR(r.min_devices.total_bytes, 6736748871.68, 1.0);
 }
 
 // Beyond a node, vLLM keeps tp at the node's largest valid degree and adds stages: L8 has 8 KV heads and 32 query

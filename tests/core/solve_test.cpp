@@ -361,4 +361,37 @@ TEST(solve, answers_equal_brute_force_linear_search) {
   EXPECT_GE(checked, 20);
 }
 
+// Applying a "fewest devices" answer gives the run the solver evaluated: its total is the total of the settings with
+// the answer's changes. The profiles' defaults follow the split, so each candidate is resolved as its Apply resolves
+// it: torchtune's single-device recipe (paged 8-bit AdamW) becomes the distributed one (bf16 AdamW), litgpt
+// recomputes from two devices, FSDP and Megatron shard from two devices (the answer names a stage they would not
+// pick), vLLM's non-torch memory and SGLang's mem_fraction_static follow tp and pp, Ollama's num_ctx the devices'
+// memory (the answer keeps the context it was asked about).
+TEST(solve, min_devices_answer_is_what_applying_it_gives) {
+  const std::vector<settings> runs = {
+      {{"model", "meta-llama-3-8b"}, {"framework", "torchtune"}, {"gpu", "rtx-4090"}},
+      {{"model", "meta-llama-3-8b"}, {"framework", "litgpt"}, {"gpu", "a100-40gb"}},
+      {{"model", "meta-llama-3-8b"}, {"framework", "fsdp"}, {"gpu", "a100-40gb"}},
+      {{"model", "meta-llama-3-8b"}, {"framework", "megatron"}, {"gpu", "a100-40gb"}},
+      {{"model", "meta-llama-3-8b"}, {"framework", "deepspeed"}, {"gpu", "a100-40gb"}},
+      {{"model", "llama-2-70b"}, {"mode", "inference"}, {"runtime", "vllm"}, {"gpu", "h100-80gb"}},
+      {{"model", "llama-2-70b"}, {"mode", "inference"}, {"runtime", "sglang"}, {"gpu", "h100-80gb"}},
+      {{"model", "llama-2-70b"},
+       {"mode", "inference"},
+       {"runtime", "ollama"},
+       {"weights_dtype", "q4_k_m"},
+       {"gpu", "rtx-4090"}},
+  };
+  for (const settings& run : runs) {
+    const solve_answer a = solved(run).min_devices;
+    ASSERT_TRUE(a.found) << a.message;
+    ASSERT_GT(a.value, 1) << a.message;  // one device does not fit: the answer changes the split
+    settings applied = run;
+    for (const auto& [key, value] : a.delta) applied.insert_or_assign(key, value);
+    const auto r = resolve(applied);
+    ASSERT_TRUE(r.ok()) << to_string(r.errors()[0]);
+    EXPECT_EQ(a.total_bytes, estimate(r.value()).total_bytes) << run.at("model") << " " << a.message;
+  }
+}
+
 }  // namespace

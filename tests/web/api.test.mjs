@@ -2,9 +2,10 @@
 // The JS API itself: the same answers as the native CLI for every entry point, errors as values for any
 // input, plain numbers for bytes, and the single-file variant identical to the split one.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 
 import { loadApi, native } from "./support.mjs";
@@ -120,4 +121,30 @@ test("a preset loaded by an alias answers to it, as natively", async () => {
   const args = ["--model", "llama-3.1-8b-instruct", "--mode", "inference", "--seq", "8192", "--json"];
   assert.deepEqual(only.estimate(settings), nativeJson(args));
   assert.equal(only.estimate(settings).params, 8030261248);
+});
+
+// A module whose preset files cannot be read (here: absent beside it, as for a page on another origin without
+// CORS) says so in an unknown model's error, in estimateJson's text as in estimate's object (docs/embedding.md);
+// other answers are the core's text unchanged.
+test("an unknown model says when the presets could not be read, in every form", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "llm-memory-no-presets-"));
+  try {
+    const dist = new URL("../../dist/", import.meta.url);
+    for (const file of ["llm-memory.js", "llm-memory.wasm"])
+      writeFileSync(join(dir, file), readFileSync(new URL(file, dist)));
+    writeFileSync(join(dir, "package.json"), '{"type": "module"}\n');
+    const { load } = await import(pathToFileURL(join(dir, "llm-memory.js")).href);
+    const bare = await load({ presets: ["llama-2-7b"] });
+    const note = /: not a preset .*; the model presets could not be read \(llm-memory\.models\.json/;
+    assert.match(bare.estimate({ model: "llama-2-7b" }).errors[0].message, note);
+    const text = JSON.parse(bare.estimateJson({ model: "llama-2-7b" }));
+    assert.equal(text.ok, false);
+    assert.equal(text.errors[0].setting, "model");
+    assert.match(text.errors[0].message, note);
+    const api = await loadApi();
+    assert.equal(bare.estimateJson({ seq: "x" }), api.estimateJson({ seq: "x" }));
+    assert.equal(bare.estimateJson({ mode: "inference" }), api.estimateJson({ mode: "inference" }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

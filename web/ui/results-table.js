@@ -18,7 +18,7 @@ const drawn = new WeakMap();
 export function renderResultsTable(container, estimate, { units = "GB", caption } = {}) {
   const zero = estimate.buckets.filter((bucket) => bucket.bytes === 0);
   const shown = estimate.buckets.filter((bucket) => bucket.bytes !== 0);
-  const peak = peakRow(estimate);
+  const peak = trainingPeak(estimate);
   const shape = JSON.stringify([units, shown.concat(zero).map((b) => [b.key, b.bytes === 0, b.items.length]), Boolean(peak), estimate.cpu_bytes > 0]);
   let table = drawn.get(container);
   if (!table || table.shape !== shape || container.firstChild !== table.element) {
@@ -165,7 +165,7 @@ export function runtimeLine(estimate) {
 }
 
 /** Training: the peak as the frameworks measure it (the largest phase of a step); null for inference. */
-function peakRow(estimate) {
+function trainingPeak(estimate) {
   const peak = estimate.peak;
   return !peak || estimate.settings.mode === "inference" ? null : peak;
 }

@@ -45,6 +45,12 @@ enum class offload_activations : std::uint8_t { none, prefetched, full };
 /// TGI's releases by how warmup turns free memory into KV blocks (tgi_version; docs/methodology.md).
 enum class tgi_release : std::uint8_t { v3_3, v3_1, v3_0, v2_4, v1_4_1, v1_0 };
 
+/// The layers a run_spec was resolved from.
+struct resolve_inputs {
+  settings explicit_values;  ///< the explicit values (text, as the settings table reads them)
+  settings config;           ///< config.json's architecture settings
+};
+
 /// Settings resolved and checked, with the model and the facts derived from them.
 struct run_spec {
   setting_values values;  ///< every setting as resolved; the text form of the output comes from here
@@ -91,6 +97,8 @@ struct run_spec {
   double params = 0;              ///< total parameters: the `params` override when given [parameters]
   /// A GGUF file's tensors (--gguf): inference weights are its bytes where llama.cpp places them, not the mix rule.
   std::shared_ptr<const gguf_placement> gguf_file;
+  /// What resolve() was given: resolve_with() resolves it again with changes.
+  std::shared_ptr<const resolve_inputs> inputs;
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
@@ -107,6 +115,11 @@ struct run_spec {
 [[nodiscard]] std::string_view runtime_name(runtime_kind k);
 
 [[nodiscard]] result<run_spec> resolve(const settings& explicit_values, const settings& config = {});
+
+/// The run resolved again with `changes` over its explicit values, as applying them would resolve it: the
+/// profiles' defaults follow the new values (vLLM's non-torch memory and SGLang's fraction follow tp and pp,
+/// torchtune's recipe and litgpt's recomputation the device count). Keeps the GGUF file.
+[[nodiscard]] result<run_spec> resolve_with(const run_spec& base, const settings& changes);
 
 /// The same run with another micro-batch, sequence length and device count (the searches' axes): the model is
 /// kept, the derived facts are derived again. For values within what resolve() accepts.
