@@ -167,14 +167,34 @@ std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
                   per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
 }
 
+// The run on one device. The profile default that follows the device count moves with it: torchtune's full
+// fine-tune on one device is full_finetune_single_device (PagedAdamW8bit, the step in backward without
+// accumulation; framework_profile.cpp), unless the run's optimizer is not the distributed recipe's (then the user
+// chose it, and it stays).
+run_spec on_one_device(const run_spec& spec) {
+  run_spec r = spec;
+  const bool distributed_defaults = spec.optimizer == optimizer_kind::adamw &&
+                                    spec.optimizer_impl == optimizer_step_impl::fused &&
+                                    !spec.values.optimizer_in_backward;
+  if (spec.framework != framework_kind::torchtune || spec.finetune != finetune_method::full || !distributed_defaults)
+    return r;
+  r.optimizer = optimizer_kind::adamw_8bit;
+  r.values.optimizer = "adamw_8bit";
+  r.optimizer_impl = optimizer_step_impl::paged;
+  r.values.optimizer_impl = "paged";
+  r.values.optimizer_in_backward = spec.values.grad_accum == 1;
+  return r;
+}
+
 // Smallest dp for one split with dp x tp x pp below `below` devices.
 std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
                                      double capacity) {
   const run_spec r = with_split(spec, split);
+  const run_spec single = on_one_device(r);
   const setting_values& s = r.values;
   const std::int64_t mp = split.tp * s.pp;
   const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
-  auto total = [&](std::int64_t dp) { return total_at(r, s.batch, s.seq, dp * mp); };
+  auto total = [&](std::int64_t dp) { return total_at(dp * mp == 1 ? single : r, s.batch, s.seq, dp * mp); };
   auto fits = [&](std::int64_t dp) { return total(dp) <= capacity; };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
   std::optional<std::int64_t> dp;
