@@ -1243,13 +1243,16 @@ runtime_term vllm_profile_peak(const context& c) {
   const double N = chunk_tokens(c);
   const double seqs = std::min(static_cast<double>(c.s.max_num_seqs), N);
   const double forward = vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t);
-  const double sampler = vllm_sampler_peak(seqs, c.m.vocab);
+  const double held = N * c.m.hidden * c.act;  // profile_run's hidden_states, alive while the sampler runs
+  const double sampler = vllm_sampler_peak(c.r.vllm, seqs, c.m.vocab, held);
   if (forward >= sampler)
     return {
         "profiling forward at the prefill chunk", forward,
         n(N) + " tokens x " + n(c.act) + " B x (3 x inner " + n(mlp_inner(c)) + " / tp + 3 x h " + n(c.m.hidden) + ")"};
   return {"profiling sampler over max_num_seqs", sampler,
-          n(seqs) + " sequences x V " + n(c.m.vocab) + " x (2 + 4 + 4) B"};
+          n(seqs) + " sequences x V " + n(c.m.vocab) + " x " + n(vllm_sampler_bytes_per_logit(c.r.vllm, seqs)) +
+              " B per logit (vllm_version " + c.s.vllm_version + ") + the forward's hidden states " + n(N) +
+              " tokens x h " + n(c.m.hidden) + " x " + n(c.act) + " B"};
 }
 
 // TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing):
@@ -1371,8 +1374,8 @@ bucket activations_inference(const context& c) {
     case runtime_kind::vllm: {
       const runtime_term t = vllm_profile_peak(c);
       out.b.assumes =
-          "vLLM's profiling run: the larger of a forward at max_num_batched_tokens and the sampler "
-          "(calibrated on Llama 3.1 8B logs)";
+          "vLLM's profiling run: the larger of a forward at max_num_batched_tokens (calibrated on Llama 3.1 8B "
+          "logs) and the dummy sampler over max_num_seqs rows (its top-k/top-p path by vllm_version)";
       out.add(t.name, t.bytes, t.formula);
       return out.b;
     }

@@ -70,6 +70,7 @@ constexpr std::array<std::string_view, 3> stack_names = {"decoder", "encoder", "
 constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm",  "sglang",
                                                            "tgi",  "llamacpp",     "ollama"};
 constexpr std::array<std::string_view, 6> tgi_version_names = {"3.3", "3.1", "3.0", "2.4", "1.4.1", "1.0"};
+constexpr std::array<std::string_view, 3> vllm_version_names = {"0.21", "0.17", "0.11"};
 constexpr std::array<std::string_view, 9> cache_type_names = {"f16",  "bf16", "f32",  "q8_0",  "q5_1",
                                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
 constexpr std::array<ggml_type, 9> cache_types = {ggml_type::f16,  ggml_type::bf16, ggml_type::f32,
@@ -82,10 +83,11 @@ static_assert(spells("mode", mode_names) && spells("finetune", finetune_names) &
                   spells("position_embedding", position_names) && spells("mlp", mlp_names) &&
                   spells("attention_bias", bias_names) && spells("qk_norm", qk_norm_names) &&
                   spells("architecture", stack_names) && spells("runtime", runtime_names) &&
-                  spells("tgi_version", tgi_version_names) && spells("cache_type_k", cache_type_names) &&
-                  spells("cache_type_v", cache_type_names) && spells("framework", framework_names) &&
-                  spells("grad_lifetime", lifetime_names) && spells("optimizer_impl", optimizer_impl_names) &&
-                  spells("loss_impl", loss_names) && spells("activation_offload", activation_offload_names),
+                  spells("tgi_version", tgi_version_names) && spells("vllm_version", vllm_version_names) &&
+                  spells("cache_type_k", cache_type_names) && spells("cache_type_v", cache_type_names) &&
+                  spells("framework", framework_names) && spells("grad_lifetime", lifetime_names) &&
+                  spells("optimizer_impl", optimizer_impl_names) && spells("loss_impl", loss_names) &&
+                  spells("activation_offload", activation_offload_names),
               "each enum lists its row's choices, in order");
 
 // The enum value of a canonical choice (the table's spelling, as parsing leaves it).
@@ -159,6 +161,7 @@ run_spec parse_choices(setting_values values) {
   r.runtime = parse_runtime(v);
   r.runtime_auto = choice<runtime_kind>(runtime_names, v.runtime) == runtime_kind::automatic;
   r.tgi = choice<tgi_release>(tgi_version_names, v.tgi_version);
+  r.vllm = choice<vllm_release>(vllm_version_names, v.vllm_version);
   r.cache_k = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_k)];
   r.cache_v = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_v)];
   r.framework = choice<framework_kind>(framework_names, v.framework);

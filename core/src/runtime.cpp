@@ -53,7 +53,21 @@ double vllm_forward_peak(double tokens, double act_bytes, double inner, double h
   return tokens * act_bytes * (3 * inner / tp + 3 * hidden);
 }
 
-double vllm_sampler_peak(double seqs, double vocab) { return seqs * vocab * (2 + 4 + 4); }
+double vllm_sampler_bytes_per_logit(vllm_release release, double seqs) {
+  constexpr double logits = 2 + 4;  // compute_logits' bf16 output, Sampler.forward's fp32 copy
+  // FlashInfer (0.21): its masked logits and the fp32 probs; Triton (0.17): masks in place, then probs and the
+  // exponential noise of random_sample.
+  if (release != vllm_release::v0_11) return logits + 4 + 4;
+  // logits.sort: fp32 values and int64 indices, plus ATen's segmented sort (SortStable.cu): from 128 rows
+  // segmented_sort_pairs (int64 reverse indices), below it segmented_sort_pairs_by_full_sort (two int2 buffers);
+  // either way cub's radix sort without a double buffer holds alternate keys (4) and values (8).
+  const double sort_buffers = seqs >= 128 || seqs <= 1 ? 8 : 16;
+  return logits + 4 + 8 + sort_buffers + 4 + 8;
+}
+
+double vllm_sampler_peak(vllm_release release, double seqs, double vocab, double held_hidden_bytes) {
+  return seqs * vocab * vllm_sampler_bytes_per_logit(release, seqs) + held_hidden_bytes;
+}
 
 vllm_batch_defaults vllm_defaults(double total_bytes, bool a100) {
   if (total_bytes >= 70 * gib && !a100) return {8192, 1024};

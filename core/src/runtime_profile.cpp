@@ -22,18 +22,22 @@ std::string fixed3(double v) {
 // The engines that preallocate: flash/paged attention, no allocator slack (the pool is one allocation).
 settings engine_common() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }
 
-// vLLM V1: EngineArgs.get_batch_defaults (API server); CUDA graphs (>= v0.21 subtracts an estimate) and non-torch
-// memory calibrated on Llama 3.1 8B logs (docs/methodology.md).
+// vLLM V1: EngineArgs.get_batch_defaults (API server). From 0.21 (PR #38284) gpu_memory_utilization defaults to
+// 0.92 and the budget holds an estimate of the CUDA graphs (0.84 GiB, calibrated on a v0.19 Llama 3.1 8B log);
+// before, 0.90 and graphs captured after the KV cache is sized, outside the budget. Non-torch memory: 0.14 GiB
+// measured on v0.11.0 (H100, DEBUG "non-torch forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2, NCCL's
+// buffers connected during the profiling run); from 0.17 the 0.32 GiB calibrated on Llama 3.1 8B logs, + 0.41 GiB
+// at tp > 1 (docs/methodology.md).
 settings vllm_profile(const setting_values& v) {
   settings p = engine_common();
   const bool a100 = v.gpu.find("a100") != std::string::npos;
   const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
   p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
   p.emplace("max_num_seqs", std::to_string(d.seqs));
-  // tp > 1: NCCL's buffers, connected during the profiling run, add 0.41 GiB (vLLM v0.11.0 on H100, DEBUG "non-torch
-  // forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2; docs/methodology.md).
-  p.emplace("non_torch_memory", v.tp > 1 ? "0.73GiB" : "0.32GiB");
-  p.emplace("cuda_graph_memory", "0.84GiB");
+  const bool v0_21 = v.vllm_version == "0.21", v0_11 = v.vllm_version == "0.11";
+  if (!v0_21) p.emplace("gpu_memory_utilization", "0.9");
+  p.emplace("non_torch_memory", v0_11 ? (v.tp > 1 ? "0.55GiB" : "0.14GiB") : (v.tp > 1 ? "0.73GiB" : "0.32GiB"));
+  p.emplace("cuda_graph_memory", v0_21 ? "0.84GiB" : "0");
   return p;
 }
 

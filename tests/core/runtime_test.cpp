@@ -172,15 +172,73 @@ TEST(runtime_vllm, pages_and_blocks) {
 }
 
 TEST(runtime_vllm, budget_and_profile_terms) {
-  EXPECT_DOUBLE_EQ(vllm_budget(25393994137.6, 0.92), 23362474607);          // C12: ceil(0.92 x 23.65 GiB)
-  EXPECT_DOUBLE_EQ(vllm_forward_peak(8192, 2, 14336, 4096, 1), 905969664);  // C13
-  EXPECT_DOUBLE_EQ(vllm_sampler_peak(1024, 128256), 1313341440);            // C14
-  const auto h100 = vllm_defaults(79.19 * GiB, false);                      // C15
+  EXPECT_DOUBLE_EQ(vllm_budget(25393994137.6, 0.92), 23362474607);                        // C12: ceil(0.92 x 23.65 GiB)
+  EXPECT_DOUBLE_EQ(vllm_forward_peak(8192, 2, 14336, 4096, 1), 905969664);                // C13
+  EXPECT_DOUBLE_EQ(vllm_sampler_peak(vllm_release::v0_21, 1024, 128256, 0), 1838678016);  // C14: x 14 B
+  const auto h100 = vllm_defaults(79.19 * GiB, false);                                    // C15
   EXPECT_EQ(h100.batched_tokens, 8192);
   EXPECT_EQ(h100.seqs, 1024);
   const auto a100 = vllm_defaults(79.15 * GiB, true);  // C16: A100 excluded (PR #17885)
   EXPECT_EQ(a100.batched_tokens, 2048);
   EXPECT_EQ(a100.seqs, 256);
+}
+
+// The dummy sampler per release (top_k = V - 1, top_p = 0.9; vllm_version). Bytes per logit alive at the peak, from
+// the code: 0.21 FlashInfer (bf16 logits 2 + fp32 logits 4 + masked logits 4 + probs 4) and 0.17 Triton (2 + 4 +
+// probs 4 + exponential noise 4) = 14; 0.11 PyTorch's sort from 128 rows: 2 + 4 + sorted values 4 + int64 indices 8
+// + int64 reverse indices 8 + cub's alternate keys 4 and values 8 = 38; 2-127 rows two int2 buffers instead of the
+// reverse indices: 46; one row a row of int64 indices (8 per logit): 38.
+TEST(runtime_vllm, sampler_per_release) {
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_21, 1024), 14);
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_17, 1024), 14);
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_11, 1024), 38);
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_11, 128), 38);
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_11, 127), 46);
+  EXPECT_DOUBLE_EQ(vllm_sampler_bytes_per_logit(vllm_release::v0_11, 1), 38);
+  // Llama 3.1 8B at the H100 defaults (1024 rows of 128,256): 1024 x 128256 x 38 = 4,990,697,472 (4.648 GiB; vLLM
+  // v0.11.0 logged a torch peak increase of 4.76 GiB), + the forward's 8192 x 4096 x 2 = 67,108,864 hidden states.
+  EXPECT_DOUBLE_EQ(vllm_sampler_peak(vllm_release::v0_11, 1024, 128256, 67108864), 5057806336);
+  // gpt-oss-120b at max_num_seqs 6: 6 x 201088 x 46 = 55,500,288, below its forward.
+  EXPECT_DOUBLE_EQ(vllm_sampler_peak(vllm_release::v0_11, 6, 201088, 0), 55500288);
+}
+
+// The profile by release: 0.21 keeps the table's gpu_memory_utilization (0.92) and budgets 0.84 GiB of CUDA graphs;
+// earlier releases default to 0.90 and capture the graphs after sizing (0 in the budget); 0.11 has the non-torch
+// memory measured on v0.11.0 (0.14 GiB at tp 1, 0.55 GiB at tp 2), later releases the 0.32 GiB calibration.
+TEST(runtime_vllm, profile_per_release) {
+  const settings base{{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"gpu_memory", "80GiB"}};
+  auto with = [&](const char* version, const char* tp) {
+    settings s = base;
+    s.emplace("vllm_version", version);
+    s.emplace("tp", tp);
+    s.emplace("devices", tp);
+    return run(s).settings;
+  };
+  const auto v21 = with("0.21", "1"), v17 = with("0.17", "1"), v11 = with("0.11", "1"), v11_tp2 = with("0.11", "2");
+  EXPECT_DOUBLE_EQ(v21.gpu_memory_utilization, 0.92);
+  EXPECT_DOUBLE_EQ(v21.cuda_graph_memory, std::round(0.84 * GiB));
+  EXPECT_DOUBLE_EQ(v17.gpu_memory_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(v17.cuda_graph_memory, 0);
+  EXPECT_DOUBLE_EQ(v17.non_torch_memory, std::ceil(0.32 * GiB));
+  EXPECT_DOUBLE_EQ(v11.gpu_memory_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(v11.non_torch_memory, std::round(0.14 * GiB));
+  EXPECT_DOUBLE_EQ(v11_tp2.non_torch_memory, std::round(0.55 * GiB));
+}
+
+// vLLM 0.11 on an H100 (torch total 79.19 GiB), Llama 3.1 8B, API-server defaults (8192 tokens, 1024 sequences):
+// budget ceil(0.90 x 85,029,615,042.56) = 76,526,653,539; weights 16,094,076,928; the sampler 5,057,806,336
+// (above); non-torch 0.14 GiB = 150,323,855 B; no graphs: 55,224,446,420 B for the KV cache, 26,333 blocks of
+// 32 x 65536 B (421,328 tokens). At 0.21 the same card keeps 3.2 GiB more: the sampler's 14 B per logit instead of 38.
+TEST(runtime_vllm, llama_8b_h100_v0_11) {
+  const estimate_result r = run({{"mode", "inference"},
+                                 {"model", "llama-3.1-8b"},
+                                 {"runtime", "vllm"},
+                                 {"vllm_version", "0.11"},
+                                 {"gpu_memory", "79.19GiB"},
+                                 {"seq", "16000"}});
+  EXPECT_DOUBLE_EQ(r.runtime.budget, 76526653539);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 55224446420);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 421328);
 }
 
 // C12a + C18 (spec section 1.6): L8 on an RTX 4090 (torch total 23.65 GiB), vllm serve, eager, util 0.92.
@@ -202,37 +260,41 @@ TEST(runtime_vllm, llama_8b_on_a_4090) {
   // weights 2 x 8,030,261,248 + rotary cache 131072 x 128 x 2 = 16,094,076,928 ("Model loading took 14.99 GiB")
   EXPECT_DOUBLE_EQ(r.bytes("parameters"), 16094076928);
   EXPECT_DOUBLE_EQ(r.runtime.budget, 23362474607);
-  // 23,362,474,607 - 16,094,076,928 - max(226,492,416, 328,335,360) - 343,597,383 = 6,596,464,936
-  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 6596464936);
-  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 50320);  // 3145 blocks x 16
-  EXPECT_NEAR(r.runtime.max_concurrency, 3145.0 / 2048, 1e-12);
-  EXPECT_EQ(r.runtime.max_context, 50320);
+  // 23,362,474,607 - 16,094,076,928 - max(226,492,416, 256 x 128256 x 14 + 2048 x 4096 x 2 = 476,446,720)
+  // - 343,597,383 = 6,448,353,576; / 65536 = 98,394 pages, / 32 layers = 3074 blocks
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 6448353576);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 49184);  // 3074 blocks x 16
+  EXPECT_NEAR(r.runtime.max_concurrency, 3074.0 / 2048, 1e-12);
+  EXPECT_EQ(r.runtime.max_context, 49184);
   EXPECT_TRUE(r.fits);
 }
 
 TEST(runtime_vllm, refusal_names_the_longest_context) {
   settings s = l8_4090();
-  s["seq"] = "131072";  // needs 32 x 65536 x 8192 = 16 GiB > 6.14 GiB
+  s["seq"] = "131072";  // needs 32 x 65536 x 8192 = 16 GiB > 6.01 GiB available
   const estimate_result r = run(s);
   EXPECT_FALSE(r.fits);
   bool named = false;
-  for (const auto& note : r.notes) named |= note.find("estimated maximum model length is 50320") != std::string::npos;
+  for (const auto& note : r.notes) named |= note.find("estimated maximum model length is 49184") != std::string::npos;
   EXPECT_TRUE(named);
 }
 
 // The "done when": no runtime named, Llama 3.1 8B at 32K on a 24 GB card is answered by vLLM (budget,
 // KV capacity), not by a seq^2 attention workspace. By hand: budget ceil(0.92 x 24e9) = 22,080,000,000; weights
-// 16,094,076,928; profiling peak max(2048 x 2 x (3 x 14336 + 3 x 4096), 256 x 128256 x 10) = 328,335,360;
-// non-torch 0.32 GiB = 343,597,383.68; graphs 0.84 GiB = 901,943,132.16; KV = the rest, in blocks of 32 x 65536 B.
+// 16,094,076,928; profiling peak max(2048 x 2 x (3 x 14336 + 3 x 4096), 256 x 128256 x 14 + 2048 x 4096 x 2) =
+// 476,446,720; non-torch 0.32 GiB = 343,597,383.68; graphs 0.84 GiB = 901,943,132.16; KV = the rest,
+// 4,263,935,836.2 B, in blocks of 32 x 65536 B: 2033 blocks of 16 tokens = 32,528 tokens, 240 short of one
+// 32,768-token request (4 GiB), so vLLM refuses to start and names 32,528 as the longest context.
 TEST(runtime_vllm, done_when_llama_8b_32k_on_24gb) {
   const estimate_result r =
       run({{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"seq", "32768"}, {"gpu_memory", "24GB"}});
   EXPECT_EQ(r.runtime.name, runtime_kind::vllm);
-  const double kv = 22080000000.0 - 16094076928.0 - 328335360.0 - 0.32 * GiB - 0.84 * GiB;
+  const double kv = 22080000000.0 - 16094076928.0 - 476446720.0 - 0.32 * GiB - 0.84 * GiB;
   EXPECT_NEAR(r.runtime.kv_available, kv, 1);
   EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, std::floor(std::floor(kv / 65536) / 32) * 16);
   EXPECT_LT(r.bytes("activations"), 0.5e9);  // no a x s^2 term
-  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.runtime.max_context, 32528);
+  EXPECT_FALSE(r.fits);
   const std::string json = to_json(r);
   EXPECT_NE(json.find("\"kv_capacity_tokens\""), std::string::npos);
   EXPECT_NE(json.find("\"max_concurrency\""), std::string::npos);
@@ -471,11 +533,11 @@ TEST(runtime_solve, transformers_splits_layers) {
 // vLLM is launched at tp 1, 2, 4 or 8 within a node and adds pipeline stages only across nodes, so 3 devices (tp 1
 // x pp 3) is never an answer: on 8e9 B devices (budget ceil(0.92 x 8e9) = 7.36e9) tp 2 holds (6,979,321,856 +
 // 1,050,673,152) / 2 x 2 B + 266,240 x 2 B = 8,030,527,488 B of weights alone, over the budget; tp 4 holds
-// 4,015,529,984 B of weights + 33,554,432 rotary cache + the sampler's 256 x 128256 x 10 = 328,335,360 + the
-// non-torch memory at tp > 1, 0.73 GiB = 783,831,531.52 (the profile as applying tp 4 resolves it, not the run's
-// own 0.32 GiB at tp 1) + 0.84 GiB graphs = 901,943,132.16 + a KV cache of 2 x 32 x 1024 x 2 heads x 128 x 2 B =
-// 33,554,432, and what lies outside the budget on the device (the custom all-reduce buffers and the rest):
-// 8e9 - 7.36e9 = 640,000,000: 6,736,748,871.68 B.
+// 4,015,529,984 B of weights + 33,554,432 rotary cache + the sampler's 256 x 128256 x 14 + 2048 x 4096 x 2 =
+// 476,446,720 + the non-torch memory at tp > 1, 0.73 GiB = 783,831,531.52 (the profile as applying tp 4 resolves
+// it, not the run's own 0.32 GiB at tp 1) + 0.84 GiB graphs = 901,943,132.16 + a KV cache of 2 x 32 x 1024 x 2
+// heads x 128 x 2 B = 33,554,432, and what lies outside the budget on the device (the custom all-reduce buffers and
+// the rest): 8e9 - 7.36e9 = 640,000,000: 6,884,860,231.68 B.
 TEST(runtime_solve, vllm_prefers_tensor_parallel_within_a_node) {
   const auto spec = resolve(
       {{"mode", "inference"}, {"model", "llama-3.1-8b"}, {"runtime", "vllm"}, {"seq", "1024"}, {"gpu_memory", "8e9"}});
@@ -485,7 +547,7 @@ TEST(runtime_solve, vllm_prefers_tensor_parallel_within_a_node) {
   EXPECT_EQ(r.min_devices.value, 4);
   EXPECT_EQ(r.min_devices.delta, (settings{{"devices", "4"}, {"tp", "4"}, {"pp", "1"}}));
   EXPECT_NE(r.min_devices.message.find("tensor parallel 4 x pipeline 1"), std::string::npos) << r.min_devices.message;
-  EXPECT_NEAR(r.min_devices.total_bytes, 6736748871.68, 1.0);
+  EXPECT_NEAR(r.min_devices.total_bytes, 6884860231.68, 1.0);
 }
 
 // Beyond a node, vLLM keeps tp at the node's largest valid degree and adds stages: L8 has 8 KV heads and 32 query

@@ -266,6 +266,27 @@ TEST(solve, estimate_is_monotone_in_the_searched_settings) {
   EXPECT_GE(checked, 40);
 }
 
+// torchtune's full fine-tune on one device is its single-device recipe (PagedAdamW8bit), which resolve() picks at
+// devices = 1: a run on 16 devices whose single-device recipe fits one device is answered with 1 device, not with
+// the 2 its distributed recipe (AdamW) would need (the random search found this case).
+TEST(solve, torchtune_single_device_recipe) {
+  const settings s{{"batch", "32"},
+                   {"devices", "16"},
+                   {"framework", "torchtune"},
+                   {"gpu_memory", "1025164121703"},
+                   {"grad_accum", "2"},
+                   {"model", "wizardlm-2-8x22b"},
+                   {"overhead", "factor"},
+                   {"seq", "8192"},
+                   {"zero", "1"}};
+  settings one = s;
+  one["devices"] = "1";
+  const auto at_one = estimate(one);
+  ASSERT_TRUE(at_one.ok());
+  ASSERT_TRUE(at_one.value().fits);  // PagedAdamW8bit on one device
+  EXPECT_EQ(solved(s).min_devices.value, 1);
+}
+
 // Solver answers equal a brute-force linear search over the estimate. The device capacity is set to the
 // total at a random target so that the boundary lands where a linear scan can reach it.
 TEST(solve, answers_equal_brute_force_linear_search) {

@@ -16,7 +16,7 @@ export const APPLIES = [
     "finetune", "lora_rank", "lora_targets", "trainable_params", "grads_dtype", "optimizer", "optimizer_dtype",
     "master_weights", "norm_upcast", "recompute", "fused_ce", "zero", "offload"]],
   ["inference", (c) => c.mode === "inference", [
-    "runtime", "gpu_memory_utilization", "tgi_version", "mem_fraction_static", "max_num_batched_tokens", "max_num_seqs", "block_size",
+    "runtime", "gpu_memory_utilization", "tgi_version", "vllm_version", "mem_fraction_static", "max_num_batched_tokens", "max_num_seqs", "block_size",
     "cuda_graph_memory", "non_torch_memory", "n_ubatch", "n_batch", "n_gpu_layers", "cache_type_k", "cache_type_v",
     "kv_dtype"]],
   ["LoRA or QLoRA", (c) => c.finetune !== "full", ["lora_rank", "lora_targets", "adapter_dtype", "lora_dropout"]],
@@ -26,7 +26,7 @@ export const APPLIES = [
   // framework generic sums every bucket and ignores these (the core's note says so).
   ["a framework's phase model (not generic)", (c) => c.framework !== "generic", [
     "grad_lifetime", "optimizer_in_backward", "optimizer_impl", "loss_impl", "activation_offload", "allocator_reserve"]],
-  ["vLLM", (c) => c.runtime_used === "vllm", ["max_num_seqs", "cuda_graph_memory", "non_torch_memory"]],
+  ["vLLM", (c) => c.runtime_used === "vllm", ["vllm_version", "max_num_seqs", "cuda_graph_memory", "non_torch_memory"]],
   ["vLLM or TGI", (c) => c.runtime_used === "vllm" || c.runtime_used === "tgi", ["gpu_memory_utilization"]],
   ["TGI", (c) => c.runtime_used === "tgi", ["tgi_version"]],
   ["SGLang", (c) => c.runtime_used === "sglang", ["mem_fraction_static"]],

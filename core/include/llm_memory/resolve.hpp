@@ -44,6 +44,9 @@ enum class loss_kind : std::uint8_t {
 enum class offload_activations : std::uint8_t { none, prefetched, full };
 /// TGI's releases by how warmup turns free memory into KV blocks (tgi_version; docs/methodology.md).
 enum class tgi_release : std::uint8_t { v3_3, v3_1, v3_0, v2_4, v1_4_1, v1_0 };
+/// vLLM's releases by the dummy sampler's top-k/top-p path and the profile defaults (vllm_version;
+/// docs/methodology.md): FlashInfer from 0.21, a Triton kernel in 0.17-0.20, PyTorch's sort in 0.11-0.16.
+enum class vllm_release : std::uint8_t { v0_21, v0_17, v0_11 };
 
 /// The layers a run_spec was resolved from.
 struct resolve_inputs {
@@ -67,6 +70,7 @@ struct run_spec {
   runtime_kind runtime = runtime_kind::vllm;  ///< the resolved runtime, never `automatic`
   bool runtime_auto = false;                  ///< runtime = auto chose it
   tgi_release tgi = tgi_release::v3_3;        ///< TGI's KV sizing rule (tgi_version)
+  vllm_release vllm = vllm_release::v0_21;    ///< vLLM's sampler path and defaults (vllm_version)
   ggml_type cache_k = ggml_type::f16;         ///< llama.cpp K-cache type (cache_type_k)
   ggml_type cache_v = ggml_type::f16;         ///< llama.cpp V-cache type (cache_type_v)
   framework_kind framework = framework_kind::hf;

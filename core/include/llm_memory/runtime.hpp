@@ -84,8 +84,15 @@ struct vllm_hybrid_groups {
                                                      std::int64_t limit);
 /// The profiling forward's peak: N_bt x bytes x (3 I / tp + 3 h) [bytes] (calibrated, docs/methodology.md).
 [[nodiscard]] double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp);
-/// The dummy sampler's peak: seqs x V x (2 + 4 + 4): bf16 logits, fp32 logits, fp32 probs [bytes].
-[[nodiscard]] double vllm_sampler_peak(double seqs, double vocab);
+/// Bytes per logit alive at the dummy sampler's peak (top_k = V - 1, top_p = 0.9), by release: bf16 logits 2 + fp32
+/// logits 4, then from 0.17 (Triton masking in place, or FlashInfer's masked logits) 4 + fp32 probs 4 = 14; 0.11-0.16
+/// PyTorch's sort: values 4 + int64 indices 8 + ATen's segmented sort, which from 128 rows holds int64 reverse
+/// indices 8 and cub's alternate keys + values 4 + 8 = 38, below 128 rows (sort by full sort) two int2 index
+/// buffers 16 + cub's 12 = 46 [bytes / logit].
+[[nodiscard]] double vllm_sampler_bytes_per_logit(vllm_release release, double seqs);
+/// The dummy sampler's peak: seqs x V x vllm_sampler_bytes_per_logit, plus the dummy forward's output hidden states
+/// (N_bt x h x bytes), which profile_run holds until the sampler returns [bytes].
+[[nodiscard]] double vllm_sampler_peak(vllm_release release, double seqs, double vocab, double held_hidden_bytes);
 
 /// vLLM's scheduler defaults for the API server (EngineArgs.get_batch_defaults).
 struct vllm_batch_defaults {

@@ -198,6 +198,12 @@
     "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the "        \
     "warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token",       \
     "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0")                                                 \
+  X(vllm_version, choice, "0.21", 0, 0, "0.21|0.17|0.11", "", "workload",                                              \
+    "vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later "        \
+    "FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 "     \
+    "from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 "    \
+    "(0.32 GiB calibrated later)",                                                                                     \
+    "vLLM version", ">= 0.21|0.17 - 0.20|0.11 - 0.16")                                                                 \
   X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
     "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
     "Static memory fraction", "")                                                                                      \
