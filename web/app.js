@@ -4,7 +4,7 @@
 // <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
 // What only a user action needs is imported when it happens, a chunk of its own on the hosted page
 // (docs/web.md, "Start-up"): the embed dialog (the Embed button), the Hub loader (a repo id), the file readers
-// (a dropped, pasted or chosen file) and the heatmap (its tab opened).
+// (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened).
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, sharedEngine } from "./controller.js";
@@ -12,7 +12,6 @@ import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { h } from "./ui/dom.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
-import { renderGpuFit } from "./ui/gpu-fit.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
 import { renderSolver } from "./ui/solver.js";
@@ -38,8 +37,9 @@ const OWN_CONTROLS = ["model", "gpu", "units", "mode", "finetune", "framework", 
 /** Below this width the page is one column and the settings start collapsed (styles.css has the same). */
 const NARROW = "(max-width: 899px)";
 
-/** The heatmap's tab panel: the heatmap is computed and drawn only while it is shown. */
+/** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
 const HEATMAP_PANEL = "panel-heatmap";
+const FITS_PANEL = "panel-fits";
 
 class App {
   constructor(engine) {
@@ -68,9 +68,11 @@ class App {
     if (matchMedia(NARROW).matches) $("settings-details").open = false;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
-    // The heatmap is computed and drawn only while its tab is open (docs/web.md, "The heatmap").
-    this.tabs.addEventListener("tab", (e) => {
-      if (e.detail.id === HEATMAP_PANEL && this.last) this.#drawHeatmap(this.state.inputs, this.last);
+    // The heatmap and the GPU table are computed and drawn only while their tab is open (docs/web.md).
+    this.tabs.addEventListener("tab", () => {
+      if (!this.last) return;
+      this.#drawHeatmap(this.state.inputs, this.last);
+      this.#drawGpuFit(this.state.inputs, this.last);
     });
     this.state.addEventListener("change", () => this.render());
     this.render();
@@ -178,6 +180,7 @@ class App {
       clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
       clearTimeout(this.gpu_fit_timer);
+      this.heatmap_for = this.gpu_fit_for = null;
       for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
       $("heatmap").hidden = true;
       this.last = null;
@@ -243,6 +246,7 @@ class App {
   scheduleAnswers(inputs, estimate) {
     clearTimeout(this.answers_timer);
     clearTimeout(this.gpu_fit_timer);
+    this.gpu_fit_for = null;
     $("results").dataset.answers = "pending";
     $("gpu-fit").dataset.state = "pending";
     this.answers_timer = setTimeout(() => {
@@ -268,11 +272,7 @@ class App {
       });
       $("ways-out").classList.remove("pending");
       $("results").dataset.answers = "ready";
-      // Which GPUs fit: the solver on every GPU preset, in a task of its own after the answers (docs/performance.md).
-      this.gpu_fit_timer = setTimeout(() => {
-        renderGpuFit($("gpu-fit"), this.engine.gpuFit(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
-        $("gpu-fit").dataset.state = "ready";
-      }, 0);
+      this.#drawGpuFit(inputs, estimate);
     }, ANSWERS_DELAY_MS);
   }
 
@@ -288,6 +288,25 @@ class App {
     this.view.renderHeatmap(inputs, estimate).then(() => {
       if (this.heatmap_for === estimate) container.dataset.state = "ready";
     });
+  }
+
+  /**
+   * Which GPUs fit (the solver on every GPU preset), when its tab is open and it does not show `estimate` yet:
+   * in a task of its own, after the answers when they run (docs/performance.md); its code is imported the first
+   * time. #gpu-fit[data-state] is "pending" until it shows them.
+   */
+  #drawGpuFit(inputs, estimate) {
+    if (this.tabs.selected !== FITS_PANEL || this.gpu_fit_for === estimate) return;
+    this.gpu_fit_for = estimate;
+    const container = $("gpu-fit");
+    container.dataset.state = "pending";
+    clearTimeout(this.gpu_fit_timer);
+    this.gpu_fit_timer = setTimeout(async () => {
+      const { renderGpuFit } = await import("./ui/gpu-fit.js");
+      if (this.gpu_fit_for !== estimate) return;
+      renderGpuFit(container, this.engine.gpuFit(inputs), { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+      container.dataset.state = "ready";
+    }, 0);
   }
 
   /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
 // (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other;
-// opening the Heatmap tab, the Embed button, a chosen file and a Hub repo id each fetch theirs, which then
-// works; after the four every chunk has been fetched. The heatmap is drawn only while its tab is open.
+// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file and a Hub repo id each fetch
+// theirs, which then works; after the five every chunk has been fetched. The heatmap and the GPU table are
+// drawn only while their tab is open.
 // Run after `npm run build`: node --test tests/browser/lazy.test.mjs
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -32,12 +33,12 @@ const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
   renders: Number(figure.dataset.renders),
 }));
 
-test("a plain visit fetches no lazy chunk; the heatmap tab, Embed, a file and a Hub id each fetch theirs, which works", async () => {
+test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file and a Hub id each fetch theirs, which works", async () => {
   const chunks = (await chunkFiles(dist)).map((file) => `/${file}`);
   const eager = await preloaded();
   for (const file of eager) assert.ok(chunks.includes(file), `${file} is a chunk`);
-  // The heatmap, the embed dialog, the file reader and the Hub loader (scripts/build-web.mjs): four at least.
-  assert.ok(chunks.length - eager.length >= 4, JSON.stringify({ chunks, eager }));
+  // The heatmap, the GPU table, the embed dialog, the file reader and the Hub loader: five at least.
+  assert.ok(chunks.length - eager.length >= 5, JSON.stringify({ chunks, eager }));
   await session.context.route("https://huggingface.co/**", (route) => route.abort("internetdisconnected"));
 
   // `paths` goes on collecting the page's requests after the load.
@@ -47,6 +48,7 @@ test("a plain visit fetches no lazy chunk; the heatmap tab, Embed, a file and a 
   const fetched = () => paths.filter((path) => path.startsWith("/chunks/"));
   assert.deepEqual(fetched().sort(), [...eager].sort(), "before any action: app.js's own chunks only");
   assert.equal(await page.$$eval("#heatmap > *", (nodes) => nodes.length), 0, "the heatmap is not drawn while its tab is closed");
+  assert.equal(await page.$$eval("#gpu-fit > *", (nodes) => nodes.length), 0, "nor the GPU table");
 
   /** Runs `action` and returns the chunks it fetched (none fetched before). */
   const fetchedBy = async (action) => {
@@ -78,6 +80,15 @@ test("a plain visit fetches no lazy chunk; the heatmap tab, Embed, a file and a 
   assert.equal(reopened.seq, 1024);
   assert.equal(reopened.renders, map.renders + 1);
 
+  // What fits: one row per GPU preset; the default's 128 GB (above) does not fit one H100 80GB.
+  assert.ok((await fetchedBy(async () => {
+    await showTab(page, "fits");
+    await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
+  })).length >= 1, "opening What fits fetches the GPU table");
+  const presets = await page.evaluate(() => window.llmMemoryApp.engine.gpus.length);
+  assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), presets);
+  assert.equal(await page.getAttribute('#gpu-fit tr[data-gpu="h100-80gb"]', "data-fits"), "false");
+
   // The Embed button: the dialog opens with the snippet of the page's settings (seq 1024 set above).
   assert.ok((await fetchedBy(async () => {
     await page.click("#embed-open");
@@ -100,7 +111,7 @@ test("a plain visit fetches no lazy chunk; the heatmap tab, Embed, a file and a 
     await page.waitForFunction(() => document.getElementById("hub-status").textContent.startsWith("Could not load test-org/Tiny-Model"));
   })).length >= 1, "a repo id fetches the Hub loader");
   assert.match(await page.textContent("#hub-status"), /could not reach huggingface\.co/);
-  assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the four actions, every chunk has been fetched");
+  assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the five actions, every chunk has been fetched");
   assert.deepEqual(errors, []);
   await page.close();
   await session.context.unroute("https://huggingface.co/**");

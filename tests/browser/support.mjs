@@ -74,7 +74,7 @@ export async function showTab(page, name) {
 
 /**
  * Every request a fresh visit to `url` makes before any user action (HTTP cache cleared): until the page is
- * ready, its deferred answers and GPU table drawn and the network idle for half a second. Resolves to the
+ * ready, its deferred answers drawn and the network idle for half a second. Resolves to the
  * same-origin paths requested, each once, in order ("/" for the page itself), and the page (left open).
  */
 export async function firstLoad(context, url) {
@@ -91,7 +91,6 @@ export async function firstLoad(context, url) {
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForSelector('#results[data-answers="ready"]');
-  await page.waitForSelector('#gpu-fit[data-state="ready"]', { state: "attached" });
   await page.waitForLoadState("networkidle");
   await page.waitForTimeout(500);
   return { paths, page };
