@@ -42,7 +42,7 @@ async function hostedBundle() {
   const app = Object.values(result.metafile.outputs).find((output) => output.entryPoint?.endsWith("web/app.js"));
   // The glue finds llm-memory.wasm, models/ and the docs beside itself (import.meta.url): it must be in app.js.
   if (!Object.keys(app.inputs).some((input) => input.endsWith("llm-memory.js"))) throw new Error("the wasm glue is not in dist/app.js");
-  return app.imports.filter((i) => i.kind === "import-statement").map((i) => i.path.slice(i.path.indexOf(CHUNKS)));
+  return app.imports.filter((i) => i.kind === "import-statement").map((i) => i.path.slice(i.path.lastIndexOf(`${CHUNKS}/`)));
 }
 
 /** The offline single file's script: one module, the lazy parts inlined (a file:// page fetches no chunk). */

@@ -226,8 +226,8 @@ The input handler runs one estimate in wasm on the main thread and redraws the t
 the solver (three searches) and the knob table (one estimate per knob) take several estimates each, so
 they run in a task of their own 40 ms after input pauses, together with \`history.replaceState\` (which
 alone costs milliseconds in Chromium) and, while its tab is open, the heatmap (a sweep, whose lowering probes
-the estimate a dozen times or more, and the canvas), which would otherwise push the input handler past its 4 ms. A worker would
-move them off the main thread but not make the numbers appear sooner.
+the estimate a dozen times or more, and the canvas), which would otherwise push the input handler past its
+4 ms. A worker would move them off the main thread but not make the numbers appear sooner.
 
 The first result: the default page's is computed at build time by the same core and the page's own render
 functions (scripts/prerender.mjs) and written into index.html, so it is in the document as soon as the HTML is

@@ -5,9 +5,9 @@
 // a change its own way: the page through its state and URL, the widget through its attributes.
 //   host's settings -> check (estimate, sanitise) -> renderResults (summary, bar, table)
 //                                                 -> renderAnswers (knob table, heatmap)
+//   controls' events, Apply buttons -> edit(changes) -> the host
 // The heatmap's code (web/ui/heatmap.js) comes from the host (loadHeatmap): the page imports it when its tab is
 // first opened (a chunk of its own: docs/web.md, "The heatmap"), the widget bundles it.
-//   controls' events, Apply buttons -> edit(changes) -> the host
 import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
