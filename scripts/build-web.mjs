@@ -1,32 +1,54 @@
 // SPDX-License-Identifier: MIT
 // Bundles the page (web/) with esbuild into dist/:
 //   dist/index.html, app.js, styles.css + llm-memory.wasm   the hosted page (the .wasm fetched beside app.js)
+//   dist/chunks/                                            its code split off app.js: imported on a user action,
+//                                                           or shared with those parts (preloaded with app.js)
 //   dist/llm-memory.html                                    ONE self-contained file: JS, CSS and wasm inlined
 // Expects the wasm modules in dist/ (scripts/build-wasm.sh puts them there); scripts/build-web.sh runs both.
 // Content-Security-Policy of each output: docs/web.md, "Security".
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
 import { prerenderResults } from "./prerender.mjs";
 
-async function bundle(module_file, write_to) {
+const app_options = {
+  entryPoints: { app: `${web}/app.js` },
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["chrome100", "firefox100", "safari15"],
+  minify: true,
+  legalComments: "none",
+  external: NODE_ONLY,
+  logLevel: "warning",
+};
+
+/** Where the hosted page's chunks go (emptied first: their names change with their content). */
+const CHUNKS = "chunks";
+
+/**
+ * The hosted page's script, split: dist/app.js and dist/chunks/, the chunks app.js imports (the code it shares
+ * with the lazy parts) and those it import()s on a user action (docs/web.md, "Start-up"). Returns the chunks
+ * app.js imports at once, to preload beside it.
+ */
+async function hostedBundle() {
+  await rm(`${dist}/${CHUNKS}`, { recursive: true, force: true });
   const result = await esbuild.build({
-    entryPoints: [`${web}/app.js`],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    target: ["chrome100", "firefox100", "safari15"],
-    minify: true,
-    legalComments: "none",
-    external: NODE_ONLY,
-    plugins: [wasmModule(module_file)],
-    outfile: write_to ?? "app.js",
-    write: Boolean(write_to),
-    logLevel: "warning",
+    ...app_options, plugins: [wasmModule("llm-memory.js")], splitting: true, outdir: dist,
+    chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
   });
-  return write_to ? null : result.outputFiles[0].text;
+  const app = Object.values(result.metafile.outputs).find((output) => output.entryPoint?.endsWith("web/app.js"));
+  // The glue finds llm-memory.wasm, models/ and the docs beside itself (import.meta.url): it must be in app.js.
+  if (!Object.keys(app.inputs).some((input) => input.endsWith("llm-memory.js"))) throw new Error("the wasm glue is not in dist/app.js");
+  return app.imports.filter((i) => i.kind === "import-statement").map((i) => i.path.slice(i.path.lastIndexOf(`${CHUNKS}/`)));
+}
+
+/** The offline single file's script: one module, the lazy parts inlined (a file:// page fetches no chunk). */
+async function singleBundle() {
+  const result = await esbuild.build({ ...app_options, plugins: [wasmModule("llm-memory.single.js")], outfile: "app.js", write: false });
+  return result.outputFiles[0].text;
 }
 
 async function css() {
@@ -44,6 +66,7 @@ async function boot() {
   return result.outputFiles[0].text;
 }
 
+const APP_SCRIPT = '<script type="module" src="app.js"></script>';
 const sha256 = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 /** Replaces exactly one occurrence of `from` (the build must fail loudly when the template changes). */
@@ -57,14 +80,16 @@ const template = await prerenderResults(await readFile(`${web}/index.html`, "utf
 const styles = await css();
 const boot_script = await boot();
 
-// The hosted page: scripts and styles from the same origin, the .wasm fetched from it.
-await bundle("llm-memory.js", `${dist}/app.js`);
+// The hosted page: scripts and styles from the same origin, the .wasm fetched from it. The chunks app.js
+// imports at once are preloaded beside it (not those imported on a user action).
+const shared = await hostedBundle();
+const preloads = shared.map((file) => `<link rel="modulepreload" href="${file}">\n`).join("");
 await writeFile(`${dist}/styles.css`, styles);
 await writeFile(`${dist}/boot.js`, boot_script);
-await writeFile(`${dist}/index.html`, template);
+await writeFile(`${dist}/index.html`, replaceOnce(template, APP_SCRIPT, `${APP_SCRIPT}\n${preloads}`.trimEnd()));
 
 // The single file: the inline scripts and the inline style are allowed by their hashes, nothing else.
-const script = await bundle("llm-memory.single.js");
+const script = await singleBundle();
 for (const inline of [script, boot_script]) {
   if (/<\/script|<!--/i.test(inline)) throw new Error("an inline script holds </script or <!--");
 }
@@ -83,12 +108,13 @@ single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"
 single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
 single = replaceOnce(single, '<link rel="preload" href="llm-memory.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
 single = replaceOnce(single, '<script type="module" src="boot.js" blocking="render"></script>', `<script type="module" blocking="render">${boot_script}</script>`);
-single = replaceOnce(single, '<script type="module" src="app.js"></script>', `<script type="module">${script}</script>`);
+single = replaceOnce(single, APP_SCRIPT, `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);
 
-for (const file of ["index.html", "boot.js", "app.js", "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
+const chunks = (await readdir(`${dist}/${CHUNKS}`)).map((file) => `${CHUNKS}/${file}`);
+for (const file of ["index.html", "boot.js", "app.js", ...chunks, "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
   const bytes = await readFile(`${dist}/${file}`);
-  console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
+  console.log(`${file.padEnd(30)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
 }
 
 // The widget (<llm-memory>) and the iframe embed use the same modules; they are bundled beside the page.

@@ -2,14 +2,13 @@
 // Compares two builds of the page in one headless Chromium, interleaved so that both see the same machine load
 // (scripts/perf-web.mjs measures one build; on a shared, loaded machine two of its runs differ by more than
 // any change): the core's first result on a link with settings and on the default page (fresh visits, HTTP
-// and code caches cleared), the synchronous work of one input change, and the page's transfer size.
+// and code caches cleared), the synchronous work of one input change, and the page's transfer size (every file
+// a fresh visit requests before any user action, from the network log, less the preset catalogue fetched after
+// the first answers: as scripts/perf-web.mjs).
 //   node scripts/perf-web-compare.mjs BEFORE_DIR [AFTER_DIR]   (AFTER_DIR defaults to dist/; both built)
-import { readFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { serve } from "./serve.mjs";
-import { dist, start } from "../tests/browser/support.mjs";
+import { dist, firstLoad, gzipSizes, start } from "../tests/browser/support.mjs";
 
 const [before_dir, after_dir = dist] = process.argv.slice(2);
 if (!before_dir) throw new Error("usage: node scripts/perf-web-compare.mjs BEFORE_DIR [AFTER_DIR]");
@@ -54,7 +53,15 @@ const other = await serve(before_dir, 0);
 const sides = { before: other.url, after: session.url };
 const load_before = loadavg()[0];
 const runs = { before: { link: [], home: [], update: [] }, after: { link: [], home: [], update: [] } };
+const dirs = { before: before_dir, after: after_dir };
+const CATALOGUE = "llm-memory.models.json";
+const loads = {};
 try {
+  for (const [side, url] of Object.entries(sides)) {
+    const { paths, page } = await firstLoad(session.context, url);
+    await page.close();
+    loads[side] = (await gzipSizes(dirs[side], paths)).filter(([file]) => file !== CATALOGUE);
+  }
   const pages = {};
   for (const [side, url] of Object.entries(sides)) {
     pages[side] = await session.context.newPage();
@@ -74,10 +81,8 @@ try {
   await new Promise((done) => other.server.close(done));
 }
 
-const page_files = ["index.html", "boot.js", "app.js", "styles.css", "llm-memory.wasm"];
-const gzip = async (dir, file) => gzipSync(await readFile(join(dir, file)), { level: 9 }).length;
-const size = async (dir) => (await Promise.all(page_files.map((f) => gzip(dir, f)))).reduce((a, b) => a + b, 0);
-const sizes = { before: await size(before_dir), after: await size(after_dir) };
+const sizes = Object.fromEntries(Object.entries(loads).map(([side, files]) => [side, files.reduce((sum, [, bytes]) => sum + bytes, 0)]));
+const listed = (side) => loads[side].map(([file, bytes]) => `${file} ${(bytes / 1024).toFixed(1)} KB`).join(", ");
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const row = (name, f, unit, digits) => {
   const [b, a] = [f("before"), f("after")];
@@ -91,4 +96,7 @@ ${row("link with settings, fresh visit: the core's first result (median)", (s) =
 ${row("default page, fresh visit: the core's result drawn over the prerendered one (median)", (s) => median(runs[s].home), "ms", 1)}
 ${row(`one input change: estimate + table + bar + form (mean of ${ROUNDS * CHANGES / 5})`, (s) => mean(runs[s].update), "ms", 2)}
 ${row("one input change (median)", (s) => median(runs[s].update), "ms", 2)}
-${row(`page, gzip -9 (${page_files.join(", ")})`, (s) => sizes[s] / 1024, "KB", 2)}`);
+${row("page's first load before any user action, gzip -9 (network log, less the catalogue)", (s) => sizes[s] / 1024, "KB", 2)}
+
+Before: ${listed("before")}.
+After: ${listed("after")}.`);

@@ -2,14 +2,16 @@
 // The page: it holds the one state object and the page's own parts (the URL, the notice, the units toggle,
 // the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with
 // <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
+// What only a user action needs is imported when it happens, a chunk of its own on the hosted page
+// (docs/web.md, "Start-up"): the embed dialog (the Embed button), the Hub loader (a repo id), the file readers
+// (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened).
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, sharedEngine } from "./controller.js";
 import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
-import { EmbedDialog } from "./ui/embed-dialog.js";
+import { h } from "./ui/dom.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
-import { renderGpuFit } from "./ui/gpu-fit.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
 import { renderSolver } from "./ui/solver.js";
@@ -19,6 +21,9 @@ import { UnitsToggle } from "./ui/units-toggle.js";
 import { renderVerdict, renderWaysOut } from "./ui/verdict.js";
 
 const $ = (id) => document.getElementById(id);
+
+/** The answers drawn with the solver: the knob table (the heatmap only while its tab is open: #drawHeatmap). */
+const ANSWERS = new Set(["advice"]);
 
 /** Pause in input after which the solver and the knob table are recomputed (ms). */
 const ANSWERS_DELAY_MS = 40;
@@ -32,13 +37,18 @@ const OWN_CONTROLS = ["model", "gpu", "units", "mode", "finetune", "framework", 
 /** Below this width the page is one column and the settings start collapsed (styles.css has the same). */
 const NARROW = "(max-width: 899px)";
 
+/** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
+const HEATMAP_PANEL = "panel-heatmap";
+const FITS_PANEL = "panel-fits";
+
 class App {
   constructor(engine) {
     this.engine = engine;
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
       advice: $("knobs"), heatmap: $("heatmap"),
-    }, (changes, options = {}) => (options.applied ? this.apply(changes, options.applied) : this.edit(changes, options)));
+    }, (changes, options = {}) => (options.applied ? this.apply(changes, options.applied) : this.edit(changes, options)),
+    { loadHeatmap: () => import("./ui/heatmap.js") });
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
@@ -58,7 +68,12 @@ class App {
     if (matchMedia(NARROW).matches) $("settings-details").open = false;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
-    this.heatmap = this.view.heatmap;
+    // The heatmap and the GPU table are computed and drawn only while their tab is open (docs/web.md).
+    this.tabs.addEventListener("tab", () => {
+      if (!this.last) return;
+      this.#drawHeatmap(this.state.inputs, this.last);
+      this.#drawGpuFit(this.state.inputs, this.last);
+    });
     this.state.addEventListener("change", () => this.render());
     this.render();
     delete document.documentElement.dataset.prerendered;
@@ -92,7 +107,7 @@ class App {
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS));
     $("copy-link").addEventListener("click", () => this.copyLink());
-    this.embed = new EmbedDialog($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
+    embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
     if (this.last) this.#updateControls(this.last);
     // The deferred answers may have run before the picker existed: load its presets as they would have.
     if ($("results").dataset.answers === "ready") this.models.load();
@@ -165,6 +180,7 @@ class App {
       clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
       clearTimeout(this.gpu_fit_timer);
+      this.heatmap_for = this.gpu_fit_for = null;
       for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
       $("heatmap").hidden = true;
       this.last = null;
@@ -230,6 +246,7 @@ class App {
   scheduleAnswers(inputs, estimate) {
     clearTimeout(this.answers_timer);
     clearTimeout(this.gpu_fit_timer);
+    this.gpu_fit_for = null;
     $("results").dataset.answers = "pending";
     $("gpu-fit").dataset.state = "pending";
     this.answers_timer = setTimeout(() => {
@@ -243,8 +260,10 @@ class App {
       const solve = this.engine.solve(inputs);
       renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
       // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
-      // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md).
-      const advice = this.view.renderAnswers(inputs, estimate);
+      // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md), and only
+      // while its tab is open.
+      const advice = this.view.renderAnswers(inputs, estimate, { show: ANSWERS });
+      this.#drawHeatmap(inputs, estimate);
       const names = this.#names(estimate.settings);
       if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, names);
       renderWaysOut($("ways-out"), {
@@ -253,12 +272,41 @@ class App {
       });
       $("ways-out").classList.remove("pending");
       $("results").dataset.answers = "ready";
-      // Which GPUs fit: the solver on every GPU preset, in a task of its own after the answers (docs/performance.md).
-      this.gpu_fit_timer = setTimeout(() => {
-        renderGpuFit($("gpu-fit"), this.engine.gpuFit(inputs), { units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
-        $("gpu-fit").dataset.state = "ready";
-      }, 0);
+      this.#drawGpuFit(inputs, estimate);
     }, ANSWERS_DELAY_MS);
+  }
+
+  /**
+   * Draws the heatmap for `inputs` and their `estimate` when its tab is open and it does not show them yet
+   * (its code is imported the first time). #heatmap[data-state] is "pending" until it shows them.
+   */
+  #drawHeatmap(inputs, estimate) {
+    if (this.tabs.selected !== HEATMAP_PANEL || this.heatmap_for === estimate) return;
+    this.heatmap_for = estimate;
+    const container = $("heatmap");
+    container.dataset.state = "pending";
+    this.view.renderHeatmap(inputs, estimate).then(() => {
+      if (this.heatmap_for === estimate) container.dataset.state = "ready";
+    });
+  }
+
+  /**
+   * Which GPUs fit (the solver on every GPU preset), when its tab is open and it does not show `estimate` yet:
+   * in a task of its own, after the answers when they run (docs/performance.md); its code is imported the first
+   * time. #gpu-fit[data-state] is "pending" until it shows them.
+   */
+  #drawGpuFit(inputs, estimate) {
+    if (this.tabs.selected !== FITS_PANEL || this.gpu_fit_for === estimate) return;
+    this.gpu_fit_for = estimate;
+    const container = $("gpu-fit");
+    container.dataset.state = "pending";
+    clearTimeout(this.gpu_fit_timer);
+    this.gpu_fit_timer = setTimeout(async () => {
+      const { renderGpuFit } = await import("./ui/gpu-fit.js");
+      if (this.gpu_fit_for !== estimate) return;
+      renderGpuFit(container, this.engine.gpuFit(inputs), { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+      container.dataset.state = "ready";
+    }, 0);
   }
 
   /**
@@ -307,6 +355,19 @@ class App {
       field.select();
     }
   }
+}
+
+/**
+ * The Embed button: the dialog's code (web/ui/embed-dialog.js) is imported on the first click, which then
+ * opens it. `current()` as EmbedDialog's.
+ */
+function embedButton(container, current) {
+  let dialog = null;
+  const open = async () => {
+    dialog ??= import("./ui/embed-dialog.js").then(({ EmbedDialog }) => new EmbedDialog(container, current));
+    (await dialog).open();
+  };
+  container.replaceChildren(h("button", { type: "button", id: "embed-open", class: "secondary", text: "Embed", on: { click: open } }));
 }
 
 /** Resolves after the next frame has been painted (or after 100 ms where frames are not drawn, e.g. a hidden tab). */

@@ -6,10 +6,11 @@
 //   host's settings -> check (estimate, sanitise) -> renderResults (summary, bar, table)
 //                                                 -> renderAnswers (knob table, heatmap)
 //   controls' events, Apply buttons -> edit(changes) -> the host
+// The heatmap's code (web/ui/heatmap.js) comes from the host (loadHeatmap): the page imports it when its tab is
+// first opened (a chunk of its own: docs/web.md, "The heatmap"), the widget bundles it.
 import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
-import { Heatmap, sweepHeatmap } from "./ui/heatmap.js";
 import { renderKnobs } from "./ui/knobs.js";
 import { ModelPicker } from "./ui/model-picker.js";
 import { renderResultsTable, renderSummary } from "./ui/results-table.js";
@@ -32,11 +33,13 @@ export class Controller {
    * `edit(changes, {clear, applied})`: applies `changes` (key -> text; null drops the setting) after dropping the
    * settings in `clear`, the host's way; the controls and the Apply buttons call it (a knob's Apply button
    * with `applied`, the knob's name, which the page says in its note of what changed).
+   * `loadHeatmap()`: resolves to web/ui/heatmap.js's exports (needed with a heatmap view).
    */
-  constructor(engine, views, edit) {
+  constructor(engine, views, edit, { loadHeatmap } = {}) {
     this.engine = engine;
     this.views = views;
     this.edit = edit;
+    this.loadHeatmap = loadHeatmap;
     /** The controls built by modelPicker, gpuPicker and settingsForm (updateControls shows the values in them). */
     this.controls = {};
     /** The architecture settings a model preset sets: another model or a config.json replaces them all. */
@@ -69,10 +72,25 @@ export class Controller {
     return this.engine.overrideMatters(PAGE_DEFAULTS, overrides, key);
   }
 
-  /** The heatmap, made on first use (its figure replaces the heatmap view's children). */
-  get heatmap() {
-    // A cell clicked (or chosen with the keyboard) sets the micro-batch and the sequence length.
-    return (this.#heatmap ??= new Heatmap(this.views.heatmap, { onPick: (cell) => this.edit(cell) }));
+  /**
+   * The heatmap, made on first use (its figure replaces the heatmap view's children): resolves to {view, sweep},
+   * the Heatmap and `sweep(inputs, settings)`, its grid for the given settings (sweepHeatmap).
+   */
+  heatmap() {
+    return (this.#heatmap ??= this.loadHeatmap().then(({ Heatmap, sweepHeatmap }) => ({
+      // A cell clicked (or chosen with the keyboard) sets the micro-batch and the sequence length.
+      view: new Heatmap(this.views.heatmap, { onPick: (cell) => this.edit(cell) }),
+      sweep: (inputs, settings) => sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, settings),
+    })));
+  }
+
+  /**
+   * Sweeps and draws the heatmap for `inputs` and their `estimate` once its code is loaded. Calls resolve in
+   * the order made, so the last settings asked for are the ones drawn.
+   */
+  async renderHeatmap(inputs, estimate) {
+    const { view, sweep } = await this.heatmap();
+    view.update(sweep(inputs, estimate.settings), { estimate, units: estimate.settings.units });
   }
 
   /**
@@ -92,7 +110,8 @@ export class Controller {
 
   /**
    * The answers that take several estimates: the knob table (with Apply buttons that edit, unless `apply` is
-   * false) and the heatmap, for `show` as in renderResults. Returns the advice drawn (or null).
+   * false) and the heatmap, for `show` as in renderResults. Returns the advice drawn (or null); the heatmap is
+   * drawn once its code has loaded (renderHeatmap).
    */
   renderAnswers(inputs, estimate, { show = null, apply = true } = {}) {
     const units = estimate.settings.units;
@@ -104,9 +123,7 @@ export class Controller {
     } else {
       this.views.advice?.replaceChildren();
     }
-    if (this.#shows("heatmap", show)) {
-      this.heatmap.update(sweepHeatmap((i, axes) => this.engine.sweep(i, axes), inputs, estimate.settings), { estimate, units });
-    }
+    if (this.#shows("heatmap", show)) this.renderHeatmap(inputs, estimate);
     return advice;
   }
 

@@ -11,6 +11,7 @@
 // Every widget of a page shares one engine: the wasm is fetched and compiled once.
 import { Controller, sharedEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
+import * as heatmap_module from "./ui/heatmap.js";
 import { noticeLines } from "./ui/notice.js";
 import { DARK_CSS, WIDGET_CSS } from "./ui/widget-styles.js";
 
@@ -182,7 +183,8 @@ export class LlmMemoryElement extends HTMLElement {
         if (this.#engine) return;
         this.#engine = engine;
         const { summary, bar, table, advice, heatmap } = this.#parts;
-        this.#view = new Controller(engine, { summary, bar, table, advice, heatmap }, (changes, options) => this.#edit(changes, options));
+        this.#view = new Controller(engine, { summary, bar, table, advice, heatmap }, (changes, options) => this.#edit(changes, options),
+                                    { loadHeatmap: async () => heatmap_module });
         if (this.#pending_settings) this.#writeSettings();
         // Settings keys are known once the core has loaded its table; they are observed from then on.
         this.#observer = new MutationObserver(() => this.#schedule());

@@ -4,7 +4,7 @@
 // reading of the markup.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { bucketBytes, open, start } from "./support.mjs";
+import { bucketBytes, open, showTab, start } from "./support.mjs";
 
 let session;
 
@@ -27,7 +27,7 @@ test("every control, table and image (the chart) has an accessible name in Chrom
   const counts = {};
   // Each result tab in turn: a hidden panel is out of the tree.
   for (const tab of ["breakdown", "fits", "knobs", "heatmap"]) {
-    await page.click(`#tab-${tab}`);
+    await showTab(page, tab);
     const { nodes } = await cdp.send("Accessibility.getFullAXTree");
     for (const node of nodes) {
       if (node.ignored) continue;

@@ -326,6 +326,8 @@ test("the new controls are named in the accessibility tree and work from the key
   await page.focus("#tab-breakdown");
   await page.keyboard.press("End");
   assert.equal(await page.evaluate(() => document.activeElement.id), "tab-heatmap");
+  // Drawn once its tab is open, its code imported the first time (docs/web.md, "The heatmap").
+  await page.waitForSelector('#heatmap[data-state="ready"] figure.heatmap');
   assert.equal(await page.isVisible("figure.heatmap"), true);
   await page.keyboard.press("ArrowRight");
   assert.equal(await page.evaluate(() => document.activeElement.id), "tab-breakdown", "wraps around");

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Shared by the browser tests and scripts/perf-web.mjs: Debian's Chromium driven by playwright-core (no
 // browser download), and dist/ served on the loopback interface.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "../../scripts/serve.mjs";
@@ -61,8 +62,50 @@ export async function bucketBytes(page, bucket) {
   return Number(await page.getAttribute(`tr[data-bucket="${bucket}"]`, "data-bytes"));
 }
 
-/** Shows the result tab `name` (breakdown, fits, knobs, heatmap: docs/web.md, "Layout") by clicking it. */
+/**
+ * Shows the result tab `name` (breakdown, fits, knobs, heatmap: docs/web.md, "Layout") by clicking it; the
+ * heatmap, drawn only while its tab is open (its code imported the first time), once it shows the settings.
+ */
 export async function showTab(page, name) {
   await page.click(`#tab-${name}`);
   await page.waitForSelector(`#panel-${name}:not([hidden])`);
+  if (name === "heatmap") await page.waitForSelector('#heatmap[data-state="ready"]');
+}
+
+/**
+ * Every request a fresh visit to `url` makes before any user action (HTTP cache cleared): until the page is
+ * ready, its deferred answers drawn and the network idle for half a second. Resolves to the
+ * same-origin paths requested, each once, in order ("/" for the page itself), and the page (left open).
+ */
+export async function firstLoad(context, url) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.clearBrowserCache");
+  await cdp.detach();
+  const origin = new URL(url).origin;
+  const paths = [];
+  page.on("request", (request) => {
+    const at = new URL(request.url());
+    if (at.origin === origin && !paths.includes(at.pathname)) paths.push(at.pathname);
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#results[data-answers="ready"]');
+  await page.waitForLoadState("networkidle");
+  await page.waitForTimeout(500);
+  return { paths, page };
+}
+
+/** gzip -9 size of the file each request path names in `dir` ("/" is index.html): [[file, bytes], …]. */
+export async function gzipSizes(dir, paths) {
+  return Promise.all(paths.map(async (path) => {
+    const file = path === "/" ? "index.html" : decodeURIComponent(path.slice(1));
+    return [file, gzipSync(await readFile(join(dir, file)), { level: 9 }).length];
+  }));
+}
+
+/** The files of `dir`/chunks (the page's split code: scripts/build-web.mjs) as "chunks/NAME"; [] when none. */
+export async function chunkFiles(dir) {
+  const names = await readdir(join(dir, "chunks")).catch(() => []);
+  return names.map((name) => `chunks/${name}`);
 }

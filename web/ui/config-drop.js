@@ -8,58 +8,11 @@
 //   "config"     {settings}                       architecture settings read from a valid config.json
 //   "checkpoint" {settings, checkpoint, kind, name} what a checkpoint header gives (checkpoint: readCheckpoint's
 //                                                 object; settings: params, and a GGUF's architecture settings)
+// The reading code (checkpoint-read.js) is imported on the first file dropped, pasted or chosen: a chunk of its
+// own on the hosted page (docs/web.md, "Start-up"); the listeners are installed at start.
 import { h, replace } from "./dom.js";
-import { formatBytes, formatCount } from "./format.js";
+import { formatCount } from "./format.js";
 import { noticeLines } from "./notice.js";
-
-/** Largest config.json read [bytes]; real ones are a few kB (a safetensors index is read by the Hub loader). */
-export const MAX_CONFIG_BYTES = 4 << 20;
-
-/** First read of a header [bytes]: hf-mem's MAX_METADATA_SIZE for safetensors (most headers fit), the CLI's 16 MiB for GGUF. */
-const FIRST_READ = { safetensors: 100_000, gguf: 16 << 20 };
-
-/** What a dropped or chosen file is: "safetensors", "gguf" or "json" (by its name, then the GGUF magic). */
-export async function fileKind(file) {
-  const name = file.name.toLowerCase();
-  if (name.endsWith(".safetensors")) return "safetensors";
-  if (name.endsWith(".gguf")) return "gguf";
-  if (name.endsWith(".json")) return "json";
-  const magic = new Uint8Array(await file.slice(0, 4).arrayBuffer());
-  return String.fromCharCode(...magic) === "GGUF" ? "gguf" : "json";
-}
-
-/**
- * Reads a checkpoint header of a `size`-byte file through `read(start, end)` (resolving to the bytes
- * [start, end) as a Uint8Array): a first read, then as many more bytes as the core asks for (`need`, never past
- * its limits or the file). `checkpoint(kind, bytes, size, name)` is the engine's readCheckpoint.
- * Resolves to its answer: {ok: true, checkpoint, settings, architecture} or {ok: false, errors}.
- */
-export async function readCheckpointHeader(checkpoint, { kind, size, name, read }) {
-  let bytes = await read(0, Math.min(size, FIRST_READ[kind]));
-  for (let round = 0; round < 3; ++round) {
-    const answer = checkpoint(kind, bytes, size, name);
-    if (answer.ok || answer.need === undefined) return answer;
-    if (!(answer.need > bytes.length && answer.need <= size)) break;
-    const more = await read(bytes.length, answer.need);
-    if (more.length !== answer.need - bytes.length) {
-      return { ok: false, errors: [{ setting: kind, message: `${name}: ${answer.need - bytes.length} more header bytes were asked for, ${more.length} came` }] };
-    }
-    const joined = new Uint8Array(answer.need);
-    joined.set(bytes);
-    joined.set(more, bytes.length);
-    bytes = joined;
-  }
-  return { ok: false, errors: [{ setting: kind, message: `${name}: the header could not be read in full` }] };
-}
-
-/** A checkpoint's totals in words: "291 tensors · 8,030,261,248 parameters · 16.06 GB (BF16 291 tensors, ...)". */
-export function describeCheckpoint(checkpoint, units = "GB") {
-  const dtypes = Object.entries(checkpoint.by_dtype)
-    .map(([dtype, d]) => `${dtype}: ${formatCount(d.params)} values, ${formatBytes(d.bytes, units)}`);
-  const count = checkpoint.params_are_parameters ? `${formatCount(checkpoint.params)} parameters`
-    : `${formatCount(checkpoint.params)} values (packed integer containers: not the parameter count)`;
-  return `${formatCount(checkpoint.tensors)} tensors · ${count} · ${formatBytes(checkpoint.bytes, units)} of weights (${dtypes.join("; ")})`;
-}
 
 /** True for a form field or editable text, where a drop or a paste belongs to the field. */
 const editable = (node) => node instanceof Element && (node.closest("input, textarea, select, [contenteditable]") !== null);
@@ -154,6 +107,14 @@ export class ConfigDrop extends EventTarget {
   /** Reads a file: a config.json's text, or a checkpoint's header. */
   async load(file) {
     this.#details.open = true;
+    let reader;
+    try {
+      reader = await import("./checkpoint-read.js");
+    } catch {
+      this.#showErrors([{ setting: file.name, message: "the page's file reader could not be fetched (no network?)" }]);
+      return;
+    }
+    const { MAX_CONFIG_BYTES, describeCheckpoint, fileKind, readCheckpointHeader } = reader;
     const kind = await fileKind(file);
     if (kind === "json") {
       if (file.size > MAX_CONFIG_BYTES) {
@@ -173,19 +134,14 @@ export class ConfigDrop extends EventTarget {
       kind, size: file.size, name: file.name,
       read: async (start, end) => new Uint8Array(await file.slice(start, end).arrayBuffer()),
     });
-    this.showCheckpoint(result, { kind, name: file.name });
-  }
-
-  /** Shows a checkpoint read (from a file or the Hub) and, when it worked, announces it ("checkpoint"). */
-  showCheckpoint(result, { kind, name, source = name }) {
     if (!result.ok) {
       this.#showErrors(result.errors);
       return;
     }
     this.#clearErrors();
     const format = kind === "gguf" ? `GGUF (${result.architecture})` : "safetensors";
-    replace(this.#status, h("strong", { text: `${source}` }), `: ${format} header · ${describeCheckpoint(result.checkpoint)}`);
-    this.dispatchEvent(new CustomEvent("checkpoint", { detail: { settings: result.settings, checkpoint: result.checkpoint, kind, name } }));
+    replace(this.#status, h("strong", { text: file.name }), `: ${format} header · ${describeCheckpoint(result.checkpoint)}`);
+    this.dispatchEvent(new CustomEvent("checkpoint", { detail: { settings: result.settings, checkpoint: result.checkpoint, kind, name: file.name } }));
   }
 
   #showErrors(errors) {

@@ -41,7 +41,10 @@ export function embedSnippets({ overrides, keys, base, controls = DEFAULT_EMBED_
   return { element, iframe, attributes: pairs };
 }
 
-/** The Embed button and its dialog. `current()` returns {overrides, keys} when the dialog opens. */
+/**
+ * The Embed dialog, added to `container` (which holds the page's Embed button: app.js imports this module on its
+ * first click). `current()` returns {overrides, keys} when the dialog opens.
+ */
 export class EmbedDialog {
   #dialog;
   #fields;
@@ -83,9 +86,7 @@ export class EmbedDialog {
       h("section", { class: "embed-preview-section", "aria-label": "Preview of the embedded calculator" },
         h("h3", { text: "Preview" }), this.#preview_status, this.#preview),
       h("div", { class: "dialog-actions" }, close));
-    const open = h("button", { type: "button", id: "embed-open", class: "secondary", text: "Embed",
-                               on: { click: () => this.open() } });
-    container.replaceChildren(open, this.#dialog);
+    container.append(this.#dialog);
   }
 
   /** Shows the dialog with the snippets for the current state. */

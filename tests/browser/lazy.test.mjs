@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
+// (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other;
+// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file and a Hub repo id each fetch
+// theirs, which then works; after the five every chunk has been fetched. The heatmap and the GPU table are
+// drawn only while their tab is open.
+// Run after `npm run build`: node --test tests/browser/lazy.test.mjs
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { chunkFiles, dist, firstLoad, showTab, start } from "./support.mjs";
+
+let session;
+before(async () => {
+  session = await start();
+});
+after(() => session?.close());
+
+/** The chunks index.html preloads (those app.js imports at once), as request paths. */
+async function preloaded() {
+  const html = await readFile(join(dist, "index.html"), "utf8");
+  return [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => `/${m[1]}`);
+}
+
+const settled = (page) => page.waitForSelector('#results[data-answers="ready"]');
+
+/** The heatmap's figure: the frontier (seq -> max micro-batch), the user's point and the draws so far. */
+const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
+  frontier: Object.fromEntries(JSON.parse(figure.dataset.frontier)),
+  seq: Number(figure.dataset.seq),
+  max_batch: Number(figure.dataset.maxBatch),
+  renders: Number(figure.dataset.renders),
+}));
+
+test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file and a Hub id each fetch theirs, which works", async () => {
+  const chunks = (await chunkFiles(dist)).map((file) => `/${file}`);
+  const eager = await preloaded();
+  for (const file of eager) assert.ok(chunks.includes(file), `${file} is a chunk`);
+  // The heatmap, the GPU table, the embed dialog, the file reader and the Hub loader: five at least.
+  assert.ok(chunks.length - eager.length >= 5, JSON.stringify({ chunks, eager }));
+  await session.context.route("https://huggingface.co/**", (route) => route.abort("internetdisconnected"));
+
+  // `paths` goes on collecting the page's requests after the load.
+  const { paths, page } = await firstLoad(session.context, session.url);
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  const fetched = () => paths.filter((path) => path.startsWith("/chunks/"));
+  assert.deepEqual(fetched().sort(), [...eager].sort(), "before any action: app.js's own chunks only");
+  assert.equal(await page.$$eval("#heatmap > *", (nodes) => nodes.length), 0, "the heatmap is not drawn while its tab is closed");
+  assert.equal(await page.$$eval("#gpu-fit > *", (nodes) => nodes.length), 0, "nor the GPU table");
+
+  /** Runs `action` and returns the chunks it fetched (none fetched before). */
+  const fetchedBy = async (action) => {
+    const had = fetched();
+    await action();
+    return fetched().filter((path) => !had.includes(path));
+  };
+
+  // The heatmap. The default page is Llama 3 8B trained with AdamW on one H100 80GB: 8.03e9 parameters take
+  // 16 GB of BF16 weights + 16 GB of gradients + 96 GB of FP32 master weights and two moments (12 B each) =
+  // 128 GB > 80 GB before any activation, so no micro-batch fits at the page's 2048 tokens: the frontier is 0.
+  assert.ok((await fetchedBy(() => showTab(page, "heatmap"))).length >= 1, "opening the tab fetches the heatmap");
+  let map = await heatmapOf(page);
+  assert.equal(map.seq, 2048);
+  assert.equal(map.frontier[2048], 0);
+  assert.equal(map.max_batch, 0);
+  // While open it follows the settings; while closed it is not recomputed, and opening it draws the new ones.
+  await page.fill('input[name="seq"]', "4096");
+  await settled(page);
+  await page.waitForSelector('#heatmap[data-state="ready"]');
+  map = await heatmapOf(page);
+  assert.equal(map.seq, 4096);
+  await showTab(page, "breakdown");
+  await page.fill('input[name="seq"]', "1024");
+  await settled(page);
+  assert.deepEqual(await heatmapOf(page), map, "not redrawn behind a closed tab");
+  await showTab(page, "heatmap");
+  const reopened = await heatmapOf(page);
+  assert.equal(reopened.seq, 1024);
+  assert.equal(reopened.renders, map.renders + 1);
+
+  // What fits: one row per GPU preset; the default's 128 GB (above) does not fit one H100 80GB.
+  assert.ok((await fetchedBy(async () => {
+    await showTab(page, "fits");
+    await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
+  })).length >= 1, "opening What fits fetches the GPU table");
+  const presets = await page.evaluate(() => window.llmMemoryApp.engine.gpus.length);
+  assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), presets);
+  assert.equal(await page.getAttribute('#gpu-fit tr[data-gpu="h100-80gb"]', "data-fits"), "false");
+
+  // The Embed button: the dialog opens with the snippet of the page's settings (seq 1024 set above).
+  assert.ok((await fetchedBy(async () => {
+    await page.click("#embed-open");
+    await page.waitForSelector(".embed-dialog[open]");
+  })).length >= 1, "the Embed button fetches the dialog");
+  assert.match(await page.inputValue(".embed-dialog textarea"), /<llm-memory[^>]* seq="1024"/);
+  await page.click(".embed-dialog >> text=Close");
+
+  // A chosen config.json: its architecture replaces the preset (hidden_size 2048 as given).
+  const config = { hidden_size: 2048, num_hidden_layers: 4, num_attention_heads: 16, intermediate_size: 5632, vocab_size: 32000 };
+  assert.ok((await fetchedBy(async () => {
+    await page.setInputFiles("#config-file", { name: "config.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(config)) });
+    await page.waitForFunction(() => window.llmMemoryApp.state.overrides.hidden_size === "2048");
+  })).length >= 1, "a chosen file fetches the file reader");
+
+  // A Hub repo id with no network: the loader is fetched from the page's origin and says the Hub is unreachable.
+  assert.ok((await fetchedBy(async () => {
+    await page.fill("#model-search", "test-org/Tiny-Model");
+    await page.press("#model-search", "Enter");
+    await page.waitForFunction(() => document.getElementById("hub-status").textContent.startsWith("Could not load test-org/Tiny-Model"));
+  })).length >= 1, "a repo id fetches the Hub loader");
+  assert.match(await page.textContent("#hub-status"), /could not reach huggingface\.co/);
+  assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the five actions, every chunk has been fetched");
+  assert.deepEqual(errors, []);
+  await page.close();
+  await session.context.unroute("https://huggingface.co/**");
+});
