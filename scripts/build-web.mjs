@@ -10,20 +10,10 @@ import { createHash } from "node:crypto";
 import { readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-import { NODE_ONLY, dist, wasmModule, web } from "./esbuild-common.mjs";
+import { BROWSER_BUNDLE, dist, wasmModule, web } from "./esbuild-common.mjs";
 import { prerenderResults } from "./prerender.mjs";
 
-const app_options = {
-  entryPoints: { app: `${web}/app.js` },
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: ["chrome100", "firefox100", "safari15"],
-  minify: true,
-  legalComments: "none",
-  external: NODE_ONLY,
-  logLevel: "warning",
-};
+const app_options = { ...BROWSER_BUNDLE, entryPoints: { app: `${web}/app.js` } };
 
 /** Where the hosted page's chunks go (emptied first: their names change with their content). */
 const CHUNKS = "chunks";

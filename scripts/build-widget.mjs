@@ -10,7 +10,7 @@
 import { cp, mkdir, readFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-import { NODE_ONLY, cssText, dist, wasmModule, web } from "./esbuild-common.mjs";
+import { BROWSER_BUNDLE, cssText, dist, wasmModule, web } from "./esbuild-common.mjs";
 
 /** Leaves embed.js's import of the widget to the browser, aimed at dist/widget.js. */
 const widgetExternal = {
@@ -20,21 +20,10 @@ const widgetExternal = {
   },
 };
 
-const common = {
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: ["chrome100", "firefox100", "safari15"],
-  minify: true,
-  legalComments: "none",
-  external: NODE_ONLY,
-  logLevel: "warning",
-};
-
-await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [cssText, wasmModule("llm-memory.single.js")] });
-await esbuild.build({ ...common, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [cssText, widgetExternal] });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [cssText, wasmModule("llm-memory.single.js")] });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [cssText, widgetExternal] });
 await cp(`${web}/embed.html`, `${dist}/embed.html`);
 await cp(`${web}/widget.d.ts`, `${dist}/widget.d.ts`);
 await mkdir(`${dist}/examples`, { recursive: true });

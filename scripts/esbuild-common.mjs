@@ -10,7 +10,19 @@ export const dist = process.env.LLM_MEMORY_DIST ?? `${root}dist`;
 export const web = `${root}web`;
 
 // The glue's node-only branches name node modules; they never run in a browser.
-export const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
+const NODE_ONLY = ["fs", "path", "crypto", "url", "ws", "worker_threads", "node:fs/promises"];
+
+/** The options every browser bundle of the page and the widget is built with. */
+export const BROWSER_BUNDLE = {
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["chrome100", "firefox100", "safari15"],
+  minify: true,
+  legalComments: "none",
+  external: NODE_ONLY,
+  logLevel: "warning",
+};
 
 /** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules in dist. */
 export function wasmModule(file) {
