@@ -160,7 +160,8 @@ std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
 }
 
 // Smallest dp for one split with dp x tp x pp below `below` devices. The profiles read only whether there is more
-// than one device, so two runs serve every dp: one at dp 1 and one at dp 2, moved to other counts by with_workload.
+// than one device, so at most two runs serve every dp: one at dp 1 and one at dp 2, moved to other counts by
+// with_workload.
 std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
                                      double capacity) {
   const setting_values& s = spec.values;
@@ -168,8 +169,11 @@ std::optional<device_fit> fewest_for(const run_spec& spec, const training_split&
   const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
   if (dp_limit < 1) return std::nullopt;
   const std::optional<run_spec> one = split_run(spec, split, mp);
-  const std::optional<run_spec> more = dp_limit >= 2 ? split_run(spec, split, 2 * mp) : std::nullopt;
+  // Already more than one device at dp 1 (tp x pp > 1): the same run serves dp >= 2. Else resolved when first needed.
+  std::optional<run_spec> more = mp > 1 ? one : std::nullopt;
+  bool resolved_more = mp > 1;
   auto fits = [&](std::int64_t dp) {
+    if (dp > 1 && !resolved_more) more = split_run(spec, split, 2), resolved_more = true;
     const std::optional<run_spec>& r = dp == 1 ? one : more;
     return r && total_at(*r, s.batch, s.seq, dp * mp) <= capacity;
   };
