@@ -190,13 +190,14 @@ std::optional<device_fit> fewest_for(const run_spec& spec, const training_split&
 // The answer's changes, plus any of `evaluated`'s values that a profile would set otherwise once they are applied
 // (FSDP and Megatron shard from two devices on, Ollama's num_ctx follows the devices' memory): applying the answer
 // gives the run that was evaluated.
-void pin_evaluated(const run_spec& spec, const run_spec& evaluated, std::initializer_list<const char*> keys,
-                   settings& delta) {
+void pin_evaluated(const run_spec& spec, const run_spec& evaluated, settings& delta) {
   const auto applied = resolve_with(spec, delta);
   if (!applied.ok()) return;
-  const settings now = to_settings(applied.value().values), wanted = to_settings(evaluated.values);
-  for (const char* key : keys)
-    if (now.at(key) != wanted.at(key)) delta.insert_or_assign(key, wanted.at(key));
+  const setting_values& now = applied.value().values;
+  const setting_values& wanted = evaluated.values;
+  if (now.zero != wanted.zero) delta.insert_or_assign("zero", std::to_string(wanted.zero));
+  if (now.tp != wanted.tp) delta.insert_or_assign("tp", std::to_string(wanted.tp));
+  if (now.seq != wanted.seq) delta.insert_or_assign("seq", std::to_string(wanted.seq));
 }
 
 std::string split_text(const device_fit& f, std::int64_t pp) {
@@ -249,8 +250,7 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   a.delta = {{"devices", std::to_string(best_devices)}};
   if (best->split.zero != s.zero) a.delta.emplace("zero", std::to_string(best->split.zero));
   if (best->split.tp != s.tp) a.delta.emplace("tp", std::to_string(best->split.tp));
-  if (const auto evaluated = split_run(spec, best->split, best_devices))
-    pin_evaluated(spec, *evaluated, {"zero", "tp"}, a.delta);
+  if (const auto evaluated = split_run(spec, best->split, best_devices)) pin_evaluated(spec, *evaluated, a.delta);
   a.message = "fits on " + std::to_string(best_devices) + " device" + (best_devices == 1 ? "" : "s") + " (" +
               split_text(*best, s.pp) + ")";
   return a;
@@ -307,7 +307,7 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
     a.value = n;
     a.total_bytes = bytes;
     a.delta = {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}};
-    pin_evaluated(spec, evaluated, {"seq"}, a.delta);
+    pin_evaluated(spec, evaluated, a.delta);
     a.message = "fits on " + std::to_string(n) + " device" + (n == 1 ? "" : "s") + " (tensor parallel " +
                 std::to_string(tp) + " x pipeline " + std::to_string(pp) + ", as " +
                 std::string(runtime_name(spec.runtime)) + " splits a model)";
