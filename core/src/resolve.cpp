@@ -279,11 +279,13 @@ void check_runtime(const run_spec& r, std::vector<error>& errors) {
   if (r.train()) return;
   const setting_values& v = r.values;
   const std::int64_t kv_heads = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
-  // TGI gives each shard num_kv_heads // tp heads and asserts there is one (FlashCausalLM.__init__ @v3.3.4).
-  if (r.runtime == runtime_kind::tgi && kv_heads > 1 && v.tp > kv_heads)
+  // TGI gives each shard num_kv_heads // tp heads: FlashCausalLM.__init__ asserts at least one, and the Llama
+  // family's attention refuses a remainder (flash_llama_modeling.py @v3.3.4); no KV head is replicated.
+  if (r.runtime == runtime_kind::tgi && kv_heads > 1 && kv_heads % v.tp != 0)
     fail(errors, "tp",
          "TGI shards the " + std::to_string(kv_heads) +
-             " KV heads (num_key_value_heads // tp per shard, at least one), so tp may not exceed them, got " +
+             " KV heads (num_key_value_heads // tp per shard, no remainder, none replicated), so tp must divide "
+             "them, got " +
              std::to_string(v.tp));
   if (!r.llamacpp()) return;
   const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;

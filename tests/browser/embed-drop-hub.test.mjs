@@ -212,7 +212,11 @@ test("Hub repo ids: config.json and the safetensors shards' headers by Range; th
   // A gated repo: a notice naming the id; the settings stay as they were.
   await page.fill("#model-search", "gated-org/Gated");
   await page.press("#model-search", "Enter");
-  await page.waitForFunction(() => document.getElementById("hub-status").textContent.includes("gated-org/Gated"));
+  // The status says "Fetching …" first (the Hub loader is imported on this action), then the answer.
+  await page.waitForFunction(() => {
+    const status = document.getElementById("hub-status").textContent;
+    return status.includes("gated-org/Gated") && !status.startsWith("Fetching");
+  });
   assert.match(await page.textContent("#hub-status"), /HTTP 401.*gated or private/);
   assert.equal((await overrides(page)).params, "15");
 
