@@ -150,6 +150,7 @@ struct device_fit {
   std::int64_t dp = 0;     // data-parallel degree
   training_split split;    // ZeRO stage and tp
   double total_bytes = 0;  // per device
+  run_spec run;            // the run evaluated: the split resolved at dp x tp x pp devices
 };
 
 // The largest data-parallel degree one split may take: within the device limit and the sequences-per-step limit.
@@ -169,12 +170,17 @@ std::optional<device_fit> fewest_for(const run_spec& spec, const training_split&
   const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
   if (dp_limit < 1) return std::nullopt;
   const std::optional<run_spec> one = split_run(spec, split, mp);
-  // Already more than one device at dp 1 (tp x pp > 1): the same run serves dp >= 2. Else resolved when first needed.
-  std::optional<run_spec> more = mp > 1 ? one : std::nullopt;
-  bool resolved_more = mp > 1;
+  // tp x pp > 1 is more than one device already at dp 1: that run serves every dp. Else dp >= 2 is resolved when
+  // the search first needs it.
+  std::optional<run_spec> more;
+  bool resolved_more = false;
+  auto run_at = [&](std::int64_t dp) -> const std::optional<run_spec>& {
+    if (dp == 1 || mp > 1) return one;
+    if (!resolved_more) more = split_run(spec, split, 2), resolved_more = true;
+    return more;
+  };
   auto fits = [&](std::int64_t dp) {
-    if (dp > 1 && !resolved_more) more = split_run(spec, split, 2), resolved_more = true;
-    const std::optional<run_spec>& r = dp == 1 ? one : more;
+    const std::optional<run_spec>& r = run_at(dp);
     return r && total_at(*r, s.batch, s.seq, dp * mp) <= capacity;
   };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
@@ -184,7 +190,8 @@ std::optional<device_fit> fewest_for(const run_spec& spec, const training_split&
   else if (dp_limit >= 2)
     dp = first_fitting(2, dp_limit, fits);
   if (!dp) return std::nullopt;
-  return device_fit{*dp, split, total_at(*dp == 1 ? *one : *more, s.batch, s.seq, *dp * mp)};
+  const run_spec& run = *run_at(*dp);
+  return device_fit{*dp, split, total_at(run, s.batch, s.seq, *dp * mp), with_workload(run, s.batch, s.seq, *dp * mp)};
 }
 
 // The answer's changes, plus any of `evaluated`'s values that a profile would set otherwise once they are applied
@@ -250,7 +257,7 @@ solve_answer solve_devices(const run_spec& spec, double capacity) {
   a.delta = {{"devices", std::to_string(best_devices)}};
   if (best->split.zero != s.zero) a.delta.emplace("zero", std::to_string(best->split.zero));
   if (best->split.tp != s.tp) a.delta.emplace("tp", std::to_string(best->split.tp));
-  if (const auto evaluated = split_run(spec, best->split, best_devices)) pin_evaluated(spec, *evaluated, a.delta);
+  pin_evaluated(spec, best->run, a.delta);
   a.message = "fits on " + std::to_string(best_devices) + " device" + (best_devices == 1 ? "" : "s") + " (" +
               split_text(*best, s.pp) + ")";
   return a;
