@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
 #define LLM_MEMORY_DOC_ROW(key, kind, def, lo, hi, choices, unit, group, doc, label, choice_labels) docs[#key] = doc;
   LLM_MEMORY_SETTINGS(LLM_MEMORY_DOC_ROW)
 #undef LLM_MEMORY_DOC_ROW
-  const std::string text = docs.dump(-1, ' ', false, llm_memory::detail::json::error_handler_t::replace) + "\n";
+  const std::string text = docs.dump() + "\n";
   std::FILE* out = std::fopen(argv[1], "wb");
   if (out == nullptr) return 1;
   const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();

@@ -12,6 +12,7 @@
 #include <optional>
 #include <utility>
 
+#include "decimal.hpp"
 #include "json_value.hpp"
 #include "text.hpp"
 
@@ -176,30 +177,6 @@ class reader {
   const json& j_;
 };
 
-// Records where and why parsing failed (nlohmann's SAX interface; no exceptions are thrown).
-struct syntax_error {
-  std::string message = "syntax error";
-  bool null() { return true; }
-  bool boolean(bool) { return true; }
-  bool number_integer(json::number_integer_t) { return true; }
-  bool number_unsigned(json::number_unsigned_t) { return true; }
-  bool number_float(json::number_float_t, const std::string&) { return true; }
-  bool string(std::string&) { return true; }
-  bool binary(json::binary_t&) { return true; }
-  bool start_object(std::size_t) { return true; }
-  bool key(std::string&) { return true; }
-  bool end_object() { return true; }
-  bool start_array(std::size_t) { return true; }
-  bool end_array() { return true; }
-  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 3, column 1: syntax error ..." -> after "] ".
-    if (const auto close = what.find("] "); close != std::string::npos) what.erase(0, close + 2);
-    message = what + " (byte " + std::to_string(byte) + ")";
-    return false;
-  }
-};
-
 // Gemma 3's multimodal configs list only what differs from Gemma3TextConfig's defaults
 // (configuration_gemma3.py): fill those in so the text model is complete.
 void gemma3_defaults(settings& out) {
@@ -275,6 +252,14 @@ error unsupported(std::string_view type) {
   return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + why +
                                  "; docs/models.md lists the families. Remove model_type to count the fields as a "
                                  "Llama-like decoder"};
+}
+
+// A number this reader wrote into `out` (format_number's text), read back. The core's decimal reader, not
+// std::stod: stod would link musl's strtod into the wasm module (docs/performance.md) and throws on bad text.
+double number_in(const std::string& text) {
+  double value = 0;
+  (void)detail::read_double(text, value);
+  return value;
 }
 
 // A flag the family sets unless config.json has the field.
@@ -717,7 +702,7 @@ void mllama_text(reader& r, const json& text) {
   if (r.errors.size() != errors) return;
   const auto value = [&](const char* name) {
     const auto it = r.out.find(name);
-    return it == r.out.end() ? 0.0 : std::stod(it->second);
+    return it == r.out.end() ? 0.0 : number_in(it->second);
   };
   const double h = value("hidden_size"), heads = value("num_attention_heads");
   if (h <= 0 || heads <= 0) return;  // reported as missing already
@@ -730,7 +715,7 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
   if (!it->is_object()) return r.fail("vision_params", "config.json vision_config must be an object");
   const auto hidden = r.out.find("hidden_size");
   if (hidden == r.out.end()) return;  // reported as missing already
-  const double text_hidden = std::stod(hidden->second);
+  const double text_hidden = number_in(hidden->second);
   std::optional<double> count;
   if (root_type == "gemma3") {
     if (reader(*it).boolean("vision_use_head", "vision_params").value_or(false))
@@ -1068,8 +1053,8 @@ void encoder_family(reader& r, const json& root, std::string_view type) {
   r.out["tie_word_embeddings"] = r.boolean("tie_word_embeddings", "tie_word_embeddings").value_or(true) ? "on" : "off";
   const auto hidden = r.out.find("hidden_size");
   const auto layers = r.out.find("num_hidden_layers");
-  const double h = hidden != r.out.end() ? std::stod(hidden->second) : 0;
-  const double L = layers != r.out.end() ? std::stod(layers->second) : 0;
+  const double h = hidden != r.out.end() ? number_in(hidden->second) : 0;
+  const double L = layers != r.out.end() ? number_in(layers->second) : 0;
   double extra = 0;
   if (type == "bert" || type == "roberta" || type == "xlm-roberta") extra = bert_fields(r, root, type, h);
   if (type == "deberta-v2") extra = deberta_fields(r, root, h, L);
@@ -1177,12 +1162,9 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
 
 result<settings> parse_config(std::string_view json_text) {
   if (auto refused = check_json_text(json_text, "config.json")) return *refused;
-  json root = detail::parse_json(json_text);
-  if (root.is_discarded()) {
-    syntax_error where;
-    json::sax_parse(json_text.data(), json_text.data() + json_text.size(), &where);
-    return error{"config.json", "is not valid JSON: " + where.message};
-  }
+  std::string why;
+  json root = detail::parse_json(json_text, &why);
+  if (root.is_discarded()) return error{"config.json", "is not valid JSON: " + why};
   if (!root.is_object()) return error{"config.json", "must be a JSON object"};
   // Multimodal wrappers (Gemma 3, Llama 4, Mistral 3) keep the language model in text_config.
   const auto nested = root.find("text_config");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Decimal text to double, correctly rounded (private to the core and wasm/strtod.cpp). It replaces strtod: the
+// Decimal text to double, correctly rounded (private to the core). It replaces strtod: the
 // WebAssembly module then needs no libc strtod, whose 128-bit long double arithmetic is emulated in software
 // and costs about 5 KB of the gzip budget (docs/performance.md); both builds read every number with this code.
 #pragma once

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Byte counts in JSON output (private to the core's sources that build JSON with nlohmann).
+// Byte counts in JSON output (private to the core's sources that build JSON).
 #pragma once
 
 #include "json_value.hpp"

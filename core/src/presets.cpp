@@ -52,7 +52,7 @@ model_preset make_model(const json& m) {
     for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"}) p.fields.erase(key);
   }
   if (const auto it = m.find("settings"); it != m.end() && it->is_object())
-    for (const auto& [key, value] : it->items())
+    for (const auto& [key, value] : it->members())
       p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
   return p;
 }

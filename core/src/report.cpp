@@ -161,8 +161,6 @@ json runtime_json(const runtime_report& r) {
   return out;
 }
 
-std::string dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
-
 // {"tensors", "params", "bytes", "by_dtype": {dtype: {"tensors", "params", "bytes"}}}; params counts elements.
 json checkpoint_object(const checkpoint_summary& c) {
   json by_dtype = json::object();
@@ -205,12 +203,12 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
   if (solved != nullptr) out["solve"] = solve_object(*solved);
   if (advice != nullptr) out["advice"] = advice_object(*advice);
   if (checkpoint != nullptr) out["checkpoint"] = checkpoint_object(*checkpoint);
-  return dump(out, indent);
+  return out.dump(indent);
 }
 
-std::string solve_to_json(const solve_result& r, int indent) { return dump(solve_object(r), indent); }
+std::string solve_to_json(const solve_result& r, int indent) { return solve_object(r).dump(indent); }
 
-std::string advice_to_json(const advice_result& r, int indent) { return dump(advice_object(r), indent); }
+std::string advice_to_json(const advice_result& r, int indent) { return advice_object(r).dump(indent); }
 
 std::string gpu_fit_to_json(const gpu_fit_result& r, int indent) {
   json rows = json::array();
@@ -223,7 +221,7 @@ std::string gpu_fit_to_json(const gpu_fit_result& r, int indent) {
                     {"total", json_bytes(g.total_bytes)},
                     {"needed", answer_json(g.needed)},
                     {"headroom", json_bytes(g.headroom_bytes)}});
-  return dump(json{{"gpus", rows}}, indent);
+  return json{{"gpus", rows}}.dump(indent);
 }
 
 std::string sweep_to_json(const sweep_run& run) {
@@ -243,22 +241,22 @@ std::string sweep_to_json(const sweep_run& run) {
 }
 
 std::string settings_to_json(const settings& values, int indent) {
-  return dump(json{{"ok", true}, {"settings", detail::object_of(values)}}, indent);
+  return json{{"ok", true}, {"settings", detail::object_of(values)}}.dump(indent);
 }
 
 std::string checkpoint_to_json(const checkpoint_summary& c, const settings& layered, const std::string& architecture,
                                int indent) {
-  return dump(json{{"ok", true},
-                   {"checkpoint", checkpoint_object(c)},
-                   {"architecture", architecture},
-                   {"settings", detail::object_of(layered)}},
-              indent);
+  return json{{"ok", true},
+              {"checkpoint", checkpoint_object(c)},
+              {"architecture", architecture},
+              {"settings", detail::object_of(layered)}}
+      .dump(indent);
 }
 
 std::string errors_to_json(const std::vector<error>& errors, int indent) {
   json list = json::array();
   for (const auto& e : errors) list.push_back({{"setting", e.setting}, {"message", e.message}});
-  return json{{"ok", false}, {"errors", list}}.dump(indent, ' ', false, json::error_handler_t::replace);
+  return json{{"ok", false}, {"errors", list}}.dump(indent);
 }
 
 std::string settings_schema_json(int indent) {
@@ -283,7 +281,7 @@ std::string settings_schema_json(int indent) {
     row["doc"] = def.doc;
     list.push_back(row);
   }
-  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+  return list.dump(indent);
 }
 
 std::string models_json(int indent) {
@@ -299,7 +297,7 @@ std::string models_json(int indent) {
                     {"source", p.source},
                     {"note", p.note}});
   }
-  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+  return list.dump(indent);
 }
 
 std::string gpus_json(int indent) {
@@ -311,7 +309,7 @@ std::string gpus_json(int indent) {
                     {"unified_memory_bytes", json_bytes(g.unified_memory_bytes)},
                     {"source", g.source},
                     {"note", g.note}});
-  return list.dump(indent, ' ', false, json::error_handler_t::replace);
+  return list.dump(indent);
 }
 
 }  // namespace llm_memory

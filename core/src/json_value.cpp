@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+// The core's JSON value: reading (strict RFC 8259, as nlohmann's lexer and parser accept it) and writing (as
+// nlohmann's serialiser writes it, byte for byte). See json_value.hpp.
+#include "json_value.hpp"
+
+#include <nlohmann/detail/conversions/to_chars.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "decimal.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+// Nesting past this is refused rather than recursed into (the core's readers bound the depth of their
+// documents far below it before parsing; json_limits.hpp).
+constexpr int max_depth = 512;
+
+// The length of the well-formed UTF-8 sequence starting at text[i] (1 to 4), or 0 when it is ill-formed; then
+// `bad` is the length of its maximal well-formed prefix (at least 1), which is replaced or refused as one unit.
+std::size_t utf8_length(std::string_view text, std::size_t i, std::size_t& bad) {
+  const unsigned lead = static_cast<unsigned char>(text[i]);
+  if (lead < 0x80) return 1;
+  std::size_t need = 0;
+  unsigned low = 0x80;
+  unsigned high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    need = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    need = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;  // no UTF-16 surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    need = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  } else {
+    bad = 1;
+    return 0;
+  }
+  for (std::size_t k = 1; k <= need; ++k) {
+    const unsigned next = i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    if (next < low || next > high) {
+      bad = k;
+      return 0;
+    }
+    low = 0x80;
+    high = 0xBF;
+  }
+  return need + 1;
+}
+
+void append_utf8(std::string& out, std::uint32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// Duplicate keys, as nlohmann's DOM builder leaves them: the first one's place, the last one's value. Found in
+// key order (sorted_members), so a large object (a checkpoint index's weight map) is not compared pairwise.
+void merge_duplicate_keys(json& object) {
+  auto& members = object.members();
+  if (members.size() < 2) return;
+  const auto sorted = sorted_members(object);
+  std::vector<bool> dropped(members.size(), false);
+  bool any = false;
+  for (std::size_t run = 0; run < sorted.size();) {
+    std::size_t last = run;
+    while (last + 1 < sorted.size() && sorted[last + 1]->first == sorted[run]->first) ++last;
+    if (last != run) {
+      auto& first = members[static_cast<std::size_t>(sorted[run] - members.data())];
+      first.second = sorted[last]->second;
+      for (std::size_t k = run + 1; k <= last; ++k) dropped[static_cast<std::size_t>(sorted[k] - members.data())] = true;
+      any = true;
+    }
+    run = last + 1;
+  }
+  if (!any) return;
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    if (dropped[k]) continue;
+    if (kept != k) members[kept] = std::move(members[k]);
+    ++kept;
+  }
+  members.resize(kept);
+}
+
+}  // namespace
+
+// The recursive-descent reader; the first error stops it and is kept with its byte offset.
+class json_reader {
+ public:
+  explicit json_reader(std::string_view text) : text_(text) {}
+
+  json document() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    json out = value(0);
+    skip_space();
+    if (error_.empty() && pos_ != text_.size()) fail("unexpected text after the value");
+    return error_.empty() ? out : json(json::value_t::discarded);
+  }
+
+  // "syntax error at line L, column C (byte B): what" for the first error (lines and columns count from 1).
+  [[nodiscard]] std::string why() const {
+    const std::string_view before = text_.substr(0, error_at_);
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    const std::size_t column = error_at_ - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    return "syntax error at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
+           std::to_string(error_at_) + "): " + error_;
+  }
+
+ private:
+  json fail(const char* what) {
+    if (error_.empty()) {
+      error_ = what;
+      error_at_ = pos_;
+    }
+    return json(json::value_t::discarded);
+  }
+  bool refuse(const char* what) {
+    fail(what);
+    return false;
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+      ++pos_;
+  }
+
+  bool literal(std::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+
+  json value(int depth) {
+    skip_space();
+    if (pos_ == text_.size()) return fail("unexpected end of input; expected a value");
+    const char c = text_[pos_];
+    if (c == '{' || c == '[') {
+      if (depth >= max_depth) return fail("arrays and objects nested too deep");
+      return c == '{' ? object(depth + 1) : array(depth + 1);
+    }
+    if (c == '"') {
+      std::string s;
+      return string(s) ? json(std::move(s)) : json(json::value_t::discarded);
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return number();
+    if (literal("true")) return true;
+    if (literal("false")) return false;
+    if (literal("null")) return nullptr;
+    return fail("expected a value");
+  }
+
+  json object(int depth) {
+    ++pos_;
+    json out = json::object();
+    auto& members = out.members();
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == '}') {
+      ++pos_;
+      return out;
+    }
+    for (;;) {
+      skip_space();
+      if (pos_ == text_.size() || text_[pos_] != '"') return fail("expected a string key");
+      std::string key;
+      if (!string(key)) return json(json::value_t::discarded);
+      skip_space();
+      if (pos_ == text_.size() || text_[pos_] != ':') return fail("expected ':' after the key");
+      ++pos_;
+      json item = value(depth);
+      if (!error_.empty()) return json(json::value_t::discarded);
+      members.emplace_back(std::move(key), std::move(item));
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == '}') {
+        ++pos_;
+        merge_duplicate_keys(out);
+        return out;
+      }
+      return fail("expected ',' or '}'");
+    }
+  }
+
+  json array(int depth) {
+    ++pos_;
+    json out = json::array();
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == ']') {
+      ++pos_;
+      return out;
+    }
+    for (;;) {
+      json item = value(depth);
+      if (!error_.empty()) return json(json::value_t::discarded);
+      out.push_back(std::move(item));
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == ']') {
+        ++pos_;
+        return out;
+      }
+      return fail("expected ',' or ']'");
+    }
+  }
+
+  // Four hex digits after "\u" at pos_, or -1.
+  long hex4() {
+    if (text_.size() - pos_ < 4) return -1;
+    long code = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const char h = text_[pos_ + k];
+      const int digit = h >= '0' && h <= '9'   ? h - '0'
+                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                               : -1;
+      if (digit < 0) return -1;
+      code = code * 16 + digit;
+    }
+    pos_ += 4;
+    return code;
+  }
+
+  bool escape(std::string& out) {
+    const char e = text_[pos_++];
+    constexpr std::string_view from = "\"\\/bfnrt";
+    constexpr std::string_view to = "\"\\/\b\f\n\r\t";
+    if (const auto k = from.find(e); k != std::string_view::npos) {
+      out += to[k];
+      return true;
+    }
+    if (e != 'u') return refuse("invalid escape in a string");
+    long code = hex4();
+    if (code < 0) return refuse("\\u must be followed by four hex digits");
+    if (code >= 0xDC00 && code <= 0xDFFF) return refuse("a low surrogate \\u escape without a high one");
+    if (code >= 0xD800 && code <= 0xDBFF) {
+      const long low = literal("\\u") ? hex4() : -1;
+      if (low < 0xDC00 || low > 0xDFFF) return refuse("a high surrogate \\u escape without a low one");
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+    }
+    append_utf8(out, static_cast<std::uint32_t>(code));
+    return true;
+  }
+
+  bool string(std::string& out) {
+    ++pos_;
+    for (;;) {
+      if (pos_ == text_.size()) return refuse("unexpected end of input in a string");
+      const auto c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"') {
+        ++pos_;
+        return true;
+      }
+      if (c < 0x20) return refuse("a control character in a string (write it as an escape)");
+      if (c == '\\') {
+        ++pos_;
+        if (pos_ == text_.size()) return refuse("unexpected end of input in a string");
+        if (!escape(out)) return false;
+        continue;
+      }
+      std::size_t bad = 0;
+      const std::size_t n = utf8_length(text_, pos_, bad);
+      if (n == 0) return refuse("ill-formed UTF-8 in a string");
+      out.append(text_.substr(pos_, n));
+      pos_ += n;
+    }
+  }
+
+  std::size_t digits() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+    return pos_ - start;
+  }
+
+  // JSON's number grammar; whole numbers in range as 64-bit integers (unsigned unless negative), the rest as
+  // correctly rounded doubles; a double beyond the range is an error, as nlohmann's parser has it.
+  json number() {
+    const std::size_t start = pos_;
+    const bool negative = text_[pos_] == '-';
+    if (negative) ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '0') {
+      ++pos_;
+    } else if (digits() == 0) {
+      return fail("expected a digit");
+    }
+    bool whole = true;
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      whole = false;
+      if (digits() == 0) return fail("expected a digit after '.'");
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      whole = false;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+      if (digits() == 0) return fail("expected a digit in the exponent");
+    }
+    const std::string_view token = text_.substr(start, pos_ - start);
+    if (whole) {
+      std::uint64_t magnitude = 0;
+      bool fits = true;
+      for (const char d : token.substr(negative ? 1 : 0)) {
+        const auto digit = static_cast<std::uint64_t>(d - '0');
+        if (magnitude > (UINT64_MAX - digit) / 10) fits = false;
+        magnitude = magnitude * 10 + digit;
+      }
+      if (fits && !negative) return magnitude;
+      if (fits && magnitude <= std::uint64_t{1} << 63) return static_cast<std::int64_t>(0 - magnitude);
+    }
+    double value = 0;
+    (void)read_double(token, value);
+    if (!std::isfinite(value)) {
+      pos_ = start;
+      return fail("number out of range");
+    }
+    return value;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::string error_;
+  std::size_t error_at_ = 0;
+};
+
+class json_writer {
+ public:
+  json_writer(std::string& out, int indent) : out_(out), indent_(indent) {}
+
+  void value(const json& v, int level) {
+    switch (v.type_) {
+      case json::value_t::null:
+        out_ += "null";
+        return;
+      case json::value_t::boolean:
+        out_ += v.bool_ ? "true" : "false";
+        return;
+      case json::value_t::number_integer:
+        out_ += std::to_string(v.int_);
+        return;
+      case json::value_t::number_unsigned:
+        out_ += std::to_string(v.uint_);
+        return;
+      case json::value_t::number_float:
+        number(v.float_);
+        return;
+      case json::value_t::string:
+        string(v.string_);
+        return;
+      case json::value_t::discarded:
+        out_ += "<discarded>";
+        return;
+      case json::value_t::object:
+      case json::value_t::array:
+        container(v, level);
+        return;
+    }
+  }
+
+ private:
+  void number(double x) {
+    if (!std::isfinite(x)) {
+      out_ += "null";
+      return;
+    }
+    std::array<char, 64> buffer{};
+    const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
+    out_.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+  }
+
+  void string(std::string_view s) {
+    out_ += '"';
+    for (std::size_t i = 0; i < s.size();) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      std::size_t bad = 0;
+      const std::size_t n = c < 0x80 ? 1 : utf8_length(s, i, bad);
+      if (n == 0) {
+        out_ += "\xEF\xBF\xBD";
+        i += bad;
+        continue;
+      }
+      if (n > 1) {
+        out_.append(s.substr(i, n));
+      } else if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += static_cast<char>(c);
+      } else if (c >= 0x20) {
+        out_ += static_cast<char>(c);
+      } else {
+        constexpr std::string_view named = "\b\t\n\f\r";
+        constexpr std::string_view letters = "btnfr";
+        out_ += '\\';
+        if (const auto k = named.find(static_cast<char>(c)); k != std::string_view::npos) {
+          out_ += letters[k];
+        } else {
+          constexpr std::string_view hex = "0123456789abcdef";
+          out_ += "u00";
+          out_ += hex[c >> 4];
+          out_ += hex[c & 0xF];
+        }
+      }
+      i += n;
+    }
+    out_ += '"';
+  }
+
+  void newline(int level) {
+    if (indent_ < 0) return;
+    out_ += '\n';
+    out_.append(static_cast<std::size_t>(indent_) * static_cast<std::size_t>(level), ' ');
+  }
+
+  void container(const json& v, int level) {
+    const bool object = v.type_ == json::value_t::object;
+    const std::size_t n = v.size();
+    out_ += object ? '{' : '[';
+    if (n == 0) {
+      out_ += object ? '}' : ']';
+      return;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k > 0) out_ += ',';
+      newline(level + 1);
+      if (object) {
+        string(v.object_[k].first);
+        out_ += indent_ < 0 ? ":" : ": ";
+      }
+      value(object ? v.object_[k].second : v.array_[k], level + 1);
+    }
+    newline(level);
+    out_ += object ? '}' : ']';
+  }
+
+  std::string& out_;
+  int indent_;
+};
+
+json::json(const json& other) = default;
+json::json(json&& other) noexcept = default;
+json& json::operator=(const json& other) = default;
+json& json::operator=(json&& other) noexcept = default;
+json::~json() = default;
+
+json::json(std::initializer_list<json> items) {
+  const bool pairs = std::all_of(items.begin(), items.end(), [](const json& item) {
+    return item.is_array() && item.array_.size() == 2 && item.array_[0].is_string();
+  });
+  if (pairs) {
+    type_ = value_t::object;
+    for (const auto& item : items) (*this)[item.array_[0].string_] = item.array_[1];
+  } else {
+    type_ = value_t::array;
+    array_.assign(items.begin(), items.end());
+  }
+}
+
+json json::array(std::initializer_list<json> items) {
+  json out(value_t::array);
+  out.array_.assign(items.begin(), items.end());
+  return out;
+}
+
+json& json::operator[](std::string_view key) {
+  if (type_ == value_t::null) type_ = value_t::object;
+  for (auto& member : object_)
+    if (member.first == key) return member.second;
+  return object_.emplace_back(std::string(key), json()).second;
+}
+
+const json& json::operator[](std::string_view key) const {
+  static const json missing;
+  const auto it = find(key);
+  return it == end() ? missing : *it;
+}
+
+json::const_iterator json::find(std::string_view key) const {
+  if (type_ == value_t::object)
+    for (std::size_t k = 0; k < object_.size(); ++k)
+      if (object_[k].first == key) return {this, k};
+  return end();
+}
+
+std::size_t json::size() const {
+  if (type_ == value_t::object) return object_.size();
+  if (type_ == value_t::array) return array_.size();
+  return 0;
+}
+
+void json::push_back(json value) {
+  if (type_ == value_t::null) type_ = value_t::array;
+  array_.push_back(std::move(value));
+}
+
+std::string json::dump(int indent) const {
+  std::string out;
+  json_writer(out, indent).value(*this, 0);
+  return out;
+}
+
+bool operator==(const json& a, const json& b) {
+  using t = json::value_t;
+  if (a.is_number() && b.is_number()) {
+    if (a.type_ == t::number_float || b.type_ == t::number_float) return a.get<double>() == b.get<double>();
+    if (a.type_ == b.type_) return a.int_ == b.int_;
+    // One signed, one unsigned: equal when the signed one is not negative and the bits agree.
+    const json& s = a.type_ == t::number_integer ? a : b;
+    return s.int_ >= 0 && a.uint_ == b.uint_;
+  }
+  if (a.type_ != b.type_) return false;
+  switch (a.type_) {
+    case t::boolean:
+      return a.bool_ == b.bool_;
+    case t::string:
+      return a.string_ == b.string_;
+    case t::array:
+      return a.array_ == b.array_;
+    case t::object:
+      return a.object_ == b.object_;
+    case t::discarded:
+      return false;
+    default:
+      return true;  // null
+  }
+}
+
+json parse_json(std::string_view text, std::string* why) {
+  json_reader reader(text);
+  json out = reader.document();
+  if (why != nullptr && out.is_discarded()) *why = reader.why();
+  return out;
+}
+
+std::vector<const json::object_t::value_type*> sorted_members(const json& object) {
+  std::vector<const json::object_t::value_type*> out;
+  out.reserve(object.members().size());
+  for (const auto& m : object.members()) out.push_back(&m);
+  // Equal keys (only a document being read has them) stay in their order.
+  std::sort(out.begin(), out.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first || (a->first == b->first && a < b); });
+  return out;
+}
+
+}  // namespace llm_memory::detail
