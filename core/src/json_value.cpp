@@ -84,7 +84,8 @@ void merge_duplicate_keys(json& object) {
     if (last != run) {
       auto& first = members[static_cast<std::size_t>(sorted[run] - members.data())];
       first.second = sorted[last]->second;
-      for (std::size_t k = run + 1; k <= last; ++k) dropped[static_cast<std::size_t>(sorted[k] - members.data())] = true;
+      for (std::size_t k = run + 1; k <= last; ++k)
+        dropped[static_cast<std::size_t>(sorted[k] - members.data())] = true;
       any = true;
     }
     run = last + 1;
@@ -351,31 +352,15 @@ class json_writer {
 
   void value(const json& v, int level) {
     switch (v.type_) {
-      case json::value_t::null:
-        out_ += "null";
-        return;
-      case json::value_t::boolean:
-        out_ += v.bool_ ? "true" : "false";
-        return;
-      case json::value_t::number_integer:
-        out_ += std::to_string(v.int_);
-        return;
-      case json::value_t::number_unsigned:
-        out_ += std::to_string(v.uint_);
-        return;
-      case json::value_t::number_float:
-        number(v.float_);
-        return;
-      case json::value_t::string:
-        string(v.string_);
-        return;
-      case json::value_t::discarded:
-        out_ += "<discarded>";
-        return;
+      case json::value_t::null: out_ += "null"; return;
+      case json::value_t::boolean: out_ += v.bool_ ? "true" : "false"; return;
+      case json::value_t::number_integer: out_ += std::to_string(v.int_); return;
+      case json::value_t::number_unsigned: out_ += std::to_string(v.uint_); return;
+      case json::value_t::number_float: number(v.float_); return;
+      case json::value_t::string: string(v.string_); return;
+      case json::value_t::discarded: out_ += "<discarded>"; return;
       case json::value_t::object:
-      case json::value_t::array:
-        container(v, level);
-        return;
+      case json::value_t::array: container(v, level); return;
     }
   }
 
@@ -530,18 +515,12 @@ bool operator==(const json& a, const json& b) {
   }
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
-    case t::boolean:
-      return a.bool_ == b.bool_;
-    case t::string:
-      return a.string_ == b.string_;
-    case t::array:
-      return a.array_ == b.array_;
-    case t::object:
-      return a.object_ == b.object_;
-    case t::discarded:
-      return false;
-    default:
-      return true;  // null
+    case t::boolean: return a.bool_ == b.bool_;
+    case t::string: return a.string_ == b.string_;
+    case t::array: return a.array_ == b.array_;
+    case t::object: return a.object_ == b.object_;
+    case t::discarded: return false;
+    default: return true;  // null
   }
 }
 

@@ -26,9 +26,29 @@ std::string reference_dump(const reference& j, int indent) {
 
 // Text of random bytes, mostly printable, with control characters, valid multi-byte UTF-8 and ill-formed bytes.
 std::string random_text(std::mt19937_64& rng) {
-  static const char* const pieces[] = {"a", "Z", " ", "\"", "\\", "/", "\x01", "\n", "\t", "\x1f", "\x7f",
-                                       "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xC3", "\xE0\x80", "\xED\xA0\x80",
-                                       "\xF4\x90\x80\x80", "\xFF", "\x80", "\xE2\x82", "\xF0\x9F\x98", "key"};
+  static const char* const pieces[] = {"a",
+                                       "Z",
+                                       " ",
+                                       "\"",
+                                       "\\",
+                                       "/",
+                                       "\x01",
+                                       "\n",
+                                       "\t",
+                                       "\x1f",
+                                       "\x7f",
+                                       "\xC3\xA9",
+                                       "\xE2\x82\xAC",
+                                       "\xF0\x9F\x98\x80",
+                                       "\xC3",
+                                       "\xE0\x80",
+                                       "\xED\xA0\x80",
+                                       "\xF4\x90\x80\x80",
+                                       "\xFF",
+                                       "\x80",
+                                       "\xE2\x82",
+                                       "\xF0\x9F\x98",
+                                       "key"};
   std::string out;
   const auto n = rng() % 6;
   for (std::size_t k = 0; k < n; ++k) out += pieces[rng() % std::size(pieces)];
@@ -37,10 +57,8 @@ std::string random_text(std::mt19937_64& rng) {
 
 double random_double(std::mt19937_64& rng) {
   switch (rng() % 4) {
-    case 0:
-      return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);  // whole: "12.0"
-    case 1:
-      return static_cast<double>(rng() % 1000000) / 1024.0;
+    case 0: return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);  // whole: "12.0"
+    case 1: return static_cast<double>(rng() % 1000000) / 1024.0;
     case 2: {  // any finite bit pattern, subnormals included
       double x = NAN;
       do {
@@ -49,8 +67,7 @@ double random_double(std::mt19937_64& rng) {
       } while (!std::isfinite(x));
       return x;
     }
-    default:
-      return rng() % 2 ? INFINITY : NAN;  // written as null by both
+    default: return rng() % 2 ? INFINITY : NAN;  // written as null by both
   }
 }
 
@@ -134,8 +151,8 @@ TEST(json_value, writes_what_nlohmann_writes) {
 // Texts that are JSON, and the same texts cut short or with one byte changed.
 TEST(json_value, reads_what_nlohmann_reads) {
   std::mt19937_64 rng(7);
-  static const char replacements[] = {'{', '}', '[', ']', ',', ':', '"', '\\', '-', '0', '1', '.', 'e', 'E', '+',
-                                      ' ', '\n', 'u', 'n', 't', 'f', '\x01', '\x80', '\xEF'};
+  static const char replacements[] = {'{', '}', '[', ']', ',',  ':', '"', '\\', '-', '0',    '1',    '.',
+                                      'e', 'E', '+', ' ', '\n', 'u', 'n', 't',  'f', '\x01', '\x80', '\xEF'};
   int accepted = 0;
   int refused = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -212,8 +229,8 @@ TEST(json_value, strings_escape_and_replace) {
   // Reading: escapes decode to UTF-8 (U+1F600 from its surrogate pair is F0 9F 98 80); lone surrogates,
   // raw control characters and ill-formed UTF-8 are refused.
   EXPECT_EQ(parse_json(R"("\u00e9\ud83d\ude00\/")").get<std::string>(), "\xC3\xA9\xF0\x9F\x98\x80/");
-  for (const char* bad : {R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", R"("\u12")", R"("\x")", "\"\x01\"",
-                          "\"\xC3\"", "\"\xED\xA0\x80\"", "\"abc"})
+  for (const char* bad : {R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", R"("\u12")", R"("\x")", "\"\x01\"", "\"\xC3\"",
+                          "\"\xED\xA0\x80\"", "\"abc"})
     EXPECT_TRUE(parse_json(bad).is_discarded()) << bad;
 }
 
@@ -238,6 +255,11 @@ TEST(json_value, errors_say_where) {
   EXPECT_EQ(why, "syntax error at line 1, column 8 (byte 7): unexpected text after the value");
   EXPECT_TRUE(parse_json("", &why).is_discarded());
   EXPECT_EQ(why, "syntax error at line 1, column 1 (byte 0): unexpected end of input; expected a value");
+  // A NUL byte is refused wherever it is. (nlohmann's lexer takes it for the end of the input and reads
+  // "1\n\0x" as 1; found by tests/fuzz/json_fuzz.cpp.)
+  EXPECT_TRUE(parse_json(std::string("1\n\0x", 4), &why).is_discarded());
+  EXPECT_EQ(why, "syntax error at line 2, column 1 (byte 2): unexpected text after the value");
+  EXPECT_TRUE(parse_json(std::string("[1]\0", 4)).is_discarded());
   // A UTF-8 byte-order mark is skipped, as nlohmann's lexer skips it.
   EXPECT_EQ(parse_json("\xEF\xBB\xBF{\"a\": true}").dump(), R"({"a":true})");
   // Nesting is bounded instead of recursed into without end: 512 levels read, 513 refused.
