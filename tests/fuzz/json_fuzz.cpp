@@ -19,8 +19,10 @@ bool nests_past_the_bound(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -46,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const auto theirs = nlohmann::ordered_json::parse(text, nullptr, false);
   if (mine.is_discarded() != theirs.is_discarded()) std::abort();
-  if (!mine.is_discarded() && mine.dump(2) != theirs.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
+  if (!mine.is_discarded() &&
+      mine.dump(2) != theirs.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace))
     std::abort();
   return 0;
 }
