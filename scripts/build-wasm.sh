@@ -24,6 +24,8 @@ dist=${LLM_MEMORY_DIST:-dist}
 mkdir -p "$dist"
 module="$build/wasm/module"
 cp "$module/llm-memory.wasm" "$dist/"
+# The same module in two parts, for the page (scripts/split-wasm.mjs; docs/wasm.md, "The page's module in two").
+cp "$module/llm-memory.first.wasm" "$module/llm-memory.rest.wasm" "$dist/"
 # The model presets the page's module reads (it compiles none in; core/embed_data.cmake wrote them).
 rm -rf "$dist/models"
 cp -r "$module/models" "$module/llm-memory.models.json" "$dist/"
@@ -48,6 +50,8 @@ size "llm-memory.js (glue + API)" "$dist/llm-memory.js"
 printf '%-28s %10d B raw %10d B gzip (goal < 102400)\n' "module + glue" \
   $(($(wc -c < "$dist/llm-memory.wasm") + $(wc -c < "$dist/llm-memory.js"))) \
   $(($(gzip -9c "$dist/llm-memory.wasm" | wc -c) + $(gzip -9c "$dist/llm-memory.js" | wc -c)))
+size "llm-memory.first.wasm (page)" "$dist/llm-memory.first.wasm"
+size "llm-memory.rest.wasm (page)" "$dist/llm-memory.rest.wasm"
 size "llm-memory.models.json" "$dist/llm-memory.models.json"
 size "llm-memory.docs.json" "$dist/llm-memory.docs.json"
 size "llm-memory.single.js" "$dist/llm-memory.single.js"

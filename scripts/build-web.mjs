@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Bundles the page (web/) with esbuild into dist/:
-//   dist/index.html, app.js, styles.css + llm-memory.wasm   the hosted page (the .wasm fetched beside app.js)
+//   dist/index.html, app.js, styles.css                     the hosted page: it fetches llm-memory.first.wasm
+//                                                           beside app.js, and llm-memory.rest.wasm when an
+//                                                           answer needs it (web/engine.js)
 //   dist/chunks/                                            its code split off app.js: imported on a user action,
 //                                                           or shared with those parts (preloaded with app.js)
 //   dist/llm-memory.html                                    ONE self-contained file: JS, CSS and wasm inlined
@@ -96,13 +98,13 @@ const csp_single = [
 let single = template;
 single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp_single}">`);
 single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
-single = replaceOnce(single, '<link rel="preload" href="llm-memory.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
+single = replaceOnce(single, '<link rel="preload" href="llm-memory.first.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
 single = replaceOnce(single, '<script type="module" src="boot.js" blocking="render"></script>', `<script type="module" blocking="render">${boot_script}</script>`);
 single = replaceOnce(single, APP_SCRIPT, `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);
 
 const chunks = (await readdir(`${dist}/${CHUNKS}`)).map((file) => `${CHUNKS}/${file}`);
-for (const file of ["index.html", "boot.js", "app.js", ...chunks, "styles.css", "llm-memory.wasm", "llm-memory.html"]) {
+for (const file of ["index.html", "boot.js", "app.js", ...chunks, "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {
   const bytes = await readFile(`${dist}/${file}`);
   console.log(`${file.padEnd(30)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
 }

@@ -302,9 +302,9 @@ class App {
     container.dataset.state = "pending";
     clearTimeout(this.gpu_fit_timer);
     this.gpu_fit_timer = setTimeout(async () => {
-      const { renderGpuFit } = await import("./ui/gpu-fit.js");
+      const [{ renderGpuFit }, fit] = await Promise.all([import("./ui/gpu-fit.js"), this.engine.gpuFit(inputs)]);
       if (this.gpu_fit_for !== estimate) return;
-      renderGpuFit(container, this.engine.gpuFit(inputs), { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+      renderGpuFit(container, fit, { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
       container.dataset.state = "ready";
     }, 0);
   }

@@ -6,9 +6,10 @@
 // waits for app.js to draw its own.
 //
 // It also starts what the core needs while the parser and app.js go on (docs/performance.md, "Start-up"): the
-// .wasm's compile (index.html preloads it), handed to the engine as globalThis.llmMemoryBoot (web/engine.js),
-// and the model presets the first estimate may name (the link's and the page's default), preloaded so the
-// engine's fetches of them are answered at once. The single-file page has no .wasm to fetch and skips both.
+// compile of the core's first part, llm-memory.first.wasm (index.html preloads it), handed to the engine as
+// globalThis.llmMemoryBoot with a way to fetch the rest (web/engine.js; docs/wasm.md, "The page's module in
+// two"), and the model presets the first estimate may name (the link's and the page's default), preloaded so
+// the engine's fetches of them are answered at once. The single-file page has no .wasm to fetch and skips both.
 import { PAGE_DEFAULTS } from "./state.js";
 
 const params = new URLSearchParams(location.search);
@@ -16,7 +17,7 @@ if (![...params.keys()].some((key) => key !== "v")) {
   document.documentElement.dataset.default = "";
 }
 
-const wasm = document.querySelector('link[rel="preload"][href="llm-memory.wasm"]');
+const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
 if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   const bytes = () => fetch(wasm.href, { credentials: "same-origin" });
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
@@ -31,6 +32,8 @@ if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   globalThis.llmMemoryBoot = {
     // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
     module: WebAssembly.compileStreaming(bytes()).catch(() => bytes().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
+    // The rest of the core, fetched when an answer first needs it.
+    rest: () => fetch(new URL("llm-memory.rest.wasm", wasm.href), { credentials: "same-origin" }),
     presets,
   };
 }

@@ -89,7 +89,8 @@ export class Controller {
    * the order made, so the last settings asked for are the ones drawn.
    */
   async renderHeatmap(inputs, estimate) {
-    const { view, sweep } = await this.heatmap();
+    // The sweep is in the rest of the page's core (Engine.ready; at once once it is in).
+    const [{ view, sweep }] = await Promise.all([this.heatmap(), this.engine.ready()]);
     view.update(sweep(inputs, estimate.settings), { estimate, units: estimate.settings.units });
   }
 

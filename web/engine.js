@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The WebAssembly core behind the page. Every call is synchronous on the main thread: one estimate takes
-// well under a millisecond (docs/performance.md), so a worker would only add latency.
+// well under a millisecond (docs/performance.md), so a worker would only add latency. The hosted page loads
+// the core in two parts (docs/wasm.md, "The page's module in two"): the answers only the rest holds ("Which
+// GPUs fit", the heatmap's sweep, checkpoint headers) wait for it once (Engine.ready).
 // "./llm-memory.js" is the core's JS API (wasm/api.js); the build points it at the module with a separate
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { load } from "./llm-memory.js";
@@ -27,6 +29,12 @@ function recall(cache, key, compute) {
 
 export class Engine {
   #api;
+  /** Where the core came in two (createEngine): instantiates the rest once, resolving when it is in. */
+  #load_rest;
+  /** That load, once asked for (null again after a failure, so the next ask tries again). */
+  #rest = null;
+  /** Why the rest could not be loaded, until it is. */
+  #rest_error = null;
   /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
       that follows ask for the same few inputs. */
   #recent = new Map();
@@ -35,8 +43,10 @@ export class Engine {
   #models;
   #gpus;
 
-  constructor(api) {
+  /** `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none. */
+  constructor(api, loadRest = null) {
     this.#api = api;
+    this.#load_rest = loadRest;
     /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc). */
     this.schema = api.settingsSchema();
     /** Keys in table order. */
@@ -94,6 +104,32 @@ export class Engine {
     });
   }
 
+  /**
+   * Resolves once the whole core is in: at once unless the page's core came in two, which "Which GPUs fit", the
+   * heatmap and checkpoint headers need (docs/wasm.md, "The page's module in two"). Never rejects: a rest that
+   * could not be loaded makes those answers errors that say so, and the next ask tries again.
+   */
+  ready() {
+    if (!this.#load_rest) return Promise.resolve();
+    this.#rest ??= this.#load_rest().then(
+      () => {
+        this.#load_rest = null;
+        this.#rest_error = null;
+      },
+      (error) => {
+        this.#rest = null;
+        this.#rest_error = String(error?.message ?? error).slice(0, 200);
+      });
+    return this.#rest;
+  }
+
+  /** An answer from the rest of the core: {ok: false, failed: true, errors} while it is not in. */
+  #callRest(compute) {
+    if (!this.#load_rest) return this.#call(compute);
+    const why = this.#rest_error ? `could not be loaded (${this.#rest_error})` : "is not loaded yet";
+    return { ok: false, failed: true, errors: [{ setting: "calculator", message: `this answer's code (llm-memory.rest.wasm) ${why}; reload the page if it persists` }] };
+  }
+
   solve(inputs) {
     return this.#call((api) => api.solve(inputs));
   }
@@ -102,14 +138,18 @@ export class Engine {
     return this.#call((api) => api.advise(inputs));
   }
 
-  /** Which GPUs fit: the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */
-  gpuFit(inputs) {
-    return this.#call((api) => api.gpuFit(inputs));
+  /** Which GPUs fit: resolves to the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */
+  async gpuFit(inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.gpuFit(inputs));
   }
 
-  /** Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors}. */
+  /**
+   * Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors};
+   * after ready() (Controller.heatmap).
+   */
   sweep(inputs, axes) {
-    return this.#call((api) => api.sweep(inputs, axes));
+    return this.#callRest((api) => api.sweep(inputs, axes));
   }
 
   /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
@@ -117,9 +157,13 @@ export class Engine {
     return this.#call((api) => api.parseConfig(text));
   }
 
-  /** A .safetensors or .gguf header read by the core (api.readCheckpoint): {ok, checkpoint, settings}, {ok: false, need} or errors. */
-  readCheckpoint(kind, bytes, size, name) {
-    return this.#call((api) => api.readCheckpoint(kind, bytes, size, name));
+  /**
+   * A .safetensors or .gguf header read by the core (api.readCheckpoint): resolves to {ok, checkpoint, settings},
+   * {ok: false, need} or errors.
+   */
+  async readCheckpoint(kind, bytes, size, name) {
+    await this.ready();
+    return this.#callRest((api) => api.readCheckpoint(kind, bytes, size, name));
   }
 
   /**
@@ -169,11 +213,38 @@ export class Engine {
 export async function createEngine() {
   const boot = globalThis.llmMemoryBoot;
   if (!boot) return new Engine(await load());
-  // Should the early compile have failed, the glue fetches and compiles the .wasm itself.
+  // Should the early compile have failed, the glue fetches and compiles the whole llm-memory.wasm itself.
   const module = await boot.module.catch(() => null);
+  if (!module) return new Engine(await load({ presets: boot.presets }));
+  let first;
   const instantiateWasm = (imports, done) => {
-    WebAssembly.instantiate(module, imports).then((instance) => done(instance, module));
+    WebAssembly.instantiate(module, { ...imports, placeholder: placeholders(module) }).then((instance) => {
+      first = instance;
+      done(instance, module);
+    });
     return {};
   };
-  return new Engine(await load(module ? { presets: boot.presets, instantiateWasm } : { presets: boot.presets }));
+  const api = await load({ presets: boot.presets, instantiateWasm });
+  return new Engine(api, () => loadRest(boot.rest, first));
+}
+
+/**
+ * The functions llm-memory.first.wasm imports in place of the rest's (Binaryen's wasm-split placeholders): the
+ * table slots they hold are filled when the rest is instantiated. Only the bindings the rest holds reach them
+ * (scripts/split-wasm.mjs checks it), and the engine calls those only once the rest is in; should one be
+ * reached all the same, it throws, and the engine answers with an error (Engine#call).
+ */
+function placeholders(module) {
+  const missing = () => {
+    throw new Error("llm-memory.rest.wasm is not loaded");
+  };
+  const imports = WebAssembly.Module.imports(module).filter((i) => i.module === "placeholder");
+  return Object.fromEntries(imports.map((i) => [i.name, missing]));
+}
+
+/** Fetches llm-memory.rest.wasm (`fetchRest()`, a Response) and instantiates it against the `first` instance. */
+async function loadRest(fetchRest, first) {
+  const response = await fetchRest();
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  await WebAssembly.instantiate(await response.arrayBuffer(), { primary: first.exports });
 }

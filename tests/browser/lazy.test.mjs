@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
-// (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other;
+// (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
+// and the core's first part (llm-memory.first.wasm) without its rest, which the heatmap fetches once;
 // opening the Heatmap tab, the What fits tab, the Embed button, a chosen file and a Hub repo id each fetch
 // theirs, which then works; after the five every chunk has been fetched. The heatmap and the GPU table are
 // drawn only while their tab is open.
@@ -47,6 +48,9 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   page.on("pageerror", (error) => errors.push(error.message));
   const fetched = () => paths.filter((path) => path.startsWith("/chunks/"));
   assert.deepEqual(fetched().sort(), [...eager].sort(), "before any action: app.js's own chunks only");
+  // The core's first part, not its rest (docs/wasm.md, "The page's module in two"), nor the whole module.
+  const cores = () => paths.filter((path) => path.endsWith(".wasm"));
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "before any action: the core's first part only");
   assert.equal(await page.$$eval("#heatmap > *", (nodes) => nodes.length), 0, "the heatmap is not drawn while its tab is closed");
   assert.equal(await page.$$eval("#gpu-fit > *", (nodes) => nodes.length), 0, "nor the GPU table");
 
@@ -61,6 +65,8 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   // 16 GB of BF16 weights + 16 GB of gradients + 96 GB of FP32 master weights and two moments (12 B each) =
   // 128 GB > 80 GB before any activation, so no micro-batch fits at the page's 2048 tokens: the frontier is 0.
   assert.ok((await fetchedBy(() => showTab(page, "heatmap"))).length >= 1, "opening the tab fetches the heatmap");
+  await page.waitForSelector('#heatmap[data-state="ready"]');
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "and the rest of the core, once");
   let map = await heatmapOf(page);
   assert.equal(map.seq, 2048);
   assert.equal(map.frontier[2048], 0);
@@ -112,6 +118,7 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   })).length >= 1, "a repo id fetches the Hub loader");
   assert.match(await page.textContent("#hub-status"), /could not reach huggingface\.co/);
   assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the five actions, every chunk has been fetched");
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the rest of the core fetched once in all");
   assert.deepEqual(errors, []);
   await page.close();
   await session.context.unroute("https://huggingface.co/**");

@@ -23,13 +23,14 @@ export async function fileKind(file) {
 /**
  * Reads a checkpoint header of a `size`-byte file through `read(start, end)` (resolving to the bytes
  * [start, end) as a Uint8Array): a first read, then as many more bytes as the core asks for (`need`, never past
- * its limits or the file). `checkpoint(kind, bytes, size, name)` is the engine's readCheckpoint.
+ * its limits or the file). `checkpoint(kind, bytes, size, name)` is the engine's readCheckpoint (its answer, or
+ * a promise of it).
  * Resolves to its answer: {ok: true, checkpoint, settings, architecture} or {ok: false, errors}.
  */
 export async function readCheckpointHeader(checkpoint, { kind, size, name, read }) {
   let bytes = await read(0, Math.min(size, FIRST_READ[kind]));
   for (let round = 0; round < 3; ++round) {
-    const answer = checkpoint(kind, bytes, size, name);
+    const answer = await checkpoint(kind, bytes, size, name);
     if (answer.ok || answer.need === undefined) return answer;
     if (!(answer.need > bytes.length && answer.need <= size)) break;
     const more = await read(bytes.length, answer.need);

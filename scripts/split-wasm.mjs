@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+// The page's module in two (docs/wasm.md, "The page's module in two"). CMake runs this after linking
+// llm-memory.js + llm-memory.wasm with function names (--profiling-funcs); it writes, beside them:
+//   llm-memory.first.wasm  every function the page can reach before it asks for an answer listed in LAZY
+//   llm-memory.rest.wasm   the functions only those answers reach, in Binaryen's wasm-split secondary form: it
+//                          imports the first part's memory, table and functions, and fills the table slots that
+//                          hold placeholders in the first part (web/engine.js instantiates both)
+// and strips the names from llm-memory.wasm, which stays the whole module (widget, node, the JS API).
+// The first part keeps every function reachable by direct calls from its exports and from every table entry
+// but LAZY's bindings: whatever JS or an indirect call may reach stays in it, so only those bindings' calls can
+// meet a placeholder, and the script checks that they, and only they, became placeholders.
+// Usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/** The bindings (wasm/bindings.cpp) whose code the page loads on demand: "Which GPUs fit", the heatmap, checkpoints. */
+const LAZY = ["gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
+
+const fail = (message) => {
+  console.error(`split-wasm: ${message}`);
+  process.exit(1);
+};
+
+/** The module's sections as [id, name (custom sections), bytes of the whole section]. */
+function sections(bytes) {
+  const out = [];
+  let at = 8;
+  const u32 = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      if (!(b & 0x80)) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    const size = u32();
+    const body = at;
+    let name = "";
+    if (id === 0) {
+      const length = u32();
+      name = bytes.subarray(at, at + length).toString();
+    }
+    at = body + size;
+    out.push([id, name, bytes.subarray(start, at)]);
+  }
+  return out;
+}
+
+/** `bytes` without its "name" section (function names: the page needs none). */
+const stripNames = (bytes) =>
+  Buffer.concat([bytes.subarray(0, 8), ...sections(bytes).filter(([id, name]) => !(id === 0 && name === "name")).map(([, , s]) => s)]);
+
+const unescape = (name) => name.replace(/\\([0-9a-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+
+/**
+ * The functions to keep in the first part, as indices among the defined functions (Binaryen names a module's
+ * functions by these once it has no names), and the table entries left out (LAZY's bindings).
+ */
+function firstPart(wat) {
+  const calls = new Map();
+  const roots = new Set();
+  const table = [];
+  let body = null;
+  for (const line of wat.split("\n")) {
+    const func = /^ \(func \$(\S+)/.exec(line);
+    if (func) {
+      calls.set(unescape(func[1]), (body = new Set()));
+    } else if (line.startsWith(" (")) {
+      body = null;
+      if (line.startsWith(" (export ")) {
+        const exported = /\(func \$([^\s)]+)\)/.exec(line);
+        if (exported) roots.add(unescape(exported[1]));
+      } else if (line.startsWith(" (elem ")) {
+        for (const entry of line.matchAll(/\$([^\s)]+)/g)) table.push(unescape(entry[1]));
+      } else if (line.startsWith(" (start ")) {
+        roots.add(unescape(/\$([^\s)]+)/.exec(line)[1]));
+      }
+    } else if (body) {
+      for (const callee of line.matchAll(/\((?:call|return_call|ref\.func) \$([^\s)]+)/g)) body.add(unescape(callee[1]));
+    }
+  }
+  const lazy = (name) => LAZY.some((binding) => name.startsWith(`(anonymous namespace)::${binding}(`));
+  const left_out = table.filter(lazy);
+  for (const entry of table) if (!lazy(entry)) roots.add(entry);
+  const reached = new Set();
+  const stack = [...roots];
+  while (stack.length) {
+    const name = stack.pop();
+    if (reached.has(name)) continue;
+    reached.add(name);
+    for (const callee of calls.get(name) ?? []) stack.push(callee);
+  }
+  const keep = [...calls.keys()].flatMap((name, index) => (reached.has(name) ? [index] : []));
+  return { keep, left_out, reached, functions: calls.size };
+}
+
+const [dir, wasm_dis, wasm_split] = process.argv.slice(2);
+if (!wasm_split) fail("usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT");
+const whole = join(dir, "llm-memory.wasm");
+const named = readFileSync(whole);
+if (!sections(named).some(([id, name]) => id === 0 && name === "name")) fail(`${whole} has no function names: link it with --profiling-funcs`);
+
+const wat = execFileSync(wasm_dis, [whole], { maxBuffer: 1 << 28 }).toString();
+const { keep, left_out, reached, functions } = firstPart(wat);
+if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
+  fail(`expected the ${LAZY.length} bindings ${LAZY.join(", ")} once each in the table, found ${left_out.length}: ${left_out.join("; ")}`);
+}
+for (const binding of left_out) if (reached.has(binding)) fail(`${binding} is reachable from the first part`);
+
+const work = mkdtempSync(join(tmpdir(), "llm-memory-split-"));
+try {
+  const stripped = stripNames(named);
+  writeFileSync(join(work, "whole.wasm"), stripped);
+  writeFileSync(join(work, "keep.txt"), `${keep.join("\n")}\n`);
+  execFileSync(wasm_split, [join(work, "whole.wasm"), `--keep-funcs=@${join(work, "keep.txt")}`, "--all-features",
+                            "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
+  const first = stripNames(readFileSync(join(work, "first.wasm")));
+  const rest = stripNames(readFileSync(join(work, "rest.wasm")));
+  // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
+  const placeholders = WebAssembly.Module.imports(new WebAssembly.Module(first)).filter((i) => i.module === "placeholder");
+  if (placeholders.length !== LAZY.length) fail(`the first part imports ${placeholders.length} placeholders, expected ${LAZY.length}`);
+  writeFileSync(join(dir, "llm-memory.first.wasm"), first);
+  writeFileSync(join(dir, "llm-memory.rest.wasm"), rest);
+  writeFileSync(whole, stripped);
+  const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
+  console.log(`split-wasm: ${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
+              `${functions - keep.length} in the rest (${size(rest)}); whole ${size(stripped)}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// The page's core in two parts (docs/wasm.md, "The page's module in two"; scripts/split-wasm.mjs):
+// llm-memory.first.wasm answers everything the page asks before "Which GPUs fit", the heatmap or a checkpoint
+// exactly as the whole llm-memory.wasm does, without reaching the rest; the rest's bindings meet a placeholder
+// until llm-memory.rest.wasm is instantiated, and answer as the whole module does after. Also web/engine.js's
+// createEngine over the two parts: its ready() loads the rest once, a failed load is an error that says so and
+// the next ask tries again.
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, test } from "node:test";
+import { pathToFileURL } from "node:url";
+
+import { goldenCases, loadApi, root } from "./support.mjs";
+
+const glue = join(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js");
+const first_bytes = readFileSync(join(dirname(glue), "llm-memory.first.wasm"));
+const rest_bytes = readFileSync(join(dirname(glue), "llm-memory.rest.wasm"));
+const whole = await loadApi();
+const { load } = await import(pathToFileURL(glue).href);
+
+/** The JS API over the first part alone, and a function that instantiates the rest into it. */
+async function firstPart() {
+  const module = new WebAssembly.Module(first_bytes);
+  let instance;
+  const placeholder = Object.fromEntries(WebAssembly.Module.imports(module).filter((i) => i.module === "placeholder")
+    .map((i) => [i.name, () => {
+      throw new Error("placeholder reached");
+    }]));
+  const instantiateWasm = (imports, done) => {
+    WebAssembly.instantiate(module, { ...imports, placeholder }).then((made) => done((instance = made), module));
+    return {};
+  };
+  const api = await load({ instantiateWasm });
+  return { api, placeholders: Object.keys(placeholder).length, rest: () => WebAssembly.instantiate(rest_bytes, { primary: instance.exports }) };
+}
+
+const same = (a, b, what) => assert.equal(JSON.stringify(a), JSON.stringify(b), what);
+
+/** Settings that walk every task, runtime and framework over a few presets (the profiles' code paths). */
+function taskGrid(api) {
+  const schema = api.settingsSchema();
+  const choices = (key) => schema.find((row) => row.key === key).choices;
+  const grid = [];
+  for (const model of ["meta-llama-3-8b", "llama-2-70b", "gpt-oss-20b", "deepseek-v2-lite", "gemma-3-12b-it", "qwen2.5-7b"]) {
+    for (const runtime of choices("runtime")) grid.push({ model, mode: "inference", runtime, seq: "32768", gpu: "rtx-4090" });
+    for (const framework of choices("framework")) {
+      for (const finetune of ["full", "lora", "qlora"]) grid.push({ model, mode: "training", framework, finetune, devices: "2" });
+    }
+  }
+  return grid;
+}
+
+test("the first part answers as the whole module does, and never reaches the rest", async () => {
+  const { api, placeholders } = await firstPart();
+  // gpu_fit, sweep, sweep_kernel_ms and read_checkpoint (scripts/split-wasm.mjs LAZY).
+  assert.equal(placeholders, 4);
+  same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
+  same(api.listGpus(), whole.listGpus(), "listGpus");
+  same(api.listModels(), whole.listModels(), "listModels");
+  const cases = [...goldenCases().map(({ body }) => body.settings), ...taskGrid(whole)];
+  assert.ok(cases.length > 200, `${cases.length} cases`);
+  for (const settings of cases) {
+    const what = JSON.stringify(settings);
+    same(api.estimate(settings), whole.estimate(settings), `estimate ${what}`);
+    same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
+    same(api.solve(settings), whole.solve(settings), `solve ${what}`);
+  }
+  // The knob search (the page's ways out) on fewer cases: each is dozens of estimates.
+  for (const settings of cases.filter((_, i) => i % 7 === 0)) same(api.advise(settings), whole.advise(settings), `advise ${JSON.stringify(settings)}`);
+  const configs = join(root, "tests/data/configs");
+  for (const file of readdirSync(configs).filter((f) => f.endsWith(".json"))) {
+    const text = readFileSync(join(configs, file), "utf8");
+    same(api.parseConfig(text), whole.parseConfig(text), `parseConfig ${file}`);
+  }
+});
+
+test("the rest's bindings meet a placeholder until the rest is instantiated, then answer as the whole module", async () => {
+  const { api, rest } = await firstPart();
+  const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
+  assert.throws(() => api.gpuFit(settings), /placeholder reached/);
+  assert.throws(() => api.sweep(settings), /placeholder reached/);
+  // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
+  same(api.estimate(settings), whole.estimate(settings), "estimate after the throw");
+  await rest();
+  same(api.gpuFit(settings), whole.gpuFit(settings), "gpuFit");
+  same(api.sweep(settings, { batch: "1:64", seq: "512:16384" }), whole.sweep(settings, { batch: "1:64", seq: "512:16384" }), "sweep");
+  // A safetensors file of one bf16 tensor (2 x 3): the 8-byte header length, the header, 12 bytes of data.
+  const header = Buffer.from(JSON.stringify({ w: { dtype: "BF16", shape: [2, 3], data_offsets: [0, 12] } }));
+  const file = Buffer.concat([Buffer.alloc(8), header, Buffer.alloc(12)]);
+  file.writeBigUInt64LE(BigInt(header.length), 0);
+  const read = api.readCheckpoint("safetensors", file, file.length, "m.safetensors");
+  same(read, whole.readCheckpoint("safetensors", file, file.length, "m.safetensors"), "readCheckpoint");
+  assert.equal(read.checkpoint.params, 6);
+});
+
+// web/engine.js imports "./llm-memory.js", which the build points at dist/: give it that neighbour here.
+const dir = mkdtempSync(join(tmpdir(), "llm-memory-split-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+copyFileSync(join(root, "web/engine.js"), join(dir, "engine.js"));
+writeFileSync(join(dir, "llm-memory.js"), `export * from ${JSON.stringify(pathToFileURL(glue).href)};\n`);
+const { createEngine } = await import(pathToFileURL(join(dir, "engine.js")).href);
+
+test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
+  const fetches = [];
+  let status = 404;
+  globalThis.llmMemoryBoot = {
+    module: WebAssembly.compile(first_bytes),
+    presets: ["meta-llama-3-8b"],
+    rest: async () => {
+      fetches.push(status);
+      return new Response(status === 200 ? rest_bytes : "not found", { status });
+    },
+  };
+  try {
+    const engine = await createEngine();
+    const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
+    assert.equal(engine.estimate(settings).ok, true);
+    assert.deepEqual(fetches, [], "nothing fetched before an answer of the rest is asked for");
+    const before = engine.sweep(settings);
+    assert.equal(before.ok, false);
+    assert.match(before.errors[0].message, /llm-memory\.rest\.wasm\) is not loaded yet/);
+    const failed = await engine.gpuFit(settings);
+    assert.match(failed.errors[0].message, /llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\)/);
+    status = 200;
+    same(await engine.gpuFit(settings), whole.gpuFit(settings), "gpuFit once the rest is in");
+    await engine.ready();
+    same(engine.sweep(settings), whole.sweep(settings), "sweep");
+    assert.deepEqual(fetches, [404, 200], "one more fetch after the failure, then none");
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
+});
