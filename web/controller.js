@@ -19,9 +19,12 @@ import { renderStackedBar } from "./ui/stacked-bar.js";
 
 let engine_promise = null;
 
-/** The one engine of the page, shared by the page, every widget and embed.js: the wasm is compiled once. */
-export function sharedEngine() {
-  return (engine_promise ??= createEngine());
+/**
+ * The one engine of the page, shared by the page, every widget and embed.js: the wasm is compiled once. The first
+ * caller's `options` (createEngine's) make it: the widget's engine reads presets as its elements name them.
+ */
+export function sharedEngine(options) {
+  return (engine_promise ??= createEngine(options));
 }
 
 export class Controller {

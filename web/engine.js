@@ -35,6 +35,8 @@ export class Engine {
   #rest = null;
   /** Why the rest could not be loaded, until it is. */
   #rest_error = null;
+  /** Model presets by id: true once read (or asked for and not found), the read while it runs. */
+  #presets = new Map();
   /** Recent estimates by their inputs (JSON text), oldest first: an edit, its URL check and the render
       that follows ask for the same few inputs. */
   #recent = new Map();
@@ -43,10 +45,14 @@ export class Engine {
   #models;
   #gpus;
 
-  /** `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none. */
-  constructor(api, loadRest = null) {
+  /**
+   * `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none.
+   * `presets`: the ids of the model presets the API was loaded with (when it was not given the whole catalogue).
+   */
+  constructor(api, loadRest = null, presets = []) {
     this.#api = api;
     this.#load_rest = loadRest;
+    for (const id of presets) this.#presets.set(presetId(id), true);
     /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc). */
     this.schema = api.settingsSchema();
     /** Keys in table order. */
@@ -68,6 +74,28 @@ export class Engine {
     if (this.#models) return this.#models;
     if (this.#api.presetsComplete) return (this.#models = this.#api.listModels());
     return this.#api.loadPresets().then(() => (this.#api.presetsComplete ? (this.#models ??= this.#api.listModels()) : this.#api.listModels()));
+  }
+
+  /** Whether the core has the presets `ids` name: the whole catalogue, or each of them read (loadPresets). */
+  hasPresets(ids) {
+    return this.#api.presetsComplete || ids.every((id) => this.#presets.get(presetId(id)) === true);
+  }
+
+  /**
+   * Reads the model presets `ids` the core does not have yet, each once (models/<id>.json beside the module):
+   * the widget's elements name theirs before their first estimate. Resolves when they are in; an id that is no
+   * preset, or a file that cannot be read, leaves the model unknown, and its estimate says so (wasm/api.js).
+   */
+  loadPresets(ids) {
+    if (this.#api.presetsComplete) return Promise.resolve();
+    return Promise.all(ids.map(presetId).map((id) => {
+      let state = this.#presets.get(id);
+      if (state === undefined) {
+        state = this.#api.loadPresets([id]).then(() => this.#presets.set(id, true), () => this.#presets.set(id, true));
+        this.#presets.set(id, state);
+      }
+      return state;
+    }));
   }
 
   /**
@@ -208,14 +236,15 @@ export class Engine {
  * Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). On the page, web/boot.js has
  * already started the compile and named the one model preset the first estimate needs (globalThis.llmMemoryBoot):
  * the core starts from that compile with that preset, and reads the catalogue when the model picker first asks
- * for it. Elsewhere (the widget, the iframe embed) every preset is read before the engine is ready.
+ * for it. Elsewhere every preset is read before the engine is ready, unless `presets` names the ids to read
+ * first (the widget gives none and reads each element's model with loadPresets before its first estimate).
  */
-export async function createEngine() {
+export async function createEngine({ presets } = {}) {
   const boot = globalThis.llmMemoryBoot;
-  if (!boot) return new Engine(await load());
+  if (!boot) return new Engine(await load(presets && { presets }), null, presets);
   // Should the early compile have failed, the glue fetches and compiles the whole llm-memory.wasm itself.
   const module = await boot.module.catch(() => null);
-  if (!module) return new Engine(await load({ presets: boot.presets }));
+  if (!module) return new Engine(await load({ presets: boot.presets }), null, boot.presets);
   let first;
   const instantiateWasm = (imports, done) => {
     WebAssembly.instantiate(module, { ...imports, placeholder: placeholders(module) }).then((instance) => {
@@ -225,8 +254,11 @@ export async function createEngine() {
     return {};
   };
   const api = await load({ presets: boot.presets, instantiateWasm });
-  return new Engine(api, () => loadRest(boot.rest, first));
+  return new Engine(api, () => loadRest(boot.rest, first), boot.presets);
 }
+
+/** A preset id as the API reads it (models/<id>.json). */
+const presetId = (id) => String(id).trim().toLowerCase();
 
 /**
  * The functions llm-memory.first.wasm imports in place of the rest's (Binaryen's wasm-split placeholders): the

@@ -9,13 +9,18 @@
 // The wiring the page has too (engine, results, answers, pickers and form) is the controller's
 // (controller.js); the element keeps its attributes, shadow root, notes and fallback children.
 // Every widget of a page shares one engine: the wasm is fetched and compiled once.
-import { Controller, sharedEngine } from "./controller.js";
+import { Controller, sharedEngine as sharedControllerEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
 import * as heatmap_module from "./ui/heatmap.js";
+import { PAGE_DEFAULTS } from "./state.js";
 import { noticeLines } from "./ui/notice.js";
 import { DARK_CSS, WIDGET_CSS } from "./ui/widget-styles.js";
 
-export { sharedEngine };
+/**
+ * The engine every widget and embed.js share: it reads the model preset each element names on first use
+ * (Engine.loadPresets), not the whole catalogue before the first estimate; a model picker reads the catalogue.
+ */
+export const sharedEngine = () => sharedControllerEngine({ presets: [] });
 
 /** What `show` accepts, and what it shows when absent. */
 export const SHOW_PARTS = Object.freeze(["bar", "table", "advice", "heatmap"]);
@@ -357,6 +362,13 @@ export class LlmMemoryElement extends HTMLElement {
   #render() {
     const view = this.#view;
     const attributes = this.settings;
+    // The element's model preset, and the default one that stands in for a model that is no preset
+    // (Engine.sanitise): read on first use, then the element renders.
+    const presets = [attributes.model ?? PAGE_DEFAULTS.model, PAGE_DEFAULTS.model];
+    if (!this.#engine.hasPresets(presets)) {
+      this.#engine.loadPresets(presets).then(() => this.#schedule());
+      return;
+    }
     const { overrides, problems, estimate } = view.check(attributes);
     const inputs = view.inputs(overrides);
     const notes = this.#unknownAttributes();

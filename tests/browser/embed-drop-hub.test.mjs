@@ -305,13 +305,14 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
 }
 
 test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on every file, application/wasm)", async () => {
-  // The four files a widget reads: the module script, the wasm, the preset catalogue (web/engine.js: outside the
-  // page, every preset is read before the engine is ready) and the settings' help texts (wasm/api.js).
+  // The files a widget reads: the module script, the wasm, the settings' help texts (wasm/api.js) and the model
+  // presets its element names, llama-2-7b's and the default that stands in for a model that is no preset
+  // (web/widget.js; not the whole catalogue, which only a model picker reads).
   const type_of = { js: "text/javascript", wasm: "application/wasm", json: "application/json" };
   const types = new Proxy({}, { get: (_, file) => type_of[String(file).split(".").pop()] });
-  const files = ["llm-memory.docs.json", "llm-memory.models.json", "llm-memory.wasm", "widget.js"];
+  const files = ["llm-memory.docs.json", "llm-memory.wasm", "models/llama-2-7b.json", "models/meta-llama-3-8b.json", "widget.js"];
   const cors = { "access-control-allow-origin": "*" };
-  // Every file with Access-Control-Allow-Origin and its type: four requests, streaming compile, no warning.
+  // Every file with Access-Control-Allow-Origin and its type: five requests, streaming compile, no warning.
   let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
   assert.equal(run.started, true, JSON.stringify([run.requests, run.warnings]));
   assert.deepEqual([...run.requests].sort(), files);
@@ -337,8 +338,8 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.docs.json" ? {} : cors) }));
   assert.equal(run.started, true);
   await run.page.close();
-  // None on the catalogue: no preset can be read; the widget names the model setting and shows no numbers.
-  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.models.json" ? {} : cors) }));
+  // None on the preset files: no preset can be read; the widget names the model setting and shows no numbers.
+  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.startsWith("models/") ? {} : cors) }));
   assert.equal(run.started, false);
   const said = await run.page.evaluate(() => document.querySelector("llm-memory").shadowRoot.textContent);
   assert.match(said, /model: unknown model "meta-llama-3-8b": not a preset .*; the model presets could not be read \(llm-memory\.models\.json/);

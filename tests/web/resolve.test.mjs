@@ -5,24 +5,15 @@
 // has hidden_size 4096, num_attention_heads 32, num_key_value_heads 8, num_hidden_layers 32; the settings
 // table (core/include/llm_memory/settings_table.hpp) gives batch 1..1e7 and seq 2048 by default.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
-import { pathToFileURL } from "node:url";
+import { test } from "node:test";
 
 import { PAGE_DEFAULTS } from "../../web/state.js";
-import { loadApi, native, root } from "./support.mjs";
+import { importEngine, loadApi, native, root } from "./support.mjs";
 
 const api = await loadApi();
 
-// web/engine.js imports "./llm-memory.js", which the build points at dist/: give it that neighbour here.
-const dir = mkdtempSync(join(tmpdir(), "llm-memory-engine-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
-copyFileSync(join(root, "web/engine.js"), join(dir, "engine.js"));
-const wasm = pathToFileURL(join(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js")).href;
-writeFileSync(join(dir, "llm-memory.js"), `export * from ${JSON.stringify(wasm)};\n`);
-const { Engine } = await import(pathToFileURL(join(dir, "engine.js")).href);
+const { Engine } = await importEngine();
 
 /** An engine over the API that counts the calls it makes, by name. */
 function countingEngine() {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Shared by tests/web/*.test.mjs: the wasm API under test, the native CLI to compare with, the golden files.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -15,6 +15,19 @@ export async function loadApi(variant = "split") {
     : resolve(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js");
   const { load } = await import(path);
   return load();
+}
+
+/**
+ * web/engine.js's exports. It imports "./llm-memory.js", which the build points at dist/: a copy of it is given
+ * that neighbour in a temporary folder, removed when the process exits.
+ */
+export async function importEngine() {
+  const dir = mkdtempSync(join(tmpdir(), "llm-memory-engine-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(join(root, "web/engine.js"), join(dir, "engine.js"));
+  const glue = pathToFileURL(resolve(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js")).href;
+  writeFileSync(join(dir, "llm-memory.js"), `export * from ${JSON.stringify(glue)};\n`);
+  return import(pathToFileURL(join(dir, "engine.js")).href);
 }
 
 const cli = resolve(root, process.env.LLM_MEMORY_CLI ?? "build/release/llm-memory");

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The page's core in two parts (docs/wasm.md, "The page's module in two"; scripts/split-wasm.mjs):
+// What web/engine.js loads on demand. The page's core in two parts (docs/wasm.md, "The page's module in two"; scripts/split-wasm.mjs):
 // llm-memory.first.wasm answers everything the page asks before "Which GPUs fit", the heatmap or a checkpoint
 // exactly as the whole llm-memory.wasm does, without reaching the rest; the rest's bindings meet a placeholder
 // until llm-memory.rest.wasm is instantiated, and answer as the whole module does after. Also web/engine.js's
 // createEngine over the two parts: its ready() loads the rest once, a failed load is an error that says so and
-// the next ask tries again.
+// the next ask tries again. And the widget's engine, which reads the model presets its elements name, each once,
+// not the whole catalogue (Engine.loadPresets).
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 
-import { goldenCases, loadApi, root } from "./support.mjs";
+import { goldenCases, importEngine, loadApi, root } from "./support.mjs";
 
 const glue = join(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js");
 const first_bytes = readFileSync(join(dirname(glue), "llm-memory.first.wasm"));
@@ -95,12 +95,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   assert.equal(read.checkpoint.params, 6);
 });
 
-// web/engine.js imports "./llm-memory.js", which the build points at dist/: give it that neighbour here.
-const dir = mkdtempSync(join(tmpdir(), "llm-memory-split-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
-copyFileSync(join(root, "web/engine.js"), join(dir, "engine.js"));
-writeFileSync(join(dir, "llm-memory.js"), `export * from ${JSON.stringify(pathToFileURL(glue).href)};\n`);
-const { createEngine } = await import(pathToFileURL(join(dir, "engine.js")).href);
+const { Engine, createEngine } = await importEngine();
 
 test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
   const fetches = [];
@@ -131,4 +126,35 @@ test("createEngine over the two parts: the rest is fetched once, when an answer 
   } finally {
     delete globalThis.llmMemoryBoot;
   }
+});
+
+test("the widget's engine reads each preset its elements name once, and the catalogue only for a model list", async () => {
+  // The API as createEngine({presets: []}) loads it, its preset reads counted.
+  const api = await load({ presets: [] });
+  const reads = [];
+  const counted = new Proxy({}, {
+    get: (_, key) => (key === "loadPresets" ? (ids) => {
+      reads.push(ids === undefined ? "catalogue" : [...ids]);
+      return api.loadPresets(ids);
+    } : api[key]),
+  });
+  const engine = new Engine(counted, null, []);
+  const wanted = ["llama-2-7b", "Meta-Llama-3-8B "];
+  assert.equal(engine.hasPresets(wanted), false);
+  await Promise.all([engine.loadPresets(wanted), engine.loadPresets(["llama-2-7b"]), engine.loadPresets(wanted)]);
+  assert.deepEqual(reads, [["llama-2-7b"], ["meta-llama-3-8b"]], "each id read once, as the API names its file");
+  assert.equal(engine.hasPresets(wanted), true);
+  assert.equal(engine.hasPresets(["qwen2.5-7b"]), false);
+  same(engine.estimate({ model: "llama-2-7b", seq: "4096" }), whole.estimate({ model: "llama-2-7b", seq: "4096" }), "estimate");
+  // An id that is no preset is read once too; its estimate then says the model is unknown.
+  await engine.loadPresets(["no-such-model"]);
+  await engine.loadPresets(["no-such-model"]);
+  assert.equal(engine.hasPresets(["no-such-model"]), true);
+  assert.match(engine.estimate({ model: "no-such-model" }).errors[0].message, /^unknown model "no-such-model"/);
+  // The model list reads the catalogue: every preset is then in, and nothing more is read.
+  const models = await engine.models;
+  assert.equal(models.length, whole.listModels().length);
+  assert.equal(engine.hasPresets(["qwen2.5-7b"]), true);
+  await engine.loadPresets(["qwen2.5-7b"]);
+  assert.deepEqual(reads, [["llama-2-7b"], ["meta-llama-3-8b"], ["no-such-model"], "catalogue"]);
 });
