@@ -174,7 +174,7 @@ export class Engine {
 
   /**
    * Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors};
-   * after ready() (Controller.heatmap).
+   * after ready() (Controller.renderHeatmap).
    */
   sweep(inputs, axes) {
     return this.#callRest((api) => api.sweep(inputs, axes));

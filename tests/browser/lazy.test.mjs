@@ -123,3 +123,17 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   await page.close();
   await session.context.unroute("https://huggingface.co/**");
 });
+
+test("a rest of the core that cannot be fetched is an error in the heatmap, and the next settings fetch it again", async () => {
+  await session.context.route("**/llm-memory.rest.wasm", (route) => route.abort("internetdisconnected"));
+  const { page } = await firstLoad(session.context, session.url);
+  await showTab(page, "heatmap");
+  assert.match(await page.textContent("#heatmap figcaption"),
+    /No chart for these settings: calculator: this answer's code \(llm-memory\.rest\.wasm\) could not be loaded \(.+\); reload the page if it persists\./);
+  await session.context.unroute("**/llm-memory.rest.wasm");
+  await page.fill('input[name="seq"]', "1024");
+  await settled(page);
+  await page.waitForSelector('#heatmap[data-state="ready"]');
+  assert.equal((await heatmapOf(page)).seq, 1024, "drawn once the rest is in");
+  await page.close();
+});
