@@ -24,11 +24,16 @@ export const BROWSER_BUNDLE = {
   logLevel: "warning",
 };
 
-/** Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules in dist. */
+/**
+ * Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules in dist, and tells it
+ * whether the core's two parts sit beside the bundle (LLM_MEMORY_CORE_PARTS: with llm-memory.js, whose .wasm is
+ * fetched, not with the single file's inlined one; web/engine.js, createEngine).
+ */
 export function wasmModule(file) {
   return {
     name: "llm-memory-wasm",
     setup(build) {
+      build.initialOptions.define = { ...build.initialOptions.define, LLM_MEMORY_CORE_PARTS: String(file === "llm-memory.js") };
       build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
     },
   };

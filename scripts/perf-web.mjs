@@ -74,6 +74,32 @@ async function timeLoad(context, url, { fresh }) {
  */
 const prerenderedPaint = (t) => (t.fcp >= t.parsed ? t.fcp : t.verdict);
 
+/** A page of `<llm-memory>` elements (none with a model picker): the widget's first load is what it fetches. */
+const WIDGET_PAGE = "examples/blog-post.html";
+
+/**
+ * The request paths of a fresh visit to the page of widgets at `url` (HTTP cache cleared), until every element
+ * has drawn its estimate and the network has been idle for half a second.
+ */
+async function widgetLoad(context, url) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.clearBrowserCache");
+  await cdp.detach();
+  const origin = new URL(url).origin;
+  const paths = [];
+  page.on("request", (request) => {
+    const at = new URL(request.url());
+    if (at.origin === origin && !paths.includes(at.pathname)) paths.push(at.pathname);
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => [...document.querySelectorAll("llm-memory")].every((e) => e.estimate));
+  await page.waitForLoadState("networkidle");
+  await page.waitForTimeout(500);
+  await page.close();
+  return paths;
+}
+
 /** The link's result in the document over the floor's first paint (medians of this run; the machine cancels). */
 const fr_ratio = (f) => f.link.mark.median / f.floor.median;
 
@@ -86,6 +112,7 @@ let estimate;
 let heatmap;
 let answers_heatmap;
 let loaded;
+let widget_loaded;
 try {
   const runs = { prerendered: [], link: [], repeat: [], floor: [] };
   for (let i = 0; i < LOADS; i++) {
@@ -108,6 +135,7 @@ try {
   const first_load = await firstLoad(session.context, session.url);
   loaded = first_load.paths;
   await first_load.page.close();
+  widget_loaded = await widgetLoad(session.context, `${session.url}${WIDGET_PAGE}`);
 
   const page = await open(session.context, session.url);
   ({ update, answers, answers_heatmap, estimate, heatmap } = await page.evaluate(async (changes) => {
@@ -187,6 +215,8 @@ const page_total = sizes.reduce((sum, [, bytes]) => sum + bytes, 0);
 const lazy = await gzipSizes(dist, (await chunkFiles(dist)).filter((file) => !loaded.includes(`/${file}`)).map((file) => `/${file}`));
 const lazy_total = lazy.reduce((sum, [, bytes]) => sum + bytes, 0);
 const single = await gzip("llm-memory.html");
+const widget_sizes = await gzipSizes(dist, widget_loaded.filter((path) => !path.startsWith("/examples/")));
+const widget_total = widget_sizes.reduce((sum, [, bytes]) => sum + bytes, 0);
 const catalogue = await gzip(CATALOGUE);
 const ratio = fr_ratio(first_result);
 const load_after = loadavg()[0];
@@ -222,6 +252,7 @@ ${LOADS} loads of each page, the pages loaded in turn (fastest in brackets).
 | every model preset (llm-memory.models.json), fetched after the first answers (the model picker's list), gzip -9 | ${kb(catalogue)} | — | |
 | code imported only on a user action (not requested above), gzip -9: ${lazy.length ? lazy.map(([f, b]) => `${f} ${kb(b)}`).join(", ") : "none"} | ${kb(lazy_total)} | — | |
 | the single offline file dist/llm-memory.html, gzip -9 | ${kb(single)} | — | |
+| the widget's first load, gzip -9: every file dist/${WIDGET_PAGE} (three \`<llm-memory>\`, no model picker) requests but the example's own files: ${widget_sizes.map(([f, b]) => `${f} ${kb(b)}`).join(", ")} | ${kb(widget_total)} | — | |
 
 The input handler runs one estimate in wasm on the main thread and redraws the table, the bar and the form;
 the solver (three searches) and the knob table (one estimate per knob) take several estimates each, so

@@ -7,6 +7,12 @@
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { load } from "./llm-memory.js";
 
+/**
+ * Whether the core's two parts (llm-memory.first.wasm, llm-memory.rest.wasm) sit beside this bundle: the bundler
+ * defines LLM_MEMORY_CORE_PARTS (scripts/esbuild-common.mjs); unbundled (node, the tests) it is not defined.
+ */
+const CORE_PARTS = typeof LLM_MEMORY_CORE_PARTS === "boolean" && LLM_MEMORY_CORE_PARTS;
+
 /** How many recent answers each cache keeps. */
 const RECENT = 8;
 
@@ -234,17 +240,19 @@ export class Engine {
 
 /**
  * Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). On the page, web/boot.js has
- * already started the compile and named the one model preset the first estimate needs (globalThis.llmMemoryBoot):
- * the core starts from that compile with that preset, and reads the catalogue when the model picker first asks
- * for it. Elsewhere every preset is read before the engine is ready, unless `presets` names the ids to read
+ * already started the compile of its first part and named the one model preset the first estimate needs
+ * (globalThis.llmMemoryBoot): the core starts from that compile with that preset, and reads the catalogue when
+ * the model picker first asks for it. A widget bundle with the .wasm files beside it starts the same way from its
+ * own folder (coreParts). Every preset is read before the engine is ready unless `presets` names the ids to read
  * first (the widget gives none and reads each element's model with loadPresets before its first estimate).
  */
 export async function createEngine({ presets } = {}) {
-  const boot = globalThis.llmMemoryBoot;
+  const boot = globalThis.llmMemoryBoot ?? (CORE_PARTS && WebAssembly.compileStreaming ? { ...coreParts(import.meta.url), presets } : null);
   if (!boot) return new Engine(await load(presets && { presets }), null, presets);
-  // Should the early compile have failed, the glue fetches and compiles the whole llm-memory.wasm itself.
+  // Should the early compile have failed (a host without the two parts), the glue fetches and compiles the
+  // whole llm-memory.wasm itself.
   const module = await boot.module.catch(() => null);
-  if (!module) return new Engine(await load({ presets: boot.presets }), null, boot.presets);
+  if (!module) return new Engine(await load(boot.presets && { presets: boot.presets }), null, boot.presets);
   let first;
   const instantiateWasm = (imports, done) => {
     WebAssembly.instantiate(module, { ...imports, placeholder: placeholders(module) }).then((instance) => {
@@ -259,6 +267,20 @@ export async function createEngine({ presets } = {}) {
 
 /** A preset id as the API reads it (models/<id>.json). */
 const presetId = (id) => String(id).trim().toLowerCase();
+
+/**
+ * The core's two parts beside `base` (the widget's bundle; the page's are found by web/boot.js): the first one's
+ * compile, started at once, and a fetch of the rest.
+ */
+function coreParts(base) {
+  const bytes = (name) => fetch(new URL(name, base), { credentials: "same-origin" });
+  const first = "llm-memory.first.wasm";
+  return {
+    // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
+    module: WebAssembly.compileStreaming(bytes(first)).catch(() => bytes(first).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
+    rest: () => bytes("llm-memory.rest.wasm"),
+  };
+}
 
 /**
  * The functions llm-memory.first.wasm imports in place of the rest's (Binaryen's wasm-split placeholders): the

@@ -264,7 +264,7 @@ test("the Embed dialog previews the snippet live: the widget it loads, with the 
 
 /**
  * A blog on http://localhost loading the widget from http://127.0.0.1 (dist/ served by a server of its own with
- * the headers `cdn(file)` returns), as docs/embedding.md "Hosting the files on another origin" says. Resolves to
+ * the headers `cdn(file)` returns; null: 404), as docs/embedding.md "Hosting the files on another origin" says. Resolves to
  * {page, requests (cdn.test paths), warnings, started (the widget drew an estimate)}.
  */
 async function crossOrigin(cdn, { page_headers = {} } = {}) {
@@ -288,8 +288,9 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
     requests.push(file);
     if (!/^(models\/)?[a-z0-9][a-z0-9._-]*$/.test(file)) return response.writeHead(404).end();
     const body = await readFile(join(dist, file)).catch(() => null);
-    if (body === null) return response.writeHead(404).end();
-    response.writeHead(200, cdn(file)).end(body);
+    const headers = cdn(file);
+    if (body === null || headers === null) return response.writeHead(404).end();
+    response.writeHead(200, headers).end(body);
   });
   await new Promise((done) => server.listen(0, "127.0.0.1", done));
   origin = `http://127.0.0.1:${server.address().port}`;
@@ -305,12 +306,13 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
 }
 
 test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on every file, application/wasm)", async () => {
-  // The files a widget reads: the module script, the wasm, the settings' help texts (wasm/api.js) and the model
-  // presets its element names, llama-2-7b's and the default that stands in for a model that is no preset
-  // (web/widget.js; not the whole catalogue, which only a model picker reads).
+  // The files a widget reads: the module script, the core's first part (the rest only for a heatmap: docs/wasm.md),
+  // the settings' help texts (wasm/api.js) and the model presets its element names, llama-2-7b's and the default
+  // that stands in for a model that is no preset (web/widget.js; not the whole catalogue, which only a model
+  // picker reads).
   const type_of = { js: "text/javascript", wasm: "application/wasm", json: "application/json" };
   const types = new Proxy({}, { get: (_, file) => type_of[String(file).split(".").pop()] });
-  const files = ["llm-memory.docs.json", "llm-memory.wasm", "models/llama-2-7b.json", "models/meta-llama-3-8b.json", "widget.js"];
+  const files = ["llm-memory.docs.json", "llm-memory.first.wasm", "models/llama-2-7b.json", "models/meta-llama-3-8b.json", "widget.js"];
   const cors = { "access-control-allow-origin": "*" };
   // Every file with Access-Control-Allow-Origin and its type: five requests, streaming compile, no warning.
   let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
@@ -323,16 +325,23 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
     { page_headers: { "cross-origin-embedder-policy": "require-corp", "cross-origin-opener-policy": "same-origin" } });
   assert.equal(run.started, true);
   await run.page.close();
-  // The .wasm as application/octet-stream: streaming compile fails, the glue warns and fetches it a second time.
+  // The .wasm as application/octet-stream: the streaming compile fails, and the file is fetched a second time and
+  // compiled from its bytes (web/engine.js).
   run = await crossOrigin((file) => ({ ...cors, "content-type": file.endsWith(".wasm") ? "application/octet-stream" : types[file] }));
   assert.equal(run.started, true);
-  assert.ok(run.warnings.some((w) => /streaming compile failed/.test(w)));
-  assert.deepEqual([...run.requests].sort(), ["llm-memory.wasm", ...files].sort());
+  assert.deepEqual([...run.requests].sort(), ["llm-memory.first.wasm", ...files].sort());
   await run.page.close();
-  // No Access-Control-Allow-Origin on the .wasm: the calculator cannot start and says so; the fallback stays.
+  // No Access-Control-Allow-Origin on the .wasm files: the first part cannot be read, nor the whole module the
+  // widget then falls back to; the calculator cannot start and says so, and the fallback stays.
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.endsWith(".wasm") ? {} : cors) }));
   assert.equal(run.started, false);
+  assert.ok(run.requests.includes("llm-memory.wasm"), JSON.stringify(run.requests));
   assert.equal(await run.page.isVisible("#fallback"), true);
+  await run.page.close();
+  // A host with the whole module only (no llm-memory.first.wasm): the widget falls back to llm-memory.wasm.
+  run = await crossOrigin((file) => (file === "llm-memory.first.wasm" ? null : { ...cors, "content-type": types[file] }));
+  assert.equal(run.started, true);
+  assert.ok(run.requests.includes("llm-memory.wasm"), JSON.stringify(run.requests));
   await run.page.close();
   // None on the help texts: the calculator works without them.
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.docs.json" ? {} : cors) }));
