@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bundles the widget (web/widget*.js) and the iframe embed with esbuild into dist/ (docs/embedding.md):
-//   dist/widget.js          <llm-memory>, defined on import; ONE ES module, fetches llm-memory.wasm beside it
+//   dist/widget.js          <llm-memory>, defined on import; ONE ES module, fetches the core beside it
+//                           (llm-memory.first.wasm and, for a heatmap, llm-memory.rest.wasm; docs/wasm.md)
 //   dist/widget-element.js  the class only (LlmMemoryElement.define(tag, registry) registers it)
 //   dist/widget.single.js   as widget.js with the wasm inlined: one self-contained file, no .wasm to host
 //   dist/widget.d.ts        the element's types
