@@ -11,7 +11,8 @@
 //   3. transfer size (gzip -9) of the page's first load: every file a fresh visit to the default page requests
 //      before any user action (the network log), less the catalogue of every preset (llm-memory.models.json),
 //      fetched after the first answers, shown on its own; the chunks of code imported only on a user action
-//      (dist/chunks/ not requested), each on its own; and the single offline file (every preset inside).
+//      (dist/chunks/ not requested), each on its own; the single offline file (every preset inside); and what
+//      a page of three <llm-memory> elements (dist/examples/blog-post.html) fetches besides its own files.
 // Goals (issue #10, #19 item 11): first result < 150 ms, update < 4 ms, page <= 150 KB gzip; the link's result
 // in the document at most 2.5 times the floor's first paint, both measured in this run.
 //   node scripts/perf-web.mjs [--write]   (after `npm run build`; --write replaces the section in
@@ -20,7 +21,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { chunkFiles, dist, firstLoad, gzipSizes, open, root, start } from "../tests/browser/support.mjs";
+import { chunkFiles, dist, firstLoad, gzipSizes, open, root, start, visit } from "../tests/browser/support.mjs";
 
 const LOADS = 15;
 const CHANGES = 200;
@@ -77,25 +78,10 @@ const prerenderedPaint = (t) => (t.fcp >= t.parsed ? t.fcp : t.verdict);
 /** A page of `<llm-memory>` elements (none with a model picker): the widget's first load is what it fetches. */
 const WIDGET_PAGE = "examples/blog-post.html";
 
-/**
- * The request paths of a fresh visit to the page of widgets at `url` (HTTP cache cleared), until every element
- * has drawn its estimate and the network has been idle for half a second.
- */
+/** The request paths of a fresh visit to the page of widgets at `url`, until every element has drawn its estimate. */
 async function widgetLoad(context, url) {
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send("Network.clearBrowserCache");
-  await cdp.detach();
-  const origin = new URL(url).origin;
-  const paths = [];
-  page.on("request", (request) => {
-    const at = new URL(request.url());
-    if (at.origin === origin && !paths.includes(at.pathname)) paths.push(at.pathname);
-  });
-  await page.goto(url);
-  await page.waitForFunction(() => [...document.querySelectorAll("llm-memory")].every((e) => e.estimate));
-  await page.waitForLoadState("networkidle");
-  await page.waitForTimeout(500);
+  const { paths, page } = await visit(context, url, (opened) =>
+    opened.waitForFunction(() => [...document.querySelectorAll("llm-memory")].every((e) => e.estimate)));
   await page.close();
   return paths;
 }

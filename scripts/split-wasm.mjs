@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { readU32 } from "./wasm-binary.mjs";
 
 /** The bindings (wasm/bindings.cpp) whose code the page loads on demand: "Which GPUs fit", the heatmap, checkpoints. */
 const LAZY = ["gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
@@ -29,23 +30,14 @@ const fail = (message) => {
 function sections(bytes) {
   const out = [];
   let at = 8;
-  const u32 = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const b = bytes[at++];
-      value += (b & 0x7f) * 2 ** shift;
-      if (!(b & 0x80)) return value;
-    }
-  };
   while (at < bytes.length) {
     const start = at;
     const id = bytes[at++];
-    const size = u32();
-    const body = at;
+    const [size, body] = readU32(bytes, at);
     let name = "";
     if (id === 0) {
-      const length = u32();
-      name = bytes.subarray(at, at + length).toString();
+      const [length, name_at] = readU32(bytes, body);
+      name = bytes.subarray(name_at, name_at + length).toString();
     }
     at = body + size;
     out.push([id, name, bytes.subarray(start, at)]);

@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { readU32 } from "./wasm-binary.mjs";
 
 const [file, top = "40"] = process.argv.slice(2);
 if (!file) {
@@ -17,12 +18,9 @@ if (!file) {
 const bytes = readFileSync(file);
 let at = 8;
 const u32 = () => {
-  let value = 0;
-  for (let shift = 0; ; shift += 7) {
-    const b = bytes[at++];
-    value += (b & 0x7f) * 2 ** shift;
-    if (!(b & 0x80)) return value;
-  }
+  let value;
+  [value, at] = readU32(bytes, at);
+  return value;
 };
 const SECTIONS = ["custom", "type", "import", "function", "table", "memory", "global", "export", "start", "element", "code", "data", "datacount"];
 const sections = [];

@@ -77,7 +77,18 @@ export async function showTab(page, name) {
  * ready, its deferred answers drawn and the network idle for half a second. Resolves to the
  * same-origin paths requested, each once, in order ("/" for the page itself), and the page (left open).
  */
-export async function firstLoad(context, url) {
+export function firstLoad(context, url) {
+  return visit(context, url, async (page) => {
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#results[data-answers="ready"]');
+  });
+}
+
+/**
+ * Every request a fresh visit to `url` makes (HTTP cache cleared) until `ready(page)` resolves and the network
+ * has been idle for half a second: {paths, page} as firstLoad's.
+ */
+export async function visit(context, url, ready) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.clearBrowserCache");
@@ -89,8 +100,7 @@ export async function firstLoad(context, url) {
     if (at.origin === origin && !paths.includes(at.pathname)) paths.push(at.pathname);
   });
   await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]');
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await ready(page);
   await page.waitForLoadState("networkidle");
   await page.waitForTimeout(500);
   return { paths, page };
