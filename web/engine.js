@@ -254,14 +254,21 @@ export async function createEngine({ presets } = {}) {
   const module = await boot.module.catch(() => null);
   if (!module) return new Engine(await load(boot.presets && { presets: boot.presets }), null, boot.presets);
   let first;
+  let failed;
+  const failure = new Promise((_, reject) => {
+    failed = reject;
+  });
   const instantiateWasm = (imports, done) => {
     WebAssembly.instantiate(module, { ...imports, placeholder: placeholders(module) }).then((instance) => {
       first = instance;
       done(instance, module);
-    });
+    }, failed);
     return {};
   };
-  const api = await load({ presets: boot.presets, instantiateWasm });
+  // The glue has no way to hear that the hook failed: its load() would never settle, so the failure races it.
+  const api = await Promise.race([load({ presets: boot.presets, instantiateWasm }), failure]).catch(() => null);
+  // A first part that does not fit this glue (two deploys mixed in a cache, say): the whole module instead.
+  if (!api) return new Engine(await load(boot.presets && { presets: boot.presets }), null, boot.presets);
   return new Engine(api, () => loadRest(boot.rest, first), boot.presets);
 }
 

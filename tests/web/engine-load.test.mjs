@@ -128,6 +128,20 @@ test("createEngine over the two parts: the rest is fetched once, when an answer 
   }
 });
 
+test("createEngine over a first part that does not fit the glue falls back to the whole module", async () => {
+  // The rest compiled in the first part's place: its imports ("primary") are not the glue's, so it cannot be
+  // instantiated; the engine then loads llm-memory.wasm whole, and every answer is there at once.
+  globalThis.llmMemoryBoot = { module: WebAssembly.compile(rest_bytes), presets: ["meta-llama-3-8b"], rest: async () => assert.fail("no rest to fetch") };
+  try {
+    const engine = await createEngine();
+    const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
+    same(engine.estimate(settings), whole.estimate(settings), "estimate");
+    same(engine.sweep(settings), whole.sweep(settings), "sweep, with no rest to wait for");
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
+});
+
 test("the widget's engine reads each preset its elements name once, and the catalogue only for a model list", async () => {
   // The API as createEngine({presets: []}) loads it, its preset reads counted.
   const api = await load({ presets: [] });
