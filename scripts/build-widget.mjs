@@ -21,8 +21,9 @@ const widgetExternal = {
   },
 };
 
-await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
-await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [cssText, wasmModule("llm-memory.js")] });
+const parts = wasmModule("llm-memory.js", { coreParts: true });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.js`, plugins: [cssText, parts] });
+await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget.js`], outfile: `${dist}/widget-element.js`, plugins: [cssText, parts] });
 await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/widget-define.js`], outfile: `${dist}/widget.single.js`, plugins: [cssText, wasmModule("llm-memory.single.js")] });
 await esbuild.build({ ...BROWSER_BUNDLE, entryPoints: [`${web}/embed.js`], outfile: `${dist}/embed.js`, plugins: [cssText, widgetExternal] });
 await cp(`${web}/embed.html`, `${dist}/embed.html`);

@@ -25,15 +25,16 @@ export const BROWSER_BUNDLE = {
 };
 
 /**
- * Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules in dist, and tells it
- * whether the core's two parts sit beside the bundle (LLM_MEMORY_CORE_PARTS: with llm-memory.js, whose .wasm is
- * fetched, not with the single file's inlined one; web/engine.js, createEngine).
+ * Points engine.js's `import … from "./llm-memory.js"` at one of the built wasm modules in dist. `coreParts`:
+ * the bundle loads the core's two parts from its own folder (globalThis.LLM_MEMORY_CORE_PARTS, replaced by a
+ * constant; web/engine.js, createEngine):
+ * the widget's bundles beside llm-memory.js; the page's web/boot.js starts them itself.
  */
-export function wasmModule(file) {
+export function wasmModule(file, { coreParts = false } = {}) {
   return {
     name: "llm-memory-wasm",
     setup(build) {
-      build.initialOptions.define = { ...build.initialOptions.define, LLM_MEMORY_CORE_PARTS: String(file === "llm-memory.js") };
+      build.initialOptions.define = { ...build.initialOptions.define, "globalThis.LLM_MEMORY_CORE_PARTS": String(coreParts) };
       build.onResolve({ filter: /^\.\/llm-memory\.js$/ }, () => ({ path: `${dist}/${file}` }));
     },
   };

@@ -7,12 +7,6 @@
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { load } from "./llm-memory.js";
 
-/**
- * Whether the core's two parts (llm-memory.first.wasm, llm-memory.rest.wasm) sit beside this bundle: the bundler
- * defines LLM_MEMORY_CORE_PARTS (scripts/esbuild-common.mjs); unbundled (node, the tests) it is not defined.
- */
-const CORE_PARTS = typeof LLM_MEMORY_CORE_PARTS === "boolean" && LLM_MEMORY_CORE_PARTS;
-
 /** How many recent answers each cache keeps. */
 const RECENT = 8;
 
@@ -242,12 +236,15 @@ export class Engine {
  * Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). On the page, web/boot.js has
  * already started the compile of its first part and named the one model preset the first estimate needs
  * (globalThis.llmMemoryBoot): the core starts from that compile with that preset, and reads the catalogue when
- * the model picker first asks for it. A widget bundle with the .wasm files beside it starts the same way from its
- * own folder (coreParts). Every preset is read before the engine is ready unless `presets` names the ids to read
+ * the model picker first asks for it. The widget's bundle starts the same way from its own folder (coreParts). Every preset is read before the engine is ready unless `presets` names the ids to read
  * first (the widget gives none and reads each element's model with loadPresets before its first estimate).
  */
 export async function createEngine({ presets } = {}) {
-  const boot = globalThis.llmMemoryBoot ?? (CORE_PARTS && WebAssembly.compileStreaming ? { ...coreParts(import.meta.url), presets } : null);
+  // Whether this bundle loads the core's two parts from its own folder: the widget's bundles do (the page's
+  // web/boot.js starts them itself). The bundler replaces globalThis.LLM_MEMORY_CORE_PARTS by true or false
+  // (scripts/esbuild-common.mjs); unbundled (node, the tests) it is undefined.
+  const parts = globalThis.LLM_MEMORY_CORE_PARTS === true && WebAssembly.compileStreaming;
+  const boot = globalThis.llmMemoryBoot ?? (parts ? { ...coreParts(import.meta.url), presets } : null);
   if (!boot) return new Engine(await load(presets && { presets }), null, presets);
   // Should the early compile have failed (a host without the two parts), the glue fetches and compiles the
   // whole llm-memory.wasm itself.
