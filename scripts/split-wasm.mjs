@@ -6,7 +6,8 @@
 //   llm-memory.rest.wasm   the functions only those answers reach, in Binaryen's wasm-split secondary form: it
 //                          imports the first part's memory, table and functions, and fills the table slots that
 //                          hold placeholders in the first part (web/engine.js instantiates both)
-// and strips the names from llm-memory.wasm, which stays the whole module (widget, node, the JS API).
+// and strips the names from llm-memory.wasm, which stays the whole module (node, the JS API, and the fallback of
+// the page and the widget).
 // The first part keeps every function reachable by direct calls from its exports and from every table entry
 // but LAZY's bindings: whatever JS or an indirect call may reach stays in it, so only those bindings' calls can
 // meet a placeholder, and the script checks that they, and only they, became placeholders.

@@ -10,6 +10,7 @@
 // globalThis.llmMemoryBoot with a way to fetch the rest (web/engine.js; docs/wasm.md, "The page's module in
 // two"), and the model presets the first estimate may name (the link's and the page's default), preloaded so
 // the engine's fetches of them are answered at once. The single-file page has no .wasm to fetch and skips both.
+import { coreParts } from "./core-parts.js";
 import { PAGE_DEFAULTS } from "./state.js";
 
 const params = new URLSearchParams(location.search);
@@ -19,7 +20,6 @@ if (![...params.keys()].some((key) => key !== "v")) {
 
 const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
 if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
-  const bytes = () => fetch(wasm.href, { credentials: "same-origin" });
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
   const named = (params.get("model") ?? PAGE_DEFAULTS.model).trim().toLowerCase();
   const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
@@ -29,11 +29,6 @@ if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
     link.crossOrigin = "anonymous";
     document.head.append(link);
   }
-  globalThis.llmMemoryBoot = {
-    // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
-    module: WebAssembly.compileStreaming(bytes()).catch(() => bytes().then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
-    // The rest of the core, fetched when an answer first needs it.
-    rest: () => fetch(new URL("llm-memory.rest.wasm", wasm.href), { credentials: "same-origin" }),
-    presets,
-  };
+  // The first part's compile, and the rest, fetched when an answer first needs it.
+  globalThis.llmMemoryBoot = { ...coreParts(wasm.href), presets };
 }

@@ -5,6 +5,7 @@
 // GPUs fit", the heatmap's sweep, checkpoint headers) wait for it once (Engine.ready).
 // "./llm-memory.js" is the core's JS API (wasm/api.js); the build points it at the module with a separate
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
+import { coreParts } from "./core-parts.js";
 import { load } from "./llm-memory.js";
 
 /** How many recent answers each cache keeps. */
@@ -91,7 +92,9 @@ export class Engine {
     return Promise.all(ids.map(presetId).map((id) => {
       let state = this.#presets.get(id);
       if (state === undefined) {
-        state = this.#api.loadPresets([id]).then(() => this.#presets.set(id, true), () => this.#presets.set(id, true));
+        // Read, or not found (the model's estimate then says so): asked for either way.
+        const asked = () => this.#presets.set(id, true);
+        state = this.#api.loadPresets([id]).then(asked, asked);
         this.#presets.set(id, state);
       }
       return state;
@@ -236,8 +239,10 @@ export class Engine {
  * Instantiates the core (the .wasm is fetched, or decoded from the inlined copy). On the page, web/boot.js has
  * already started the compile of its first part and named the one model preset the first estimate needs
  * (globalThis.llmMemoryBoot): the core starts from that compile with that preset, and reads the catalogue when
- * the model picker first asks for it. The widget's bundle starts the same way from its own folder (coreParts). Every preset is read before the engine is ready unless `presets` names the ids to read
- * first (the widget gives none and reads each element's model with loadPresets before its first estimate).
+ * the model picker first asks for it. The widget's bundle starts the same way from its own folder (coreParts).
+ * Every preset is read before the engine is ready unless `presets` names the ids to read first (the widget gives
+ * none and reads each element's model with loadPresets before its first estimate). Where the parts cannot be
+ * used, the whole llm-memory.wasm is loaded instead.
  */
 export async function createEngine({ presets } = {}) {
   // Whether this bundle loads the core's two parts from its own folder: the widget's bundles do (the page's
@@ -245,11 +250,13 @@ export async function createEngine({ presets } = {}) {
   // (scripts/esbuild-common.mjs); unbundled (node, the tests) it is undefined.
   const parts = globalThis.LLM_MEMORY_CORE_PARTS === true && WebAssembly.compileStreaming;
   const boot = globalThis.llmMemoryBoot ?? (parts ? { ...coreParts(import.meta.url), presets } : null);
-  if (!boot) return new Engine(await load(presets && { presets }), null, presets);
-  // Should the early compile have failed (a host without the two parts), the glue fetches and compiles the
-  // whole llm-memory.wasm itself.
+  const ids = boot ? boot.presets : presets;
+  // The whole module, which the glue fetches and compiles itself (or decodes from the inlined copy).
+  const whole = async () => new Engine(await load(ids && { presets: ids }), null, ids);
+  if (!boot) return whole();
+  // Should the early compile have failed (a host without the two parts): the whole module.
   const module = await boot.module.catch(() => null);
-  if (!module) return new Engine(await load(boot.presets && { presets: boot.presets }), null, boot.presets);
+  if (!module) return whole();
   let first;
   let failed;
   const failure = new Promise((_, reject) => {
@@ -263,28 +270,14 @@ export async function createEngine({ presets } = {}) {
     return {};
   };
   // The glue has no way to hear that the hook failed: its load() would never settle, so the failure races it.
-  const api = await Promise.race([load({ presets: boot.presets, instantiateWasm }), failure]).catch(() => null);
+  const api = await Promise.race([load({ presets: ids, instantiateWasm }), failure]).catch(() => null);
   // A first part that does not fit this glue (two deploys mixed in a cache, say): the whole module instead.
-  if (!api) return new Engine(await load(boot.presets && { presets: boot.presets }), null, boot.presets);
-  return new Engine(api, () => loadRest(boot.rest, first), boot.presets);
+  if (!api) return whole();
+  return new Engine(api, () => loadRest(boot.rest, first), ids);
 }
 
 /** A preset id as the API reads it (models/<id>.json). */
 const presetId = (id) => String(id).trim().toLowerCase();
-
-/**
- * The core's two parts beside `base` (the widget's bundle; the page's are found by web/boot.js): the first one's
- * compile, started at once, and a fetch of the rest.
- */
-function coreParts(base) {
-  const bytes = (name) => fetch(new URL(name, base), { credentials: "same-origin" });
-  const first = "llm-memory.first.wasm";
-  return {
-    // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
-    module: WebAssembly.compileStreaming(bytes(first)).catch(() => bytes(first).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
-    rest: () => bytes("llm-memory.rest.wasm"),
-  };
-}
 
 /**
  * The functions llm-memory.first.wasm imports in place of the rest's (Binaryen's wasm-split placeholders): the

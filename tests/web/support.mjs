@@ -18,13 +18,14 @@ export async function loadApi(variant = "split") {
 }
 
 /**
- * web/engine.js's exports. It imports "./llm-memory.js", which the build points at dist/: a copy of it is given
- * that neighbour in a temporary folder, removed when the process exits.
+ * web/engine.js's exports. It imports "./llm-memory.js", which the build points at dist/: a copy of it (and of
+ * web/core-parts.js, which it imports too) is given that neighbour in a temporary folder, removed when the
+ * process exits.
  */
 export async function importEngine() {
   const dir = mkdtempSync(join(tmpdir(), "llm-memory-engine-"));
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-  copyFileSync(join(root, "web/engine.js"), join(dir, "engine.js"));
+  for (const file of ["engine.js", "core-parts.js"]) copyFileSync(join(root, "web", file), join(dir, file));
   const glue = pathToFileURL(resolve(root, process.env.LLM_MEMORY_WASM ?? "dist/llm-memory.js")).href;
   writeFileSync(join(dir, "llm-memory.js"), `export * from ${JSON.stringify(glue)};\n`);
   return import(pathToFileURL(join(dir, "engine.js")).href);
