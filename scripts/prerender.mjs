@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Prerenders the default page's result at build time: the estimate of PAGE_DEFAULTS from the built core
-// (dist/llm-memory.js, run in node) drawn by the page's own render functions into a DOM from linkedom, and
+// Prerenders the default page's result at build time: the estimate of PAGE_DEFAULTS and its nearest ways out
+// from the built core (dist/llm-memory.js, the whole module, run in node) drawn by the page's own render functions into a DOM from linkedom, and
 // written into index.html, so a visit without settings in its link sees the result at first paint. app.js
 // draws the same DOM again once the core is running (a browser test compares the two); a link with settings
 // keeps the prerendered result hidden until then (web/boot.js, styles.css). docs/web.md, "Start-up".
@@ -9,7 +9,7 @@ import { parseHTML } from "linkedom";
 import { PAGE_DEFAULTS } from "../web/state.js";
 import { renderResultsTable, renderSummary } from "../web/ui/results-table.js";
 import { renderStackedBar } from "../web/ui/stacked-bar.js";
-import { renderVerdict } from "../web/ui/verdict.js";
+import { moreWaysOut, renderVerdict, renderWaysOut } from "../web/ui/verdict.js";
 
 /** The elements of web/index.html that hold the result, and what draws each. */
 const PARTS = {
@@ -19,6 +19,14 @@ const PARTS = {
   summary: (element, estimate) => renderSummary(element, estimate),
   "stacked-bar": (element, estimate) => renderStackedBar(element, estimate, { units: estimate.settings.units }),
   "results-table": (element, estimate) => renderResultsTable(element, estimate, { units: estimate.settings.units }),
+  // The nearest ways out, as app.js draws them once the answers are in: the default page keeps these until the
+  // visitor acts, so that a visit that only reads never fetches the core's rest (the solver, the knob search).
+  "ways-out": (element, estimate, gpus, api) => {
+    const core = { solve: (i) => api.solve(i), estimate: (i) => api.estimate(i), gpus };
+    const solve = api.solve(PAGE_DEFAULTS);
+    const gpuName = gpus.find((g) => g.id === estimate.settings.gpu)?.name;
+    renderWaysOut(element, { estimate, solve, advice: api.advise(PAGE_DEFAULTS), gpuName, ...moreWaysOut(core, PAGE_DEFAULTS, estimate, solve) });
+  },
 };
 
 /**
@@ -41,7 +49,7 @@ export async function prerenderResults(template, dist) {
       if (!empty) throw new Error(`prerender: web/index.html has no empty <div id="${id}">`);
       document.body.innerHTML = empty[0];
       const element = document.body.firstElementChild;
-      render(element, estimate, gpus);
+      render(element, estimate, gpus, api);
       page = page.replace(empty[0], () => element.outerHTML);
     }
     // Hidden until web/boot.js has seen a link without settings (styles.css).

@@ -18,7 +18,7 @@ import { renderSolver } from "./ui/solver.js";
 import { Tabs } from "./ui/tabs.js";
 import { TaskPicker } from "./ui/task-picker.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
-import { renderVerdict, renderWaysOut } from "./ui/verdict.js";
+import { moreWaysOut, onApplyWay, renderVerdict, renderWaysOut } from "./ui/verdict.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,11 +34,18 @@ const ANSWERS_DELAY_MS = 40;
  */
 const OWN_CONTROLS = ["model", "gpu", "units", "mode", "finetune", "framework", "runtime", "devices", "zero", "tp", "pp"];
 
+/**
+ * What a visitor does first (pointer, key, focus, a file dragged in): on the default page it starts the fetch of
+ * the core's rest, which the answers after an edit need (App.#wake).
+ */
+const FIRST_ACTIONS = ["pointerdown", "keydown", "focusin", "dragenter"];
+
 /** Below this width the page is one column and the settings start collapsed (styles.css has the same). */
 const NARROW = "(max-width: 899px)";
 
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
 const HEATMAP_PANEL = "panel-heatmap";
+const BREAKDOWN_PANEL = "panel-breakdown";
 const FITS_PANEL = "panel-fits";
 
 class App {
@@ -70,10 +77,24 @@ class App {
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
     // The heatmap and the GPU table are computed and drawn only while their tab is open (docs/web.md).
     this.tabs.addEventListener("tab", () => {
+      // The solver's and the knob table's panels show the rest's answers (#wake).
+      if (this.tabs.selected !== BREAKDOWN_PANEL) this.#wake();
       if (!this.last) return;
       this.#drawHeatmap(this.state.inputs, this.last);
       this.#drawGpuFit(this.state.inputs, this.last);
     });
+    onApplyWay($("ways-out"), (delta, text) => this.apply(delta, text));
+    /**
+     * The default page keeps the ways out prerendered into index.html (scripts/prerender.mjs) until the visitor
+     * acts: the solver and the knob search are in the core's rest, fetched then (docs/wasm.md, "The page's
+     * module in two"), so a visit that only reads fetches neither.
+     */
+    this.prerendered_answers = !engine.complete && "default" in document.documentElement.dataset
+      && "prerendered" in document.documentElement.dataset && $("ways-out").childElementCount > 0
+      && this.tabs.selected === BREAKDOWN_PANEL;
+    if (this.prerendered_answers) for (const type of FIRST_ACTIONS) document.addEventListener(type, this.#wake, true);
+    // A link with settings never shows the default's ways out, even while its own are computed.
+    else if (!("default" in document.documentElement.dataset)) $("ways-out").replaceChildren();
     this.state.addEventListener("change", () => this.render());
     this.render();
     delete document.documentElement.dataset.prerendered;
@@ -238,10 +259,23 @@ class App {
   }
 
   /**
+   * Ends the default page's prerendered answers (the visitor's first action, or a tab that shows the solver,
+   * the knob table, the GPU table or the heatmap): starts the fetch of the core's rest, then draws the answers.
+   */
+  #wake = () => {
+    if (!this.prerendered_answers) return;
+    for (const type of FIRST_ACTIONS) document.removeEventListener(type, this.#wake, true);
+    this.prerendered_answers = false;
+    this.engine.ready();
+    if ($("results").dataset.answers === "prerendered" && this.last) this.scheduleAnswers(this.state.inputs, this.last);
+  };
+
+  /**
    * The solver and the knob table re-estimate the settings dozens of times (a few milliseconds), and
    * history.replaceState costs milliseconds in Chromium, so they follow in a task of their own once input
    * pauses; the table and the bar above never wait for them. #results[data-answers] is "pending" until the
-   * answers and the URL show the current settings.
+   * answers and the URL show the current settings, and "prerendered" while the default page shows the ways out
+   * index.html holds (its solver and knob table are drawn once the visitor acts).
    */
   scheduleAnswers(inputs, estimate) {
     clearTimeout(this.answers_timer);
@@ -249,31 +283,42 @@ class App {
     this.gpu_fit_for = null;
     $("results").dataset.answers = "pending";
     $("gpu-fit").dataset.state = "pending";
-    this.answers_timer = setTimeout(() => {
-      syncUrl(this.state, this.engine.keys);
-      this.hub?.syncUrl();
-      const had_names = Boolean(this.model_list);
-      // The catalogue is fetched lazily: an empty list means it is still on its way (the next answers use it).
-      const list = this.models?.load();
-      if (list?.length) this.model_list = list;
-      const units = estimate.settings.units;
-      const solve = this.engine.solve(inputs);
-      renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
-      // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
-      // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md), and only
-      // while its tab is open.
-      const advice = this.view.renderAnswers(inputs, estimate, { show: ANSWERS });
-      this.#drawHeatmap(inputs, estimate);
-      const names = this.#names(estimate.settings);
-      if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, names);
-      renderWaysOut($("ways-out"), {
-        estimate, solve, advice, gpuName: names.gpuName, ...this.#moreOptions(inputs, estimate, solve),
-        onApply: (delta, text) => this.apply(delta, text),
-      });
-      $("ways-out").classList.remove("pending");
-      $("results").dataset.answers = "ready";
-      this.#drawGpuFit(inputs, estimate);
-    }, ANSWERS_DELAY_MS);
+    this.answers_timer = setTimeout(() => this.#answers(inputs, estimate), ANSWERS_DELAY_MS);
+  }
+
+  /** The URL, then the answers of `estimate` once the core's rest is in (Engine.ready), unless newer settings came. */
+  async #answers(inputs, estimate) {
+    syncUrl(this.state, this.engine.keys);
+    this.hub?.syncUrl();
+    if (!this.engine.complete) {
+      if (this.prerendered_answers) {
+        $("ways-out").classList.remove("pending");
+        $("results").dataset.answers = "prerendered";
+        return;
+      }
+      await this.engine.ready();
+      if (this.last !== estimate) return;
+    }
+    const had_names = Boolean(this.model_list);
+    // The catalogue is fetched lazily: an empty list means it is still on its way (the next answers use it).
+    const list = this.models?.load();
+    if (list?.length) this.model_list = list;
+    const units = estimate.settings.units;
+    const solve = this.engine.solve(inputs);
+    renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
+    // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
+    // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md), and only
+    // while its tab is open.
+    const advice = this.view.renderAnswers(inputs, estimate, { show: ANSWERS });
+    this.#drawHeatmap(inputs, estimate);
+    const names = this.#names(estimate.settings);
+    if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, names);
+    renderWaysOut($("ways-out"), {
+      estimate, solve, advice, gpuName: names.gpuName, ...moreWaysOut(this.engine, inputs, estimate, solve),
+    });
+    $("ways-out").classList.remove("pending");
+    $("results").dataset.answers = "ready";
+    this.#drawGpuFit(inputs, estimate);
   }
 
   /**
@@ -307,34 +352,6 @@ class App {
       renderGpuFit(container, fit, { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
       container.dataset.state = "ready";
     }, 0);
-  }
-
-  /**
-   * The ways out the solver and the knob table do not give: more devices with ZeRO-3 when ZeRO 0 cannot fit on
-   * any count (every device holds a full replica), and the smallest GPU preset the settings fit on (at most
-   * four estimates, tried from the smallest preset larger than what is needed). Only when it does not fit.
-   */
-  #moreOptions(inputs, estimate, solve) {
-    if (estimate.fits) return {};
-    let moreDevices = null;
-    const s = estimate.settings;
-    if (solve?.ok && !solve.min_devices.found && s.mode !== "inference" && Number(s.zero) < 3) {
-      const zero3 = this.engine.solve({ ...inputs, zero: "3" });
-      if (zero3.ok && zero3.min_devices.found) moreDevices = { ...zero3.min_devices, delta: { ...zero3.min_devices.delta, zero: "3" } };
-    }
-    let otherGpu = null;
-    const needed = estimate.peak?.device ?? estimate.bytes.total;
-    const candidates = this.engine.gpus.filter((g) => g.memory_bytes >= needed && g.id !== s.gpu)
-      .sort((a, b) => a.memory_bytes - b.memory_bytes).slice(0, 4);
-    for (const gpu of candidates) {
-      const { gpu_memory: _, ...rest } = inputs;
-      const answer = this.engine.estimate({ ...rest, gpu: gpu.id });
-      if (answer.ok && answer.fits) {
-        otherGpu = { id: gpu.id, name: gpu.name, total: answer.peak?.device ?? answer.bytes.total };
-        break;
-      }
-    }
-    return { moreDevices, otherGpu };
   }
 
   async copyLink() {

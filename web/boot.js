@@ -9,7 +9,8 @@
 // compile of the core's first part, llm-memory.first.wasm (index.html preloads it), handed to the engine as
 // globalThis.llmMemoryBoot with a way to fetch the rest (web/engine.js; docs/wasm.md, "The page's module in
 // two"), and the model presets the first estimate may name (the link's and the page's default), preloaded so
-// the engine's fetches of them are answered at once. The single-file page has no .wasm to fetch and skips both.
+// the engine's fetches of them are answered at once; on a link with settings, the rest too (below). The
+// single-file page has no .wasm to fetch and skips all of it.
 import { coreParts } from "./core-parts.js";
 import { PAGE_DEFAULTS } from "./state.js";
 
@@ -29,6 +30,10 @@ if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
     link.crossOrigin = "anonymous";
     document.head.append(link);
   }
-  // The first part's compile, and the rest, fetched when an answer first needs it.
-  globalThis.llmMemoryBoot = { ...coreParts(wasm.href), presets };
+  // The first part's compile, and the rest, fetched when an answer first needs it. The default page shows its
+  // prerendered answers until the visitor acts (web/app.js); a link with settings needs the rest's answers (the
+  // solver, the knob search) for its verdict at once, so its fetch starts now, beside the first part's.
+  const parts = coreParts(wasm.href);
+  if (!("default" in document.documentElement.dataset)) parts.prefetchRest();
+  globalThis.llmMemoryBoot = { ...parts, presets };
 }

@@ -3,15 +3,27 @@
 // the page, web/engine.js for the widget's bundles.
 
 /**
- * The core's two parts in the folder of `base` (a URL): the compile of llm-memory.first.wasm, started at once,
- * and `rest()`, which fetches llm-memory.rest.wasm (a Response).
+ * The core's two parts in the folder of `base` (a URL): the compile of llm-memory.first.wasm, started at once;
+ * `rest()`, which fetches llm-memory.rest.wasm (a Response); and `prefetchRest()`, which starts that fetch now
+ * for a page whose first answers will need the rest (its next `rest()` takes it; a later one fetches again).
  */
 export function coreParts(base) {
   const bytes = (name) => fetch(new URL(name, base), { credentials: "same-origin" });
   const first = "llm-memory.first.wasm";
+  let early = null;
   return {
     // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
     module: WebAssembly.compileStreaming(bytes(first)).catch(() => bytes(first).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
-    rest: () => bytes("llm-memory.rest.wasm"),
+    prefetchRest() {
+      if (early) return;
+      early = bytes("llm-memory.rest.wasm");
+      // Its failure is the next rest()'s to report (Engine.ready), not an unhandled rejection meanwhile.
+      early.catch(() => {});
+    },
+    rest() {
+      const response = early ?? bytes("llm-memory.rest.wasm");
+      early = null;
+      return response;
+    },
   };
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The WebAssembly core behind the page. Every call is synchronous on the main thread: one estimate takes
 // well under a millisecond (docs/performance.md), so a worker would only add latency. The hosted page loads
-// the core in two parts (docs/wasm.md, "The page's module in two"): the answers only the rest holds ("Which
-// GPUs fit", the heatmap's sweep, checkpoint headers) wait for it once (Engine.ready).
+// the core in two parts (docs/wasm.md, "The page's module in two"): the answers only the rest holds (the
+// solver, the knob search, "Which GPUs fit", the heatmap's sweep, checkpoint headers) wait for it once
+// (Engine.ready).
 // "./llm-memory.js" is the core's JS API (wasm/api.js); the build points it at the module with a separate
 // .wasm (dist/index.html) or with the .wasm inlined (dist/llm-memory.html).
 import { coreParts } from "./core-parts.js";
@@ -135,10 +136,16 @@ export class Engine {
     });
   }
 
+  /** Whether the whole core is in (the rest loaded, or a core that never came in two): solve and advise answer. */
+  get complete() {
+    return !this.#load_rest;
+  }
+
   /**
-   * Resolves once the whole core is in: at once unless the page's core came in two, which "Which GPUs fit", the
-   * heatmap and checkpoint headers need (docs/wasm.md, "The page's module in two"). Never rejects: a rest that
-   * could not be loaded makes those answers errors that say so, and the next ask tries again.
+   * Resolves once the whole core is in: at once unless the page's core came in two, which the solver, the knob
+   * search, "Which GPUs fit", the heatmap and checkpoint headers need (docs/wasm.md, "The page's module in two").
+   * Never rejects: a rest that could not be loaded makes those answers errors that say so, and the next ask tries
+   * again.
    */
   ready() {
     if (!this.#load_rest) return Promise.resolve();
@@ -161,12 +168,14 @@ export class Engine {
     return { ok: false, failed: true, errors: [{ setting: "calculator", message: `this answer's code (llm-memory.rest.wasm) ${why}; reload the page if it persists` }] };
   }
 
+  /** The solver's answers (max batch, max context, fewest devices), or {ok: false, errors}; after ready(). */
   solve(inputs) {
-    return this.#call((api) => api.solve(inputs));
+    return this.#callRest((api) => api.solve(inputs));
   }
 
+  /** The knob search (each knob's saving, the cheapest combinations that fit), or {ok: false, errors}; after ready(). */
   advise(inputs) {
-    return this.#call((api) => api.advise(inputs));
+    return this.#callRest((api) => api.advise(inputs));
   }
 
   /** Which GPUs fit: resolves to the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */

@@ -396,8 +396,19 @@ export class LlmMemoryElement extends HTMLElement {
     for (const name of SHOW_PARTS) this.#parts[name].hidden = !show.has(name);
     view.renderResults(estimate, show)?.setAttribute("part", "results-table");
     const allowed = new Set(this.controls);
+    // The knob table's search is in the core's rest: the table is drawn once it is in (Engine.ready), or says
+    // why it could not be loaded.
+    const later = show.has("advice") && !this.#engine.complete;
+    if (later) show.delete("advice");
     const advice = view.renderAnswers(inputs, estimate, { show, apply: allowed.size > 0 });
     if (advice?.ok && allowed.size) this.#limitApply(advice, allowed);
+    if (later) {
+      this.#engine.ready().then(() => {
+        if (this.#estimate !== estimate) return;
+        const answer = view.renderAnswers(inputs, estimate, { show: new Set(["advice"]), apply: allowed.size > 0 });
+        if (answer?.ok && allowed.size) this.#limitApply(answer, allowed);
+      });
+    }
     this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");
 
     this.#resolve_ready(estimate);

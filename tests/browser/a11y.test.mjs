@@ -4,7 +4,7 @@
 // reading of the markup.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { bucketBytes, open, showTab, start } from "./support.mjs";
+import { bucketBytes, open, settled, showTab, start } from "./support.mjs";
 
 let session;
 
@@ -21,7 +21,7 @@ const INTERACTIVE = new Set(["textbox", "searchbox", "combobox", "checkbox", "bu
 
 test("every control, table and image (the chart) has an accessible name in Chromium's accessibility tree", async () => {
   const page = await open(session.context, session.url);
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   const cdp = await session.context.newCDPSession(page);
   const unnamed = [];
   const counts = {};
@@ -53,7 +53,7 @@ test("every control, table and image (the chart) has an accessible name in Chrom
 
 test("Tab reaches every visible control, each with a visible focus indicator, and never gets stuck", async () => {
   const page = await open(session.context, session.url);
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   const focusable = await page.evaluate(() => {
     const selector = "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])";
     return [...document.querySelectorAll(selector)]
@@ -103,7 +103,7 @@ test("Tab reaches every visible control, each with a visible focus indicator, an
 
 test("the calculator works from the keyboard alone: edit a setting, change a choice, apply a knob", async () => {
   const page = await open(session.context, session.url);
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   // Llama 3 8B at the default seq 2048: doubling the micro-batch raises the activations.
   const before_activations = await bucketBytes(page, "activations");
   await page.focus('input[name="batch"]');
@@ -117,7 +117,7 @@ test("the calculator works from the keyboard alone: edit a setting, change a cho
   await page.keyboard.press("ArrowRight");
   await page.waitForFunction(() => document.querySelector('tr[data-bucket="gradients"]').dataset.bytes === "0");
   assert.equal(await page.isChecked("#task-inference"), true);
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   // The Knobs tab, reached with the arrow keys from the selected tab (Breakdown · What fits · Knobs).
   await page.focus("#tab-breakdown");
   await page.keyboard.press("ArrowRight");

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bucketBytes, open, root, showTab, start } from "./support.mjs";
+import { bucketBytes, open, root, settled, showTab, start } from "./support.mjs";
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -22,9 +22,6 @@ after(async () => {
   await session?.close();
 });
 
-async function settled(page) {
-  await page.waitForSelector('#results[data-answers="ready"]');
-}
 
 const query = (page) => new URL(page.url()).searchParams;
 const sentence = (page) => page.textContent("#task-sentence");

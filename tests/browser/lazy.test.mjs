@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
 // (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
-// and the core's first part (llm-memory.first.wasm) without its rest, which the heatmap fetches once;
+// and the core's first part (llm-memory.first.wasm) without its rest, which the visitor's first action fetches
+// once (the default page's ways out come prerendered; a link with settings fetches the rest at once);
 // opening the Heatmap tab, the What fits tab, the Embed button, a chosen file and a Hub repo id each fetch
 // theirs, which then works; after the five every chunk has been fetched. The heatmap and the GPU table are
 // drawn only while their tab is open.
@@ -10,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { chunkFiles, dist, firstLoad, showTab, start } from "./support.mjs";
+import { chunkFiles, dist, firstLoad, settled, showTab, start } from "./support.mjs";
 
 let session;
 before(async () => {
@@ -24,7 +25,6 @@ async function preloaded() {
   return [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => `/${m[1]}`);
 }
 
-const settled = (page) => page.waitForSelector('#results[data-answers="ready"]');
 
 /** The heatmap's figure: the frontier (seq -> max micro-batch), the user's point and the draws so far. */
 const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
@@ -122,6 +122,33 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   assert.deepEqual(errors, []);
   await page.close();
   await session.context.unroute("https://huggingface.co/**");
+});
+
+test("the default page shows its prerendered ways out without the rest; the first action fetches it, and a way out applies", async () => {
+  const { paths, page } = await firstLoad(session.context, session.url);
+  const cores = () => paths.filter((path) => path.endsWith(".wasm"));
+  assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered");
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "a visit that only reads: the first part only");
+  // The first way out (more devices, the solver's answer), applied with the listener app.js puts on the
+  // prerendered list: its change is the one written on its item.
+  const way = page.locator("#ways-out li[data-delta]").first();
+  const delta = JSON.parse(await way.getAttribute("data-delta"));
+  assert.ok(Object.keys(delta).length > 0, JSON.stringify(delta));
+  await way.locator("button").click();
+  await settled(page);
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the click fetched the rest, once");
+  const overrides = await page.evaluate(() => window.llmMemoryApp.state.overrides);
+  for (const [key, value] of Object.entries(delta)) assert.equal(overrides[key], value, key);
+  assert.match(await page.textContent("#change-note"), /^Applied /);
+  await page.close();
+});
+
+test("a link with settings fetches the rest at once, beside the first part", async () => {
+  const { paths, page } = await firstLoad(session.context, `${session.url}?v=2&seq=4096`);
+  assert.equal(await page.getAttribute("#results", "data-answers"), "ready");
+  assert.deepEqual(paths.filter((path) => path.endsWith(".wasm")).sort(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"]);
+  assert.ok(await page.locator("#ways-out li[data-delta]").count() > 0, "its own ways out");
+  await page.close();
 });
 
 test("a rest of the core that cannot be fetched is an error in the heatmap, and the next settings fetch it again", async () => {

@@ -4,7 +4,7 @@
 // the heatmap's readout, click and keyboard. Run after `npm run build`: node --test tests/browser/page-data.test.mjs
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { open, showTab, start } from "./support.mjs";
+import { open, settled, showTab, start } from "./support.mjs";
 
 let session;
 
@@ -16,9 +16,6 @@ after(async () => {
   await session?.close();
 });
 
-async function settled(page) {
-  await page.waitForSelector('#results[data-answers="ready"]');
-}
 
 // The table lives in the What fits tab.
 async function gpuFitReady(page) {

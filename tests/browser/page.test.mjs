@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { bucketBytes, dist, open, showTab, start } from "./support.mjs";
+import { bucketBytes, dist, open, settled, showTab, start } from "./support.mjs";
 
 const BUCKETS = ["parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"];
 let session;
@@ -26,10 +26,6 @@ async function allBytes(page) {
   return out;
 }
 
-/** Waits until the deferred parts (URL, solver, knob table) show the current settings. */
-async function settled(page) {
-  await page.waitForSelector('#results[data-answers="ready"]');
-}
 
 test("the default page renders Llama 3 8B and a total", async () => {
   const page = await open(session.context, session.url);
@@ -72,7 +68,12 @@ function canonical(page, selectors) {
   return page.evaluate((list) => {
     const walk = (node) => node.nodeType === Node.TEXT_NODE ? node.data
       : [node.localName, [...node.attributes].map((a) => `${a.name}=${a.value}`).sort(), [...node.childNodes].map(walk)];
-    return list.map((selector) => walk(document.querySelector(selector)));
+    // Adjacent text nodes merged: the parser makes one of what the script appends as two.
+    return list.map((selector) => {
+      const copy = document.querySelector(selector).cloneNode(true);
+      copy.normalize();
+      return walk(copy);
+    });
   }, selectors);
 }
 
@@ -87,11 +88,17 @@ test("the default result is in index.html before the core runs, and the core dra
   assert.equal(await bucketBytes(static_page, "optimizer"), 8_030_261_248 * 8);
   assert.match(await static_page.textContent(".verdict"), /Does not fit/);
   const prerendered = await canonical(static_page, RESULT);
+  // The nearest ways out (the solver's and the knob search's, in the core's rest) are in index.html too.
+  assert.ok(await static_page.locator("#ways-out li[data-delta] button").count() >= 3, "the ways out, each with Apply");
+  const [ways] = await canonical(static_page, ["#ways-out"]);
   await static_page.close();
 
   const live = await open(session.context, session.url);
   assert.deepEqual(await canonical(live, RESULT), prerendered, "the prerendered result is what the core draws");
   assert.equal(await live.getAttribute("html", "data-prerendered"), null, "the live result replaced it");
+  // The page keeps those ways out until the visitor acts; the answers then computed draw the same.
+  await settled(live);
+  assert.deepEqual(await canonical(live, ["#ways-out"]), [ways], "the prerendered ways out are what the core draws");
   assert.deepEqual(live.problems, []);
   await live.close();
 

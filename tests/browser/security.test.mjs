@@ -7,7 +7,7 @@
 // Also the URL notice for hostile links (part 4), which tests/web/url.test.mjs pins without a browser.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { bucketBytes, open, start } from "./support.mjs";
+import { bucketBytes, open, settled, start } from "./support.mjs";
 
 /** Each payload, if it ever ran, would set window.__pwned and open a dialog. */
 const PAYLOADS = [
@@ -106,7 +106,7 @@ for (const csp of [true, false]) {
         const notice = await page.textContent("#notice");
         assert.ok(notice.includes(shown(payload)), `the payload shows as text: ${notice}`);
         assert.ok(await bucketBytes(page, "total") > 0, "the page defaults still estimate");
-        await page.waitForSelector('#results[data-answers="ready"]');
+        await settled(page);
         await assertClean(page, dialogs, `URL payload ${payload}`);
         await page.close();
       }
@@ -195,7 +195,7 @@ test("the page requests only its own origin's static files, and nothing once the
   page.on("request", (request) => requests.push(request.url()));
   await page.goto(`${session.url}?model=llama-2-7b`);
   await page.waitForSelector('body[data-ready="true"]');
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   const origin = new URL(session.url).origin;
   const foreign = requests.filter((url) => !url.startsWith("data:") && new URL(url).origin !== origin);
   assert.deepEqual(foreign, []);
@@ -203,9 +203,9 @@ test("the page requests only its own origin's static files, and nothing once the
     // models/<id>.json: the one model preset the first estimate names; llm-memory.models.json: every preset,
     // read once when the model picker first needs it (docs/performance.md); llm-memory.docs.json: the
     // settings' help texts, which the page's module is compiled without (docs/wasm.md); chunks/: the code app.js
-    // shares with the parts imported on a user action (scripts/build-web.mjs); llm-memory.first.wasm: the core's
-    // first part (its rest comes with the heatmap, the GPU table or a checkpoint: docs/wasm.md).
-    assert.match(new URL(url).pathname, /^\/(index\.html|boot\.js|app\.js|chunks\/[A-Za-z0-9_-]+\.js|styles\.css|llm-memory\.first\.wasm|models\/[a-z0-9._-]+\.json|llm-memory\.(models|docs)\.json)?$/, url);
+    // shares with the parts imported on a user action (scripts/build-web.mjs); llm-memory.first.wasm and
+    // llm-memory.rest.wasm: the core's two parts (a link with settings fetches both at once: docs/wasm.md).
+    assert.match(new URL(url).pathname, /^\/(index\.html|boot\.js|app\.js|chunks\/[A-Za-z0-9_-]+\.js|styles\.css|llm-memory\.(first|rest)\.wasm|models\/[a-z0-9._-]+\.json|llm-memory\.(models|docs)\.json)?$/, url);
   }
   const loaded = requests.length;
 
@@ -218,12 +218,12 @@ test("the page requests only its own origin's static files, and nothing once the
   await page.click(".config summary");
   await page.fill("#config-text", JSON.stringify({ model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, vocab_size: 50257 }));
   await page.click("text=Use this config");
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   await page.click("#tab-knobs");
   const knob = page.locator("#knobs tbody tr button").first();
   if (await knob.count()) await knob.click();
   await page.click("#copy-link");
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   await page.waitForTimeout(300);
   const later = requests.slice(loaded).filter((url) => new URL(url).pathname !== "/llm-memory.models.json");
   assert.deepEqual(later, [], "no request after the first result but the preset catalogue");
@@ -304,7 +304,7 @@ test("a hostile link shows one notice naming each problem and keeps the rest of 
   // model, seq (the last), mode kept; gpu (dropped) falls back to the page default h100-80gb.
   assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648);
   assert.equal(await page.inputValue("#gpu-select"), "h100-80gb");
-  await page.waitForSelector('#results[data-answers="ready"]');
+  await settled(page);
   assert.equal(new URL(page.url()).search, "?v=2&model=llama-2-7b&mode=inference&seq=4096", "the URL keeps the rest, canonical");
   assert.deepEqual(page.problems, []);
   await page.close();

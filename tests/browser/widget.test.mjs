@@ -134,6 +134,20 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("show=advice draws the knob table once the core's rest is in, each knob's saving the API's", async () => {
+    const { load } = await import(join(dist, "llm-memory.js"));
+    const { PAGE_DEFAULTS } = await import(join(root, "web/state.js"));
+    const advice = (await load()).advise({ ...PAGE_DEFAULTS, model: "llama-2-7b", finetune: "lora" });
+    assert.equal(advice.ok, true);
+    const page = await openPage('<llm-memory model="llama-2-7b" finetune="lora" show="table,advice"></llm-memory>');
+    // The knob search is in the core's rest, fetched when the element first draws its table (docs/wasm.md).
+    await page.waitForFunction(() => document.querySelector("llm-memory").shadowRoot.querySelector("tr[data-knob]"));
+    const shown = await page.evaluate(() => Object.fromEntries([...document.querySelector("llm-memory").shadowRoot
+      .querySelectorAll("tr[data-knob]")].map((row) => [row.dataset.knob, Number(row.dataset.saved)])));
+    assert.deepEqual(shown, Object.fromEntries(advice.knobs.map((knob) => [knob.id, knob.saved])));
+    await done(page);
+  });
+
   test("show=heatmap draws the chart; its frontier is the solver's max micro-batch and follows the attributes", async () => {
     const { load } = await import(join(dist, "llm-memory.js"));
     const { PAGE_DEFAULTS } = await import(join(root, "web/state.js"));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What web/engine.js loads on demand. The page's core in two parts (docs/wasm.md, "The page's module in two"; scripts/split-wasm.mjs):
-// llm-memory.first.wasm answers everything the page asks before "Which GPUs fit", the heatmap or a checkpoint
-// exactly as the whole llm-memory.wasm does, without reaching the rest; the rest's bindings meet a placeholder
+// llm-memory.first.wasm answers everything the page asks before the solver, the knob search, "Which GPUs fit",
+// the heatmap or a checkpoint exactly as the whole llm-memory.wasm does, without reaching the rest; the rest's
+// bindings meet a placeholder
 // until llm-memory.rest.wasm is instantiated, and answer as the whole module does after. Also web/engine.js's
 // createEngine over the two parts: its ready() loads the rest once, a failed load is an error that says so and
 // the next ask tries again. And the widget's engine, which reads the model presets its elements name, each once,
@@ -38,6 +39,9 @@ async function firstPart() {
 
 const same = (a, b, what) => assert.equal(JSON.stringify(a), JSON.stringify(b), what);
 
+/** Every golden case's settings, then taskGrid's. */
+const allCases = () => [...goldenCases().map(({ body }) => body.settings), ...taskGrid(whole)];
+
 /** Settings that walk every task, runtime and framework over a few presets (the profiles' code paths). */
 function taskGrid(api) {
   const schema = api.settingsSchema();
@@ -54,21 +58,18 @@ function taskGrid(api) {
 
 test("the first part answers as the whole module does, and never reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // gpu_fit, sweep, sweep_kernel_ms and read_checkpoint (scripts/split-wasm.mjs LAZY).
-  assert.equal(placeholders, 4);
+  // solve, advise, gpu_fit, sweep, sweep_kernel_ms and read_checkpoint (scripts/split-wasm.mjs LAZY).
+  assert.equal(placeholders, 6);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   same(api.listModels(), whole.listModels(), "listModels");
-  const cases = [...goldenCases().map(({ body }) => body.settings), ...taskGrid(whole)];
+  const cases = allCases();
   assert.ok(cases.length > 200, `${cases.length} cases`);
   for (const settings of cases) {
     const what = JSON.stringify(settings);
     same(api.estimate(settings), whole.estimate(settings), `estimate ${what}`);
     same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
-    same(api.solve(settings), whole.solve(settings), `solve ${what}`);
   }
-  // The knob search (the page's ways out) on fewer cases: each is dozens of estimates.
-  for (const settings of cases.filter((_, i) => i % 7 === 0)) same(api.advise(settings), whole.advise(settings), `advise ${JSON.stringify(settings)}`);
   const configs = join(root, "tests/data/configs");
   for (const file of readdirSync(configs).filter((f) => f.endsWith(".json"))) {
     const text = readFileSync(join(configs, file), "utf8");
@@ -79,11 +80,17 @@ test("the first part answers as the whole module does, and never reaches the res
 test("the rest's bindings meet a placeholder until the rest is instantiated, then answer as the whole module", async () => {
   const { api, rest } = await firstPart();
   const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
+  assert.throws(() => api.solve(settings), /placeholder reached/);
+  assert.throws(() => api.advise(settings), /placeholder reached/);
   assert.throws(() => api.gpuFit(settings), /placeholder reached/);
   assert.throws(() => api.sweep(settings), /placeholder reached/);
   // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
   same(api.estimate(settings), whole.estimate(settings), "estimate after the throw");
   await rest();
+  const cases = allCases();
+  for (const settings of cases) same(api.solve(settings), whole.solve(settings), `solve ${JSON.stringify(settings)}`);
+  // The knob search (the page's ways out) on fewer cases: each is dozens of estimates.
+  for (const settings of cases.filter((_, i) => i % 7 === 0)) same(api.advise(settings), whole.advise(settings), `advise ${JSON.stringify(settings)}`);
   same(api.gpuFit(settings), whole.gpuFit(settings), "gpuFit");
   same(api.sweep(settings, { batch: "1:64", seq: "512:16384" }), whole.sweep(settings, { batch: "1:64", seq: "512:16384" }), "sweep");
   // A safetensors file of one bf16 tensor (2 x 3): the 8-byte header length, the header, 12 bytes of data.
@@ -113,15 +120,20 @@ test("createEngine over the two parts: the rest is fetched once, when an answer 
     const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
     assert.equal(engine.estimate(settings).ok, true);
     assert.deepEqual(fetches, [], "nothing fetched before an answer of the rest is asked for");
-    const before = engine.sweep(settings);
-    assert.equal(before.ok, false);
-    assert.match(before.errors[0].message, /llm-memory\.rest\.wasm\) is not loaded yet/);
+    assert.equal(engine.complete, false);
+    for (const before of [engine.sweep(settings), engine.solve(settings), engine.advise(settings)]) {
+      assert.equal(before.ok, false);
+      assert.match(before.errors[0].message, /llm-memory\.rest\.wasm\) is not loaded yet/);
+    }
     const failed = await engine.gpuFit(settings);
     assert.match(failed.errors[0].message, /llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\)/);
     status = 200;
     same(await engine.gpuFit(settings), whole.gpuFit(settings), "gpuFit once the rest is in");
     await engine.ready();
+    assert.equal(engine.complete, true);
     same(engine.sweep(settings), whole.sweep(settings), "sweep");
+    same(engine.solve(settings), whole.solve(settings), "solve");
+    same(engine.advise(settings), whole.advise(settings), "advise");
     assert.deepEqual(fetches, [404, 200], "one more fetch after the failure, then none");
   } finally {
     delete globalThis.llmMemoryBoot;
@@ -171,4 +183,29 @@ test("the widget's engine reads each preset its elements name once, and the cata
   assert.equal(engine.hasPresets(["qwen2.5-7b"]), true);
   await engine.loadPresets(["qwen2.5-7b"]);
   assert.deepEqual(reads, [["llama-2-7b"], ["meta-llama-3-8b"], ["no-such-model"], "catalogue"]);
+});
+
+test("coreParts: prefetchRest fetches the rest at once, once; the next rest() takes that response, a later one fetches again", async () => {
+  const { coreParts } = await import(pathToFileURL(join(root, "web/core-parts.js")).href);
+  const asked = [];
+  const real = globalThis.fetch;
+  globalThis.fetch = async (url) => {
+    asked.push(url.pathname);
+    const bytes = url.pathname.endsWith("first.wasm") ? first_bytes : rest_bytes;
+    return new Response(bytes, { headers: { "content-type": "application/wasm" } });
+  };
+  try {
+    const parts = coreParts("https://example.org/app/boot.js");
+    await parts.module;
+    assert.deepEqual(asked, ["/app/llm-memory.first.wasm"], "the first part, from the folder of the base");
+    parts.prefetchRest();
+    parts.prefetchRest();
+    assert.deepEqual(asked, ["/app/llm-memory.first.wasm", "/app/llm-memory.rest.wasm"], "one fetch however often asked");
+    assert.equal((await parts.rest()).ok, true);
+    assert.equal(asked.length, 2, "rest() took the prefetched response");
+    await parts.rest();
+    assert.equal(asked.length, 3, "a later rest() fetches again: a response is read once");
+  } finally {
+    globalThis.fetch = real;
+  }
 });

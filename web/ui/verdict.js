@@ -4,7 +4,8 @@
 // nearest ways out, each with an Apply button: more devices with the solver's parallel split, another GPU
 // preset, a weights format, a shorter context or smaller micro-batch, a knob (from solve and advise, which
 // the page computes once input pauses). Render functions of the core's answers; scripts/prerender.mjs draws
-// the sentence and the verdict into index.html at build time with the same functions.
+// the sentence, the verdict and the default page's ways out into index.html at build time with the same
+// functions.
 import { h } from "./dom.js";
 import { formatBytes, formatCount } from "./format.js";
 import { STACK_NAMES, TASKS, taskOf } from "./task-picker.js";
@@ -115,11 +116,48 @@ export function waysOut({ estimate, solve, advice, otherGpu, moreDevices, gpuNam
 }
 
 /**
- * Draws the ways out (does not fit) or the room left (fits: the largest micro-batch and context) into
- * `container`; `onApply(delta, text)` applies one. `solve` null: the answers are still being computed.
+ * The ways out the solver and the knob table do not give, for a `estimate` of `inputs` that does not fit ({}
+ * when it fits): more devices with ZeRO-3 when ZeRO 0 cannot fit on any count (every device holds a full
+ * replica), and the smallest GPU preset the settings fit on (at most four estimates, tried from the smallest
+ * preset larger than what is needed). `core`: {solve, estimate, gpus} (the page's Engine, or the API at build
+ * time: scripts/prerender.mjs).
  */
-export function renderWaysOut(container, { estimate, solve, advice, otherGpu, moreDevices, gpuName, onApply }) {
+export function moreWaysOut(core, inputs, estimate, solve) {
+  if (estimate.fits) return {};
+  let moreDevices = null;
+  const s = estimate.settings;
+  if (solve?.ok && !solve.min_devices.found && s.mode !== "inference" && Number(s.zero) < 3) {
+    const zero3 = core.solve({ ...inputs, zero: "3" });
+    if (zero3.ok && zero3.min_devices.found) moreDevices = { ...zero3.min_devices, delta: { ...zero3.min_devices.delta, zero: "3" } };
+  }
+  let otherGpu = null;
+  const needed = neededBytes(estimate);
+  const candidates = core.gpus.filter((g) => g.memory_bytes >= needed && g.id !== s.gpu)
+    .sort((a, b) => a.memory_bytes - b.memory_bytes).slice(0, 4);
+  for (const gpu of candidates) {
+    const { gpu_memory: _, ...rest } = inputs;
+    const answer = core.estimate({ ...rest, gpu: gpu.id });
+    if (answer.ok && answer.fits) {
+      otherGpu = { id: gpu.id, name: gpu.name, total: neededBytes(answer) };
+      break;
+    }
+  }
+  return { moreDevices, otherGpu };
+}
+
+/**
+ * Draws the ways out (does not fit) or the room left (fits: the largest micro-batch and context) into
+ * `container`. Each way's Apply button carries its change (data-delta on its item), read by the listener
+ * onApplyWay installs, so ways out prerendered into index.html apply as drawn ones do. `solve` null: the answers
+ * are still being computed; an answer that failed (the rest of the core could not be loaded) says why.
+ */
+export function renderWaysOut(container, { estimate, solve, advice, otherGpu, moreDevices, gpuName }) {
   const units = estimate.settings.units;
+  const failed = [solve, advice].find((answer) => answer?.failed);
+  if (failed) {
+    container.replaceChildren(h("p", { class: "room", text: `No ways out: ${failed.errors[0]?.message ?? "the answers failed"}.` }));
+    return;
+  }
   if (estimate.fits) {
     const room = [];
     if (solve?.ok && solve.max_batch.found) room.push(`micro-batch up to ${formatCount(solve.max_batch.value)}${solve.max_batch.at_limit ? "+" : ""}`);
@@ -134,9 +172,17 @@ export function renderWaysOut(container, { estimate, solve, advice, otherGpu, mo
   }
   container.replaceChildren(h("p", { class: "ways-title", id: "ways-title", text: "Nearest ways out:" }),
     h("ul", { class: "ways-out", "aria-labelledby": "ways-title" }, ways.map((w) =>
-      h("li", { dataset: { way: w.way, fits: String(w.fits) } },
+      h("li", { dataset: { way: w.way, fits: String(w.fits), delta: JSON.stringify(w.delta), text: w.text } },
         h("span", { class: "way-text" }, w.text, " ", h("span", { class: `way-total ${w.fits ? "fits" : "does-not-fit"}`,
           text: `→ ${formatBytes(w.total, units)}${w.fits ? " ✓" : " ✗"}` })),
-        onApply ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply",
-                                on: { click: () => onApply(w.delta, w.text) } }) : null))));
+        h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply" })))));
+}
+
+/** Calls `onApply(delta, text)` when an Apply button of the ways out drawn in `container` is pressed. */
+export function onApplyWay(container, onApply) {
+  container.addEventListener("click", (event) => {
+    const item = event.target.closest?.("li[data-delta]");
+    if (!item || !event.target.closest("button") || !container.contains(item)) return;
+    onApply(JSON.parse(item.dataset.delta), item.dataset.text);
+  });
 }
