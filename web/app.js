@@ -45,8 +45,9 @@ const NARROW = "(max-width: 899px)";
 
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
 const HEATMAP_PANEL = "panel-heatmap";
-const BREAKDOWN_PANEL = "panel-breakdown";
 const FITS_PANEL = "panel-fits";
+/** The one tab panel that shows nothing of the core's rest (App.#wake). */
+const BREAKDOWN_PANEL = "panel-breakdown";
 
 class App {
   constructor(engine) {
