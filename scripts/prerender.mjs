@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Prerenders the default page's result at build time: the estimate of PAGE_DEFAULTS and its nearest ways out
-// from the built core (dist/llm-memory.js, the whole module, run in node) drawn by the page's own render functions into a DOM from linkedom, and
-// written into index.html, so a visit without settings in its link sees the result at first paint. app.js
-// draws the same DOM again once the core is running (a browser test compares the two); a link with settings
-// keeps the prerendered result hidden until then (web/boot.js, styles.css). docs/web.md, "Start-up".
+// from the built core (dist/llm-memory.js, the whole module, run in node) drawn by the page's own render
+// functions into a DOM from linkedom, and written into index.html, so a visit without settings in its link sees
+// the result at first paint. app.js draws the same DOM again once the core is running (a browser test compares
+// the two); a link with settings keeps the prerendered result hidden until then (web/boot.js, styles.css).
+// docs/web.md, "Start-up".
 import { pathToFileURL } from "node:url";
 import { parseHTML } from "linkedom";
 import { PAGE_DEFAULTS } from "../web/state.js";

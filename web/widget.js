@@ -398,15 +398,16 @@ export class LlmMemoryElement extends HTMLElement {
     const allowed = new Set(this.controls);
     // The knob table's search is in the core's rest: the table is drawn once it is in (Engine.ready), or says
     // why it could not be loaded.
+    const drawAnswers = (views) => {
+      const advice = view.renderAnswers(inputs, estimate, { show: views, apply: allowed.size > 0 });
+      if (advice?.ok && allowed.size) this.#limitApply(advice, allowed);
+    };
     const later = show.has("advice") && !this.#engine.complete;
     if (later) show.delete("advice");
-    const advice = view.renderAnswers(inputs, estimate, { show, apply: allowed.size > 0 });
-    if (advice?.ok && allowed.size) this.#limitApply(advice, allowed);
+    drawAnswers(show);
     if (later) {
       this.#engine.ready().then(() => {
-        if (this.#estimate !== estimate) return;
-        const answer = view.renderAnswers(inputs, estimate, { show: new Set(["advice"]), apply: allowed.size > 0 });
-        if (answer?.ok && allowed.size) this.#limitApply(answer, allowed);
+        if (this.#estimate === estimate) drawAnswers(new Set(["advice"]));
       });
     }
     this.#parts.bar.querySelector(".verdict")?.setAttribute("part", "verdict");

@@ -134,8 +134,8 @@ export function moreWaysOut(core, inputs, estimate, solve) {
   const needed = neededBytes(estimate);
   const candidates = core.gpus.filter((g) => g.memory_bytes >= needed && g.id !== s.gpu)
     .sort((a, b) => a.memory_bytes - b.memory_bytes).slice(0, 4);
+  const { gpu_memory: _, ...rest } = inputs;
   for (const gpu of candidates) {
-    const { gpu_memory: _, ...rest } = inputs;
     const answer = core.estimate({ ...rest, gpu: gpu.id });
     if (answer.ok && answer.fits) {
       otherGpu = { id: gpu.id, name: gpu.name, total: neededBytes(answer) };
@@ -181,8 +181,8 @@ export function renderWaysOut(container, { estimate, solve, advice, otherGpu, mo
 /** Calls `onApply(delta, text)` when an Apply button of the ways out drawn in `container` is pressed. */
 export function onApplyWay(container, onApply) {
   container.addEventListener("click", (event) => {
-    const item = event.target.closest?.("li[data-delta]");
-    if (!item || !event.target.closest("button") || !container.contains(item)) return;
+    const item = event.target.closest?.("button")?.closest("li[data-delta]");
+    if (!item || !container.contains(item)) return;
     onApply(JSON.parse(item.dataset.delta), item.dataset.text);
   });
 }
