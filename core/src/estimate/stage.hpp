@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// The parts of one pipeline stage's estimate (estimate.cpp puts them together): the context every formula reads,
+// the item builder, and the bucket functions, one file per part under estimate/. Private to the core.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "llm_memory/estimate.hpp"
+#include "text.hpp"
+
+namespace llm_memory::detail {
+
+constexpr double fp32_bytes = 4;
+
+inline std::string n(double v) { return format_number(v); }
+
+/// Everything the formulas need about one pipeline stage, derived once.
+struct context {
+  const run_spec& r;
+  const setting_values& s;  ///< r.values
+  const model_spec& m;      ///< r.model
+  bool train = true;
+  double t = 1;                        ///< tensor-parallel degree
+  double dp = 1;                       ///< data-parallel degree
+  double layers_on_stage = 0;          ///< layers held by the reported pipeline stage
+  double in_flight = 1;                ///< micro-batches whose activations the stage holds (1F1B)
+  bool first_stage = true;             ///< holds the embedding
+  bool last_stage = true;              ///< holds the final norm, lm_head and the loss
+  double act = 2;                      ///< bytes per activation value
+  double tokens = 0;                   ///< b x s of one micro-batch on this device (/ cp)
+  double cp = 1;                       ///< context-parallel degree (training)
+  step_phase phase = step_phase::sum;  ///< the phase estimated (sum: framework generic, every bucket summed)
+  [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
+  [[nodiscard]] bool before_backward() const {
+    return phase == step_phase::forward_end || phase == step_phase::backward_start;
+  }
+};
+
+/// What the bucket functions report besides their buckets.
+struct tally {
+  double cpu = 0;      ///< host RAM for offloaded state [bytes]
+  double dynamic = 0;  ///< allocated and freed within the step (the allocator's reserve grows with it) [bytes]
+  double paged = 0;    ///< paged optimizer states: managed memory outside PyTorch's allocator [bytes]
+};
+
+/// The context of one stage in one phase.
+[[nodiscard]] context make_context(const run_spec& r, bool first, bool last, step_phase phase);
+
+struct builder {
+  bucket b;
+  void add(std::string name, double bytes, std::string formula) {
+    bytes = std::ceil(bytes);
+    b.bytes += bytes;
+    b.items.push_back({std::move(name), bytes, std::move(formula)});
+  }
+};
+
+struct stage_params {
+  double matrices = 0;       ///< linear-layer weights (and their biases) on this device, after tp
+  double matrix_rows = 0;    ///< output rows of those matrices (per-row quantisation scales)
+  double embed = 0;          ///< input embedding on this device
+  double head = 0;           ///< lm_head on this device (0 when tied and on the same stage)
+  double norms = 0;          ///< norm weights (replicated across tp)
+  double adapters = 0;       ///< LoRA parameters on this device
+  double largest_layer = 0;  ///< one layer's parameters on this device (ZeRO-3 gathers)
+  double routed = 0;         ///< routed-expert matrix weights on this device, before expert parallelism
+  double vision = 0;         ///< vision tower + projector on this device (first stage, split by tp), 16-bit
+  [[nodiscard]] double total() const { return matrices + embed + head + norms + vision; }
+};
+
+struct weight_storage {
+  double bytes = 0;     ///< per device, before ZeRO sharding
+  std::string formula;  ///< how
+};
+
+// Bytes per value of the token embedding and of the output matrix in a GGUF mix: a tied embedding is quantised as
+// the output (llama-quant.cpp: has_tied_embeddings).
+struct gguf_edge_types {
+  double embed = 0;   ///< token_embd [bytes per value]
+  double output = 0;  ///< output [bytes per value]
+};
+
+// llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
+// layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
+// are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
+struct weight_split {
+  double device = 0;    ///< bytes on the GPU ("CUDA0 model buffer")
+  double host = 0;      ///< bytes in host memory ("CPU model buffer")
+  std::string formula;  ///< how
+};
+
+// Trainable parameters and ZeRO sharding on this device, shared by the state buckets.
+struct state_layout {
+  stage_params sp;                ///< parameters on this device
+  double trainable_fraction = 1;  ///< of the full model's parameters that train (1 = all)
+  double trainable_model = 0;     ///< trainable parameters of the whole model [parameters]
+  double trainable_dev = 0;       ///< trainable parameters on this device [parameters]
+  double zero_params = 1;         ///< ZeRO divisors: parameters (stage 3), gradients (2), optimizer (1)
+  double zero_grads = 1;
+  double zero_opt = 1;
+  std::string shard;    ///< " / N data-parallel shards", or "" with one replica
+  double ep_other = 0;  ///< routed-expert parameters the other expert-parallel ranks hold (unsharded buckets only)
+  double train_w = 2;   ///< bytes per trained weight (bf16 adapters over a quantised base)
+};
+
+// ---- estimate/weights.cpp ----
+
+[[nodiscard]] double adapter_params(const layer_params& layer, const run_spec& r);
+
+[[nodiscard]] double rows(const layer_params& layer);
+
+[[nodiscard]] stage_params count_stage(const context& c);
+
+// What llama.cpp's quantiser reads about the model (dtype.hpp gguf_model_facts).
+[[nodiscard]] gguf_model_facts gguf_facts(const context& c);
+
+[[nodiscard]] gguf_edge_types gguf_edges(const context& c);
+
+[[nodiscard]] weight_split split_llamacpp(const context& c, const stage_params& sp);
+
+// Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
+// only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
+[[nodiscard]] weight_storage store_weights(const context& c, const stage_params& sp);
+
+// ---- estimate/activations.cpp ----
+
+// Checkpoints alive through forward: every layer's input in the residual stream's dtype, fewer when offloaded.
+void checkpoints(const context& c, double layers, double t_seq, builder& out);
+
+[[nodiscard]] bucket activations_train(const context& c);
+
+// transformers generate(): the whole prompt in one pass.
+[[nodiscard]] bucket activations_prefill(const context& c);
+
+// ---- estimate/kv_cache.cpp ----
+
+[[nodiscard]] double tgi_mla_bytes_per_token_layer(const context& c);
+
+[[nodiscard]] bucket kv_cache(const context& c);
+
+// ---- estimate/state.cpp ----
+
+[[nodiscard]] state_layout layout_state(const context& c);
+
+[[nodiscard]] bucket parameters_bucket(const context& c, const state_layout& l, tally& t);
+
+[[nodiscard]] bucket gradients_bucket(const context& c, const state_layout& l, tally& t);
+
+[[nodiscard]] bucket optimizer_bucket(const context& c, const state_layout& l, tally& t);
+
+// ---- estimate/overhead.cpp ----
+
+// Overhead; fills `peak` (allocated, reserved, device) from the tensors' bytes.
+[[nodiscard]] bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, double tensors,
+                                     double weights, peak_memory& peak);
+
+// ---- estimate/inference.cpp (the runtimes' terms) ----
+
+[[nodiscard]] bucket activations_inference(const context& c);
+
+[[nodiscard]] bucket inference_kv(const context& c, double& cpu);
+
+// The runtime's own reserved terms beyond the tensors (overhead = detailed).
+void runtime_overhead(const context& c, double allocated, double weights, builder& over);
+
+[[nodiscard]] runtime_report report_runtime(const context& c, const estimate_result& r,
+                                            std::vector<std::string>& notes);
+
+}  // namespace llm_memory::detail

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+// The parameters on one device and their stored bytes: exact counts per stage, storage formats (dtype.hpp),
+// GGUF mixes and llama.cpp's placement of a GGUF file's tensors.
+// Every formula is documented, with its source, in docs/methodology.md.
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+
+#include "estimate/stage.hpp"
+#include "settings_apply.hpp"
+
+namespace llm_memory::detail {
+
+double adapter_params(const layer_params& layer, const run_spec& r) {
+  double total = 0;
+  for (const auto& l : layer.linears)
+    if (r.lora_targets.contains(l.name))
+      total += static_cast<double>(r.values.lora_rank) * (l.in_features + l.out_features) * l.copies;
+  return total;
+}
+
+double rows(const layer_params& layer) {
+  double n = 0;
+  for (const auto& l : layer.linears) n += l.out_features * l.copies;
+  return n;
+}
+
+stage_params count_stage(const context& c) {
+  const auto& p = c.m.params;
+  const auto dense = static_cast<double>(p.dense_layers), sparse = static_cast<double>(p.moe_layers);
+  const double share = c.layers_on_stage / static_cast<double>(c.m.layers);
+  const double layer_norms = dense * p.dense_layer.norms + sparse * p.moe_layer.norms;
+  const double layer_all = dense * p.dense_layer.total() + sparse * p.moe_layer.total();
+  stage_params sp;
+  double embed = c.first_stage ? p.embedding : 0;
+  double head = c.last_stage ? p.lm_head : 0;
+  // With a tied head split across stages, the last stage keeps its own copy of the embedding (Megatron).
+  if (c.last_stage && !c.first_stage && c.s.tie_word_embeddings) head = p.embedding;
+  double norms = share * layer_norms + (c.last_stage ? p.final_norm : 0);
+  double matrices = share * (layer_all - layer_norms);
+  double vision = c.first_stage ? p.vision : 0;
+  // An encoder-decoder's encoder stack and the extra parameters (token-type and relative embeddings, pooler, task
+  // head) sit on the first stage with the embedding.
+  if (c.first_stage) matrices += p.encoder, embed += p.extra;
+  if (c.s.params > 0) {
+    // A given total overrides the architecture: the layers take what embeddings, norms and the vision tower do not.
+    const double fixed = p.embedding + p.lm_head + p.final_norm + layer_norms + p.vision + p.extra;
+    if (c.s.params >= fixed) {
+      matrices = share * (c.s.params - fixed);
+    } else {
+      const double scale = c.s.params / std::max(1.0, p.loaded());
+      embed *= scale, head *= scale, norms *= scale, matrices *= scale, vision *= scale;
+    }
+  }
+  sp.vision = vision / c.t;
+  sp.matrices = matrices / c.t;
+  const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
+  sp.matrix_rows = (share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) + encoder_rows) / c.t;
+  sp.embed = embed / c.t;
+  sp.head = head / c.t;
+  sp.norms = norms;
+  const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
+  const double encoder_adapters =
+      c.first_stage ? static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, c.r) : 0;
+  sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t : 0;
+  sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
+  double routed = 0;
+  for (const auto& l : p.moe_layer.linears)
+    if (l.routed) routed += l.in_features * l.out_features * l.copies;
+  sp.routed = c.s.params > 0 ? 0 : share * sparse * routed / c.t;
+  return sp;
+}
+
+// What llama.cpp's quantiser reads about the model (dtype.hpp gguf_model_facts).
+gguf_model_facts gguf_facts(const context& c) {
+  return {c.m.heads / c.m.kv_heads, c.s.num_experts, c.m.layers == 80 && c.m.heads != c.m.kv_heads, c.m.hidden};
+}
+
+namespace {
+
+// GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index only
+// through its quantiser position (dtype.hpp gguf_position), so the layers are counted per (position, dense or MoE)
+// class first and each class is typed once: integer work per layer, not string work (10^5 layers were 40 ms an
+// estimate). Every term is a whole count times a dyadic number of bytes, so the sums are exact in any order.
+double gguf_bytes_per_matrix_weight(const context& c) {
+  const auto& p = c.m.params;
+  const std::int64_t layers = c.m.layers;
+  struct layer_class {
+    std::int64_t count = 0;        // layers in the class
+    gguf_layer_position position;  // their position
+  };
+  layer_class classes[2 * gguf_position_keys];
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const gguf_layer_position at = gguf_position(i, layers);
+    layer_class& k = classes[at.key() | (p.is_moe(i) ? 0 : gguf_position_keys)];
+    if (k.count++ == 0) k.position = at;
+  }
+  const gguf_model_facts facts = gguf_facts(c);
+  double weights = 0, bytes = 0;
+  for (int key = 0; key < 2 * gguf_position_keys; ++key) {
+    const layer_class& k = classes[key];
+    if (k.count == 0) continue;
+    const layer_params& layer = key >= gguf_position_keys ? p.dense_layer : p.moe_layer;
+    for (const auto& l : layer.linears) {
+      const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
+      weights += count;
+      bytes += count *
+               info(gguf_matrix_type(c.r.weights, name_of(l.name), k.position, facts, l.in_features)).bytes_per_value();
+    }
+  }
+  return weights > 0 ? bytes / weights : info(ggml_type::q4_0).bytes_per_value();
+}
+
+}  // namespace
+
+gguf_edge_types gguf_edges(const context& c) {
+  const dtype f = c.r.weights;
+  const double out = info(gguf_output_type(f, c.m.hidden)).bytes_per_value();
+  return {c.s.tie_word_embeddings ? out : info(gguf_embedding_type(f, c.m.hidden)).bytes_per_value(), out};
+}
+
+namespace {
+
+// llama.cpp's mix: matrices per the quantiser, norms fp32, the output matrix per its OUTPUT rule.
+weight_storage store_gguf(const context& c, const stage_params& sp) {
+  const double per_matrix_weight = gguf_bytes_per_matrix_weight(c);
+  const gguf_edge_types e = gguf_edges(c);
+  const double embed_type = sp.head == 0 && c.s.tie_word_embeddings ? e.output : e.embed;
+  return {sp.matrices * per_matrix_weight + sp.embed * embed_type + sp.head * e.output + sp.norms * fp32_bytes,
+          n(sp.matrices) + " x " + n(per_matrix_weight) + " B (llama.cpp " + c.s.weights_dtype + " mix) + embedding " +
+              n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(e.output) +
+              " B + norms x 4 B"};
+}
+
+// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
+// blocks); the output layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the GPU
+// when ngl > n_layer; token_embd and any other tensor in host memory.
+weight_split split_gguf_file(const context& c, const gguf_placement& g) {
+  const auto layers = static_cast<double>(g.layers.size());
+  const double gpu = std::min(static_cast<double>(c.s.n_gpu_layers), layers);
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > layers;
+  weight_split out;
+  for (std::size_t i = 0; i < g.layers.size(); ++i)
+    (static_cast<double>(i) >= layers - gpu ? out.device : out.host) += g.layers[i];
+  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
+  (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
+  out.host += g.token_embd + g.other;
+  out.formula = "the GGUF file's tensors at their stored types: " + n(gpu) + " of " + n(layers) + " blocks" +
+                (output_on_gpu ? " + the output layer" : "") + " on the GPU; token_embd " + n(g.token_embd) +
+                " B in host memory";
+  return out;
+}
+
+}  // namespace
+
+weight_split split_llamacpp(const context& c, const stage_params& sp) {
+  if (c.r.gguf_file) return split_gguf_file(c, *c.r.gguf_file);
+  const dtype f = c.r.weights;
+  const bool gguf = info(f).family == dtype_family::gguf_mix;
+  const double w = bytes_per_value(f);
+  const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
+  const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
+  const double out_type = e.output;
+  const bool tied = c.s.tie_word_embeddings;
+  const double embed_type = e.embed;
+  const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
+  const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
+  const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
+  const double output = head * out_type + final_norm * fp32_bytes;
+  const double total_layers = static_cast<double>(c.m.layers);
+  const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
+  weight_split out;
+  out.device = on_gpu * layers + (output_on_gpu ? output : 0);
+  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
+  out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
+                n(per_matrix) + " B + norms x 4 B)" +
+                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") + "; token_embd " +
+                n(sp.embed) + " x " + n(embed_type) + " B in host memory";
+  return out;
+}
+
+namespace {
+
+// A quantised checkpoint's layout (dtype.hpp layout_linear_bytes): every Linear of every layer as its format stores
+// it, what the format leaves alone (routers, q/k norms, sinks; MXFP4: everything but the routed experts) 16-bit.
+// As for GGUF, the layers' bytes become an average per matrix parameter, so tensor and pipeline shares and a given
+// `params` apply unchanged; embeddings, lm_head and norms stay 16-bit (lm_head is in modules_to_not_convert).
+weight_storage store_layout(const context& c, const stage_params& sp) {
+  const auto& p = c.m.params;
+  const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
+  double params = 0, bytes = 0;
+  for (const auto* layer : {&p.dense_layer, &p.moe_layer}) {
+    const double count = static_cast<double>(layer == &p.dense_layer ? p.dense_layers : p.moe_layers);
+    if (count == 0) continue;
+    double linear_params = 0, linear_bytes = 0;
+    for (const auto& l : layer->linears) {
+      const double values = l.in_features * l.out_features + l.bias;
+      const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
+      linear_params += values * l.copies;
+      linear_bytes += stored.value_or(values * lp.other_bytes) * l.copies;
+    }
+    const double rest = layer->total() - layer->norms - linear_params;  // router, q/k norms, sinks
+    params += count * (linear_params + rest);
+    bytes += count * (linear_bytes + rest * lp.other_bytes);
+  }
+  const double per_matrix = params > 0 ? bytes / params : lp.other_bytes;
+  // sp.matrices / params is exactly 1 for the whole model (or a dyadic share), so the bytes stay exact.
+  const double layers = params > 0 ? sp.matrices / params * bytes : 0;
+  const double others = sp.embed + sp.head + sp.norms;
+  return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" +
+                                                c.s.weights_dtype + " checkpoint layout) + " + n(others) +
+                                                " embedding/norm weights x 2 B"};
+}
+
+}  // namespace
+
+// Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
+// only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
+weight_storage store_weights(const context& c, const stage_params& sp) {
+  const double others = sp.embed + sp.head + sp.norms;
+  switch (info(c.r.weights).family) {
+    case dtype_family::floating: {
+      const double w = bytes_per_value(c.r.weights);
+      const double text = sp.total() - sp.vision;  // the vision tower is its own item (vision_storage)
+      return {text * w, n(text) + " x " + n(w) + " B"};
+    }
+    case dtype_family::matrices: {
+      const double w = bytes_per_value(c.r.weights, c.s.double_quant);
+      // peft's prepare_model_for_kbit_training casts every non-4-bit parameter to fp32.
+      const double o = c.train && c.r.adapters() && c.s.qlora_upcast ? fp32_bytes : 2;
+      return {sp.matrices * w + others * o, n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) +
+                                                " embedding/norm weights x " + n(o) + " B"};
+    }
+    case dtype_family::matrices_rows:
+      return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
+              n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
+    case dtype_family::layout: return store_layout(c, sp);
+    case dtype_family::gguf_mix: break;
+  }
+  return store_gguf(c, sp);
+}
+
+}  // namespace llm_memory::detail
