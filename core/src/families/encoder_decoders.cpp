@@ -40,10 +40,10 @@ double t5_stack(reader& r, const json& root, const stack_family& family, bool bi
 }
 
 double t5_fields(reader& r, const json& root, const stack_family& family, double, double) {
-  return t5_stack(r, root, family, false);
+  return t5_stack(r, root, family, /*bias_per_layer=*/false);
 }
 double umt5_fields(reader& r, const json& root, const stack_family& family, double, double) {
-  return t5_stack(r, root, family, true);
+  return t5_stack(r, root, family, /*bias_per_layer=*/true);
 }
 
 // BART (modeling_bart.py): post-LayerNorm layers with biases, learned positions of max_position_embeddings + 2 rows
@@ -86,39 +86,32 @@ double bart_stack(reader& r, const json& root, const stack_family& family, doubl
 }
 
 double bart_fields(reader& r, const json& root, const stack_family& family, double h, double) {
-  return bart_stack(r, root, family, h, true, false);
+  return bart_stack(r, root, family, h, /*learned_positions=*/true, /*final_norms=*/false);
 }
 double mbart_fields(reader& r, const json& root, const stack_family& family, double h, double) {
-  return bart_stack(r, root, family, h, true, true);
+  return bart_stack(r, root, family, h, /*learned_positions=*/true, /*final_norms=*/true);
 }
 double pegasus_fields(reader& r, const json& root, const stack_family& family, double h, double) {
-  return bart_stack(r, root, family, h, false, true);
+  return bart_stack(r, root, family, h, /*learned_positions=*/false, /*final_norms=*/true);
 }
 
-// T5's stacks: num_layers encoder layers (read first), no embedding norm; BART's: bart_stack reads the layers.
-constexpr stack_family t5_like{.architecture = "encoder_decoder",
-                               .layers_field = "num_layers",
-                               .layers_setting = "encoder_layers",
-                               .embedding_norm = false};
-constexpr stack_family bart_like{.architecture = "encoder_decoder", .layers_field = nullptr};
-
-// One row per family: t5_like or bart_like with the family's model_type, class prefix and reader.
-constexpr stack_family row(const stack_family& like, std::string_view type, std::string_view prefix, stack_fields f) {
-  stack_family out = like;
-  out.model_type = type;
-  out.class_prefix = prefix;
-  out.fields = f;
-  return out;
-}
-
+// T5's stacks read num_layers (encoder layers) first and have no embedding norm; BART's layers are bart_stack's.
+// clang-format off
 constexpr std::array encoder_decoders = {
-    row(t5_like, "t5", "T5", t5_fields),
-    row(t5_like, "mt5", "MT5", t5_fields),
-    row(t5_like, "umt5", "UMT5", umt5_fields),
-    row(bart_like, "bart", "Bart", bart_fields),
-    row(bart_like, "mbart", "MBart", mbart_fields),
-    row(bart_like, "pegasus", "Pegasus", pegasus_fields),
+    stack_family{.model_type = "t5", .class_prefix = "T5", .fields = t5_fields, .architecture = "encoder_decoder",
+                 .layers_field = "num_layers", .layers_setting = "encoder_layers", .embedding_norm = false},
+    stack_family{.model_type = "mt5", .class_prefix = "MT5", .fields = t5_fields, .architecture = "encoder_decoder",
+                 .layers_field = "num_layers", .layers_setting = "encoder_layers", .embedding_norm = false},
+    stack_family{.model_type = "umt5", .class_prefix = "UMT5", .fields = umt5_fields, .architecture = "encoder_decoder",
+                 .layers_field = "num_layers", .layers_setting = "encoder_layers", .embedding_norm = false},
+    stack_family{.model_type = "bart", .class_prefix = "Bart", .fields = bart_fields, .architecture = "encoder_decoder",
+                 .layers_field = nullptr},
+    stack_family{.model_type = "mbart", .class_prefix = "MBart", .fields = mbart_fields,
+                 .architecture = "encoder_decoder", .layers_field = nullptr},
+    stack_family{.model_type = "pegasus", .class_prefix = "Pegasus", .fields = pegasus_fields,
+                 .architecture = "encoder_decoder", .layers_field = nullptr},
 };
+// clang-format on
 
 }  // namespace
 

@@ -247,7 +247,6 @@ head_kind read_head(reader& r, const json& root, std::string_view prefix) {
   return head;
 }
 
-// Sets num_labels for heads without vocabulary logits (1 for a bare encoder: its output is the hidden states).
 void set_labels(reader& r, const head_kind& head) {
   if (head.suffix == "Model" || head.suffix == "EncoderModel") r.set("num_labels", "1");
   if (head.suffix.find("Classification") != std::string::npos || head.suffix == "ForQuestionAnswering")
