@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+// The decoder families: what each family's modeling code hard-wires (one row each), the fields only some families
+// have (one function each, named by its row), and the text defaults of the multimodal wrappers. What every decoder
+// reads is decoder_fields.cpp's.
+#include <array>
+#include <string>
+#include <utility>
+
+#include "families/families.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+// Falcon (modeling_falcon.py): fused qkv with multi-query or grouped k/v, one LayerNorm per layer when
+// attention and MLP run in parallel off the same input, two in the new decoder (ln_attn, ln_mlp),
+// one "bias" switch for every linear, ALiBi instead of rotary in some checkpoints. The remote-code
+// model_type RefinedWeb (Falcon 40B) is the new decoder; RefinedWebModel (Falcon 7B) the old one.
+void falcon_fields(reader& r, std::string_view written) {
+  const bool refined_web = written == "refinedweb";
+  const bool new_arch = r.boolean("new_decoder_architecture", "num_key_value_heads").value_or(refined_web);
+  const bool parallel = r.boolean("parallel_attn", "norms_per_layer").value_or(true);
+  if (!new_arch && r.boolean("multi_query", "num_key_value_heads").value_or(true)) r.set("num_key_value_heads", "1");
+  int norms = parallel && !new_arch ? 1 : 2;
+  if (new_arch) {
+    if (const json* n = r.find({"num_ln_in_parallel_attn"});
+        n != nullptr && n->is_number_integer() && n->get<int>() == 1)
+      norms = 1;
+  }
+  r.out["norms_per_layer"] = std::to_string(norms);
+  const bool bias = r.boolean("bias", "attention_bias").value_or(false);
+  r.out["attention_bias"] = bias ? "all" : "none";
+  r.out["mlp_bias"] = bias ? "on" : "off";
+  if (r.boolean("alibi", "position_embedding").value_or(false)) r.out["position_embedding"] = "none";
+}
+
+// OPT (modeling_opt.py): the learned table has 2 extra rows (OPTLearnedPositionalEmbedding's offset). The
+// opt-350m layout (word_embed_proj_dim != hidden_size with project_in/out, post-norm, no final norm) is refused.
+void opt_fields(reader& r, std::string_view) {
+  if (const auto it = r.out.find("max_position_embeddings"); it != r.out.end())
+    it->second = std::to_string(std::stoll(it->second) + 2);
+  const json* proj = r.find({"word_embed_proj_dim"});
+  const json* hidden = r.find({"hidden_size"});
+  if (proj != nullptr && hidden != nullptr && *proj != *hidden)
+    r.fail("hidden_size",
+           "config.json word_embed_proj_dim differs from hidden_size (OPT-350m's projected "
+           "embeddings): not modelled");
+  if (!r.boolean("do_layer_norm_before", "norm").value_or(true))
+    r.fail("norm", "config.json do_layer_norm_before false (post-norm OPT without a final norm): not modelled");
+}
+
+// Llama 4 (modeling_llama4.py): intermediate_size is the expert and shared-expert width, intermediate_size_mlp the
+// dense layers'; the q/k norm is an L2 norm without weights; the vision tower is read_vision_tower's.
+void llama4_fields(reader& r, std::string_view) {
+  if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
+    r.out["moe_intermediate_size"] = it->second;
+    r.out["shared_expert_intermediate_size"] = it->second;
+    r.out.erase(it);
+  }
+  r.integer({"intermediate_size_mlp"}, "intermediate_size");
+  if (r.find({"moe_layers"}) != nullptr)
+    r.fail("moe_layer_step",
+           "config.json lists moe_layers explicitly: llm-memory reads interleave_moe_layer_step only");
+}
+
+// StarCoder / SantaCoder: one shared k/v head when multi_query (the default).
+void gpt_bigcode_fields(reader& r, std::string_view) {
+  if (r.boolean("multi_query", "num_key_value_heads").value_or(true)) r.set("num_key_value_heads", "1");
+}
+
+// Phi-1/2: per-head LayerNorms on q and k when qk_layernorm.
+void phi_fields(reader& r, std::string_view) {
+  if (r.boolean("qk_layernorm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
+}
+
+// GLM-4.5: per-head RMSNorms when use_qk_norm.
+void glm4_moe_fields(reader& r, std::string_view) {
+  if (r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "head";
+}
+
+// Command R+: LayerNorm weights over every head ([a, d] and [k, d]) when use_qk_norm.
+void cohere_fields(reader& r, std::string_view) {
+  if (r.boolean("use_qk_norm", "qk_norm").value_or(false)) r.out["qk_norm"] = "full";
+}
+
+// StarCoder2 (transformers models/starcoder2/modeling_starcoder2.py @v4.56): `use_bias` (default true) on q/k/v/o
+// and on the MLP's c_fc / c_proj. InternLM2 (remote modeling_internlm2.py): `bias` (InternLM2Config default true;
+// the released configs say false) on the packed wqkv and wo only; w1 / w3 / w2 never have one.
+void switch_biases(reader& r, const char* name, bool mlp_too) {
+  const bool bias = r.boolean(name, "attention_bias").value_or(true);
+  r.out["attention_bias"] = bias ? "all" : "none";
+  if (mlp_too) r.out["mlp_bias"] = bias ? "on" : "off";
+}
+
+void starcoder2_fields(reader& r, std::string_view) { switch_biases(r, "use_bias", true); }
+void internlm2_fields(reader& r, std::string_view) { switch_biases(r, "bias", false); }
+
+// Qwen2-MoE / Qwen3-MoE: a dense layer listed in mlp_only_layers breaks the every-layer MoE count.
+void qwen_moe_fields(reader& r, std::string_view) { require_empty(r, "mlp_only_layers", "moe_layer_step"); }
+
+// Gemma 3's multimodal configs list only what differs from Gemma3TextConfig's defaults
+// (configuration_gemma3.py): fill those in so the text model is complete.
+void gemma3_defaults(settings& out) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> defaults = {
+      {{"vocab_size", "262208"},
+       {"num_attention_heads", "8"},
+       {"num_key_value_heads", "4"},
+       {"head_dim", "256"},
+       {"sliding_window", "4096"},
+       {"max_position_embeddings", "131072"}}};
+  for (const auto& [key, value] : defaults) out.emplace(key, value);
+}
+
+// LLaVA keeps LlamaConfig's defaults out of text_config (only what differs is written).
+void llama_defaults(settings& out) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 5> defaults = {{{"hidden_size", "4096"},
+                                                                                      {"intermediate_size", "11008"},
+                                                                                      {"num_hidden_layers", "32"},
+                                                                                      {"num_attention_heads", "32"},
+                                                                                      {"vocab_size", "32000"}}};
+  for (const auto& [key, value] : defaults) out.emplace(key, value);
+}
+
+// MllamaTextConfig's defaults (configuration_mllama.py), for a text_config that lists only what differs.
+void mllama_defaults(settings& out) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 6> defaults = {{{"hidden_size", "4096"},
+                                                                                      {"intermediate_size", "14336"},
+                                                                                      {"num_hidden_layers", "40"},
+                                                                                      {"num_attention_heads", "32"},
+                                                                                      {"num_key_value_heads", "8"},
+                                                                                      {"vocab_size", "128256"}}};
+  for (const auto& [key, value] : defaults) out.emplace(key, value);
+}
+
+// clang-format off
+constexpr std::array families = {
+    family{"gpt2", "layernorm", "plain", "learned", true, "all", "none", 2, 0, false, true},
+    family{"llama"}, family{"mistral"}, family{"mixtral"}, family{"phi3"},
+    family{"qwen2", "rmsnorm", "gated", "rope", false, "qkv"},
+    family{.model_type = "qwen2_moe", .attention_bias = "qkv", .shared_expert_gate = true, .fields = qwen_moe_fields},
+    family{"qwen3", "rmsnorm", "gated", "rope", false, "", "head"},
+    family{.model_type = "qwen3_moe", .qk_norm = "head", .fields = qwen_moe_fields},
+    family{"gemma", "rmsnorm", "gated", "rope", true},
+    family{"gemma2", "rmsnorm", "gated", "rope", true, "", "none", 4, 2},
+    family{"gemma3_text", "rmsnorm", "gated", "rope", true, "", "head", 4, 6},
+    family{"olmo2", "rmsnorm", "gated", "rope", false, "", "full"},
+    family{"deepseek_v2"}, family{"deepseek_v3"},
+    family{.model_type = "falcon", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "none",
+           .fields = falcon_fields},
+    // Issue 18's families; the derivations are in docs/models.md.
+    family{.model_type = "gpt_neox", .norm = "layernorm", .mlp = "plain", .attention_bias = "all", .mlp_bias = true},
+    family{.model_type = "gptj", .norm = "layernorm", .mlp = "plain", .attention_bias = "none", .norms_per_layer = 1,
+           .mlp_bias = true, .lm_head_bias = true},
+    family{.model_type = "gpt_bigcode", .norm = "layernorm", .mlp = "plain", .position = "learned", .tie = true,
+           .attention_bias = "all", .mlp_bias = true, .fields = gpt_bigcode_fields},
+    family{.model_type = "bloom", .norm = "layernorm", .mlp = "plain", .position = "none", .tie = true,
+           .attention_bias = "all", .mlp_bias = true, .embedding_norm = true},
+    family{.model_type = "opt", .norm = "layernorm", .mlp = "plain", .position = "learned", .tie = true,
+           .attention_bias = "all", .mlp_bias = true, .fields = opt_fields},
+    family{.model_type = "phi", .norm = "layernorm", .mlp = "plain", .attention_bias = "all", .norms_per_layer = 1,
+           .mlp_bias = true, .lm_head_bias = true, .fields = phi_fields},
+    family{.model_type = "phimoe", .norm = "layernorm"},
+    family{.model_type = "gpt_oss", .attention_bias = "all", .sliding_pattern = 2, .mlp_bias = true,
+           .attention_sinks = true, .router_bias = true},
+    family{.model_type = "llama4_text", .fields = llama4_fields},
+    family{.model_type = "glm4", .attention_bias = "qkv", .norms_per_layer = 4},
+    family{.model_type = "glm4_moe", .attention_bias = "qkv", .router_bias = true, .fields = glm4_moe_fields},
+    family{.model_type = "cohere", .tie = true, .attention_bias = "none", .norms_per_layer = 1,
+           .fields = cohere_fields},
+    family{.model_type = "granite", .tie = true}, family{.model_type = "granitemoe", .tie = true},
+    family{.model_type = "granitemoeshared", .tie = true},
+    family{.model_type = "olmoe", .qk_norm = "full"},
+    family{.model_type = "smollm3", .tie = true},
+    family{.model_type = "starcoder2", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "all",
+           .mlp_bias = true, .fields = starcoder2_fields},
+    family{.model_type = "internlm2", .attention_bias = "all", .fields = internlm2_fields},
+    family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
+};
+// clang-format on
+
+// A config without model_type describes a custom architecture: transformers' PretrainedConfig ties embeddings.
+constexpr family custom_family{"", "rmsnorm", "gated", "rope", true};
+
+}  // namespace
+
+// nullptr when model_type names no family above (the caller refuses it rather than guess).
+const family* find_family(std::string_view type) {
+  if (type.empty()) return &custom_family;
+  if (type == "gemma3") type = "gemma3_text";  // the multimodal wrapper's language model
+  if (type == "llama4") type = "llama4_text";
+  // Qwen2-VL and Qwen2.5-VL: the language model is Qwen2's (its multimodal rope adds no parameters).
+  if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")
+    type = "qwen2";
+  if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
+  // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.
+  if (type == "qwen3_vl" || type == "qwen3_vl_text") type = "qwen3";
+  if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") type = "qwen3_moe";
+  // Llama 3.2 Vision: Llama layers, some of them cross-attention layers (mllama_text).
+  if (type == "mllama" || type == "mllama_text_model") type = "llama";
+  for (const auto& f : families)
+    if (f.model_type == type) return &f;
+  return nullptr;
+}
+
+void text_defaults(settings& out, std::string_view family_type, std::string_view root_type) {
+  if (family_type == "gemma3_text") gemma3_defaults(out);
+  if (root_type == "llava" && family_type == "llama") llama_defaults(out);
+  if (root_type == "mllama") mllama_defaults(out);
+}
+
+}  // namespace llm_memory::detail

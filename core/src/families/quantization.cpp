@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// quantization_config: what a checkpoint's config.json says about how its weights are stored (transformers
+// utils/quantization_config.py @v4.56: BitsAndBytesConfig, GPTQConfig, AwqConfig, FineGrainedFP8Config, Mxfp4Config,
+// CompressedTensorsConfig), as weights_dtype, quant_bits, quant_group_size and double_quant. The byte layouts are in
+// dtype.cpp (layout_linear_bytes) and docs/methodology.md, "Quantised checkpoints".
+#include <algorithm>
+
+#include "families/families.hpp"
+#include "text.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+void quant_fail(reader& r, const std::string& what) {
+  r.fail("weights_dtype", "config.json quantization_config: " + what);
+}
+
+// bits (2..8) and group_size (-1 = one group per column) into quant_bits / quant_group_size.
+void quant_bits_group(reader& r, const json& q, std::initializer_list<const char*> bits_names,
+                      std::initializer_list<const char*> group_names) {
+  reader qr(q);
+  if (const auto bits = whole(qr.find(bits_names))) {
+    if (*bits < 2 || *bits > 8) return quant_fail(r, "bits must be 2 to 8, got " + format_number(*bits));
+    r.out["quant_bits"] = format_number(*bits);
+  }
+  if (const json* g = qr.find(group_names)) {
+    const auto group = whole(g);
+    if (!group || *group < -1 || *group > 1e6) return quant_fail(r, "group_size must be -1 or 0 to 1e6");
+    r.out["quant_group_size"] = format_number(std::max(0.0, *group));
+  }
+}
+
+void bitsandbytes(reader& r, const json& q) {
+  reader qr(q);
+  if (qr.boolean("load_in_4bit", "weights_dtype").value_or(false)) {
+    // NF4 and FP4 store the same tensors (bitsandbytes functional.quantize_4bit): 4-bit codes, absmax per 64.
+    r.out["weights_dtype"] = "nf4";
+    r.out["double_quant"] = qr.boolean("bnb_4bit_use_double_quant", "double_quant").value_or(false) ? "on" : "off";
+  } else if (qr.boolean("load_in_8bit", "weights_dtype").value_or(false)) {
+    r.out["weights_dtype"] = "int8";  // LLM.int8: int8 weight + fp32 SCB per output row
+  } else {
+    quant_fail(r, "bitsandbytes without load_in_4bit or load_in_8bit");
+  }
+  for (auto& e : qr.errors) r.errors.push_back(std::move(e));
+}
+
+// compressed-tensors: one config group of integer weights in pack-quantized format (llm-compressor's W4A16 /
+// W8A16) maps to w4a16; other schemes are refused rather than guessed.
+void compressed_tensors(reader& r, const json& q) {
+  const std::string format = reader(q).text("format");
+  const auto groups = q.find("config_groups");
+  if (format != "pack-quantized" || groups == q.end() || !groups->is_object() || groups->size() != 1)
+    return quant_fail(r, "compressed-tensors format \"" + format +
+                             "\" is not modelled (only one pack-quantized integer group: W4A16 / W8A16)");
+  const json& group = groups->begin().value();
+  const auto w = group.is_object() ? group.find("weights") : group.end();
+  if (w == group.end() || !w->is_object() || reader(*w).text("type") != "int" ||
+      !reader(*w).boolean("symmetric", "weights_dtype").value_or(true) || reader(*w).text("actorder") == "group")
+    return quant_fail(r, "compressed-tensors weights other than symmetric integer without group actorder");
+  const std::string strategy = reader(*w).text("strategy");
+  if (strategy != "group" && strategy != "channel")
+    return quant_fail(r, "compressed-tensors strategy \"" + strategy + "\" is not modelled (group or channel)");
+  r.out["weights_dtype"] = "w4a16";
+  quant_bits_group(r, *w, {"num_bits"}, {"group_size"});
+  if (strategy == "channel") r.set("quant_group_size", "0");
+}
+
+void fp8(reader& r, const json& q) {
+  r.out["weights_dtype"] = "fp8_block";
+  const auto block = q.find("weight_block_size");
+  if (block == q.end() || block->is_null()) {
+    r.set("quant_group_size", "0");  // one fp32 scale per tensor
+    return;
+  }
+  if (!block->is_array() || block->size() != 2 || (*block)[0] != (*block)[1] || !whole(&(*block)[0]) ||
+      (*block)[0].get<double>() < 1 || (*block)[0].get<double>() > 1e6)
+    return quant_fail(r, "weight_block_size must be a square block [b, b], got " + quoted(block->dump()));
+  r.out["quant_group_size"] = format_number((*block)[0].get<double>());
+}
+
+}  // namespace
+
+void read_quantization(reader& r, const json& root) {
+  const auto it = root.find("quantization_config");
+  if (it == root.end() || it->is_null()) return;
+  if (!it->is_object()) return quant_fail(r, "must be an object");
+  const json& q = *it;
+  reader qr(q);
+  std::string method = qr.text("quant_method");
+  if (method.empty() && (q.contains("load_in_4bit") || q.contains("load_in_8bit"))) method = "bitsandbytes";
+  if (method == "bitsandbytes") return bitsandbytes(r, q);
+  if (method == "gptq") {
+    r.out["weights_dtype"] = "gptq";
+    return quant_bits_group(r, q, {"bits"}, {"group_size"});
+  }
+  if (method == "awq") {
+    const std::string version = qr.text("version");
+    if (!version.empty() && version != "gemm" && version != "exllama" && version != "ipex")
+      return quant_fail(r, "AWQ version \"" + version + "\" is not modelled (gemm, exllama and ipex share its layout)");
+    r.out["weights_dtype"] = "awq";
+    return quant_bits_group(r, q, {"bits", "w_bit"}, {"group_size", "q_group_size"});
+  }
+  if (method == "fp8") return fp8(r, q);
+  if (method == "mxfp4") {
+    r.out["weights_dtype"] = "mxfp4";
+    return;
+  }
+  if (method == "compressed-tensors") return compressed_tensors(r, q);
+  quant_fail(r, "quant_method " + quoted(method) +
+                    " is not modelled (bitsandbytes, gptq, awq, fp8, mxfp4 and compressed-tensors pack-quantized are)");
+}
+
+}  // namespace llm_memory::detail
