@@ -3,17 +3,27 @@
 #include "llm_memory/model.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "layers/layer_kinds.hpp"
 
 namespace llm_memory {
-namespace {
+namespace detail {
 
 double norm_params(const model_spec& m, double width) {
   return m.choices.norm == norm_kind::layernorm ? 2 * width : width;
 }
 
-void add(layer_params& layer, projection name, double in, double out, double copies, bool bias, bool routed = false) {
+void add_linear(layer_params& layer, projection name, double in, double out, double copies, bool bias, bool routed) {
   layer.linears.push_back({name, in, out, copies, bias ? out : 0, routed});
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::add_linear;
+using detail::norm_params;
 
 double sum(const layer_params& layer, bool routed_only) {
   double n = 0;
@@ -22,55 +32,22 @@ double sum(const layer_params& layer, bool routed_only) {
   return n;
 }
 
-// q/k/v/o (or MLA) projections of one layer; returns the other attention parameters (q/k norms, sinks).
-double add_attention(const setting_values& s, const model_spec& m, layer_params& layer) {
-  const double h = m.hidden;
-  const bool qkv_bias = m.choices.attention_bias != bias_kind::none;
-  const bool o_bias = m.choices.attention_bias == bias_kind::all;
-  if (m.mla) {
-    const auto qk_head = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
-    const auto q_rank = static_cast<double>(s.q_lora_rank);
-    const auto kv_rank = static_cast<double>(s.kv_lora_rank);
-    if (s.q_lora_rank > 0) {
-      add(layer, projection::q_a_proj, h, q_rank, 1, false);
-      add(layer, projection::q_b_proj, q_rank, m.heads * qk_head, 1, false);
-    } else {
-      add(layer, projection::q_proj, h, m.heads * qk_head, 1, false);
-    }
-    add(layer, projection::kv_a_proj_with_mqa, h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
-    add(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1,
-        false);
-    add(layer, projection::o_proj, m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
-    // q_a_layernorm and kv_a_layernorm (RMSNorm weights).
-    return (s.q_lora_rank > 0 ? q_rank : 0) + kv_rank;
-  }
-  add(layer, projection::q_proj, h, m.heads * m.head_dim, 1, qkv_bias);
-  add(layer, projection::k_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
-  add(layer, projection::v_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
-  add(layer, projection::o_proj, m.heads * m.head_dim, h, 1, o_bias);
-  // gpt-oss: one learned sink logit per head (modeling_gpt_oss.py self_attn.sinks).
-  const double sinks = s.attention_sinks ? m.heads : 0;
-  if (m.choices.qk_norm == qk_norm_kind::head) return sinks + norm_params(m, m.head_dim) * 2;
-  if (m.choices.qk_norm == qk_norm_kind::full)
-    return sinks + norm_params(m, m.heads * m.head_dim) + norm_params(m, m.kv_heads * m.head_dim);
-  return sinks;
-}
-
 void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, double h, double inner, double copies,
              bool routed) {
   const bool bias = s.mlp_bias;
   if (m.choices.gated_mlp) {
-    add(layer, projection::gate_proj, h, inner, copies, bias, routed);
-    add(layer, projection::up_proj, h, inner, copies, bias, routed);
+    add_linear(layer, projection::gate_proj, h, inner, copies, bias, routed);
+    add_linear(layer, projection::up_proj, h, inner, copies, bias, routed);
   } else {
-    add(layer, projection::up_proj, h, inner, copies, bias, routed);
+    add_linear(layer, projection::up_proj, h, inner, copies, bias, routed);
   }
-  add(layer, projection::down_proj, inner, h, copies, bias, routed);
+  add_linear(layer, projection::down_proj, inner, h, copies, bias, routed);
 }
 
 layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
   layer_params layer;
-  const double extra = add_attention(s, m, layer);
+  // Every layer has the shapes of the pattern's first kind (attention and sliding_attention share them).
+  const double extra = detail::layer_def(m.layer_pattern.front().kind).add_params(s, m, layer);
   layer.attention = sum(layer, false) + extra;
   if (!moe) {
     add_mlp(s, m, layer, m.hidden, m.intermediate, 1, false);
@@ -120,7 +97,32 @@ double mtp_layer(const setting_values& s, const model_spec& m) {
   return layer + 3 * norm_params(m, h) + 2 * h * h + 2 * m.vocab * h;
 }
 
+// The repeating unit of the layers' kinds: MLA throughout; sliding_window with sliding_window_pattern N: N - 1
+// sliding layers then one full (Gemma 2/3, gpt-oss, Cohere 2), every layer sliding when N is 0 (Mistral).
+std::vector<layer_run> layer_pattern_of(const setting_values& s, bool mla) {
+  if (mla) return {{layer_kind::mla, 1}};
+  if (s.sliding_window == 0 || s.sliding_window_pattern == 1) return {{layer_kind::attention, 1}};
+  if (s.sliding_window_pattern == 0) return {{layer_kind::sliding_attention, 1}};
+  return {{layer_kind::sliding_attention, s.sliding_window_pattern - 1}, {layer_kind::attention, 1}};
+}
+
 }  // namespace
+
+double model_spec::layers_of(layer_kind k, double first_layers) const {
+  double unit = 0, in_unit = 0;
+  for (const layer_run& run : layer_pattern) {
+    unit += static_cast<double>(run.count);
+    if (run.kind == k) in_unit += static_cast<double>(run.count);
+  }
+  const double whole = std::floor(first_layers / unit);
+  double rest = first_layers - whole * unit, out = whole * in_unit;
+  for (const layer_run& run : layer_pattern) {
+    const double here = std::min(rest, static_cast<double>(run.count));
+    if (run.kind == k) out += here;
+    rest -= here;
+  }
+  return out;
+}
 
 model_spec make_model(const setting_values& s, const model_choices& choices) {
   model_spec m;
@@ -133,6 +135,7 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.intermediate = s.intermediate_size > 0 ? static_cast<double>(s.intermediate_size) : 4 * m.hidden;
   m.vocab = static_cast<double>(s.vocab_size);
   m.mla = s.kv_lora_rank > 0;
+  m.layer_pattern = layer_pattern_of(s, m.mla);
 
   param_breakdown& p = m.params;
   // A factorised embedding (ALBERT, ELECTRA-small): tables of width E, then a biased Linear E -> h.

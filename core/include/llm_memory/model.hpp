@@ -120,6 +120,20 @@ struct model_choices {
   stack_kind stack = stack_kind::decoder;        ///< architecture
 };
 
+/// A layer's token mixer: what it caches and how its attention is shaped. Each kind is one file under
+/// core/src/layers/ and one row of its table (docs/architecture.md, "Layer kinds").
+enum class layer_kind : std::uint8_t {
+  attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
+  sliding_attention,  ///< attention over the last sliding_window tokens
+  mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
+};
+
+/// Consecutive layers of one kind in the model's repeating unit of layers.
+struct layer_run {
+  layer_kind kind = layer_kind::attention;  ///< their token mixer
+  std::int64_t count = 1;                   ///< how many in a row [layers]
+};
+
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
 struct model_spec {
   double hidden = 0;        ///< h
@@ -130,6 +144,11 @@ struct model_spec {
   double intermediate = 0;  ///< dense MLP inner width
   double vocab = 0;         ///< V, 0 when unknown
   bool mla = false;         ///< multi-head latent attention (DeepSeek)
+  /// The layers' kinds as a repeating unit: layer l has the kind at position l mod the unit's length (Gemma 3:
+  /// five sliding_attention then one attention).
+  std::vector<layer_run> layer_pattern = {layer_run{}};
+  /// Layers of kind `k` among the first `first_layers` layers [layers].
+  [[nodiscard]] double layers_of(layer_kind k, double first_layers) const;
   /// Encoder-decoder: every decoder layer also holds a cross-attention block (q/k/v/o and one more norm).
   [[nodiscard]] bool cross_attention() const { return choices.stack == stack_kind::encoder_decoder; }
   model_choices choices;   ///< norm, position embedding, biases, q/k norm, MLP shape

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "estimate/stage.hpp"
+#include "layers/layer_kinds.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -88,27 +89,21 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   const auto& s = c.s;
   const auto& m = c.m;
   const double T = c.tokens, h = m.hidden, B = c.act;
-  const double a = m.heads, d = m.head_dim;
+  const double a = m.heads;
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
-  const attention_kernel kernel = c.r.attention;
-  double q_width = a * d, kv_width = m.kv_heads * d, v_width = m.kv_heads * d, o_width = a * d;
-  if (m.mla) {
-    const auto qk = static_cast<double>(s.qk_nope_head_dim + s.qk_rope_head_dim);
-    q_width = a * qk, kv_width = a * qk, v_width = a * static_cast<double>(s.v_head_dim), o_width = v_width;
-    out.linear_terms += B * T * static_cast<double>(s.q_lora_rank + s.kv_lora_rank);
-  } else if (kernel == attention_kernel::eager || kernel == attention_kernel::sdpa) {
-    kv_width = v_width = a * d;  // repeat_kv materialises grouped K/V at full width
-  }
+  // The widths the layer's kind keeps (layers/): q, k, v, the output projection's input, and MLA's latents.
+  const attention_widths w = layer_def(m.layer_pattern.front().kind).saved_widths(c);
+  out.linear_terms += B * T * w.latent;
   // q, k and v are kept by the attention's own backward.
   const double qkv_input = T * input_bytes(c, layer,
                                            {projection::q_proj, projection::k_proj, projection::v_proj,
                                             projection::q_a_proj, projection::kv_a_proj_with_mqa},
                                            h);
   const bool o_input = keeps_attention_output(c, layer);
-  out.linear_terms += qkv_input + B * T * (q_width + kv_width + v_width + (o_input ? o_width : 0));
+  out.linear_terms += qkv_input + B * T * (w.q + w.k + w.v + (o_input ? w.o : 0));
   out.outside_tp += qkv_input;
-  if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (q_width + kv_width);
+  if (m.choices.qk_norm != qk_norm_kind::none) out.linear_terms += B * T * (w.q + w.k);
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   scores_saved(c, a * sq * sq * b, out);
 }

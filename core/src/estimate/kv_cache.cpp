@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "estimate/stage.hpp"
+#include "layers/layer_kinds.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -32,7 +33,7 @@ bucket kv_cache(const context& c) {
     return out.b;
   }
   const double kv_bytes = bytes_per_value(c.r.kv);
-  const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), L = c.layers_on_stage;
+  const double b = static_cast<double>(s.batch), L = c.layers_on_stage;
   if (m.cross_attention()) {
     // Every decoder layer caches the keys and values of the encoder's output once (modeling_t5.py / modeling_bart.py
     // EncoderDecoderCache's cross_attention_cache), at the encoder length.
@@ -41,41 +42,10 @@ bucket kv_cache(const context& c) {
             "2 x " + n(L) + " layers x b " + n(b) + " x encoder_seq " + n(enc) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
   }
-  if (m.mla && c.r.runtime == runtime_kind::tgi) {
-    const double per_token_layer = tgi_mla_bytes_per_token_layer(c);
-    out.add("keys and values, uncompressed (TGI does not cache MLA's latent)", L * b * sq * per_token_layer,
-            "2 x " + n(L) + " layers x b x s x n_kv / tp " + n(kv_heads_per_rank(m.kv_heads, s.tp)) +
-                " x head_size max(128 + 64, v_head_dim) x " + n(kv_bytes) + " B");
-    return out.b;
-  }
-  if (m.mla) {
-    const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
-    out.add("MLA latent cache", L * b * sq * latent * kv_bytes,
-            n(L) + " layers x b x s x (kv_lora_rank + qk_rope_head_dim = " + n(latent) + ") x " + n(kv_bytes) + " B");
-    return out.b;
-  }
-  const double heads = std::max(1.0, m.kv_heads / c.t);
-  const double per_token_layer = 2 * heads * m.head_dim * kv_bytes;
-  double global_layers = L, sliding_layers = 0;
-  if (s.sliding_window > 0) {
-    global_layers = s.sliding_window_pattern > 0 ? std::floor(L / static_cast<double>(s.sliding_window_pattern)) : 0;
-    sliding_layers = L - global_layers;
-  }
-  if (global_layers > 0)
-    out.add("full-attention layers", global_layers * b * sq * per_token_layer,
-            "2 x " + n(global_layers) + " layers x b " + n(b) + " x s " + n(sq) + " x n_kv " + n(heads) +
-                " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
-  // TGI pages sliding-window layers at full length (FlashCausalLM.init_kv_cache): they hold the whole context.
-  const bool tgi = c.r.runtime == runtime_kind::tgi;
-  if (sliding_layers > 0 && tgi) {
-    out.add("sliding-window layers (TGI pages them at full length)", sliding_layers * b * sq * per_token_layer,
-            "2 x " + n(sliding_layers) + " layers x b x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " +
-                n(m.head_dim) + " x " + n(kv_bytes) + " B");
-  } else if (sliding_layers > 0) {
-    const double window = std::min(sq, static_cast<double>(s.sliding_window));
-    out.add("sliding-window layers", sliding_layers * b * window * per_token_layer,
-            "2 x " + n(sliding_layers) + " layers x b x min(s, " + std::to_string(s.sliding_window) + ") x n_kv " +
-                n(heads) + " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
+  // Each kind of layer caches its own way (layers/): the stage's layers counted by kind.
+  for (const layer_kind_def* kind : layer_kinds()) {
+    const double layers = m.layers_of(kind->kind, L);
+    if (layers > 0) kind->kv_cache(c, layers, out);
   }
   return out.b;
 }
