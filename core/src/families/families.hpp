@@ -34,7 +34,7 @@ class reader {
   // Like integer(), but a field with no value from config.json or a family default is an error.
   void require(std::initializer_list<const char*> names, std::string_view setting);
   void fail(std::string_view setting, std::string message);
-  // out[setting] = value, out of line: GCC 12's -Wrestrict misfires on a one-character literal assigned inline.
+  // A setting the family fixes whatever config.json says (out[setting] = value).
   void set(std::string_view setting, std::string_view value);
 
   settings out;               ///< the settings read so far, by key
