@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "estimate/stage.hpp"
+#include "frameworks/framework_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory {
@@ -56,15 +57,8 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back("params overrides the architecture: embeddings and norms are still taken from the architecture");
   if (!c.train && c.m.mla)
     notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
-  if (c.train && !r.phased()) {
-    const setting_values& d = detail::default_values();
-    if (s.grad_lifetime != d.grad_lifetime || s.optimizer_in_backward != d.optimizer_in_backward ||
-        s.optimizer_impl != d.optimizer_impl || s.loss_impl != d.loss_impl ||
-        s.activation_offload != d.activation_offload || s.allocator_reserve != d.allocator_reserve)
-      notes.emplace_back(
-          "framework generic sums every bucket: grad_lifetime, optimizer_in_backward, optimizer_impl, "
-          "loss_impl, activation_offload and allocator_reserve are ignored");
-  }
+  const framework_def& framework = framework_of(r.framework);
+  if (c.train && framework.notes != nullptr) framework.notes(r, notes);
   if (c.phased() && s.fragmentation != detail::default_values().fragmentation)
     notes.emplace_back("fragmentation is ignored by the phase model: allocator_reserve sets the allocator's reserve");
   if (info(r.weights).family == dtype_family::gguf_mix)
@@ -80,16 +74,6 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back(
         "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
   return notes;
-}
-
-// What each framework's own log prints (docs/methodology.md, "Frameworks").
-std::string printed_quantity(framework_kind f) {
-  switch (f) {
-    case framework_kind::generic:
-    case framework_kind::hf: return "device";         // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
-    case framework_kind::unsloth: return "reserved";  // the notebooks print max_memory_reserved()
-    default: return "allocated";                      // max_memory_allocated() / torchtune's peak_memory_active
-  }
 }
 
 estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step_phase phase) {
@@ -112,7 +96,8 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   t.dynamic += c.train ? r.buckets[3].bytes : 0;
   r.buckets.push_back(overhead_bucket(c, l, t, tensors, r.buckets[0].bytes, r.peak));
   r.peak.phase = phase_name(phase);
-  r.peak.printed = c.train ? printed_quantity(spec.framework) : "device";
+  // What the framework's own log prints (docs/methodology.md, "Frameworks").
+  r.peak.printed = c.train ? std::string(framework_of(spec.framework).printed) : "device";
   r.notes = stage_notes(c);
   r.inference = !c.train;
   if (r.inference) r.runtime = report_runtime(c, r, r.notes);

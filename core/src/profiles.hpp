@@ -9,13 +9,14 @@
 
 namespace llm_memory::detail {
 
-/// The framework profile for a training run (framework_profile.cpp): behaviour settings -> values.
-/// `values` are the settings as layered without any profile; the profile reads its own key and the method.
-[[nodiscard]] settings framework_profile(const setting_values& values);
+/// The framework profile for a training run (frameworks/table.cpp, each framework's in frameworks/<name>.cpp):
+/// behaviour settings -> values. `framework` is the resolved framework (resolve.cpp parses the choice); `values` are
+/// the settings as layered without any profile.
+[[nodiscard]] settings framework_profile(framework_kind framework, const setting_values& values);
 
 /// What a framework changes in the model itself, layered over the model preset (under config.json and explicit
-/// values): litgpt's GPT has its own lm_head, so a tied checkpoint is untied (framework_profile.cpp).
-[[nodiscard]] settings framework_model_overrides(const setting_values& values);
+/// values): litgpt's GPT has its own lm_head, so a tied checkpoint is untied (frameworks/litgpt.cpp).
+[[nodiscard]] settings framework_model_overrides(framework_kind framework);
 
 /// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values. `runtime` is the
 /// resolved runtime (resolve.cpp parses the choice); `values` are the settings layered without a profile.

@@ -387,13 +387,14 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   if (!errors.empty()) return errors;
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
   const bool train = choice<run_mode>(mode_names, values.mode) == run_mode::train;
+  const auto framework = choice<framework_kind>(framework_names, values.framework);
   const settings profile =
-      train ? detail::framework_profile(values) : detail::runtime_profile(parse_runtime(values), values);
+      train ? detail::framework_profile(framework, values) : detail::runtime_profile(parse_runtime(values), values);
   if (!profile.empty()) {
     setting_values base = detail::default_values();
     detail::apply_layer(profile, base, errors, " (from the profile)");
-    values =
-        layered(base, explicit_values, config, errors, train ? detail::framework_model_overrides(values) : settings{});
+    values = layered(base, explicit_values, config, errors,
+                     train ? detail::framework_model_overrides(framework) : settings{});
     if (!errors.empty()) return errors;
   }
   run_spec r = parse_choices(std::move(values));

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "frameworks/framework_def.hpp"
 #include "llm_memory/estimate.hpp"
 
 namespace llm_memory {
@@ -84,31 +86,16 @@ std::int64_t per_step_limit(double other_factors) {
 
 constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
 
-// The ZeRO stages a framework offers (docs/solve-and-advise.md, "Fewest devices"): DeepSpeed's 0-3 (generic and hf
-// run DeepSpeed through the Trainer); FSDP, torchtune and litgpt shard fully (FSDP = ZeRO-3) or replicate (DDP);
-// Megatron's distributed optimizer is ZeRO-1; Unsloth trains on one device.
+// The ZeRO stages a framework offers (its row, frameworks/<name>.cpp; docs/solve-and-advise.md, "Fewest devices").
 std::vector<std::int64_t> zero_stages(framework_kind f) {
-  switch (f) {
-    case framework_kind::generic:
-    case framework_kind::hf:
-    case framework_kind::deepspeed: return {0, 1, 2, 3};
-    case framework_kind::fsdp:
-    case framework_kind::torchtune:
-    case framework_kind::litgpt: return {0, 3};
-    case framework_kind::megatron: return {0, 1};
-    case framework_kind::unsloth: break;
-  }
-  return {0};
+  const std::span<const std::int64_t> stages = detail::framework_of(f).zero_stages;
+  return {stages.begin(), stages.end()};
 }
 
-// Tensor parallelism in training: Megatron (--tensor-model-parallel-size), DeepSpeed AutoTP training
-// (tensor_parallel.autotp_size), torchtune's tensor_parallel_dim (FSDP2 + DTensor) and the generic model; the
-// Trainer, litgpt and Unsloth keep the degree they were given. Degrees are powers of two within a node that divide
-// the query heads and the KV heads (Megatron: num_query_groups % tensor_model_parallel_size == 0).
-bool searches_tp(framework_kind f) {
-  return f == framework_kind::generic || f == framework_kind::megatron || f == framework_kind::deepspeed ||
-         f == framework_kind::fsdp || f == framework_kind::torchtune;
-}
+// Tensor parallelism in training, where the framework's row searches it (the others keep the degree they were
+// given). Degrees are powers of two within a node that divide the query heads and the KV heads (Megatron:
+// num_query_groups % tensor_model_parallel_size == 0).
+bool searches_tp(framework_kind f) { return detail::framework_of(f).searches_tp; }
 
 struct training_split {
   std::int64_t zero = 0;  // ZeRO stage

@@ -108,8 +108,9 @@ struct run_spec {
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
   /// llama.cpp or Ollama (which runs llama.cpp): GGUF buffers, cells and the compute buffer.
   [[nodiscard]] bool llamacpp() const { return runtime == runtime_kind::llamacpp || runtime == runtime_kind::ollama; }
-  /// The phase model (every framework but generic): the peak is the largest phase, not the sum of the buckets.
-  [[nodiscard]] bool phased() const { return framework != framework_kind::generic; }
+  /// The phase model (the framework's row says: every framework but generic): the peak is the largest phase, not
+  /// the sum of the buckets.
+  [[nodiscard]] bool phased() const;
   [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
 };
 

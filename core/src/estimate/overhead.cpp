@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "estimate/stage.hpp"
+#include "frameworks/framework_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -19,11 +20,11 @@ namespace {
 // size of what they carry.
 void add_communication_buffers(const context& c, const state_layout& l, builder& over) {
   const double g = bytes_per_value(c.r.gradients);
-  // DeepSpeed's reduce_bucket_size is 5e8 (runtime/zero/config.py l.113); the HF Trainer / accelerate fill its
-  // "auto" value with h^2 (accelerator.py @16cb6eb8 l.2316). stage3.py l.701-704 allocates it at init.
-  const double bucket_elements =
-      c.phased() && c.r.framework == framework_kind::deepspeed ? c.m.hidden * c.m.hidden : 5e8;
-  const std::string bucket_text = c.phased() && c.r.framework == framework_kind::deepspeed ? "h^2" : "5e8";
+  // DeepSpeed's reduce_bucket_size is 5e8 (runtime/zero/config.py l.113); a framework may fill its "auto" value
+  // as the HF Trainer does (framework_def::auto_reduce_bucket, frameworks/deepspeed.cpp).
+  const bool auto_bucket = c.phased() && framework_of(c.r.framework).auto_reduce_bucket;
+  const double bucket_elements = auto_bucket ? c.m.hidden * c.m.hidden : 5e8;
+  const std::string bucket_text = auto_bucket ? "h^2" : "5e8";
   const int zero = static_cast<int>(c.r.values.zero);
   if (zero == 0) {
     over.add(
@@ -38,13 +39,9 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
              "min(5e8, trainable) x " + n(l.train_w) + " B (DeepSpeed allgather_bucket_size)");
 }
 
-// Which communication buffers the framework allocates: DDP's and DeepSpeed's (generic, hf, deepspeed); Megatron's
-// buckets are views of its gradient buffer and FSDP's reduce-scatter inputs are transient.
-bool communication_buffers(const context& c) {
-  const framework_kind f = c.r.framework;
-  return c.train && c.dp > 1 &&
-         (f == framework_kind::generic || f == framework_kind::hf || f == framework_kind::deepspeed);
-}
+// Whether the framework allocates DDP's and DeepSpeed's communication buffers (framework_def::ddp_buffers: its
+// file says why or why not).
+bool communication_buffers(const context& c) { return c.train && c.dp > 1 && framework_of(c.r.framework).ddp_buffers; }
 
 }  // namespace
 

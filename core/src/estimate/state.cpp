@@ -4,9 +4,9 @@
 // Every formula is documented, with its source, in docs/methodology.md.
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 
 #include "estimate/stage.hpp"
+#include "frameworks/framework_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -37,53 +37,6 @@ state_layout layout_state(const context& c) {
   l.ep_other = l.sp.routed * (1 - 1 / static_cast<double>(r.values.ep));
   return l;
 }
-
-namespace {
-
-// DeepSpeed's own ZeRO-3 coordinator (framework deepspeed, phased) rather than "2 x largest layer".
-bool deepspeed_window(const context& c) { return c.phased() && c.r.framework == framework_kind::deepspeed; }
-
-// DeepSpeed ZeRO-3 gathers parameters per leaf module (nn.Linear, nn.Embedding; accelerate marks an MoE block one
-// leaf: set_moe_leaf_modules), so the largest gathered module is the embedding or the lm_head (V x h) or the
-// largest matrix (a routed layer's experts together) [parameters on this device].
-double largest_leaf_module(const context& c, const state_layout& l) {
-  double largest = std::max(l.sp.embed, l.sp.head);
-  if (c.last_stage && l.sp.head == 0 && c.s.tie_word_embeddings)
-    largest = std::max(largest, c.m.params.embedding / c.t);
-  for (const layer_params* layer : {&c.m.params.dense_layer, &c.m.params.moe_layer}) {
-    double routed = 0;
-    for (const auto& lin : layer->linears) {
-      const double w = lin.in_features * lin.out_features / c.t;
-      if (lin.routed) routed += w * lin.copies;
-      largest = std::max(largest, w);
-    }
-    largest = std::max(largest, routed);
-  }
-  return largest;
-}
-
-// The gathered window of DeepSpeed ZeRO-3 (partitioned_param_coordinator.py v0.19.5 l.452-454): the module being
-// computed plus prefetched parameters up to min(stage3_prefetch_bucket_size, stage3_max_live_parameters - those
-// available). The HF Trainer / accelerate fill the "auto" prefetch bucket with 0.9 x h^2 (accelerate
-// accelerator.py @16cb6eb8 l.2289-2319); max_live_parameters defaults to 1e9 (runtime/zero/config.py l.238).
-// In backward the gathered module's whole 16-bit gradient exists until it is reduce-scattered.
-void zero3_window(const context& c, const state_layout& l, builder& params, tally& t) {
-  const double gather_w = c.r.quantised() ? 2 : bytes_per_value(c.r.weights);
-  const double leaf = largest_leaf_module(c, l), h = c.m.hidden;
-  const double prefetch = std::max(0.0, std::min(0.9 * h * h, 1e9 - leaf));
-  const double window = (leaf + prefetch) * gather_w;
-  t.dynamic += std::ceil(window);
-  params.add(
-      "ZeRO-3 gathered window (largest leaf module + prefetch bucket)", window,
-      "(largest module " + n(leaf) + " + min(0.9 x h^2, 1e9 - module) " + n(prefetch) + ") x " + n(gather_w) + " B");
-  if (c.phase == step_phase::forward_end || c.r.adapters()) return;
-  const double grad = leaf * l.trainable_fraction * bytes_per_value(c.r.gradients);
-  t.dynamic += std::ceil(grad);
-  params.add("ZeRO-3 unsharded gradient of that module (before its reduce-scatter)", grad,
-             n(leaf) + " x " + n(bytes_per_value(c.r.gradients)) + " B");
-}
-
-}  // namespace
 
 bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
@@ -148,8 +101,9 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   if (r.adapters() && c.train)
     params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
                n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));
-  if (r.values.zero >= 3 && c.dp > 1 && deepspeed_window(c)) {
-    zero3_window(c, l, params, t);
+  const framework_def& framework = framework_of(r.framework);
+  if (r.values.zero >= 3 && c.dp > 1 && c.phased() && framework.zero3_window != nullptr) {
+    framework.zero3_window(c, l, params, t);
   } else if (r.values.zero >= 3 && c.dp > 1) {
     const double gather_w = r.quantised() ? 2 : bytes_per_value(r.weights);
     params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
@@ -177,12 +131,10 @@ double largest_tensor(const context& c, const state_layout& l) {
   return std::min(l.trainable_dev, l.trainable_fraction * largest);
 }
 
-// ZeRO-Offload moves the gradient partitions with the optimizer: stage 3 allocates grad_partitions_flat_buffer on
-// the CPU (stage3.py v0.19.5 l.711-715, self.device = cpu when offload_optimizer is set), stages 1/2 copy each
-// reduced gradient into the CPU fp32 buffer (stage_1_and_2.py async_inplace_copy_grad_to_fp32_buffer_from_gpu);
-// the GPU keeps the reduce bucket (communication buffers).
-bool deepspeed_offloads_gradients(const context& c) {
-  return c.phased() && c.r.framework == framework_kind::deepspeed && c.r.values.zero >= 1 &&
+// ZeRO-Offload with a framework that moves the gradient partitions with the optimizer (framework_def::
+// offloads_gradients: frameworks/deepspeed.cpp cites where); the GPU keeps the reduce bucket.
+bool offloads_gradients(const context& c) {
+  return c.phased() && framework_of(c.r.framework).offloads_gradients && c.r.values.zero >= 1 &&
          c.r.offload != offload_target::none;
 }
 
@@ -218,7 +170,7 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
     return grads.b;
   }
   const bool resident = c.r.grad_lifetime == gradient_lifetime::resident;
-  if (deepspeed_offloads_gradients(c)) {
+  if (offloads_gradients(c)) {
     t.cpu += std::ceil(all);
     grads.add(name + " (partitions offloaded to CPU with the optimizer)", 0, formula + " on CPU");
     return grads.b;

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// A training framework as the core sees it: one `framework_def` per framework, each in its own file
+// (frameworks/<name>.cpp), registered in one table (table.cpp) indexed by `framework_kind`. Resolve, estimate and
+// solve read a framework's row (its capabilities) and never test its name. Private to the core.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm_memory/resolve.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory::detail {
+
+struct context;  // estimate/stage.hpp
+struct state_layout;
+struct builder;
+struct tally;
+
+/// One training framework: the defaults it sets and every way the estimate and the solver treat it differently.
+/// Its behaviours and their sources (file + version) are in docs/methodology.md, "Frameworks".
+struct framework_def {
+  framework_kind kind = framework_kind::generic;  ///< its row in the table (the enum in resolve.hpp)
+  /// Its defaults profile: behaviour settings -> values (every one overridable), written into `profile` over the
+  /// settings every framework with a profile shares (table.cpp). `values` are the settings as layered without any
+  /// profile. nullptr: no profile, the table's defaults stand.
+  void (*profile)(settings& profile, const setting_values& values) = nullptr;
+  // The axes the profile reads (devices, seq, batch, ...): a field the lead adds after the merge.
+  /// What it changes in the model itself, layered over the model preset (under config.json and explicit values).
+  /// nullptr: nothing.
+  void (*model_overrides)(settings& overrides) = nullptr;
+  /// The peak its own log prints: "allocated", "reserved" or "device" (estimate.hpp peak_memory::printed).
+  std::string_view printed = "allocated";
+  /// The phase model: the peak is the largest phase of a step, not the sum of every bucket.
+  bool phased = true;
+  /// Gradient communication buffers when data parallel (estimate/overhead.cpp): DDP's flat buckets at ZeRO 0,
+  /// DeepSpeed's reduce and all-gather buckets at ZeRO >= 1. false: its buckets are views or transient.
+  bool ddp_buffers = false;
+  /// With the phase model, DeepSpeed's reduce bucket as the Trainer fills "auto": h^2 elements, not 5e8.
+  bool auto_reduce_bucket = false;
+  /// With the phase model, its own ZeRO-3 gathered window (ZeRO 3, dp > 1): the window's items in the parameters
+  /// bucket, its transient bytes in `t`. nullptr: "2 x largest layer" (estimate/state.cpp).
+  void (*zero3_window)(const context& c, const state_layout& l, builder& params, tally& t) = nullptr;
+  /// With the phase model, ZeRO >= 1 and an offloaded optimizer, the gradient partitions go to the CPU with it.
+  bool offloads_gradients = false;
+  /// The ZeRO stages the solver's device search tries (solve.cpp; docs/solve-and-advise.md, "Fewest devices").
+  std::span<const std::int64_t> zero_stages;
+  /// The device search tries tensor-parallel degrees too; false: it keeps the degree it was given.
+  bool searches_tp = false;
+  /// The notes it adds to a training estimate, after the run's own. nullptr: none.
+  void (*notes)(const run_spec& r, std::vector<std::string>& out) = nullptr;
+};
+
+/// The table's row for a framework (table.cpp).
+[[nodiscard]] const framework_def& framework_of(framework_kind kind);
+
+// One profile value (insert_or_assign: GCC 12's -Wrestrict misfires on operator[] with a literal).
+inline void set(settings& p, const char* key, const char* value) { p.insert_or_assign(key, value); }
+
+/// The Transformers Trainer's recipe for a fine-tuning method (hf.cpp); DeepSpeed and FSDP start from it.
+void hf_recipe(settings& p, const std::string& method);
+
+}  // namespace llm_memory::detail

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Framework fsdp: FSDP2 (fully_shard) with bf16 parameters, as torchtune's distributed recipes shard them.
+#include <array>
+
+#include "frameworks/framework_def.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+constexpr std::array<std::int64_t, 2> stages = {0, 3};
+
+// FSDP2 (fully_shard) with bf16 parameters, as torchtune's distributed recipes shard them.
+void profile(settings& p, const setting_values& v) {
+  hf_recipe(p, v.finetune);
+  set(p, "weights_dtype", v.finetune == "qlora" ? "nf4" : "bf16");
+  set(p, "autocast", "off");
+  set(p, "master_weights", "off");
+  set(p, "optimizer_dtype", "bf16");
+  if (v.devices > 1) set(p, "zero", "3");
+}
+
+}  // namespace
+
+// Its row (extern: table.cpp registers it).
+extern constinit const framework_def fsdp_framework{
+    .kind = framework_kind::fsdp,
+    .profile = profile,
+    .printed = "allocated",  // max_memory_allocated()
+    .ddp_buffers = false,   // FSDP's reduce-scatter inputs are transient
+    .zero_stages = stages,  // shards fully (FSDP = ZeRO-3) or replicates (DDP)
+    .searches_tp = true,
+};
+
+}  // namespace llm_memory::detail

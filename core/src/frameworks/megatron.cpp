@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Framework megatron: Megatron-LM with its distributed optimizer.
+#include <array>
+
+#include "frameworks/framework_def.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+constexpr std::array<std::int64_t, 2> stages = {0, 1};
+
+// Megatron-LM: bf16 params, fp32 main gradients in a contiguous buffer, distributed optimizer.
+void profile(settings& p, const setting_values& v) {
+  set(p, "grads_dtype", "fp32");  // --accumulate-allreduce-grads-in-fp32
+  set(p, "grad_lifetime", "resident");
+  set(p, "loss_impl", "megatron");
+  set(p, "attention", "flash");
+  set(p, "sequence_parallel", "off");      // --sequence-parallel is off unless given
+  if (v.devices > 1) set(p, "zero", "1");  // --use-distributed-optimizer: main params and Adam sharded
+}
+
+}  // namespace
+
+// Its row (extern: table.cpp registers it).
+extern constinit const framework_def megatron_framework{
+    .kind = framework_kind::megatron,
+    .profile = profile,
+    .printed = "allocated",  // max_memory_allocated()
+    .ddp_buffers = false,   // its buckets are views of its gradient buffer
+    .zero_stages = stages,  // the distributed optimizer is ZeRO-1
+    .searches_tp = true,    // --tensor-model-parallel-size
+};
+
+}  // namespace llm_memory::detail

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The frameworks' table: one row per training framework (its file: frameworks/<name>.cpp), in framework_kind's
+// order, and the profile layers resolve.cpp reads from it (profiles.hpp).
+#include <array>
+#include <cstddef>
+
+#include "frameworks/framework_def.hpp"
+#include "profiles.hpp"
+
+namespace llm_memory {
+namespace detail {
+
+// The rows, one per file (frameworks/<name>.cpp).
+extern const framework_def generic_framework;
+extern const framework_def hf_framework;
+extern const framework_def deepspeed_framework;
+extern const framework_def fsdp_framework;
+extern const framework_def torchtune_framework;
+extern const framework_def litgpt_framework;
+extern const framework_def megatron_framework;
+extern const framework_def unsloth_framework;
+
+namespace {
+
+// One row per framework_kind, in the enum's order (framework_table_test.cpp checks each row's `kind`).
+constexpr std::array<const framework_def*, 8> table = {
+    &generic_framework,   &hf_framework,     &deepspeed_framework, &fsdp_framework,
+    &torchtune_framework, &litgpt_framework, &megatron_framework,  &unsloth_framework,
+};
+
+// Settings every framework with a profile (every phased one) shares: a lazily loaded CUDA context (CUDA >= 11.7:
+// PyTorch PR #86509 and unsloth-zoo PR #1053 measure 0.27-0.42 GiB at start; kernels load as training runs).
+void common(settings& p) { set(p, "cuda_context", "0.5GiB"); }
+
+}  // namespace
+
+const framework_def& framework_of(framework_kind kind) { return *table[static_cast<std::size_t>(kind)]; }
+
+settings framework_profile(framework_kind framework, const setting_values& values) {
+  settings p;
+  const framework_def& f = framework_of(framework);
+  if (f.profile == nullptr) return p;
+  common(p);
+  f.profile(p, values);
+  return p;
+}
+
+settings framework_model_overrides(framework_kind framework) {
+  settings p;
+  if (const auto overrides = framework_of(framework).model_overrides) overrides(p);
+  return p;
+}
+
+}  // namespace detail
+
+bool run_spec::phased() const { return detail::framework_of(framework).phased; }
+
+}  // namespace llm_memory
