@@ -6,14 +6,10 @@
 #include <initializer_list>
 
 #include "estimate/stage.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
-
-double tgi_mla_bytes_per_token_layer(const context& c) {
-  const double head_size = std::max(128.0 + 64.0, static_cast<double>(c.s.v_head_dim));
-  return 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * head_size * bytes_per_value(c.r.kv);
-}
 
 bucket kv_cache(const context& c) {
   const auto& s = c.s;
@@ -41,11 +37,9 @@ bucket kv_cache(const context& c) {
             "2 x " + n(L) + " layers x b " + n(b) + " x encoder_seq " + n(enc) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
   }
-  if (m.mla && c.r.runtime == runtime_kind::tgi) {
-    const double per_token_layer = tgi_mla_bytes_per_token_layer(c);
-    out.add("keys and values, uncompressed (TGI does not cache MLA's latent)", L * b * sq * per_token_layer,
-            "2 x " + n(L) + " layers x b x s x n_kv / tp " + n(kv_heads_per_rank(m.kv_heads, s.tp)) +
-                " x head_size max(128 + 64, v_head_dim) x " + n(kv_bytes) + " B");
+  const runtime_def& rt = runtime_of(c.r.runtime);
+  if (m.mla && rt.mla_cache != nullptr) {
+    rt.mla_cache(c, out);
     return out.b;
   }
   if (m.mla) {
@@ -65,9 +59,7 @@ bucket kv_cache(const context& c) {
     out.add("full-attention layers", global_layers * b * sq * per_token_layer,
             "2 x " + n(global_layers) + " layers x b " + n(b) + " x s " + n(sq) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
-  // TGI pages sliding-window layers at full length (FlashCausalLM.init_kv_cache): they hold the whole context.
-  const bool tgi = c.r.runtime == runtime_kind::tgi;
-  if (sliding_layers > 0 && tgi) {
+  if (sliding_layers > 0 && rt.sliding_at_full_length) {
     out.add("sliding-window layers (TGI pages them at full length)", sliding_layers * b * sq * per_token_layer,
             "2 x " + n(sliding_layers) + " layers x b x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " +
                 n(m.head_dim) + " x " + n(kv_bytes) + " B");
