@@ -4,6 +4,9 @@
 #include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
+
+runtime_def llamacpp_runtime();  // runtimes/llamacpp.cpp
+
 namespace {
 
 // Ollama runs llama-server with num_ctx from the total VRAM (server/routes.go) per slot.

@@ -91,13 +91,4 @@ struct runtime_def {
 /// allocation), the CUDA context.
 [[nodiscard]] settings engine_common();
 
-// ---- the rows: one file each under runtimes/ ------------------------------------------------------------------
-
-[[nodiscard]] runtime_def transformers_runtime();
-[[nodiscard]] runtime_def vllm_runtime();
-[[nodiscard]] runtime_def sglang_runtime();
-[[nodiscard]] runtime_def tgi_runtime();
-[[nodiscard]] runtime_def llamacpp_runtime();
-[[nodiscard]] runtime_def ollama_runtime();
-
 }  // namespace llm_memory::detail

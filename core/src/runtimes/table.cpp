@@ -8,13 +8,21 @@
 #include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
+
+// The rows, one file each under runtimes/.
+runtime_def transformers_runtime();
+runtime_def vllm_runtime();
+runtime_def sglang_runtime();
+runtime_def tgi_runtime();
+runtime_def llamacpp_runtime();
+runtime_def ollama_runtime();
+
 namespace {
 
-constexpr std::size_t runtime_count = static_cast<std::size_t>(runtime_kind::ollama) + 1;
-
-// Indexed by runtime_kind; `automatic` is resolved before any stage reads a row, so its row is empty.
-const std::array<runtime_def, runtime_count>& rows() {
-  static const std::array<runtime_def, runtime_count> table = {
+// Indexed by runtime_kind, in the enum's order; `automatic` is resolved before any stage reads a row, so its row is
+// empty.
+const auto& rows() {
+  static const std::array table{
       runtime_def{}, transformers_runtime(), vllm_runtime(),   sglang_runtime(),
       tgi_runtime(), llamacpp_runtime(),     ollama_runtime(),
   };
