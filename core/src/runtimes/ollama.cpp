@@ -29,6 +29,7 @@ runtime_def ollama_runtime() {
   d.kind = runtime_kind::ollama;
   d.profile = profile;
   d.picked_for = nullptr;  // auto picks llama.cpp itself for GGUF weights
+  d.picked_because = "";
   d.overhead = overhead;
   return d;
 }
