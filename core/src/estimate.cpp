@@ -9,6 +9,7 @@
 
 #include "estimate/stage.hpp"
 #include "frameworks/framework_def.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory {
@@ -65,14 +66,11 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back(
         "GGUF mix typed tensor by tensor as llama.cpp's quantiser does (llama_tensor_get_type), the file made with "
         "an importance matrix; Falcon's own rules are not modelled");
+  const runtime_def& rt = runtime_of(r.runtime);
   if (!c.train && r.runtime_auto)
     notes.push_back("runtime auto: estimated as " + std::string(runtime_name(r.runtime)) +
-                    (r.llamacpp()                              ? " (GGUF weights)"
-                     : r.runtime == runtime_kind::transformers ? " (bitsandbytes weights)"
-                                                               : ""));
-  if (!c.train && r.llamacpp() && static_cast<double>(s.n_gpu_layers) <= static_cast<double>(c.m.layers))
-    notes.emplace_back(
-        "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
+                    std::string(rt.picked_because));
+  if (!c.train && rt.notes != nullptr) rt.notes(c, notes);
   return notes;
 }
 

@@ -18,8 +18,9 @@ namespace llm_memory::detail {
 /// values): litgpt's GPT has its own lm_head, so a tied checkpoint is untied (frameworks/litgpt.cpp).
 [[nodiscard]] settings framework_model_overrides(framework_kind framework);
 
-/// The runtime profile for an inference run (runtime_profile.cpp): behaviour settings -> values. `runtime` is the
-/// resolved runtime (resolve.cpp parses the choice); `values` are the settings layered without a profile.
+/// The runtime profile for an inference run (the runtime's row, runtimes/): behaviour settings -> values.
+/// `runtime` is the resolved runtime (resolve.cpp parses the choice); `values` are the settings layered without a
+/// profile.
 [[nodiscard]] settings runtime_profile(runtime_kind runtime, const setting_values& values);
 
 }  // namespace llm_memory::detail

@@ -9,6 +9,7 @@
 
 #include "llm_memory/presets.hpp"
 #include "profiles.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 #include "text.hpp"
 
@@ -100,15 +101,11 @@ E choice(const std::array<std::string_view, N>& names, std::string_view value) {
 // A dtype setting; "auto" (and only it) gives `automatic`.
 dtype dtype_choice(std::string_view value, dtype automatic) { return find_dtype(value).value_or(automatic); }
 
-// The runtime the layered settings ask for: auto is llama.cpp for GGUF weights, transformers for the bitsandbytes
-// formats (nf4, int8: loaded with load_in_4bit / load_in_8bit), vLLM otherwise.
+// The runtime the layered settings ask for: auto picks by the weights (runtimes/table.cpp auto_runtime: llama.cpp
+// for GGUF weights, transformers for the bitsandbytes formats, vLLM otherwise).
 runtime_kind parse_runtime(const setting_values& v) {
   const auto k = choice<runtime_kind>(runtime_names, v.runtime);
-  if (k != runtime_kind::automatic) return k;
-  const auto w = find_dtype(v.weights_dtype);
-  if (w && info(*w).family == dtype_family::gguf_mix) return runtime_kind::llamacpp;
-  if (w == dtype::nf4 || w == dtype::int8) return runtime_kind::transformers;
-  return runtime_kind::vllm;
+  return k != runtime_kind::automatic ? k : detail::auto_runtime(find_dtype(v.weights_dtype));
 }
 
 lora_target_set parse_targets(std::string_view text) {
@@ -274,25 +271,10 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
 }
 
-// llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
+// The runtime's own checks of an inference run (its row in runtimes/table.cpp).
 void check_runtime(const run_spec& r, std::vector<error>& errors) {
-  if (r.train()) return;
-  const setting_values& v = r.values;
-  const std::int64_t kv_heads = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
-  // TGI gives each shard num_kv_heads // tp heads: FlashCausalLM.__init__ asserts at least one, and the Llama
-  // family's attention refuses a remainder (flash_llama_modeling.py @v3.3.4); no KV head is replicated.
-  if (r.runtime == runtime_kind::tgi && kv_heads > 1 && kv_heads % v.tp != 0)
-    fail(errors, "tp",
-         "TGI shards the " + std::to_string(kv_heads) +
-             " KV heads (num_key_value_heads // tp per shard, no remainder, none replicated), so tp must divide "
-             "them, got " +
-             std::to_string(v.tp));
-  if (!r.llamacpp()) return;
-  const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
-  if (!float_v && r.attention != attention_kernel::flash)
-    fail(errors, "cache_type_v",
-         "a quantized V cache (\"" + r.values.cache_type_v +
-             "\") needs flash attention (attention=flash, llama.cpp -fa on)");
+  const auto check = detail::runtime_of(r.runtime).check;
+  if (!r.train() && check != nullptr) check(r, errors);
 }
 
 // The phase model's own settings (framework generic ignores them, stage_notes says so).

@@ -12,6 +12,7 @@
 
 #include "frameworks/framework_def.hpp"
 #include "llm_memory/estimate.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory {
 namespace {
@@ -260,15 +261,14 @@ bool valid_tp(const run_spec& spec, std::int64_t tp) {
   return heads % tp == 0 && kv > 0 && (kv % tp == 0 || tp % kv == 0);
 }
 
-// The splits an engine would be launched with, fewest devices first: vLLM and SGLang run tensor parallel at a
-// power of two within a node of 8 and add pipeline stages only across nodes (tp = the node's largest valid degree,
-// pp = nodes: vLLM's distributed serving guide); TGI shards by tensor parallelism only (num_shard, no pipeline);
-// llama.cpp splits layers over devices (-sm layer, its default) and transformers too (device_map="auto").
+// The splits an engine would be launched with, fewest devices first, as its row says (runtime_def::splits): whole
+// layers per device; tensor parallel at a power of two within a node of 8; then pipeline stages across nodes at
+// the node's largest valid degree.
 std::vector<std::pair<std::int64_t, std::int64_t>> inference_splits(const run_spec& spec) {
   const std::int64_t L = spec.values.num_hidden_layers;
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  const runtime_kind rt = spec.runtime;
-  if (rt == runtime_kind::transformers || spec.llamacpp()) {
+  const detail::device_split split = detail::runtime_of(spec.runtime).splits;
+  if (split == detail::device_split::layers) {
     for (std::int64_t pp = 1; pp <= L; ++pp) out.emplace_back(1, pp);
     return out;
   }
@@ -278,7 +278,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> inference_splits(const run_sp
       out.emplace_back(tp, 1);
       widest = tp;
     }
-  if (rt == runtime_kind::tgi) return out;
+  if (split == detail::device_split::tensor) return out;
   for (std::int64_t pp = 2; pp <= L; ++pp) out.emplace_back(widest, pp);
   return out;
 }
@@ -308,12 +308,7 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
     return a;
   }
   a.message = "no split of up to " + std::to_string(a.limit) + " devices fits (" +
-              (spec.runtime == runtime_kind::transformers || spec.llamacpp()
-                   ? std::string("layers split over devices, up to one per layer")
-               : spec.runtime == runtime_kind::tgi ? std::string("TGI shards by tensor parallel only, up to 8")
-                                                   : std::string("tp within a node of 8, dividing the heads; pp "
-                                                                 "across nodes, up to the layers")) +
-              ")";
+              std::string(detail::runtime_of(spec.runtime).split_limits) + ")";
   return a;
 }
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <utility>
 
+#include "runtimes/runtime_def.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define LLM_MEMORY_X86 1
 #endif
@@ -257,18 +259,13 @@ double lowered_estimate::total(double batch, double seq) const {
 }
 
 result<lowered_estimate> lower(const run_spec& spec) {
-  // llama.cpp pads its KV cells to 256 and sizes its compute buffer by the context alone: memory is a step
-  // function of seq, not batch x (piecewise quadratic in seq) plus a constant.
   lowered_estimate out;
   out.spec = spec;
   out.gpu_memory = spec.values.gpu_memory;
   out.batch_limit = static_cast<std::int64_t>(find_setting("batch")->max_value);
-  // llama.cpp pads its KV cells to 256 per slot and sizes its compute buffer by the padded context: memory is a
-  // step function of seq and of batch (slots), not batch x (piecewise quadratic in seq) plus a constant. Every
-  // point is then estimate() itself.
-  // TGI's warmup batch asks max_total_tokens (seq) per request in whole blocks, and the memory it leaves free depends
-  // on it: also a step function of seq.
-  if (!spec.train() && (spec.llamacpp() || spec.runtime == runtime_kind::tgi)) {
+  // A runtime whose memory is a step function of seq or batch (llama.cpp's padded cells, TGI's warmup blocks:
+  // runtime_def::lowerable) is swept point by point: every point is estimate() itself.
+  if (!spec.train() && !detail::runtime_of(spec.runtime).lowerable) {
     out.pointwise = true;
     return out;
   }

@@ -11,11 +11,6 @@
 
 namespace llm_memory::detail {
 
-double tgi_mla_bytes_per_token_layer(const context& c) {
-  const double head_size = std::max(128.0 + 64.0, static_cast<double>(c.s.v_head_dim));
-  return 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * head_size * bytes_per_value(c.r.kv);
-}
-
 bucket kv_cache(const context& c) {
   const auto& s = c.s;
   const auto& m = c.m;

@@ -83,9 +83,7 @@ struct gguf_edge_types {
   double output = 0;  ///< output [bytes per value]
 };
 
-// llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
-// layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
-// are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
+// The weights a runtime places itself between the device and host memory (runtime_def::place_weights).
 struct weight_split {
   double device = 0;    ///< bytes on the GPU ("CUDA0 model buffer")
   double host = 0;      ///< bytes in host memory ("CPU model buffer")
@@ -119,7 +117,8 @@ struct state_layout {
 
 [[nodiscard]] gguf_edge_types gguf_edges(const context& c);
 
-[[nodiscard]] weight_split split_llamacpp(const context& c, const stage_params& sp);
+// GGUF: average bytes per matrix weight over every layer's tensor types (the mix rule).
+[[nodiscard]] double gguf_bytes_per_matrix_weight(const context& c);
 
 // Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
 // only: bitsandbytes and FP8 keep embeddings, lm_head and norms in 16-bit.
@@ -136,8 +135,6 @@ void checkpoints(const context& c, double layers, double t_seq, builder& out);
 [[nodiscard]] bucket activations_prefill(const context& c);
 
 // ---- estimate/kv_cache.cpp ----
-
-[[nodiscard]] double tgi_mla_bytes_per_token_layer(const context& c);
 
 [[nodiscard]] bucket kv_cache(const context& c);
 
@@ -157,7 +154,7 @@ void checkpoints(const context& c, double layers, double t_seq, builder& out);
 [[nodiscard]] bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, double tensors,
                                      double weights, peak_memory& peak);
 
-// ---- estimate/inference.cpp (the runtimes' terms) ----
+// ---- estimate/inference.cpp (each runtime's terms from its row in runtimes/table.cpp) ----
 
 [[nodiscard]] bucket activations_inference(const context& c);
 

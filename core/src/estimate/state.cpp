@@ -7,6 +7,7 @@
 
 #include "estimate/stage.hpp"
 #include "frameworks/framework_def.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -49,8 +50,9 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
                                 : "Weights stored in " + r.values.weights_dtype +
                                       "; tensor parallelism splits matrices and embeddings, norms are replicated",
                   {}}};
-  if (!c.train && r.llamacpp()) {
-    const weight_split split = split_llamacpp(c, l.sp);
+  const runtime_def& rt = runtime_of(r.runtime);
+  if (!c.train && rt.place_weights != nullptr) {
+    const weight_split split = rt.place_weights(c, l.sp);
     t.cpu += std::ceil(split.host);
     params.add("weights on the GPU (model buffer)", split.device, split.formula);
     return params.b;
@@ -84,20 +86,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     params.add("vision tower", l.sp.vision * w / l.zero_params,
                n(l.sp.vision) + " vision parameters x " + n(w) + " B" + (l.zero_params > 1 ? l.shard : ""));
   }
-  if (!c.train && r.runtime == runtime_kind::tgi && r.values.tie_word_embeddings && c.last_stage) {
-    // TGI loads a tied head from the embedding's tensor as a tensor of its own, in 16-bit for quantised weights.
-    const double rows = tgi_tied_head_rows(c.m.vocab, r.values.tp);
-    const double w = info(r.weights).family == dtype_family::floating ? bytes_per_value(r.weights) : 2;
-    params.add("tied lm_head's own copy (TGI's TensorParallelHead.load)", rows * c.m.hidden * w,
-               n(rows) + " vocabulary rows x h " + n(c.m.hidden) + " x " + n(w) + " B");
-  }
-  // vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
-  // _compute_cos_sin_cache); "Model loading took" includes it.
-  if (!c.train && r.runtime == runtime_kind::vllm && r.model.choices.position == position_kind::rope &&
-      r.values.max_position_embeddings > 0)
-    params.add("rotary cos/sin cache", static_cast<double>(r.values.max_position_embeddings) * c.m.head_dim * c.act,
-               "max_position_embeddings " + std::to_string(r.values.max_position_embeddings) + " x head_dim " +
-                   n(c.m.head_dim) + " x " + n(c.act) + " B");
+  if (!c.train && rt.extra_weights != nullptr) rt.extra_weights(c, params);
   if (r.adapters() && c.train)
     params.add("LoRA adapters", l.sp.adapters * l.train_w / l.zero_params,
                n(l.sp.adapters) + " adapter parameters x " + n(l.train_w) + " B" + (l.zero_params > 1 ? l.shard : ""));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The parameters on one device and their stored bytes: exact counts per stage, storage formats (dtype.hpp),
-// GGUF mixes and llama.cpp's placement of a GGUF file's tensors.
+// The parameters on one device and their stored bytes: exact counts per stage, storage formats (dtype.hpp) and
+// GGUF mixes (llama.cpp's placement of them: runtimes/llamacpp.cpp).
 // Every formula is documented, with its source, in docs/methodology.md.
 #include <algorithm>
 #include <cmath>
@@ -76,8 +76,6 @@ gguf_model_facts gguf_facts(const context& c) {
   return {c.m.heads / c.m.kv_heads, c.s.num_experts, c.m.layers == 80 && c.m.heads != c.m.kv_heads, c.m.hidden};
 }
 
-namespace {
-
 // GGUF: average bytes per matrix weight over every layer's tensor types. A layer's types depend on its index only
 // through its quantiser position (dtype.hpp gguf_position), so the layers are counted per (position, dense or MoE)
 // class first and each class is typed once: integer work per layer, not string work (10^5 layers were 40 ms an
@@ -111,8 +109,6 @@ double gguf_bytes_per_matrix_weight(const context& c) {
   return weights > 0 ? bytes / weights : info(ggml_type::q4_0).bytes_per_value();
 }
 
-}  // namespace
-
 gguf_edge_types gguf_edges(const context& c) {
   const dtype f = c.r.weights;
   const double out = info(gguf_output_type(f, c.m.hidden)).bytes_per_value();
@@ -131,56 +127,6 @@ weight_storage store_gguf(const context& c, const stage_params& sp) {
               n(sp.embed) + " x " + n(embed_type) + " B + output " + n(sp.head) + " x " + n(e.output) +
               " B + norms x 4 B"};
 }
-
-// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
-// blocks); the output layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the GPU
-// when ngl > n_layer; token_embd and any other tensor in host memory.
-weight_split split_gguf_file(const context& c, const gguf_placement& g) {
-  const auto layers = static_cast<double>(g.layers.size());
-  const double gpu = std::min(static_cast<double>(c.s.n_gpu_layers), layers);
-  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > layers;
-  weight_split out;
-  for (std::size_t i = 0; i < g.layers.size(); ++i)
-    (static_cast<double>(i) >= layers - gpu ? out.device : out.host) += g.layers[i];
-  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
-  (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
-  out.host += g.token_embd + g.other;
-  out.formula = "the GGUF file's tensors at their stored types: " + n(gpu) + " of " + n(layers) + " blocks" +
-                (output_on_gpu ? " + the output layer" : "") + " on the GPU; token_embd " + n(g.token_embd) +
-                " B in host memory";
-  return out;
-}
-
-}  // namespace
-
-weight_split split_llamacpp(const context& c, const stage_params& sp) {
-  if (c.r.gguf_file) return split_gguf_file(c, *c.r.gguf_file);
-  const dtype f = c.r.weights;
-  const bool gguf = info(f).family == dtype_family::gguf_mix;
-  const double w = bytes_per_value(f);
-  const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
-  const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
-  const double out_type = e.output;
-  const bool tied = c.s.tie_word_embeddings;
-  const double embed_type = e.embed;
-  const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
-  const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
-  const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
-  const double output = head * out_type + final_norm * fp32_bytes;
-  const double total_layers = static_cast<double>(c.m.layers);
-  const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
-  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
-  weight_split out;
-  out.device = on_gpu * layers + (output_on_gpu ? output : 0);
-  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
-  out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
-                n(per_matrix) + " B + norms x 4 B)" +
-                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") + "; token_embd " +
-                n(sp.embed) + " x " + n(embed_type) + " B in host memory";
-  return out;
-}
-
-namespace {
 
 // A quantised checkpoint's layout (dtype.hpp layout_linear_bytes): every Linear of every layer as its format stores
 // it, what the format leaves alone (routers, q/k norms, sinks; MXFP4: everything but the routed experts) 16-bit.

@@ -26,8 +26,8 @@ extern constinit const framework_def fsdp_framework{
     .kind = framework_kind::fsdp,
     .profile = profile,
     .printed = "allocated",  // max_memory_allocated()
-    .ddp_buffers = false,   // FSDP's reduce-scatter inputs are transient
-    .zero_stages = stages,  // shards fully (FSDP = ZeRO-3) or replicates (DDP)
+    .ddp_buffers = false,    // FSDP's reduce-scatter inputs are transient
+    .zero_stages = stages,   // shards fully (FSDP = ZeRO-3) or replicates (DDP)
     .searches_tp = true,
 };
 

@@ -33,8 +33,8 @@ extern constinit const framework_def litgpt_framework{
     .profile = profile,
     .model_overrides = model_overrides,
     .printed = "allocated",  // max_memory_allocated()
-    .zero_stages = stages,  // FSDP shards fully (ZeRO-3) or replicates (DDP)
-    .searches_tp = false,   // keeps the degree it was given
+    .zero_stages = stages,   // FSDP shards fully (ZeRO-3) or replicates (DDP)
+    .searches_tp = false,    // keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail

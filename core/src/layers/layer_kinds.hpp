@@ -42,7 +42,9 @@ extern const layer_kind_def mla_layer;
 [[nodiscard]] const std::array<const layer_kind_def*, 3>& layer_kinds();
 
 /// The definition of kind `k`.
-[[nodiscard]] inline const layer_kind_def& layer_def(layer_kind k) { return *layer_kinds()[static_cast<std::size_t>(k)]; }
+[[nodiscard]] inline const layer_kind_def& layer_def(layer_kind k) {
+  return *layer_kinds()[static_cast<std::size_t>(k)];
+}
 
 /// Parameters of one norm of `width` (LayerNorm: weight and bias; RMSNorm: weight) [parameters] (model.cpp).
 [[nodiscard]] double norm_params(const model_spec& m, double width);

@@ -3,6 +3,7 @@
 // kv_lora_rank + qk_rope_head_dim values cached per token and layer (modeling_deepseek_v3.py). Formulas:
 // docs/models.md (parameters), docs/methodology.md (activations, KV cache).
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -21,8 +22,8 @@ double add_mla_params(const setting_values& s, const model_spec& m, layer_params
     add_linear(layer, projection::q_proj, h, m.heads * qk_head, 1, false);
   }
   add_linear(layer, projection::kv_a_proj_with_mqa, h, kv_rank + static_cast<double>(s.qk_rope_head_dim), 1, false);
-  add_linear(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim),
-             1, false);
+  add_linear(layer, projection::kv_b_proj, kv_rank, m.heads * static_cast<double>(s.qk_nope_head_dim + s.v_head_dim), 1,
+             false);
   add_linear(layer, projection::o_proj, m.heads * static_cast<double>(s.v_head_dim), h, 1, o_bias);
   // q_a_layernorm and kv_a_layernorm (RMSNorm weights).
   return (s.q_lora_rank > 0 ? q_rank : 0) + kv_rank;
@@ -40,17 +41,15 @@ attention_widths mla_saved_widths(const context& c) {
 void mla_kv_cache(const context& c, double layers, builder& out) {
   const auto& s = c.s;
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq), kv_bytes = bytes_per_value(c.r.kv);
-  if (c.r.runtime == runtime_kind::tgi) {
-    const double per_token_layer = tgi_mla_bytes_per_token_layer(c);
-    out.add("keys and values, uncompressed (TGI does not cache MLA's latent)", layers * b * sq * per_token_layer,
-            "2 x " + n(layers) + " layers x b x s x n_kv / tp " + n(kv_heads_per_rank(c.m.kv_heads, s.tp)) +
-                " x head_size max(128 + 64, v_head_dim) x " + n(kv_bytes) + " B");
+  // A runtime that does not cache the latent says what it caches instead (TGI: keys and values uncompressed).
+  if (const auto uncompressed = runtime_of(c.r.runtime).mla_cache) {
+    uncompressed(c, layers, out);
     return;
   }
   const auto latent = static_cast<double>(s.kv_lora_rank + s.qk_rope_head_dim);
-  out.add("MLA latent cache", layers * b * sq * latent * kv_bytes,
-          n(layers) + " layers x b x s x (kv_lora_rank + qk_rope_head_dim = " + n(latent) + ") x " + n(kv_bytes) +
-              " B");
+  out.add(
+      "MLA latent cache", layers * b * sq * latent * kv_bytes,
+      n(layers) + " layers x b x s x (kv_lora_rank + qk_rope_head_dim = " + n(latent) + ") x " + n(kv_bytes) + " B");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -19,11 +20,11 @@ void sliding_kv_cache(const context& c, double layers, builder& out) {
   const double b = static_cast<double>(c.s.batch), sq = static_cast<double>(c.s.seq);
   const double heads = std::max(1.0, c.m.kv_heads / c.t), kv_bytes = bytes_per_value(c.r.kv);
   const double per_token_layer = attention_kv_bytes_per_token(c);
-  // TGI pages sliding-window layers at full length (FlashCausalLM.init_kv_cache): they hold the whole context.
-  if (c.r.runtime == runtime_kind::tgi) {
+  // A runtime may page sliding-window layers at full length (TGI's FlashCausalLM.init_kv_cache).
+  if (runtime_of(c.r.runtime).sliding_at_full_length) {
     out.add("sliding-window layers (TGI pages them at full length)", layers * b * sq * per_token_layer,
-            "2 x " + n(layers) + " layers x b x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " +
-                n(c.m.head_dim) + " x " + n(kv_bytes) + " B");
+            "2 x " + n(layers) + " layers x b x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " + n(c.m.head_dim) +
+                " x " + n(kv_bytes) + " B");
     return;
   }
   const double window = std::min(sq, static_cast<double>(c.s.sliding_window));

@@ -28,10 +28,9 @@ TEST(layer_kinds, table_is_in_enum_order) {
 // Gemma 3's rule (every 6th layer global, the rest sliding): of 62 layers, floor(62 / 6) = 10 full and 52 sliding;
 // a stage of the first 31 layers holds floor(31 / 6) = 5 full and 26 sliding.
 TEST(layer_kinds, sliding_pattern_counts) {
-  const model_spec m = spec_of(settings({{"num_hidden_layers", "62"},
-                                         {"sliding_window", "1024"},
-                                         {"sliding_window_pattern", "6"}}))
-                           .model;
+  const model_spec m =
+      spec_of(settings({{"num_hidden_layers", "62"}, {"sliding_window", "1024"}, {"sliding_window_pattern", "6"}}))
+          .model;
   ASSERT_EQ(m.layer_pattern.size(), 2u);
   EXPECT_EQ(m.layers_of(layer_kind::attention, 62), 10);
   EXPECT_EQ(m.layers_of(layer_kind::sliding_attention, 62), 52);

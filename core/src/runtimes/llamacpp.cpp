@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// llama.cpp (llama-server): its defaults, its check of the V cache, where -ngl puts the weights, its KV cells and
+// the compute buffer of its worst-case graph, and the buffers it logs (runtime.hpp has the arithmetic). Sources:
+// docs/methodology.md ("Runtimes").
+#include <algorithm>
+#include <cmath>
+
+#include "runtimes/runtime_def.hpp"
+#include "settings_apply.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+// llama.cpp: -fa auto (on where the backend supports it), n_ubatch 512, n_batch 2048 (common/common.h); the
+// ~0.45 GiB a device holds beyond the logged buffers (CUDA context, cuBLAS).
+settings profile(const setting_values& /*v*/) { return engine_common(); }
+
+bool picked_for(dtype weights) { return info(weights).family == dtype_family::gguf_mix; }
+
+// llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
+void check(const run_spec& r, std::vector<error>& errors) {
+  const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
+  if (!float_v && r.attention != attention_kernel::flash)
+    errors.push_back({"cache_type_v", "a quantized V cache (\"" + r.values.cache_type_v +
+                                          "\") needs flash attention (attention=flash, llama.cpp -fa on)"});
+}
+
+// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
+// blocks); the output layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the GPU
+// when ngl > n_layer; token_embd and any other tensor in host memory.
+weight_split split_gguf_file(const context& c, const gguf_placement& g) {
+  const auto layers = static_cast<double>(g.layers.size());
+  const double gpu = std::min(static_cast<double>(c.s.n_gpu_layers), layers);
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > layers;
+  weight_split out;
+  for (std::size_t i = 0; i < g.layers.size(); ++i)
+    (static_cast<double>(i) >= layers - gpu ? out.device : out.host) += g.layers[i];
+  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
+  (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
+  out.host += g.token_embd + g.other;
+  out.formula = "the GGUF file's tensors at their stored types: " + n(gpu) + " of " + n(layers) + " blocks" +
+                (output_on_gpu ? " + the output layer" : "") + " on the GPU; token_embd " + n(g.token_embd) +
+                " B in host memory";
+  return out;
+}
+
+// llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
+// layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
+// are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
+weight_split split_llamacpp(const context& c, const stage_params& sp) {
+  if (c.r.gguf_file) return split_gguf_file(c, *c.r.gguf_file);
+  const dtype f = c.r.weights;
+  const bool gguf = info(f).family == dtype_family::gguf_mix;
+  const double w = bytes_per_value(f);
+  const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
+  const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
+  const double out_type = e.output;
+  const bool tied = c.s.tie_word_embeddings;
+  const double embed_type = e.embed;
+  const double final_norm = c.last_stage ? c.m.params.final_norm : 0;
+  const double layers = sp.matrices * per_matrix + (sp.norms - final_norm) * fp32_bytes;
+  const double head = c.last_stage ? (tied ? c.m.params.embedding / c.t : sp.head) : 0;
+  const double output = head * out_type + final_norm * fp32_bytes;
+  const double total_layers = static_cast<double>(c.m.layers);
+  const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
+  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
+  weight_split out;
+  out.device = on_gpu * layers + (output_on_gpu ? output : 0);
+  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
+  out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
+                n(per_matrix) + " B + norms x 4 B)" +
+                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") + "; token_embd " +
+                n(sp.embed) + " x " + n(embed_type) + " B in host memory";
+  return out;
+}
+// llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
+struct llamacpp_layout {
+  llamacpp_cells cells;        // of the full-attention layers
+  std::int64_t swa_cells = 0;  // of the sliding-window layers
+  double gpu_layers = 0;       // repeating layers on the GPU
+  bool output_on_gpu = true;   // ngl > n_layer
+  llamacpp_graph graph;
+  llamacpp_offload offload;  // what -ngl leaves on the CPU
+};
+
+// The largest matrix of the first layer (the first CPU layer under -ngl), at its GGUF type [bytes].
+double llamacpp_first_layer_matrix(const context& c) {
+  const auto& p = c.m.params;
+  const layer_params& layer = p.is_moe(0) ? p.moe_layer : p.dense_layer;
+  const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
+  const gguf_model_facts facts = gguf_facts(c);
+  double largest = 0;
+  for (const auto& l : layer.linears) {
+    const double per_value =
+        gguf ? info(gguf_matrix_type(c.r.weights, name_of(l.name), gguf_position(0, c.m.layers), facts, l.in_features))
+                   .bytes_per_value()
+             : bytes_per_value(c.r.weights);
+    largest = std::max(largest, l.in_features * l.out_features * l.copies * per_value);
+  }
+  return largest;
+}
+
+// -ngl's split of the layers, and the bytes op offload copies to the GPU.
+llamacpp_offload offload_llamacpp(const context& c, double gpu_layers, bool output_on_gpu) {
+  const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
+  const double out_type = gguf ? gguf_edges(c).output : bytes_per_value(c.r.weights);
+  const double head = c.s.tie_word_embeddings ? c.m.params.embedding : c.m.params.lm_head;
+  return {gpu_layers > 0, gpu_layers < c.layers_on_stage, output_on_gpu, head * out_type,
+          llamacpp_first_layer_matrix(c)};
+}
+
+llamacpp_layout layout_llamacpp(const context& c) {
+  const auto& s = c.s;
+  llamacpp_layout l;
+  const auto slots = s.batch;  // llama-server -np: one stream per slot, -c = slots x seq, not unified
+  l.cells = llamacpp_cell_count(slots * s.seq, slots, false);
+  const std::int64_t ub = std::min({s.n_ubatch, s.n_batch, s.seq});
+  if (s.sliding_window > 0)
+    l.swa_cells = llamacpp_swa_cells(l.cells.per_stream, s.sliding_window, slots, false, ub) * slots;
+  l.gpu_layers = std::min(static_cast<double>(s.n_gpu_layers), c.layers_on_stage);
+  l.output_on_gpu = static_cast<double>(s.n_gpu_layers) > static_cast<double>(c.m.layers);
+  l.graph = {static_cast<double>(ub),
+             static_cast<double>(l.cells.per_stream),
+             c.m.heads,
+             c.m.hidden,
+             mlp_inner(c),
+             c.m.vocab,
+             c.r.attention == attention_kernel::flash};
+  l.offload = offload_llamacpp(c, l.gpu_layers, l.output_on_gpu);
+  return l;
+}
+
+bucket activations(const context& c) {
+  builder out = workspace();
+  const llamacpp_layout l = layout_llamacpp(c);
+  out.b.assumes = "llama.cpp's compute buffer: the largest phase of the worst-case graph (n_ubatch tokens)";
+  out.add("compute buffer", llamacpp_compute_buffer(l.graph, l.offload),
+          "max(attention, MLP, logits) phases at ubatch " + n(l.graph.ubatch) + ", " + n(l.graph.kv_cells) + " cells" +
+              (l.graph.flash ? ", flash attention" : "") +
+              (l.offload.output_on_gpu ? "" : "; the output matrix copied in for its op (op offload)"));
+  return out.b;
+}
+
+// llama.cpp's KV buffer: padded cells x (K + V) in the cache types, layers on the GPU only.
+bucket kv_buffer(const context& c, double& cpu) {
+  builder out{{"kv_cache",
+               "KV cache",
+               0,
+               "llama.cpp's KV buffer: every cell of every layer on this device",
+               "Cells = n_ctx padded to 256 per slot; K and V in cache_type_k / cache_type_v",
+               {}}};
+  const llamacpp_layout l = layout_llamacpp(c);
+  const auto& m = c.m;
+  const double kb = info(c.r.cache_k).bytes_per_value(), vb = info(c.r.cache_v).bytes_per_value();
+  const double per_cell =
+      m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb : m.kv_heads * m.head_dim * (kb + vb);
+  const double L = c.layers_on_stage;
+  double global = L;
+  if (c.s.sliding_window > 0)
+    global = c.s.sliding_window_pattern > 0 ? std::floor(L / static_cast<double>(c.s.sliding_window_pattern)) : 0;
+  const double gpu_share = L > 0 ? l.gpu_layers / L : 0;
+  const double full = global * static_cast<double>(l.cells.total) * per_cell;
+  const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;
+  cpu += std::ceil((full + swa) * (1 - gpu_share));
+  if (global > 0)
+    out.add("full-attention layers", full * gpu_share,
+            n(global) + " layers x " + std::to_string(l.cells.total) + " cells x " + n(per_cell) + " B");
+  if (L > global)
+    out.add("sliding-window layers", swa * gpu_share,
+            n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");
+  return out.b;
+}
+
+void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {
+  over.add("beyond the logged buffers (CUDA context, cuBLAS)", c.s.cuda_context, "cuda_context setting");
+}
+
+void report(const context& c, const runtime_term& /*weights*/, runtime_report& out,
+            std::vector<std::string>& /*notes*/) {
+  const llamacpp_layout l = layout_llamacpp(c);
+  const weight_split split = split_llamacpp(c, count_stage(c));
+  double cpu = 0;
+  out.has_buffers = true;
+  out.model_buffer = std::ceil(split.device);
+  out.host_buffer = std::ceil(split.host);
+  out.kv_buffer = kv_buffer(c, cpu).bytes;
+  out.compute_buffer = llamacpp_compute_buffer(l.graph, l.offload);
+  out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph, l.offload);
+  out.kv_cells = l.cells.total;
+  out.kv_capacity_tokens = static_cast<double>(l.cells.total);
+  out.max_concurrency = static_cast<double>(c.s.batch);
+  out.max_context = l.cells.per_stream;
+}
+
+void notes(const context& c, std::vector<std::string>& out) {
+  if (static_cast<double>(c.s.n_gpu_layers) <= static_cast<double>(c.m.layers))
+    out.emplace_back(
+        "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
+}
+
+}  // namespace
+
+runtime_def llamacpp_runtime() {
+  runtime_def d;
+  d.kind = runtime_kind::llamacpp;
+  d.profile = profile;
+  d.picked_for = picked_for;
+  d.picked_because = " (GGUF weights)";
+  d.check = check;
+  d.place_weights = split_llamacpp;
+  d.activations = activations;
+  d.kv = kv_buffer;
+  d.overhead = overhead;
+  d.report = report;
+  d.notes = notes;
+  // Layers split over devices (-sm layer, its default).
+  d.splits = device_split::layers;
+  d.split_limits = "layers split over devices, up to one per layer";
+  // llama.cpp pads its KV cells to 256 per slot and sizes its compute buffer by the padded context: memory is a
+  // step function of seq and of batch (slots), not batch x (piecewise quadratic in seq) plus a constant.
+  d.lowerable = false;
+  return d;
+}
+
+}  // namespace llm_memory::detail

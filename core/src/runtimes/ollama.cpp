@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Ollama: llama.cpp's server (its row, runtimes/llamacpp.cpp) with Ollama's context default and its per-GPU
+// reserve. Sources: docs/methodology.md ("Runtimes").
+#include "runtimes/runtime_def.hpp"
+
+namespace llm_memory::detail {
+
+runtime_def llamacpp_runtime();  // runtimes/llamacpp.cpp
+
+namespace {
+
+// Ollama runs llama-server with num_ctx from the total VRAM (server/routes.go) per slot.
+settings profile(const setting_values& v) {
+  settings p = llamacpp_runtime().profile(v);
+  const double vram = v.gpu_memory * static_cast<double>(v.devices);
+  p.emplace("seq", std::to_string(ollama_num_ctx(vram, v.max_position_embeddings)));
+  return p;
+}
+
+void overhead(const context& c, double allocated, double weights, builder& over) {
+  over.add("Ollama's per-GPU minimum", ollama_minimum_memory, "MinimumMemory() = 457 MiB");
+  llamacpp_runtime().overhead(c, allocated, weights, over);
+}
+
+}  // namespace
+
+runtime_def ollama_runtime() {
+  runtime_def d = llamacpp_runtime();  // the same server, its buffers and checks
+  d.kind = runtime_kind::ollama;
+  d.profile = profile;
+  d.picked_for = nullptr;  // auto picks llama.cpp itself for GGUF weights
+  d.picked_because = "";
+  d.overhead = overhead;
+  return d;
+}
+
+}  // namespace llm_memory::detail

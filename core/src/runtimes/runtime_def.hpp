@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// The inference runtimes, one struct each: what a runtime sets, checks and adds to the estimate, filled in its own
+// file (runtimes/<name>.cpp) and registered in the one table (runtimes/table.cpp). resolve, estimate, solve, sweep
+// and the report read a runtime only through runtime_of(). Private to the core.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "estimate/stage.hpp"
+#include "llm_memory/result.hpp"
+#include "llm_memory/runtime.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory::detail {
+
+// ---- the shared inference parts (estimate/inference.cpp) -------------------------------------------------------
+
+/// The MLP's inner width one token passes through: the routed experts' together for a MoE model.
+[[nodiscard]] double mlp_inner(const context& c);
+/// The prefill chunk: max_num_batched_tokens, or the whole prompt when 0 [tokens].
+[[nodiscard]] double chunk_tokens(const context& c);
+/// KV bytes of one token in every layer of this device, each layer at full length; MLA as its latent [bytes].
+[[nodiscard]] double full_length_kv_bytes_per_token(const context& c);
+/// KV bytes of one token in every layer of this device, when every layer attends to the whole context; 0 for
+/// hybrids (sliding windows), which vLLM groups and SGLang reports as concurrency only [bytes].
+[[nodiscard]] double kv_bytes_per_token(const context& c);
+/// The KV bytes of one request of `seq` tokens on this device (sliding windows included) [bytes].
+[[nodiscard]] double kv_bytes_per_request(const context& c);
+/// The activations bucket's header, for a runtime to fill with its workspace.
+[[nodiscard]] builder workspace();
+/// The KV cache as kv_cache() computes it (every runtime but llama.cpp's): nothing in host memory.
+[[nodiscard]] bucket device_kv(const context& c, double& cpu);
+/// PyTorch's overhead: the CUDA context and the caching allocator's fragmentation reserve.
+void torch_overhead(const context& c, double allocated, double weights, builder& over);
+
+// ---- the struct ------------------------------------------------------------------------------------------------
+
+/// How the solver splits a model over devices when it searches the fewest that fit.
+enum class device_split {
+  layers,                ///< whole layers per device, tp 1 (llama.cpp -sm layer, transformers device_map="auto")
+  tensor,                ///< tensor parallel only: powers of two within a node, dividing the heads
+  tensor_then_pipeline,  ///< tensor parallel within a node, then pipeline stages across nodes
+};
+
+/// One inference runtime: every way it differs from the others. A function left null is a step the runtime does
+/// not take; the defaults are what transformers (eager PyTorch) does.
+struct runtime_def {
+  runtime_kind kind = runtime_kind::automatic;  ///< its enum value: its row in the table
+  // TODO(issue 31): the axes the profile reads (seq, batch, devices, tp, pp, gpu_memory), for the searches.
+  /// The defaults profile: behaviour settings -> values, from the settings layered without a profile.
+  settings (*profile)(const setting_values& values) = nullptr;
+  /// runtime = auto picks this runtime for these weights (tried in the table's order; vLLM otherwise).
+  bool (*picked_for)(dtype weights) = nullptr;
+  std::string_view picked_because;  ///< the auto note's reason, e.g. " (GGUF weights)"; "" for none
+  /// The runtime's own checks of a resolved inference run, each error naming its setting.
+  void (*check)(const run_spec& r, std::vector<error>& errors) = nullptr;
+  /// The runtime places the weights itself (llama.cpp: -ngl layers on the GPU, token_embd in host memory).
+  weight_split (*place_weights)(const context& c, const stage_params& sp) = nullptr;
+  /// Weights the runtime keeps beside the model's own (tied-head copies, rotary caches): parameters bucket items.
+  void (*extra_weights)(const context& c, builder& params) = nullptr;
+  /// The MLA cache's item for `layers` MLA layers when the runtime does not cache the latent (layers/mla.cpp).
+  void (*mla_cache)(const context& c, double layers, builder& kv) = nullptr;
+  bool sliding_at_full_length = false;  ///< pages sliding-window layers at the whole context (layers/)
+  /// The activations bucket: the runtime's transient workspace.
+  bucket (*activations)(const context& c) = activations_prefill;
+  /// The KV cache bucket; `cpu` gets what stays in host memory [bytes].
+  bucket (*kv)(const context& c, double& cpu) = device_kv;
+  /// The runtime's own reserved terms beyond the tensors (overhead = detailed).
+  void (*overhead)(const context& c, double allocated, double weights, builder& over) = torch_overhead;
+  /// What the runtime itself reports (budget, KV capacity, buffers), and its refusals as notes.
+  void (*report)(const context& c, const runtime_term& weights, runtime_report& out,
+                 std::vector<std::string>& notes) = nullptr;
+  bool pooled_kv = false;  ///< one KV pool of tokens: a note when it holds fewer than batch x seq
+  /// The runtime's notes on a stage (after the shared ones).
+  void (*notes)(const context& c, std::vector<std::string>& notes) = nullptr;
+  device_split splits = device_split::layers;  ///< how the solver splits the model
+  std::string_view split_limits;               ///< the splits tried, for "no split fits (...)"
+  /// Memory is batch x (piecewise quadratic in seq) plus a constant, so a sweep can lower it (sweep.cpp lower());
+  /// false: every point of a sweep is estimate() itself.
+  bool lowerable = true;
+};
+
+/// The runtime's row in the table (runtimes/table.cpp).
+[[nodiscard]] const runtime_def& runtime_of(runtime_kind kind);
+/// The runtime auto picks for these weights (resolve.cpp): the first row whose picked_for holds, else vLLM.
+[[nodiscard]] runtime_kind auto_runtime(std::optional<dtype> weights);
+/// The profile vLLM, SGLang, TGI and llama.cpp share: flash/paged attention, no allocator slack (the pool is one
+/// allocation), the CUDA context.
+[[nodiscard]] settings engine_common();
+
+}  // namespace llm_memory::detail

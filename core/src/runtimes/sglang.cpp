@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// SGLang: its defaults from the device's memory, and weights + KV cache within mem_fraction_static of the memory
+// free at start (runtime.hpp has the arithmetic). Sources: docs/methodology.md ("Runtimes").
+#include <cstdio>
+
+#include "runtimes/runtime_def.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+constexpr double mib = 1048576;
+
+std::string fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// SGLang: chunked_prefill_size and mem_fraction_static from the device's memory (server_args.py).
+settings profile(const setting_values& v) {
+  settings p = engine_common();
+  const double gpu_mib = v.gpu_memory / mib;
+  p.emplace("max_num_batched_tokens", std::to_string(sglang_chunked_prefill(gpu_mib)));
+  p.emplace("mem_fraction_static", fixed3(sglang_mem_fraction(gpu_mib, v.tp, v.pp)));
+  p.emplace("block_size", "1");
+  return p;
+}
+
+bucket activations(const context& /*c*/) {
+  builder out = workspace();
+  out.b.assumes = "SGLang keeps activations and CUDA graphs in the share outside mem_fraction_static (overhead)";
+  return out.b;
+}
+
+void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {
+  const setting_values& s = c.s;
+  const double T = s.gpu_memory;
+  over.add("CUDA context", s.cuda_context, "cuda_context setting");
+  const double all_reduce = custom_all_reduce_bytes(s.tp);
+  if (all_reduce > 0)
+    over.add("custom all-reduce buffers (tp " + std::to_string(s.tp) + ")", all_reduce,
+             "3 x max_size 8 MiB (vLLM's CustomAllreduce, forked), before SGLang measures free memory");
+  over.add("outside mem_fraction_static (activations, CUDA graphs)",
+           (1 - s.mem_fraction_static) * (T - s.cuda_context - all_reduce),
+           "(1 - " + n(s.mem_fraction_static) + ") x (gpu_memory - cuda_context" +
+               (all_reduce > 0 ? " - custom all-reduce)" : ")"));
+}
+
+// SGLang: weights + KV cache within mem_fraction_static of the memory free at start.
+void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& /*notes*/) {
+  const auto& s = c.s;
+  const double total_free = s.gpu_memory - s.cuda_context - custom_all_reduce_bytes(s.tp);
+  out.budget = total_free * s.mem_fraction_static;
+  out.terms = {weights};
+  out.kv_available = out.budget - weights.bytes;
+  const double per_token = kv_bytes_per_token(c);
+  if (per_token > 0) {
+    out.kv_capacity_tokens =
+        static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, per_token));
+    out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
+    out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+  } else if (out.kv_available > 0) {
+    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+  }
+}
+
+}  // namespace
+
+runtime_def sglang_runtime() {
+  runtime_def d;
+  d.kind = runtime_kind::sglang;
+  d.profile = profile;
+  d.activations = activations;
+  d.overhead = overhead;
+  d.report = report;
+  d.pooled_kv = true;
+  // vLLM's QKV split and serving layout: tp within a node, pp across nodes.
+  d.splits = device_split::tensor_then_pipeline;
+  d.split_limits = "tp within a node of 8, dividing the heads; pp across nodes, up to the layers";
+  return d;
+}
+
+}  // namespace llm_memory::detail

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// vLLM (V1 engine): its defaults, the profiling run that sizes its activations, its budget and the KV cache blocks
+// it allocates from what the budget leaves (runtime.hpp has the arithmetic). Sources: docs/methodology.md
+// ("Runtimes").
+#include <algorithm>
+#include <cmath>
+
+#include "runtimes/runtime_def.hpp"
+#include "settings_apply.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+// vLLM V1: EngineArgs.get_batch_defaults (API server). From 0.21 (PR #38284) gpu_memory_utilization defaults to
+// 0.92 and the budget holds an estimate of the CUDA graphs (0.84 GiB, calibrated on a v0.19 Llama 3.1 8B log);
+// before, 0.90 and graphs captured after the KV cache is sized, outside the budget. Non-torch memory: 0.14 GiB
+// measured on v0.11.0 (H100, DEBUG "non-torch forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2, NCCL's
+// buffers connected during the profiling run); from 0.17 the 0.32 GiB calibrated on Llama 3.1 8B logs, + 0.41 GiB
+// at tp > 1 (docs/methodology.md).
+settings profile(const setting_values& v) {
+  settings p = engine_common();
+  const bool a100 = v.gpu.find("a100") != std::string::npos;
+  const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
+  p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
+  p.emplace("max_num_seqs", std::to_string(d.seqs));
+  const bool v0_21 = v.vllm_version == "0.21", v0_11 = v.vllm_version == "0.11";
+  if (!v0_21) p.emplace("gpu_memory_utilization", "0.9");
+  p.emplace("non_torch_memory", v0_11 ? (v.tp > 1 ? "0.55GiB" : "0.14GiB") : (v.tp > 1 ? "0.73GiB" : "0.32GiB"));
+  p.emplace("cuda_graph_memory", v0_21 ? "0.84GiB" : "0");
+  return p;
+}
+
+// vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
+// _compute_cos_sin_cache); "Model loading took" includes it.
+void rotary_cache(const context& c, builder& params) {
+  const run_spec& r = c.r;
+  if (r.model.choices.position == position_kind::rope && r.values.max_position_embeddings > 0)
+    params.add("rotary cos/sin cache", static_cast<double>(r.values.max_position_embeddings) * c.m.head_dim * c.act,
+               "max_position_embeddings " + std::to_string(r.values.max_position_embeddings) + " x head_dim " +
+                   n(c.m.head_dim) + " x " + n(c.act) + " B");
+}
+
+// vLLM's profiling run: a forward at the chunk, then the sampler over max_num_seqs rows; not at once.
+runtime_term profile_peak(const context& c) {
+  const double N = chunk_tokens(c);
+  const double seqs = std::min(static_cast<double>(c.s.max_num_seqs), N);
+  const double forward = vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t);
+  const double held = N * c.m.hidden * c.act;  // profile_run's hidden_states, alive while the sampler runs
+  const double sampler = vllm_sampler_peak(c.r.vllm, seqs, c.m.vocab, held);
+  if (forward >= sampler)
+    return {
+        "profiling forward at the prefill chunk", forward,
+        n(N) + " tokens x " + n(c.act) + " B x (3 x inner " + n(mlp_inner(c)) + " / tp + 3 x h " + n(c.m.hidden) + ")"};
+  return {"profiling sampler over max_num_seqs", sampler,
+          n(seqs) + " sequences x V " + n(c.m.vocab) + " x " + n(vllm_sampler_bytes_per_logit(c.r.vllm, seqs)) +
+              " B per logit (vllm_version " + c.s.vllm_version + ") + the forward's hidden states " + n(N) +
+              " tokens x h " + n(c.m.hidden) + " x " + n(c.act) + " B"};
+}
+
+bucket activations(const context& c) {
+  builder out = workspace();
+  const runtime_term t = profile_peak(c);
+  out.b.assumes =
+      "vLLM's profiling run: the larger of a forward at max_num_batched_tokens (calibrated on Llama 3.1 8B "
+      "logs) and the dummy sampler over max_num_seqs rows (its top-k/top-p path by vllm_version)";
+  out.add(t.name, t.bytes, t.formula);
+  return out.b;
+}
+
+void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {
+  const setting_values& s = c.s;
+  const double T = s.gpu_memory;
+  over.add("non-torch memory (NCCL, cuBLAS)", s.non_torch_memory, "non_torch_memory setting");
+  over.add("CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory setting (0 = enforce_eager)");
+  // Allocated at start-up, before vLLM's memory snapshot: part of what lies outside its budget.
+  const double all_reduce = custom_all_reduce_bytes(s.tp);
+  if (all_reduce > 0)
+    over.add("custom all-reduce buffers (tp " + std::to_string(s.tp) + ", outside the budget)", all_reduce,
+             "3 x max_size 8 MiB (CustomAllreduce: IPC buffer, meta + buffer, rank_data)");
+  over.add("outside vLLM's budget (CUDA context, other processes)",
+           std::max(0.0, T - vllm_budget(T, s.gpu_memory_utilization) - all_reduce),
+           "gpu_memory - ceil(gpu_memory x gpu_memory_utilization " + n(s.gpu_memory_utilization) + ")" +
+               (all_reduce > 0 ? " - the custom all-reduce buffers" : ""));
+}
+
+// vLLM with sliding-window and full-attention layers (one page size, hybrid KV cache manager): groups of
+// group_size layers, num_blocks = available // page // group_size, the token line num_blocks // groups x block
+// (kv_cache_utils.py at 001cabc1be16), the concurrency num_blocks / the blocks one request takes over the groups.
+void report_hybrid(const context& c, runtime_report& out, std::vector<std::string>& notes) {
+  const auto& s = c.s;
+  if (c.m.mla) {  // no sliding MLA model in the presets: the concurrency from the request's bytes
+    out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
+    return;
+  }
+  const auto L = static_cast<std::int64_t>(c.layers_on_stage);
+  const std::int64_t full =
+      s.sliding_window_pattern > 0 ? L / s.sliding_window_pattern : 0;  // as kv_cache() counts them
+  const vllm_hybrid_groups g = vllm_hybrid_grouping(full, L - full);
+  const double page =
+      vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, bytes_per_value(c.r.kv));
+  const auto N = static_cast<std::int64_t>(chunk_tokens(c));
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, static_cast<double>(g.group_size));
+  out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, s.block_size));
+  out.max_concurrency = static_cast<double>(blocks) / static_cast<double>(vllm_hybrid_blocks_per_request(
+                                                          g, s.seq, s.sliding_window, N, s.block_size));
+  const setting_def* seq_row = find_setting("seq");
+  const auto limit = static_cast<std::int64_t>(seq_row != nullptr ? seq_row->max_value : 0);
+  out.max_context =
+      vllm_hybrid_max_model_len(out.kv_available, page, full, L - full, s.sliding_window, N, s.block_size, limit);
+  if (s.seq > out.max_context)
+    notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) +
+                    ": the estimated maximum model length is " + std::to_string(out.max_context));
+}
+
+void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
+  const auto& s = c.s;
+  out.budget = vllm_budget(s.gpu_memory, s.gpu_memory_utilization);
+  out.terms = {weights,
+               profile_peak(c),
+               {"non-torch memory", s.non_torch_memory, "non_torch_memory"},
+               {"CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory"}};
+  double used = 0;
+  for (const auto& t : out.terms) used += t.bytes;
+  out.kv_available = out.budget - used;
+  const double per_token = kv_bytes_per_token(c);
+  if (out.kv_available <= 0) {
+    notes.emplace_back(
+        "vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
+    return;
+  }
+  if (per_token == 0) {
+    report_hybrid(c, out, notes);
+    return;
+  }
+  const double page = per_token * static_cast<double>(s.block_size) / c.layers_on_stage;
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, c.layers_on_stage);
+  out.kv_capacity_tokens = static_cast<double>(blocks * s.block_size);
+  out.max_concurrency = vllm_concurrency(blocks, s.seq, s.block_size);
+  out.max_context = vllm_max_model_len(out.kv_available, page, c.layers_on_stage, s.block_size);
+  if (s.seq > out.max_context)
+    notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) + ": its KV cache holds " +
+                    std::to_string(static_cast<std::int64_t>(out.kv_capacity_tokens)) +
+                    " tokens; the estimated maximum model length is " + std::to_string(out.max_context));
+}
+
+}  // namespace
+
+runtime_def vllm_runtime() {
+  runtime_def d;
+  d.kind = runtime_kind::vllm;
+  d.profile = profile;
+  d.extra_weights = rotary_cache;
+  d.activations = activations;
+  d.overhead = overhead;
+  d.report = report;
+  // Tensor parallel at a power of two within a node of 8, pipeline stages only across nodes (tp = the node's
+  // largest valid degree, pp = nodes: vLLM's distributed serving guide).
+  d.splits = device_split::tensor_then_pipeline;
+  d.split_limits = "tp within a node of 8, dividing the heads; pp across nodes, up to the layers";
+  return d;
+}
+
+}  // namespace llm_memory::detail
