@@ -10,12 +10,22 @@
 #include <map>
 #include <utility>
 
+#include "profile_axes.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define LLM_MEMORY_X86 1
 #endif
 
 namespace llm_memory {
 namespace {
+
+// estimate() at one point, the run varied there as applying batch and seq varies it (vary(): re-resolved where its
+// profile reads them, TGI 1.4.1's prefill tokens). A point resolve() refuses (cp not dividing seq) is the formula's
+// value there, as a lowered cell is.
+double point_total(const run_spec& spec, std::int64_t batch, std::int64_t seq) {
+  const auto r = vary(spec, {{"batch", std::to_string(batch)}, {"seq", std::to_string(seq)}});
+  return estimate(r.ok() ? r.value() : with_workload(spec, batch, seq, spec.values.devices)).total_bytes;
+}
 
 // ---- lowering ---------------------------------------------------------------------------------------------------
 
@@ -244,10 +254,7 @@ double stage_lowering::per_sequence(double seq) const {
 }
 
 double lowered_estimate::total(double batch, double seq) const {
-  if (pointwise)
-    return estimate(with_workload(spec, static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq),
-                                  spec.values.devices))
-        .total_bytes;
+  if (pointwise) return point_total(spec, static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq));
   double best = 0;
   for (std::size_t st = 0; st < stages.size(); ++st) {
     const double t = stages[st].fixed + batch * stages[st].per_sequence(seq);
@@ -268,7 +275,10 @@ result<lowered_estimate> lower(const run_spec& spec) {
   // point is then estimate() itself.
   // TGI's warmup batch asks max_total_tokens (seq) per request in whole blocks, and the memory it leaves free depends
   // on it: also a step function of seq.
-  if (!spec.train() && (spec.llamacpp() || spec.runtime == runtime_kind::tgi)) {
+  // A profile that reads batch or seq (TGI 1.4.1's prefill tokens) gives a run of its own at each point, so the
+  // probes below (the run's formulas at other batches and seqs) would not hold either.
+  const detail::profile_reads reads = detail::profile_axes(spec);
+  if ((!spec.train() && (spec.llamacpp() || spec.runtime == runtime_kind::tgi)) || reads.batch || reads.seq) {
     out.pointwise = true;
     return out;
   }
@@ -379,10 +389,9 @@ std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<c
     const double margin = tolerance * limit;
     auto sure = static_cast<std::int64_t>(std::max(0.0, largest(limit - lowered.rounding_bound - margin)));
     auto maybe = static_cast<std::int64_t>(std::max(0.0, largest(limit + 1 + margin)));
-    const setting_values& v = lowered.spec.values;
     while (sure < maybe) {  // invariant: sure fits (or is 0), maybe + 1 does not
       const std::int64_t probe = sure + (maybe - sure + 1) / 2;
-      if (estimate(with_workload(lowered.spec, probe, static_cast<std::int64_t>(s), v.devices)).total_bytes <= limit)
+      if (point_total(lowered.spec, probe, static_cast<std::int64_t>(s)) <= limit)
         sure = probe;
       else
         maybe = probe - 1;
@@ -470,7 +479,7 @@ result<sweep_run> run_sweep(const sweep_request& request) {
   settings values = request.values;
   values.erase("batch");
   values.erase("seq");
-  const auto spec = resolve(values, request.config);
+  const auto spec = resolve(values, request.config, request.gguf_file);
   if (!spec.ok()) errors.insert(errors.end(), spec.errors().begin(), spec.errors().end());
   if (!errors.empty()) return errors;
   auto lowered = lower(spec.value());
