@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The settings each profile reads, declared next to the profiles (runtime_profile.cpp, framework_profile.cpp):
 // a profile that reads a setting a search moves makes that search re-resolve the run (vary(), resolve.cpp).
-// Keep each case in step with its profile.
+// Keep each case in step with its profile. What picks the profile (mode, runtime, framework, tgi_version,
+// vllm_version, weights_dtype for runtime auto) is not listed: no search moves it on vary()'s fast path.
 #include "profile_axes.hpp"
 
 namespace llm_memory::detail {

@@ -9,17 +9,17 @@ namespace llm_memory::detail {
 
 /// The settings a profile's values depend on (each true where the profile reads it).
 struct profile_reads {
-  bool batch = false;            ///< the micro-batch [sequences]
-  bool seq = false;              ///< the sequence length [tokens]
-  bool devices = false;          ///< the device count itself [devices]
-  bool several_devices = false;  ///< only whether there is more than one device (devices > 1)
-  bool tp = false;               ///< the tensor-parallel degree [devices]
-  bool pp = false;               ///< the pipeline-parallel degree [stages]
-  bool zero = false;             ///< the ZeRO stage
-  bool grad_accum = false;       ///< the gradient-accumulation steps [micro-batches]
-  bool finetune = false;         ///< the method (full, lora, qlora)
-  bool gpu = false;              ///< the GPU preset's id (its name, not only its memory)
-  bool gpu_memory = false;       ///< one device's memory [bytes]
+  bool batch = false;                    ///< the micro-batch [sequences]
+  bool seq = false;                      ///< the sequence length [tokens]
+  bool devices = false;                  ///< the device count itself [devices]
+  bool several_devices = false;          ///< only whether there is more than one device (devices > 1)
+  bool tp = false;                       ///< the tensor-parallel degree [devices]
+  bool pp = false;                       ///< the pipeline-parallel degree [stages]
+  bool zero = false;                     ///< the ZeRO stage
+  bool grad_accum = false;               ///< the gradient-accumulation steps [micro-batches]
+  bool finetune = false;                 ///< the method (full, lora, qlora)
+  bool gpu = false;                      ///< the GPU preset's id (its name, not only its memory)
+  bool gpu_memory = false;               ///< one device's memory [bytes]
   bool max_position_embeddings = false;  ///< the model's trained context [tokens]
 };
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -166,40 +167,45 @@ std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
                   per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
 }
 
-// Smallest dp for one split with dp x tp x pp below `below` devices. The framework profiles read at most whether
-// there is more than one device, so at most two resolved runs serve every dp: one at dp 1 and one at dp 2, varied
-// to other counts on vary()'s fast path.
+// The data-parallel degrees resolve() accepts: multiples of cp (a context-parallel group spans cp devices) and of
+// ep (the experts shard over the data-parallel devices), so multiples of their least common multiple.
+std::int64_t dp_step(const setting_values& s) { return std::lcm(s.cp, s.ep); }
+
+// Smallest dp (a multiple of dp_step) for one split with dp x tp x pp below `below` devices. The framework profiles
+// read at most whether there is more than one device, so at most two resolved runs serve every dp: one at the
+// first dp and, when that is one device, one at dp 2, varied to other counts on vary()'s fast path.
 std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
                                      double capacity) {
   const setting_values& s = spec.values;
-  const std::int64_t mp = split.tp * s.pp;
-  const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
-  if (dp_limit < 1) return std::nullopt;
-  const std::optional<run_spec> one = split_run(spec, split, mp);
-  // tp x pp > 1 is more than one device already at dp 1: that run serves every dp. Else dp >= 2 is resolved when
-  // the search first needs it.
+  const std::int64_t mp = split.tp * s.pp, step = dp_step(s);
+  const std::int64_t k_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp) / step;
+  if (k_limit < 1) return std::nullopt;
+  const std::optional<run_spec> first = split_run(spec, split, step * mp);
+  // More than one device already at the first dp: that run serves every dp. Else dp >= 2 is resolved when the
+  // search first needs it.
   std::optional<run_spec> more;
   bool resolved_more = false;
   auto run_at = [&](std::int64_t dp) -> const std::optional<run_spec>& {
-    if (dp == 1 || mp > 1) return one;
+    if (dp == step || step * mp > 1) return first;
     if (!resolved_more) more = split_run(spec, split, 2), resolved_more = true;
     return more;
   };
-  auto fits = [&](std::int64_t dp) {
-    const std::optional<run_spec>& r = run_at(dp);
-    const auto total = r ? total_at(*r, "devices", dp * mp) : std::nullopt;
+  auto fits = [&](std::int64_t k) {
+    const std::optional<run_spec>& r = run_at(k * step);
+    const auto total = r ? total_at(*r, "devices", k * step * mp) : std::nullopt;
     return total && *total <= capacity;
   };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
-  std::optional<std::int64_t> dp;
+  std::optional<std::int64_t> k;
   if (fits(1))
-    dp = 1;
-  else if (dp_limit >= 2)
-    dp = first_fitting(2, dp_limit, fits);
-  if (!dp) return std::nullopt;
-  run_spec run = vary(*run_at(*dp), {{"devices", std::to_string(*dp * mp)}}).value();  // fits(): it resolves
+    k = 1;
+  else if (k_limit >= 2)
+    k = first_fitting(2, k_limit, fits);
+  if (!k) return std::nullopt;
+  const std::int64_t dp = *k * step;
+  run_spec run = vary(*run_at(dp), {{"devices", std::to_string(dp * mp)}}).value();  // fits(): it resolves
   const double total = estimate(run).total_bytes;
-  return device_fit{*dp, split, total, std::move(run)};
+  return device_fit{dp, split, total, std::move(run)};
 }
 
 // The answer's changes, plus any of `evaluated`'s values that a profile would set otherwise once they are applied

@@ -51,8 +51,12 @@ constexpr double file_on_gpu = 2304 + 4352 + 256 + 204;
 
 // The file's header as config.json settings (llama.embedding_length 64, block_count 2, head_count 4 / 2 KV,
 // feed_forward_length 128, 3 tokens; 8,640 elements).
-const settings gguf_config = {{"hidden_size", "64"},        {"num_hidden_layers", "2"}, {"num_attention_heads", "4"},
-                              {"num_key_value_heads", "2"}, {"intermediate_size", "128"}, {"vocab_size", "3"},
+const settings gguf_config = {{"hidden_size", "64"},
+                              {"num_hidden_layers", "2"},
+                              {"num_attention_heads", "4"},
+                              {"num_key_value_heads", "2"},
+                              {"intermediate_size", "128"},
+                              {"vocab_size", "3"},
                               {"params", "8640"}};
 const settings gguf_run = {{"mode", "inference"}, {"runtime", "llamacpp"}, {"weights_dtype", "q4_k_m"}, {"seq", "256"}};
 
@@ -68,7 +72,8 @@ TEST(vary, keeps_the_gguf_file_on_both_paths) {
   EXPECT_EQ(base.inputs->gguf_file, base.gguf_file);
   EXPECT_EQ(estimate(base).bytes("parameters"), file_on_gpu);
   // seq: the fast path (llama.cpp's profile reads nothing); cache_type_k: resolved again from the inputs.
-  for (const settings& changes : {settings{{"seq", "128"}}, settings{{"cache_type_k", "q8_0"}, {"attention", "flash"}}}) {
+  for (const settings& changes :
+       {settings{{"seq", "128"}}, settings{{"cache_type_k", "q8_0"}, {"attention", "flash"}}}) {
     const auto r = vary(base, changes);
     ASSERT_TRUE(r.ok()) << to_string(r.errors()[0]);
     EXPECT_EQ(r.value().gguf_file, base.gguf_file);
@@ -109,8 +114,8 @@ TEST(vary, gpu_fit_keeps_the_files_bytes) {
 
 // TGI 1.4.1 - 2.3: max_batch_prefill_tokens = max_input_tokens + 50 = (seq - 1) + 50 (runtime_profile.cpp). A run
 // varied to another seq must carry that seq's value, or the solver answers for a prefill of the old seq.
-const settings tgi_141 = {{"mode", "inference"}, {"runtime", "tgi"},   {"tgi_version", "1.4.1"},
-                          {"model", "meta-llama-3-8b"}, {"gpu", "l4"}, {"seq", "4096"}};
+const settings tgi_141 = {{"mode", "inference"},        {"runtime", "tgi"}, {"tgi_version", "1.4.1"},
+                          {"model", "meta-llama-3-8b"}, {"gpu", "l4"},      {"seq", "4096"}};
 
 TEST(vary, tgi_141_prefill_tokens_follow_seq) {
   const auto base = resolve(tgi_141);
@@ -238,6 +243,82 @@ void expect_sweep_is_the_estimate(const settings& s) {
       EXPECT_TRUE(e.ok() && e.value().fits) << "seq " << g.seq[j] << " max_batch " << mb;
     }
   }
+}
+
+// Ollama's num_ctx from the VRAM of all devices (server/routes.go: 4096 below 23 GiB, 32768 below 47 GiB, else
+// 262144; at most the trained context): one L4 (24,152,899,584 B = 22.49 GiB) gives 4096, two (44.99 GiB) 32768,
+// within Llama 3.1's 131,072. Moving the device count re-resolves the context.
+TEST(vary, ollama_context_follows_the_devices) {
+  const auto one = resolve({{"mode", "inference"}, {"runtime", "ollama"}, {"model", "llama-3.1-8b"}, {"gpu", "l4"}});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one.value().values.seq, 4096);
+  const auto two = vary(one.value(), {{"devices", "2"}, {"pp", "2"}});
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two.value().values.seq, 32768);
+  const auto two_dp = vary(one.value(), {{"devices", "2"}});  // the fast path's case: only devices moves
+  ASSERT_TRUE(two_dp.ok());
+  EXPECT_EQ(two_dp.value().values.seq, 32768);
+}
+
+// Context parallelism: resolve() takes only device counts that tp x pp x cp divide and seqs that cp divides, so the
+// answers are multiples of cp and apply. Before, Llama 3.1 8B at seq 8192 on H100s with cp 4 found no device count
+// (the dp >= 2 run was resolved at 2 devices, which cp 4 refuses), and at seq 2048 on L4s with cp 2 answered 17.
+TEST(vary, context_parallel_answers_apply) {
+  const std::array<settings, 3> cases = {
+      settings{{"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"seq", "8192"}, {"cp", "2"}, {"devices", "2"}},
+      settings{{"model", "llama-3.1-8b"}, {"gpu", "h100-80gb"}, {"seq", "8192"}, {"cp", "4"}, {"devices", "4"}},
+      settings{{"model", "llama-3.1-8b"}, {"gpu", "l4"}, {"seq", "2048"}, {"cp", "2"}, {"devices", "2"}}};
+  for (const settings& s : cases) {
+    SCOPED_TRACE(text_of(s));
+    const auto spec = resolve(s);
+    ASSERT_TRUE(spec.ok()) << to_string(spec.errors()[0]);
+    const solve_result solved = solve(spec.value());
+    const std::int64_t cp = spec.value().values.cp;
+    ASSERT_TRUE(solved.min_devices.found);
+    EXPECT_EQ(solved.min_devices.value % cp, 0);
+    expect_applied(s, solved.min_devices);
+    if (solved.max_seq.found) {
+      EXPECT_EQ(solved.max_seq.value % cp, 0);
+    }
+    expect_applied(s, solved.max_seq);
+  }
+}
+
+// The fast path is resolving again: over random settings and random moves of batch, seq and devices, vary() and a
+// full resolve of the changed settings agree on the refusal and, bucket by bucket, on the estimate. A profile that
+// starts reading an axis without declaring it in profile_axes.cpp fails here.
+TEST(vary, is_resolving_again) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int compared = 0;
+  for (int i = 0; i < 1200; ++i) {
+    settings s = random_case(rng, i);
+    if (pick(0, 1)) s.erase("seq");   // Ollama's context then comes from its profile (by the VRAM: 24 GB L4s)
+    if (pick(0, 1)) s.erase("zero");  // FSDP's and Megatron's sharding then come from theirs
+    if (pick(0, 1)) s["gpu"] = "l4";
+    if (pick(0, 1)) s["devices"] = std::to_string(std::stoll(s.at("tp")) * std::stoll(s.at("pp")));  // one replica
+    const auto spec = resolve(s);
+    if (!spec.ok()) continue;
+    const std::int64_t mp = spec.value().model_parallel;
+    settings changes;
+    if (pick(0, 1)) changes["batch"] = std::to_string(pick(1, 64));
+    if (pick(0, 1)) changes["seq"] = std::to_string(pick(1, 40000));
+    if (pick(0, 1)) changes["devices"] = std::to_string(mp * pick(1, 4) + (pick(0, 5) == 0 ? 1 : 0));
+    SCOPED_TRACE(text_of(s) + " then" + text_of(changes));
+    const auto varied = vary(spec.value(), changes);
+    const auto full = resolve(with(s, changes));
+    ASSERT_EQ(varied.ok(), full.ok());
+    if (!full.ok()) {
+      EXPECT_EQ(varied.errors()[0].setting, full.errors()[0].setting);
+      continue;
+    }
+    const estimate_result a = estimate(varied.value()), b = estimate(full.value());
+    ASSERT_EQ(a.buckets.size(), b.buckets.size());
+    for (std::size_t k = 0; k < a.buckets.size(); ++k) EXPECT_EQ(a.buckets[k].bytes, b.buckets[k].bytes) << k;
+    EXPECT_EQ(a.total_bytes, b.total_bytes);
+    ++compared;
+  }
+  EXPECT_GE(compared, 600);
 }
 
 TEST(vary, solver_and_sweep_answers_are_the_applied_runs) {
