@@ -333,20 +333,21 @@ std::string capacity_text(double bytes) {
 }
 
 // --gpus: one line per GPU preset: fits at the current device count, devices needed with the split, headroom.
-int print_gpu_fit(const settings& values, const settings& config, bool json) {
-  const auto fit = gpu_fit(values, config);
-  if (!fit.ok()) {
-    print_errors(fit.errors());
-    if (json) fmt::print("{}\n", errors_to_json(fit.errors()));
+int print_gpu_fit(const resolve_inputs& inputs, bool json) {
+  const auto spec = resolve(inputs.explicit_values, inputs.config, inputs.gguf_file);
+  if (!spec.ok()) {
+    print_errors(spec.errors());
+    if (json) fmt::print("{}\n", errors_to_json(spec.errors()));
     return exit_usage;
   }
+  const gpu_fit_result fit = gpu_fit(spec.value());
   if (json) {
-    fmt::print("{}\n", gpu_fit_to_json(fit.value()));
+    fmt::print("{}\n", gpu_fit_to_json(fit));
     return 0;
   }
   fmt::print("{:<16} {:<22} {:<8} {:<30} {}\n", "gpu", "memory per device", "fits now", "devices needed",
              "headroom per device");
-  for (const auto& g : fit.value().rows) {
+  for (const auto& g : fit.rows) {
     std::string needed = g.needed.found ? std::to_string(g.needed.value) : "none";
     // The answer's split: the parallel settings it changes (the delta names only those).
     std::string split;
@@ -509,8 +510,10 @@ void print_checkpoint(const checkpoint_summary& c) {
     fmt::print("  (packed integer containers: values are not parameters; params is not taken from the checkpoint)\n");
 }
 
-int sweep_command(const settings& values, const settings& config, bool json) {
-  sweep_request request{values, config};
+int sweep_command(const resolve_inputs& inputs, bool json) {
+  const settings& values = inputs.explicit_values;
+  sweep_request request{values, inputs.config};
+  request.gguf_file = inputs.gguf_file;
   if (const auto it = values.find("batch"); it != values.end()) request.batch = it->second;
   if (const auto it = values.find("seq"); it != values.end()) request.seq = it->second;
   const auto run = run_sweep(request);
@@ -604,10 +607,10 @@ int main(int argc, char** argv) {
     config["params"] = fmt::format("{:.0f}", checkpoint->elements);  // every GGUF element is a parameter
   }
 
-  if (opt.sweep) return sweep_command(opt.values, config, opt.json);
-  if (opt.gpus) return print_gpu_fit(opt.values, config, opt.json);
-  auto spec = resolve(opt.values, config);
-  if (spec.ok()) spec.value().gguf_file = gguf_file;
+  const resolve_inputs inputs{opt.values, config, gguf_file};
+  if (opt.sweep) return sweep_command(inputs, opt.json);
+  if (opt.gpus) return print_gpu_fit(inputs, opt.json);
+  const auto spec = resolve(opt.values, config, gguf_file);
   const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};
   const auto refused = spec.ok() ? beyond_exact_bytes(r) : std::nullopt;
   if (!spec.ok() || refused) {
@@ -617,7 +620,7 @@ int main(int argc, char** argv) {
     return exit_usage;
   }
   const auto solved = opt.solve ? solve(spec.value()) : solve_result{};
-  const auto advice = opt.advise ? advise(spec.value(), opt.values, config) : advice_result{};
+  const auto advice = opt.advise ? advise(spec.value()) : advice_result{};
   if (opt.json) {
     fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr, 2,
                                checkpoint ? &*checkpoint : nullptr));

@@ -330,7 +330,23 @@ knob_combination cheapest_combination(const std::vector<combination_knob>& knobs
   return out;
 }
 
-advice_result advise(const run_spec& spec, const settings& explicit_values, const settings& config) {
+namespace {
+
+// The run with `delta` applied (vary(): the GGUF file and the profile follow), estimated; the error a knob gives
+// when the settings refuse it or its bytes pass what the estimate counts exactly.
+result<estimate_result> estimate_with(const run_spec& spec, const settings& delta) {
+  const auto varied = vary(spec, delta);
+  if (!varied.ok()) return varied.errors();
+  estimate_result r = estimate(varied.value());
+  if (auto refused = beyond_exact_bytes(r)) return *refused;
+  return r;
+}
+
+}  // namespace
+
+advice_result advise(const run_spec& spec) {
+  static const settings none;  // a run_spec built by hand has no recorded inputs
+  const settings& explicit_values = spec.inputs ? spec.inputs->explicit_values : none;
   const estimate_result now = estimate(spec);
   advice_result out;
   out.total_bytes = now.total_bytes;
@@ -341,9 +357,7 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
   if (largest != now.buckets.end()) out.largest_bucket = largest->key;
 
   for (auto& c : knobs_for(spec, explicit_values)) {
-    settings changed = explicit_values;
-    for (const auto& [key, value] : c.delta) changed[key] = value;
-    const auto after = estimate(changed, config);
+    const auto after = estimate_with(spec, c.delta);
     if (!after.ok()) {
       out.skipped.push_back({c.name, to_string(after.errors().front())});
       continue;
@@ -378,9 +392,7 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
   }
   if (!out.fits) {
     const combination_evaluator evaluate = [&](const settings& delta) -> std::optional<combination_outcome> {
-      settings changed = explicit_values;
-      for (const auto& [key, value] : delta) changed[key] = value;
-      const auto r = estimate(changed, config);
+      const auto r = estimate_with(spec, delta);
       if (!r.ok()) return std::nullopt;
       return combination_outcome{r.value().total_bytes, r.value().cpu_bytes, r.value().fits};
     };
@@ -397,7 +409,7 @@ advice_result advise(const run_spec& spec, const settings& explicit_values, cons
 result<advice_result> advise(const settings& explicit_values, const settings& config) {
   auto spec = resolve(explicit_values, config);
   if (!spec.ok()) return spec.errors();
-  return advise(spec.value(), explicit_values, config);
+  return advise(spec.value());
 }
 
 }  // namespace llm_memory

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "llm_memory/presets.hpp"
+#include "profile_axes.hpp"
 #include "profiles.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
@@ -359,11 +360,33 @@ setting_values layered(const setting_values& base, const settings& explicit_valu
   return values;
 }
 
+// ---- varying a run ---------------------------------------------------------------------------------------------
+
+// Whether `changes` set only the workload axes, which derive() and check_parallelism() alone read.
+bool workload_only(const settings& changes) {
+  return std::all_of(changes.begin(), changes.end(),
+                     [](const auto& kv) { return kv.first == "batch" || kv.first == "seq" || kv.first == "devices"; });
+}
+
+// Whether the profile that resolved `base` reads one of the workload axes that `moved` changes: then resolving
+// again may give other profile values (TGI 1.4.1's prefill tokens follow seq, Ollama's context the devices).
+bool reads_a_moved_axis(const run_spec& base, const setting_values& moved) {
+  const detail::profile_reads reads = detail::profile_axes(base);
+  const setting_values& was = base.values;
+  const bool several = moved.devices > 1, had_several = was.devices > 1;
+  return (reads.batch && moved.batch != was.batch) || (reads.seq && moved.seq != was.seq) ||
+         (reads.devices && moved.devices != was.devices) || (reads.several_devices && several != had_several);
+}
+
 }  // namespace
 
 std::string_view runtime_name(runtime_kind k) { return runtime_names[static_cast<std::size_t>(k)]; }
 
-result<run_spec> resolve(const settings& explicit_values, const settings& config) {
+namespace {
+
+result<run_spec> resolve(const resolve_inputs& inputs) {
+  const settings& explicit_values = inputs.explicit_values;
+  const settings& config = inputs.config;
   std::vector<error> errors;
   setting_values values = layered(detail::default_values(), explicit_values, config, errors);
   if (!errors.empty()) return errors;
@@ -388,15 +411,31 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
   if (!errors.empty()) return errors;
   build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);
-  r.inputs = std::make_shared<const resolve_inputs>(resolve_inputs{explicit_values, config});
+  r.gguf_file = inputs.gguf_file;
+  r.inputs = std::make_shared<const resolve_inputs>(inputs);
   return r;
 }
 
-result<run_spec> resolve_with(const run_spec& base, const settings& changes) {
-  settings explicit_values = base.inputs ? base.inputs->explicit_values : settings{};
-  for (const auto& [key, value] : changes) explicit_values.insert_or_assign(key, value);
-  auto r = resolve(explicit_values, base.inputs ? base.inputs->config : settings{});
-  if (r.ok()) r.value().gguf_file = base.gguf_file;
+}  // namespace
+
+result<run_spec> resolve(const settings& explicit_values, const settings& config,
+                         std::shared_ptr<const gguf_placement> gguf_file) {
+  return resolve(resolve_inputs{explicit_values, config, std::move(gguf_file)});
+}
+
+result<run_spec> vary(const run_spec& base, const settings& changes) {
+  resolve_inputs inputs = base.inputs ? *base.inputs : resolve_inputs{};
+  for (const auto& [key, value] : changes) inputs.explicit_values.insert_or_assign(key, value);
+  if (!workload_only(changes)) return resolve(inputs);
+  run_spec r = base;
+  std::vector<error> errors;
+  detail::apply_layer(changes, r.values, errors, "");
+  if (!errors.empty() || reads_a_moved_axis(base, r.values)) return resolve(inputs);
+  // The profile's layer, the model and every other check are as they were: derive and check the axes again.
+  derive(r);
+  check_parallelism(r, errors);
+  if (!errors.empty()) return errors;
+  r.inputs = std::make_shared<const resolve_inputs>(std::move(inputs));
   return r;
 }
 

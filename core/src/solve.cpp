@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <utility>
@@ -18,6 +20,9 @@ namespace llm_memory {
 namespace {
 
 using fits_at = std::function<bool(std::int64_t)>;
+
+// The total of a point resolve() refuses: it fits nothing (it cannot be applied).
+constexpr double inf = std::numeric_limits<double>::infinity();
 
 // Largest x in [lo, hi] with fits(x), for fits true up to a boundary and false after it; nullopt when
 // fits(lo) is false. Gallops lo, 2 lo, 4 lo, ... to bracket the boundary, then bisects.
@@ -72,9 +77,11 @@ std::int64_t setting_max(std::string_view key) {
   return def != nullptr ? static_cast<std::int64_t>(def->max_value) : 1;
 }
 
-// Total bytes per device at another micro-batch, sequence length or device count.
-double total_at(const run_spec& base, std::int64_t batch, std::int64_t seq, std::int64_t devices) {
-  return estimate(with_workload(base, batch, seq, devices)).total_bytes;
+// Total bytes per device with one axis moved, as applying it gives (vary()); nullopt where resolve() refuses it.
+std::optional<double> total_at(const run_spec& base, const char* axis, std::int64_t value) {
+  const auto r = vary(base, {{axis, std::to_string(value)}});
+  if (!r.ok()) return std::nullopt;
+  return estimate(r.value()).total_bytes;
 }
 
 // The most of one factor of batch x grad_accum x data-parallel devices that keeps the product within what
@@ -127,7 +134,7 @@ std::vector<training_split> training_splits(const run_spec& spec) {
 // the device count (torchtune's single-device recipe, litgpt's recomputation) and the ZeRO stage (DeepSpeed's
 // ZeRO-3 keeps its gradient partitions from init). Nothing when resolve() refuses the split.
 std::optional<run_spec> split_run(const run_spec& spec, const training_split& split, std::int64_t devices) {
-  auto r = resolve_with(
+  auto r = vary(
       spec,
       {{"devices", std::to_string(devices)}, {"zero", std::to_string(split.zero)}, {"tp", std::to_string(split.tp)}});
   if (!r.ok()) return std::nullopt;
@@ -148,45 +155,52 @@ std::int64_t dp_limit_for(const run_spec& spec, const training_split& split) {
                   per_step_limit(static_cast<double>(s.batch) * static_cast<double>(s.grad_accum)));
 }
 
-// Smallest dp for one split with dp x tp x pp below `below` devices. The profiles read only whether there is more
-// than one device, so at most two runs serve every dp: one at dp 1 and one at dp 2, moved to other counts by
-// with_workload.
+// The data-parallel degrees resolve() accepts: multiples of cp (a context-parallel group spans cp devices) and of
+// ep (the experts shard over the data-parallel devices), so multiples of their least common multiple.
+std::int64_t dp_step(const setting_values& s) { return std::lcm(s.cp, s.ep); }
+
+// Smallest dp (a multiple of dp_step) for one split with dp x tp x pp below `below` devices. The framework profiles
+// read at most whether there is more than one device, so at most two resolved runs serve every dp: one at the
+// first dp and, when that is one device, one at dp 2, varied to other counts on vary()'s fast path.
 std::optional<device_fit> fewest_for(const run_spec& spec, const training_split& split, std::int64_t below,
                                      double capacity) {
   const setting_values& s = spec.values;
-  const std::int64_t mp = split.tp * s.pp;
-  const std::int64_t dp_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp);
-  if (dp_limit < 1) return std::nullopt;
-  const std::optional<run_spec> one = split_run(spec, split, mp);
-  // tp x pp > 1 is more than one device already at dp 1: that run serves every dp. Else dp >= 2 is resolved when
-  // the search first needs it.
+  const std::int64_t mp = split.tp * s.pp, step = dp_step(s);
+  const std::int64_t k_limit = std::min(dp_limit_for(spec, split), (below - 1) / mp) / step;
+  if (k_limit < 1) return std::nullopt;
+  const std::optional<run_spec> first = split_run(spec, split, step * mp);
+  // More than one device already at the first dp: that run serves every dp. Else dp >= 2 is resolved when the
+  // search first needs it.
   std::optional<run_spec> more;
   bool resolved_more = false;
   auto run_at = [&](std::int64_t dp) -> const std::optional<run_spec>& {
-    if (dp == 1 || mp > 1) return one;
+    if (dp == step || step * mp > 1) return first;
     if (!resolved_more) more = split_run(spec, split, 2), resolved_more = true;
     return more;
   };
-  auto fits = [&](std::int64_t dp) {
-    const std::optional<run_spec>& r = run_at(dp);
-    return r && total_at(*r, s.batch, s.seq, dp * mp) <= capacity;
+  auto fits = [&](std::int64_t k) {
+    const std::optional<run_spec>& r = run_at(k * step);
+    const auto total = r ? total_at(*r, "devices", k * step * mp) : std::nullopt;
+    return total && *total <= capacity;
   };
   // dp = 1 stands apart: ZeRO-3 adds its gather buffers only once there is something to gather.
-  std::optional<std::int64_t> dp;
+  std::optional<std::int64_t> k;
   if (fits(1))
-    dp = 1;
-  else if (dp_limit >= 2)
-    dp = first_fitting(2, dp_limit, fits);
-  if (!dp) return std::nullopt;
-  const run_spec& run = *run_at(*dp);
-  return device_fit{*dp, split, total_at(run, s.batch, s.seq, *dp * mp), with_workload(run, s.batch, s.seq, *dp * mp)};
+    k = 1;
+  else if (k_limit >= 2)
+    k = first_fitting(2, k_limit, fits);
+  if (!k) return std::nullopt;
+  const std::int64_t dp = *k * step;
+  run_spec run = vary(*run_at(dp), {{"devices", std::to_string(dp * mp)}}).value();  // fits(): it resolves
+  const double total = estimate(run).total_bytes;
+  return device_fit{dp, split, total, std::move(run)};
 }
 
 // The answer's changes, plus any of `evaluated`'s values that a profile would set otherwise once they are applied
 // (FSDP and Megatron shard from two devices on, Ollama's num_ctx follows the devices' memory): applying the answer
 // gives the run that was evaluated.
 void pin_evaluated(const run_spec& spec, const run_spec& evaluated, settings& delta) {
-  const auto applied = resolve_with(spec, delta);
+  const auto applied = vary(spec, delta);
   if (!applied.ok()) return;
   const setting_values& now = applied.value().values;
   const setting_values& wanted = evaluated.values;
@@ -220,7 +234,7 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
               std::to_string(stages.back()) + " and tp up to " + std::to_string(most.tp) + " (pp " +
               std::to_string(s.pp) + ")";
   if (const auto r = dp >= 1 ? split_run(spec, most, dp * mp) : std::nullopt)
-    a.message += ": " + in_units(total_at(*r, s.batch, s.seq, dp * mp), spec.units) + " per device even at " +
+    a.message += ": " + in_units(estimate(*r).total_bytes, spec.units) + " per device even at " +
                  std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) + ", tp " +
                  std::to_string(most.tp);
   return a;
@@ -290,11 +304,14 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
   for (const auto& [tp, pp] : splits) a.limit = std::max(a.limit, tp * pp);
   for (const auto& [tp, pp] : splits) {
     const std::int64_t n = tp * pp;
-    // Resolved as applying the split resolves it: vLLM's non-torch memory and SGLang's fraction follow tp and pp.
-    const auto split =
-        resolve_with(spec, {{"devices", std::to_string(n)}, {"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}});
+    // Varied as applying the split resolves it: vLLM's non-torch memory and SGLang's fraction follow tp and pp; at
+    // the run's own context (Ollama's follows the devices' memory unless seq is pinned, pin_evaluated).
+    const auto split = vary(spec, {{"devices", std::to_string(n)},
+                                   {"tp", std::to_string(tp)},
+                                   {"pp", std::to_string(pp)},
+                                   {"seq", std::to_string(s.seq)}});
     if (!split.ok()) continue;
-    const run_spec evaluated = with_workload(split.value(), s.batch, s.seq, n);
+    const run_spec& evaluated = split.value();
     const double bytes = estimate(evaluated).total_bytes;
     if (bytes > capacity) continue;
     a.found = true;
@@ -317,7 +334,7 @@ solve_answer solve_batch(const run_spec& spec, double capacity) {
   const std::int64_t step_limit =
       per_step_limit(static_cast<double>(s.grad_accum) * static_cast<double>(spec.data_parallel));
   solve_answer a{"max_batch", {"batch"}, false, 0, std::min(setting_max("batch"), step_limit), false, 0, {}, {}};
-  auto total = [&](std::int64_t b) { return total_at(spec, b, s.seq, s.devices); };
+  auto total = [&](std::int64_t b) { return total_at(spec, "batch", b).value_or(inf); };
   const auto b = last_fitting(1, a.limit, [&](std::int64_t x) { return total(x) <= capacity; });
   const std::string at = " at seq " + std::to_string(s.seq);
   if (!b) {
@@ -340,21 +357,24 @@ solve_answer solve_batch(const run_spec& spec, double capacity) {
 solve_answer solve_seq(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   solve_answer a{"max_seq", {"seq"}, false, 0, setting_max("seq"), false, 0, {}, {}};
-  auto total = [&](std::int64_t q) { return total_at(spec, s.batch, q, s.devices); };
-  const auto q = last_fitting(1, a.limit, [&](std::int64_t x) { return total(x) <= capacity; });
+  // Context parallelism holds seq / cp tokens per device: resolve() takes only multiples of cp (1 without it).
+  const std::int64_t step = s.cp;
+  auto total = [&](std::int64_t k) { return total_at(spec, "seq", k * step).value_or(inf); };
+  const auto k = last_fitting(1, a.limit / step, [&](std::int64_t x) { return total(x) <= capacity; });
   const std::string what = spec.train() ? "sequence" : "context";
   const std::string at = " at micro-batch " + std::to_string(s.batch);
-  if (!q) {
-    a.message = "even a " + what + " of 1 token does not fit" + at + " (" + in_units(total(1) - capacity, spec.units) +
-                " over)";
+  if (!k) {
+    a.message = "even a " + what + " of " + std::to_string(step) + " token" + (step == 1 ? "" : "s") + " does not fit" +
+                at + " (" + in_units(total(1) - capacity, spec.units) + " over)";
     return a;
   }
+  const std::int64_t q = *k * step;
   a.found = true;
-  a.value = *q;
-  a.at_limit = *q == a.limit;
-  a.total_bytes = total(*q);
-  a.delta = {{"seq", std::to_string(*q)}};
-  a.message = "longest " + what + " that fits: " + std::to_string(*q) + " tokens" + at +
+  a.value = q;
+  a.at_limit = *k == a.limit / step;
+  a.total_bytes = total(*k);
+  a.delta = {{"seq", std::to_string(q)}};
+  a.message = "longest " + what + " that fits: " + std::to_string(q) + " tokens" + at +
               (a.at_limit ? " (the setting's maximum)" : "");
   return a;
 }

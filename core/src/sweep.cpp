@@ -10,6 +10,7 @@
 #include <map>
 #include <utility>
 
+#include "profile_axes.hpp"
 #include "runtimes/runtime_def.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -18,6 +19,14 @@
 
 namespace llm_memory {
 namespace {
+
+// estimate() at one point, the run varied there as applying batch and seq varies it (vary(): re-resolved where its
+// profile reads them, TGI 1.4.1's prefill tokens). A point resolve() refuses (cp not dividing seq) is the formula's
+// value there, as a lowered cell is.
+double point_total(const run_spec& spec, std::int64_t batch, std::int64_t seq) {
+  const auto r = vary(spec, {{"batch", std::to_string(batch)}, {"seq", std::to_string(seq)}});
+  return estimate(r.ok() ? r.value() : with_workload(spec, batch, seq, spec.values.devices)).total_bytes;
+}
 
 // ---- lowering ---------------------------------------------------------------------------------------------------
 
@@ -246,10 +255,7 @@ double stage_lowering::per_sequence(double seq) const {
 }
 
 double lowered_estimate::total(double batch, double seq) const {
-  if (pointwise)
-    return estimate(with_workload(spec, static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq),
-                                  spec.values.devices))
-        .total_bytes;
+  if (pointwise) return point_total(spec, static_cast<std::int64_t>(batch), static_cast<std::int64_t>(seq));
   double best = 0;
   for (std::size_t st = 0; st < stages.size(); ++st) {
     const double t = stages[st].fixed + batch * stages[st].per_sequence(seq);
@@ -264,8 +270,11 @@ result<lowered_estimate> lower(const run_spec& spec) {
   out.gpu_memory = spec.values.gpu_memory;
   out.batch_limit = static_cast<std::int64_t>(find_setting("batch")->max_value);
   // A runtime whose memory is a step function of seq or batch (llama.cpp's padded cells, TGI's warmup blocks:
-  // runtime_def::lowerable) is swept point by point: every point is estimate() itself.
-  if (!spec.train() && !detail::runtime_of(spec.runtime).lowerable) {
+  // runtime_def::lowerable) is swept point by point: every point is estimate() itself. So is a run whose profile
+  // reads batch or seq (TGI 1.4.1's prefill tokens): each point is a run of its own, and the probes below (the run's
+  // formulas at other batches and seqs) would not hold.
+  const detail::profile_reads reads = detail::profile_axes(spec);
+  if ((!spec.train() && !detail::runtime_of(spec.runtime).lowerable) || reads.batch || reads.seq) {
     out.pointwise = true;
     return out;
   }
@@ -376,10 +385,9 @@ std::vector<std::int64_t> max_batch(const lowered_estimate& lowered, std::span<c
     const double margin = tolerance * limit;
     auto sure = static_cast<std::int64_t>(std::max(0.0, largest(limit - lowered.rounding_bound - margin)));
     auto maybe = static_cast<std::int64_t>(std::max(0.0, largest(limit + 1 + margin)));
-    const setting_values& v = lowered.spec.values;
     while (sure < maybe) {  // invariant: sure fits (or is 0), maybe + 1 does not
       const std::int64_t probe = sure + (maybe - sure + 1) / 2;
-      if (estimate(with_workload(lowered.spec, probe, static_cast<std::int64_t>(s), v.devices)).total_bytes <= limit)
+      if (point_total(lowered.spec, probe, static_cast<std::int64_t>(s)) <= limit)
         sure = probe;
       else
         maybe = probe - 1;
@@ -467,7 +475,7 @@ result<sweep_run> run_sweep(const sweep_request& request) {
   settings values = request.values;
   values.erase("batch");
   values.erase("seq");
-  const auto spec = resolve(values, request.config);
+  const auto spec = resolve(values, request.config, request.gguf_file);
   if (!spec.ok()) errors.insert(errors.end(), spec.errors().begin(), spec.errors().end());
   if (!errors.empty()) return errors;
   auto lowered = lower(spec.value());

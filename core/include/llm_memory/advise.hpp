@@ -99,10 +99,10 @@ struct advice_result {
   knob_combination cheapest;          ///< the cheapest combination of the knobs that save memory that fits
 };
 
-/// Re-estimates `spec` (resolved from `explicit_values` over `config`) with each applicable knob moved one step:
-/// each knob's delta is merged over the raw settings and resolved again, so a knob the settings refuse is skipped
-/// with the error it gives.
-[[nodiscard]] advice_result advise(const run_spec& spec, const settings& explicit_values, const settings& config = {});
+/// Re-estimates `spec` with each applicable knob moved one step: each knob's delta varies the run (vary(),
+/// resolve.hpp: over its recorded inputs, the GGUF file kept), so a knob the settings refuse is skipped with the
+/// error it gives.
+[[nodiscard]] advice_result advise(const run_spec& spec);
 
 /// Resolves (resolve.hpp), then advises; errors name the setting.
 [[nodiscard]] result<advice_result> advise(const settings& explicit_values, const settings& config = {});

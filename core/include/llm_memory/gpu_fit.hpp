@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
@@ -32,8 +33,12 @@ struct gpu_fit_result {
   std::vector<gpu_fit_row> rows;  ///< one per GPU preset
 };
 
-/// Resolves the settings on each GPU preset (gpu = its id, an explicit gpu_memory dropped), estimates them and
-/// asks the solver for the devices needed. Errors of the settings themselves (on their own GPU) name the setting.
+/// Varies the run onto each GPU preset (vary(), resolve.hpp: gpu = its id, gpu_memory = its memory; the GGUF file
+/// kept), estimates it and asks the solver for the devices needed.
+[[nodiscard]] gpu_fit_result gpu_fit(const run_spec& spec);
+
+/// Resolves the settings, then answers them on each GPU preset. Errors of the settings themselves (on their own
+/// GPU) name the setting.
 [[nodiscard]] result<gpu_fit_result> gpu_fit(const settings& explicit_values, const settings& config = {});
 
 }  // namespace llm_memory

@@ -48,10 +48,12 @@ enum class tgi_release : std::uint8_t { v3_3, v3_1, v3_0, v2_4, v1_4_1, v1_0 };
 /// docs/methodology.md): FlashInfer from 0.21, a Triton kernel in 0.17-0.20, PyTorch's sort in 0.11-0.16.
 enum class vllm_release : std::uint8_t { v0_21, v0_17, v0_11 };
 
-/// The layers a run_spec was resolved from.
+/// Everything a run is resolved from: resolving them again gives the same run.
 struct resolve_inputs {
   settings explicit_values;  ///< the explicit values (text, as the settings table reads them)
   settings config;           ///< config.json's architecture settings
+  /// A GGUF file's tensors and where llama.cpp places them (--gguf): inference weights are its bytes.
+  std::shared_ptr<const gguf_placement> gguf_file = nullptr;
 };
 
 /// Settings resolved and checked, with the model and the facts derived from them.
@@ -99,9 +101,9 @@ struct run_spec {
   bool frozen_linears_keep_input = false;
   bool autocast_weights = false;  ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   double params = 0;              ///< total parameters: the `params` override when given [parameters]
-  /// A GGUF file's tensors (--gguf): inference weights are its bytes where llama.cpp places them, not the mix rule.
+  /// inputs->gguf_file, where estimate() reads it: the weights are the file's bytes, not the mix rule.
   std::shared_ptr<const gguf_placement> gguf_file;
-  /// What resolve() was given: resolve_with() resolves it again with changes.
+  /// What the run was resolved from (vary() changes it and resolves it again); never null after resolve().
   std::shared_ptr<const resolve_inputs> inputs;
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
@@ -114,20 +116,26 @@ struct run_spec {
   [[nodiscard]] bool quantised() const { return info(weights).family != dtype_family::floating; }
 };
 
-/// Resolves raw settings: defaults <- model preset <- config.json <- explicit values, then runs every check
-/// (ranges, consistency, cross-setting limits). Errors name the setting, all at once.
 /// The runtime's name as the settings spell it ("vllm").
 [[nodiscard]] std::string_view runtime_name(runtime_kind k);
 
-[[nodiscard]] result<run_spec> resolve(const settings& explicit_values, const settings& config = {});
+/// Resolves raw settings: defaults <- model preset <- config.json <- explicit values, then runs every check
+/// (ranges, consistency, cross-setting limits). Errors name the setting, all at once. The run records all three
+/// as its `inputs`; `gguf_file` (--gguf) makes the inference weights the file's bytes.
+[[nodiscard]] result<run_spec> resolve(const settings& explicit_values, const settings& config = {},
+                                       std::shared_ptr<const gguf_placement> gguf_file = nullptr);
 
-/// The run resolved again with `changes` over its explicit values, as applying them would resolve it: the
-/// profiles' defaults follow the new values (vLLM's non-torch memory and SGLang's fraction follow tp and pp,
-/// torchtune's recipe and litgpt's recomputation the device count). Keeps the GGUF file.
-[[nodiscard]] result<run_spec> resolve_with(const run_spec& base, const settings& changes);
+/// The one way to vary a run: `changes` over its explicit values, resolved as applying them would resolve the run
+/// (the GGUF file kept, the profile's defaults following the new values: vLLM's non-torch memory and SGLang's
+/// fraction follow tp and pp, TGI 1.4.1's prefill tokens seq, Ollama's context the devices, torchtune's recipe
+/// the device count). Fast path: when the changes move only batch, seq or devices and the run's profile reads
+/// none of them (profile_axes.cpp), the model is kept and the facts are derived and checked again, which gives
+/// the same run. solve, advise, gpu_fit and sweep vary runs through it only.
+[[nodiscard]] result<run_spec> vary(const run_spec& base, const settings& changes);
 
-/// The same run with another micro-batch, sequence length and device count (the searches' axes): the model is
-/// kept, the derived facts are derived again. For values within what resolve() accepts.
+/// The same run with another micro-batch, sequence length and device count, unchecked: the model is kept, the
+/// derived facts are derived again. vary()'s fast path; estimate() (one sequence, the encoder pass) and the
+/// sweep's lowering (probes at batch 0 and 2^52, outside the settings' range) read the formulas through it.
 [[nodiscard]] run_spec with_workload(const run_spec& base, std::int64_t batch, std::int64_t seq, std::int64_t devices);
 
 }  // namespace llm_memory

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -105,6 +106,8 @@ struct sweep_request {
   std::string batch = "1:256";          ///< the batch axis, as parse_axis reads it [sequences]
   std::string seq = "256:131072";       ///< the seq axis, as parse_axis reads it [tokens]
   kernel kernel_choice = kernel::simd;  ///< which kernel evaluates the grid
+  std::shared_ptr<const gguf_placement> gguf_file =
+      nullptr;  ///< a GGUF file's tensors (--gguf), kept as resolve_inputs
 };
 
 /// A sweep's answer: the lowering it came from and the grid.
