@@ -14,9 +14,15 @@
  */
 export type Settings = Record<string, string | number | boolean | null | undefined>;
 
-/** One problem with the input. */
+/**
+ * One problem with the input: the one error shape of the API, the page and the widget (docs/embedding.md,
+ * "Errors: one shape"; the widget's notes, LlmMemoryProblem in widget.d.ts, are the same object).
+ */
 export interface SettingError {
-  /** The settings key it concerns (or "config.json"). */
+  /**
+   * The settings key it concerns, or what stands in for one: "config.json", "settings", "config", "axes",
+   * "checkpoint", "models", "calculator" (the core could not answer).
+   */
   setting: string;
   /** What is wrong and what is accepted, e.g. `must be an integer from 1 to 10000000, got "0"`. */
   message: string;
