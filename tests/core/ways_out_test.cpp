@@ -95,7 +95,8 @@ TEST(ways_out, seed_7b_needs_two_devices_or_a_larger_gpu) {
   for (std::size_t i = 2; i < a.ways_out.ways.size(); ++i) {
     const way_out& w = a.ways_out.ways[i];
     EXPECT_TRUE(w.way == "weights" || w.way == "knob") << w.way;
-    EXPECT_TRUE(std::ranges::any_of(a.advice.knobs, [&](const knob_advice& k) { return k.delta == w.delta; }));
+    EXPECT_TRUE(std::any_of(a.advice.knobs.begin(), a.advice.knobs.end(),
+                            [&](const knob_advice& k) { return k.delta == w.delta; }));
   }
 }
 
@@ -132,7 +133,7 @@ TEST(ways_out, composes_the_answers_in_order) {
   s["devices"] = "4";
   s["tp"] = "4";
   const auto same = ways_out(spec_of(s), solved, advice);
-  EXPECT_TRUE(std::ranges::none_of(same.ways, [](const way_out& w) { return w.way == "devices"; }));
+  EXPECT_TRUE(std::none_of(same.ways.begin(), same.ways.end(), [](const way_out& w) { return w.way == "devices"; }));
 }
 
 // Inference says "context"; a run that fits has no ways out, and nothing is searched.
