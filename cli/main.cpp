@@ -26,6 +26,7 @@
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
+#include "llm_memory/ways_out.hpp"
 
 namespace {
 
@@ -42,7 +43,8 @@ struct options {
   bool json = false;
   bool solve = false;
   bool advise = false;
-  bool gpus = false;  ///< --gpus: the settings on every GPU preset (gpu_fit.hpp)
+  bool ways_out = false;  ///< --ways-out: the nearest ways out of a "does not fit" (ways_out.hpp)
+  bool gpus = false;      ///< --gpus: the settings on every GPU preset (gpu_fit.hpp)
   bool help = false;
   bool list_models = false;
   bool list_gpus = false;
@@ -85,6 +87,8 @@ void print_help() {
       "  --json              print one JSON object instead of the table\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
+      "  --ways-out          also list the nearest ways out of a \"does not fit\": more devices, another GPU, a\n"
+      "                      weights format, a shorter context or micro-batch, a knob (JSON: \"ways_out\")\n"
       "  --gpus              instead: which GPU presets fit, devices needed on each (with the split) and headroom\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
@@ -115,6 +119,10 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
     if (arg == "--advise") {
       opt.advise = true;
+      continue;
+    }
+    if (arg == "--ways-out") {
+      opt.ways_out = true;
       continue;
     }
     if (arg == "--gpus") {
@@ -325,6 +333,33 @@ void print_advice(const advice_result& a, display_units units) {
   }
   for (const auto& k : a.skipped) fmt::print("  skipped: {}: {}\n", k.name, k.reason);
   print_cheapest(a.cheapest, unit, u);
+}
+
+// A way out's delta as flags, with the settings it drops ("--gpu h200-141gb, drops --gpu_memory").
+std::string way_flags(const way_out& w) {
+  std::string out = flags_of(w.delta);
+  for (const auto& key : w.cleared) out += fmt::format(", drops --{}", key);
+  return out;
+}
+
+void print_ways_out(const ways_out_result& w, display_units units) {
+  const bool gib = units == display_units::gib;
+  const double unit = gib ? 1073741824.0 : 1e9;
+  const char* u = gib ? "GiB" : "GB";
+  if (w.fits) {
+    fmt::print("\nways out: none needed (it fits)\n");
+    return;
+  }
+  if (w.ways.empty()) {
+    fmt::print("\nways out: no single change found that fits\n");
+    return;
+  }
+  fmt::print("\nnearest ways out (one change each):\n");
+  for (const auto& way : w.ways) {
+    fmt::print("  {:<8} {} -> {:.2f} {} ({})\n", way.way, way.text, way.total_bytes / unit, u,
+               way.fits ? "fits" : "does not fit");
+    fmt::print("    {}{}\n", way_flags(way), way.note.empty() ? "" : "  (" + way.note + ")");
+  }
 }
 
 // "79.65 GiB (85.52 GB)": a device's capacity in both units, as the page shows it.
@@ -619,16 +654,22 @@ int main(int argc, char** argv) {
     if (opt.json) fmt::print("{}\n", errors_to_json(errors));
     return exit_usage;
   }
-  const auto solved = opt.solve ? solve(spec.value()) : solve_result{};
-  const auto advice = opt.advise ? advise(spec.value()) : advice_result{};
+  // The ways out are found from the solver's and the knob search's answers.
+  const auto solved = opt.solve || opt.ways_out ? solve(spec.value()) : solve_result{};
+  const auto advice = opt.advise || opt.ways_out ? advise(spec.value()) : advice_result{};
+  const auto ways = opt.ways_out ? ways_out(spec.value(), solved, advice) : ways_out_result{};
   if (opt.json) {
-    fmt::print("{}\n", to_json(r, opt.solve ? &solved : nullptr, opt.advise ? &advice : nullptr, 2,
-                               checkpoint ? &*checkpoint : nullptr));
+    const auto* shown_solve = opt.solve ? &solved : nullptr;
+    const auto* shown_advice = opt.advise ? &advice : nullptr;
+    const auto* shown_checkpoint = checkpoint ? &*checkpoint : nullptr;
+    fmt::print("{}\n", opt.ways_out ? to_json(r, ways, shown_solve, shown_advice, 2, shown_checkpoint)
+                                    : to_json(r, shown_solve, shown_advice, 2, shown_checkpoint));
     return 0;
   }
   if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
   if (opt.solve) print_solve(solved);
   if (opt.advise) print_advice(advice, spec.value().units);
+  if (opt.ways_out) print_ways_out(ways, spec.value().units);
   return 0;
 }

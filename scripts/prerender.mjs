@@ -10,7 +10,7 @@ import { parseHTML } from "linkedom";
 import { PAGE_DEFAULTS } from "../web/state.js";
 import { renderResultsTable, renderSummary } from "../web/ui/results-table.js";
 import { renderStackedBar } from "../web/ui/stacked-bar.js";
-import { moreWaysOut, renderVerdict, renderWaysOut } from "../web/ui/verdict.js";
+import { renderVerdict, renderWaysOut } from "../web/ui/verdict.js";
 
 /** The elements of web/index.html that hold the result, and what draws each. */
 const PARTS = {
@@ -23,10 +23,8 @@ const PARTS = {
   // The nearest ways out, as app.js draws them once the answers are in: the default page keeps these until the
   // visitor acts, so that a visit that only reads never fetches the core's rest (the solver, the knob search).
   "ways-out": (element, estimate, gpus, api) => {
-    const core = { solve: (i) => api.solve(i), estimate: (i) => api.estimate(i), gpus };
-    const solve = api.solve(PAGE_DEFAULTS);
-    const gpuName = gpus.find((g) => g.id === estimate.settings.gpu)?.name;
-    renderWaysOut(element, { estimate, solve, advice: api.advise(PAGE_DEFAULTS), gpuName, ...moreWaysOut(core, PAGE_DEFAULTS, estimate, solve) });
+    const ways = api.waysOut(PAGE_DEFAULTS);
+    renderWaysOut(element, { estimate, solve: ways.solve, ways });
   },
 };
 

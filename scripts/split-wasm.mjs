@@ -20,10 +20,10 @@ import { gzipSync } from "node:zlib";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
- * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver and the knob
- * search (the default page's ways out are prerendered), "Which GPUs fit", the heatmap, checkpoints.
+ * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver, the knob search
+ * and the ways out (the default page's are prerendered), "Which GPUs fit", the heatmap, checkpoints.
  */
-const LAZY = ["solve_json", "advise_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
+const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);

@@ -215,6 +215,11 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
     gpuFit: (settings, config) => with_ok(compute("gpu_fit", settings, config)),
+    // The ways out with the solver's and the knob search's answers they come from, each with its "ok".
+    waysOut: (settings, config) => {
+      const value = with_ok(compute("ways_out", settings, config));
+      return value.ok ? { ...value, solve: with_ok(value.solve), advice: with_ok(value.advice) } : value;
+    },
     settingsSchema: once(() => llm_memory_with_docs(call("settings_schema"), docs_text)),
     // Every preset once the catalogue is in (loadPresets()), else those handed over so far.
     listModels: () => JSON.parse(complete ? (models_text ??= call("list_models")) : call("list_models")),

@@ -27,6 +27,7 @@
 #include "llm_memory/settings.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
+#include "llm_memory/ways_out.hpp"
 #include "text.hpp"
 
 namespace {
@@ -90,6 +91,14 @@ std::string solve_json(const std::string& explicit_values, const std::string& co
   return answer_json(
       explicit_values, config, [](const settings& v, const settings& c) { return solve(v, c); },
       [](const solve_result& s) { return solve_to_json(s); });
+}
+
+// The nearest ways out with the solver's and the knob search's answers they come from (ways_out.hpp), or the
+// errors object: one call for the page's verdict box, its solver and its knob table.
+std::string ways_out_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return answer(v, c); },
+      [](const run_answers& a) { return ways_out_to_json(a); });
 }
 
 // Which GPUs fit: every GPU preset's answer (the CLI's --gpus --json) or the errors object.
@@ -239,6 +248,7 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("resolve", &resolve_json);
   emscripten::function("advise", &advise_json);
   emscripten::function("solve", &solve_json);
+  emscripten::function("ways_out", &ways_out_json);
   emscripten::function("gpu_fit", &gpu_fit_json);
   emscripten::function("settings_schema", &settings_schema);
   emscripten::function("list_models", &list_models);

@@ -14,9 +14,15 @@
  */
 export type Settings = Record<string, string | number | boolean | null | undefined>;
 
-/** One problem with the input. */
+/**
+ * One problem with the input: the one error shape of the API, the page and the widget (docs/embedding.md,
+ * "Errors: one shape"; the widget's notes, LlmMemoryProblem in widget.d.ts, are the same object).
+ */
 export interface SettingError {
-  /** The settings key it concerns (or "config.json"). */
+  /**
+   * The settings key it concerns, or what stands in for one: "config.json", "settings", "config", "axes",
+   * "checkpoint", "models", "calculator" (the core could not answer).
+   */
   setting: string;
   /** What is wrong and what is accepted, e.g. `must be an integer from 1 to 10000000, got "0"`. */
   message: string;
@@ -240,6 +246,36 @@ export interface Solve {
   max_seq: SolveAnswer;
 }
 
+/** One of the nearest ways out of a "does not fit" (`llm-memory --ways-out --json`, under "ways_out"). */
+export interface WayOut {
+  /** Which kind of change, in the order they are listed. */
+  way: "devices" | "gpu" | "weights" | "context" | "batch" | "knob";
+  /** For people, e.g. "4 × NVIDIA H100 80GB SXM with ZeRO-3", "sequences of 1,024 tokens (from 4,096)". */
+  text: string;
+  /** Per-device total with the change applied (bytes). */
+  total: number;
+  /** The settings fit one device with the change applied (a weights format or a knob may only come nearer). */
+  fits: boolean;
+  /** Settings to merge over the current ones to apply the change; null drops a setting (back to its default). */
+  delta: Record<string, string | null>;
+  /** What else the change assumes (a knob's note; "" when nothing). */
+  note: string;
+}
+
+/**
+ * The nearest ways out (docs/solve-and-advise.md, "Ways out"), with the solver's and the knob search's answers
+ * they were found from (as solve() and advise() return them), plus ok.
+ */
+export interface WaysOut {
+  ok: true;
+  /** The settings fit already: no ways out are searched. */
+  fits: boolean;
+  /** At most one of each kind, in the order devices, gpu, weights, context, batch, knob; empty when none. */
+  ways: WayOut[];
+  solve: Solve;
+  advice: Advice;
+}
+
 /** One GPU preset's answer for the current settings (`llm-memory --gpus --json`, one row). */
 export interface GpuFitRow {
   /** GPU preset id, e.g. "h100-80gb". */
@@ -379,6 +415,11 @@ export interface LlmMemory {
   advise(settings: Settings, config?: Settings): Advice | Failure;
   /** Devices needed, largest micro-batch and longest sequence that fit. */
   solve(settings: Settings, config?: Settings): Solve | Failure;
+  /**
+   * The nearest ways out of a "does not fit" (more devices with their split, another GPU, a weights format, a
+   * shorter context or micro-batch, a knob), with the solve() and advise() answers they come from: one call.
+   */
+  waysOut(settings: Settings, config?: Settings): WaysOut | Failure;
   /** The settings on every GPU preset: fits at the current device count, devices needed (with the split), headroom. */
   gpuFit(settings: Settings, config?: Settings): GpuFit | Failure;
   /** Total memory over a micro-batch x sequence grid and the largest micro-batch per sequence. */

@@ -18,7 +18,7 @@ import { renderSolver } from "./ui/solver.js";
 import { Tabs } from "./ui/tabs.js";
 import { TaskPicker } from "./ui/task-picker.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
-import { moreWaysOut, onApplyWay, renderVerdict, renderWaysOut } from "./ui/verdict.js";
+import { onApplyWay, renderVerdict, renderWaysOut } from "./ui/verdict.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -305,18 +305,18 @@ class App {
     const list = this.models?.load();
     if (list?.length) this.model_list = list;
     const units = estimate.settings.units;
+    // One call of the core's rest: the ways out, with the solver's and the knob search's answers, which the
+    // engine hands to solve() and advise() below.
+    const ways = this.engine.waysOut(inputs);
     const solve = this.engine.solve(inputs);
     renderSolver($("solver"), solve, { units, current: estimate.settings, onApply: (delta, title) => this.apply(delta, title) });
     // The heatmap (two sweeps and a canvas, about a millisecond) would push the input handler past its
     // 4 ms budget, so it follows with the solver, whose max micro-batch it draws (docs/web.md), and only
     // while its tab is open.
-    const advice = this.view.renderAnswers(inputs, estimate, { show: ANSWERS });
+    this.view.renderAnswers(inputs, estimate, { show: ANSWERS });
     this.#drawHeatmap(inputs, estimate);
-    const names = this.#names(estimate.settings);
-    if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, names);
-    renderWaysOut($("ways-out"), {
-      estimate, solve, advice, gpuName: names.gpuName, ...moreWaysOut(this.engine, inputs, estimate, solve),
-    });
+    if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    renderWaysOut($("ways-out"), { estimate, solve, ways });
     $("ways-out").classList.remove("pending");
     $("results").dataset.answers = "ready";
     this.#drawGpuFit(inputs, estimate);

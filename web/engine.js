@@ -44,6 +44,8 @@ export class Engine {
   #recent = new Map();
   /** Recent resolves, likewise: each edit asks whether its key matters against the same inputs without it. */
   #resolved = new Map();
+  /** Recent ways-out answers, likewise: each carries the solve and advise answers of its inputs (waysOut). */
+  #ways = new Map();
   #models;
   #gpus;
 
@@ -168,14 +170,29 @@ export class Engine {
     return { ok: false, failed: true, errors: [{ setting: "calculator", message: `this answer's code (llm-memory.rest.wasm) ${why}; reload the page if it persists` }] };
   }
 
+  /** A recent waysOut answer of `inputs` that holds their solve and advise answers, else undefined. */
+  #recentWays(inputs) {
+    const ways = this.#ways.get(JSON.stringify(inputs));
+    return ways?.ok ? ways : undefined;
+  }
+
   /** The solver's answers (max batch, max context, fewest devices), or {ok: false, errors}; after ready(). */
   solve(inputs) {
-    return this.#callRest((api) => api.solve(inputs));
+    return this.#recentWays(inputs)?.solve ?? this.#callRest((api) => api.solve(inputs));
   }
 
   /** The knob search (each knob's saving, the cheapest combinations that fit), or {ok: false, errors}; after ready(). */
   advise(inputs) {
-    return this.#callRest((api) => api.advise(inputs));
+    return this.#recentWays(inputs)?.advice ?? this.#callRest((api) => api.advise(inputs));
+  }
+
+  /**
+   * The nearest ways out (the core's, docs/solve-and-advise.md "Ways out") with the solve and advise answers they
+   * come from, which solve() and advise() of the same inputs then return without computing them again; or
+   * {ok: false, errors}; after ready().
+   */
+  waysOut(inputs) {
+    return recall(this.#ways, JSON.stringify(inputs), () => this.#callRest((api) => api.waysOut(inputs)));
   }
 
   /** Which GPUs fit: resolves to the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */
@@ -209,7 +226,7 @@ export class Engine {
   /**
    * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.
-   * Returns {overrides, problems} with one problem per dropped key.
+   * Returns {overrides, problems} with one problem ({setting, message}) per dropped key.
    */
   sanitise(defaults, overrides) {
     const kept = { ...overrides };
@@ -218,13 +235,13 @@ export class Engine {
       const result = this.resolve({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
       // A failed call says nothing about the settings: keep them all.
-      if (result.failed) return { overrides: kept, problems: problems.concat(result.errors.map((e) => ({ key: e.setting, message: e.message }))) };
+      if (result.failed) return { overrides: kept, problems: problems.concat(result.errors) };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
       if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
       for (const e of drop) {
         if (!Object.hasOwn(kept, e.setting)) continue;
-        problems.push({ key: e.setting, message: `${e.setting}: ${e.message}; ignored` });
+        problems.push({ setting: e.setting, message: `${e.setting}: ${e.message}; ignored` });
         delete kept[e.setting];
       }
     }

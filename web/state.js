@@ -55,7 +55,8 @@ function decode(text) {
 
 /**
  * Reads a query string. Returns {overrides, problems}: overrides maps known keys to their text; problems lists
- * what was ignored or overruled ({key, message}) for the page's notice. Every problem drops only its own pair:
+ * what was ignored or overruled ({setting, message}, the one error shape: docs/embedding.md) for the page's
+ * notice; `setting` is "url" where the pair cannot be read. Every problem drops only its own pair:
  * a bad percent-encoding, a key or value over MAX_VALUE_LENGTH, an unknown key (keys are case-sensitive).
  * A repeated key keeps its last value (and says so); an unknown `v` is read as SCHEMA_VERSION (and says so);
  * `v=1` is read as it was meant (upgradeV1).
@@ -71,18 +72,18 @@ export function readQuery(search, known_keys) {
     const key = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = decode(eq < 0 ? "" : pair.slice(eq + 1));
     if (key === null || value === null) {
-      problems.push({ key, message: `bad percent-encoding in ${quote(pair)}; ignored` });
+      problems.push({ setting: key ?? "url", message: `bad percent-encoding in ${quote(pair)}; ignored` });
       continue;
     }
     if (key.length > MAX_VALUE_LENGTH || value.length > MAX_VALUE_LENGTH) {
       const [part, length] = key.length > MAX_VALUE_LENGTH ? ["key", key.length] : ["value", value.length];
-      problems.push({ key, message: `${quote(key)}: ${part} is ${length} characters long, more than ${MAX_VALUE_LENGTH}; ignored` });
+      problems.push({ setting: key, message: `${quote(key)}: ${part} is ${length} characters long, more than ${MAX_VALUE_LENGTH}; ignored` });
       continue;
     }
     if (!RESERVED.has(key) && !known_keys.has(key)) {
       const lower = key.toLowerCase();
       const hint = lower !== key && known_keys.has(lower) ? ` (keys are lower-case: ${lower})` : "";
-      problems.push({ key, message: `unknown setting ${quote(key)} ignored${hint}` });
+      problems.push({ setting: key, message: `unknown setting ${quote(key)} ignored${hint}` });
       continue;
     }
     counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -92,11 +93,11 @@ export function readQuery(search, known_keys) {
   for (const [key, count] of counts) {
     if (count < 2) continue;
     const last = key === "v" ? version : overrides[key];
-    problems.push({ key, message: `${quote(key)} appears ${count} times; the last value ${quote(last)} is used` });
+    problems.push({ setting: key, message: `${quote(key)} appears ${count} times; the last value ${quote(last)} is used` });
   }
   if (version === "1") return finish(upgradeV1(overrides), problems);
   if (version !== null && version !== SCHEMA_VERSION) {
-    problems.unshift({ key: "v", message: `unknown link version ${quote(version)}; read as version ${SCHEMA_VERSION}` });
+    problems.unshift({ setting: "v", message: `unknown link version ${quote(version)}; read as version ${SCHEMA_VERSION}` });
   }
   return finish(overrides, problems);
 }
@@ -105,7 +106,7 @@ export function readQuery(search, known_keys) {
 function finish(overrides, problems) {
   if (problems.length > MAX_PROBLEMS) {
     const rest = problems.length - MAX_PROBLEMS + 1;
-    problems.splice(MAX_PROBLEMS - 1, rest, { key: null, message: `… and ${rest} more problems` });
+    problems.splice(MAX_PROBLEMS - 1, rest, { setting: "url", message: `… and ${rest} more problems` });
   }
   return { overrides, problems };
 }

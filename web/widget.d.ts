@@ -3,10 +3,13 @@
 // Attributes, defaults and events: docs/embedding.md. Estimate and its units: llm-memory.d.ts.
 import type { Estimate } from "./llm-memory.js";
 
-/** A note shown in the widget for something it ignored (an invalid value, an unknown attribute). */
+/**
+ * A note shown in the widget for something it ignored (an invalid value, an unknown attribute): the one error
+ * shape of the JS API and the page ({setting, message}, docs/embedding.md "Errors"), its message a whole line.
+ */
 export interface LlmMemoryProblem {
-  /** The attribute it concerns. */
-  key: string;
+  /** The attribute (a settings key, or theme, show, controls, settings) it concerns. */
+  setting: string;
   /** For people, e.g. `batch: must be an integer from 1 to 10000000, got "0"; ignored, using "1"`. */
   message: string;
 }

@@ -258,7 +258,7 @@ export class LlmMemoryElement extends HTMLElement {
    */
   set settings(settings) {
     if (settings !== null && settings !== undefined && typeof settings !== "object") {
-      this.#settingsNotes = [{ key: "settings", message: "settings: must be an object of settings keys to values; ignored" }];
+      this.#settingsNotes = [{ setting: "settings", message: "settings: must be an object of settings keys to values; ignored" }];
       this.#schedule();
       return;
     }
@@ -275,7 +275,7 @@ export class LlmMemoryElement extends HTMLElement {
     const given = new Set(entries.map(([key]) => key));
     for (const key of Object.keys(this.settings)) if (!given.has(key)) this.removeAttribute(key);
     for (const [key, value] of entries) {
-      if (!known.has(key)) this.#settingsNotes.push({ key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
+      if (!known.has(key)) this.#settingsNotes.push({ setting: key, message: `${JSON.stringify(key.slice(0, 40))}: not a setting; ignored` });
       else if (value === null) this.removeAttribute(key);
       else this.setAttribute(key, value);
     }
@@ -335,17 +335,17 @@ export class LlmMemoryElement extends HTMLElement {
     for (const { name } of this.attributes) {
       if (this.#engine.known_keys.has(name) || WIDGET_ATTRIBUTES.includes(name) || GLOBAL_ATTRIBUTES.has(name)) continue;
       if (name.includes("-") || name.startsWith("on")) continue;
-      problems.push({ key: name, message: `${name}: not a setting; ignored` });
+      problems.push({ setting: name, message: `${name}: not a setting; ignored` });
     }
     const theme = this.getAttribute("theme");
     if (theme !== null && !THEMES.includes(theme)) {
-      problems.push({ key: "theme", message: `theme: must be ${THEMES.join(", ")}, got ${JSON.stringify(theme.slice(0, 40))}; using "auto"` });
+      problems.push({ setting: "theme", message: `theme: must be ${THEMES.join(", ")}, got ${JSON.stringify(theme.slice(0, 40))}; using "auto"` });
     }
     for (const name of list(this.getAttribute("show"))) {
-      if (!SHOW_PARTS.includes(name)) problems.push({ key: "show", message: `show: unknown view "${name}" ignored (views: ${SHOW_PARTS.join(", ")})` });
+      if (!SHOW_PARTS.includes(name)) problems.push({ setting: "show", message: `show: unknown view "${name}" ignored (views: ${SHOW_PARTS.join(", ")})` });
     }
     for (const key of this.controls) {
-      if (!this.#engine.known_keys.has(key)) problems.push({ key: "controls", message: `controls: "${key}" is not a setting; ignored` });
+      if (!this.#engine.known_keys.has(key)) problems.push({ setting: "controls", message: `controls: "${key}" is not a setting; ignored` });
     }
     return problems;
   }
@@ -374,10 +374,10 @@ export class LlmMemoryElement extends HTMLElement {
     const notes = this.#unknownAttributes();
     if (estimate.ok) {
       for (const problem of problems) {
-        notes.push({ key: problem.key, message: `${problem.message}, using ${JSON.stringify(estimate.settings[problem.key] ?? "")}` });
+        notes.push({ setting: problem.setting, message: `${problem.message}, using ${JSON.stringify(estimate.settings[problem.setting] ?? "")}` });
       }
     } else {
-      notes.push(...estimate.errors.map((e) => ({ key: e.setting, message: `${e.setting}: ${e.message}` })));
+      notes.push(...estimate.errors.map((e) => ({ setting: e.setting, message: `${e.setting}: ${e.message}` })));
     }
     replaceNotes(this.#parts.problems, notes);
     this.#updateControls(attributes, estimate, problems);
@@ -439,7 +439,7 @@ export class LlmMemoryElement extends HTMLElement {
       this.#buildControls(new Set(keys));
     }
     if (!estimate.ok) return;
-    this.#view.updateControls(attributes, estimate, problems.map((p) => ({ setting: p.key, message: p.message })));
+    this.#view.updateControls(attributes, estimate, problems);
   }
 
   #buildControls(keys) {
@@ -480,19 +480,19 @@ function readSettings(settings) {
   try {
     keys = Object.keys(settings);
   } catch {
-    notes.push({ key: "settings", message: "settings: its keys could not be read; ignored" });
+    notes.push({ setting: "settings", message: "settings: its keys could not be read; ignored" });
   }
   for (const key of keys) {
     let value;
     try {
       value = settings[key];
     } catch {
-      notes.push({ key, message: `${name(key)}: could not be read; ignored` });
+      notes.push({ setting: key, message: `${name(key)}: could not be read; ignored` });
       continue;
     }
     if (value === null || value === undefined) entries.push([key, null]);
     else if (["string", "number", "boolean"].includes(typeof value)) entries.push([key, String(value)]);
-    else notes.push({ key, message: `${name(key)}: must be text, a number or a boolean; ignored` });
+    else notes.push({ setting: key, message: `${name(key)}: must be text, a number or a boolean; ignored` });
   }
   return { entries, notes };
 }

@@ -88,6 +88,20 @@ json advice_object(const advice_result& r) {
           {"cheapest", combination_json(r.cheapest)}};
 }
 
+// One way out: its delta with the settings it clears as null (the page's edit drops a null key).
+json way_json(const way_out& w) {
+  json delta = detail::object_of(w.delta);
+  for (const auto& key : w.cleared) delta[key] = nullptr;
+  return {{"way", w.way},   {"text", w.text}, {"total", json_bytes(w.total_bytes)},
+          {"fits", w.fits}, {"delta", delta}, {"note", w.note}};
+}
+
+json ways_out_object(const ways_out_result& r) {
+  json ways = json::array();
+  for (const auto& w : r.ways) ways.push_back(way_json(w));
+  return {{"fits", r.fits}, {"ways", ways}};
+}
+
 json buckets_json(const estimate_result& r) {
   json buckets = json::array();
   for (const auto& b : r.buckets) {
@@ -173,10 +187,9 @@ json checkpoint_object(const checkpoint_summary& c) {
           {"by_dtype", by_dtype}};
 }
 
-}  // namespace
-
-std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent,
-                    const checkpoint_summary* checkpoint) {
+// The estimate's object, as to_json writes it.
+json estimate_object(const estimate_result& r, const solve_result* solved, const advice_result* advice,
+                     const checkpoint_summary* checkpoint) {
   json bytes = json::object();
   for (const auto& b : r.buckets) bytes[b.key] = json_bytes(b.bytes);
   bytes["total"] = json_bytes(r.total_bytes);
@@ -203,6 +216,27 @@ std::string to_json(const estimate_result& r, const solve_result* solved, const 
   if (solved != nullptr) out["solve"] = solve_object(*solved);
   if (advice != nullptr) out["advice"] = advice_object(*advice);
   if (checkpoint != nullptr) out["checkpoint"] = checkpoint_object(*checkpoint);
+  return out;
+}
+
+}  // namespace
+
+std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent,
+                    const checkpoint_summary* checkpoint) {
+  return estimate_object(r, solved, advice, checkpoint).dump(indent);
+}
+
+std::string to_json(const estimate_result& r, const ways_out_result& ways, const solve_result* solved,
+                    const advice_result* advice, int indent, const checkpoint_summary* checkpoint) {
+  json out = estimate_object(r, solved, advice, checkpoint);
+  out["ways_out"] = ways_out_object(ways);
+  return out.dump(indent);
+}
+
+std::string ways_out_to_json(const run_answers& a, int indent) {
+  json out = ways_out_object(a.ways_out);
+  out["solve"] = solve_object(a.solve);
+  out["advice"] = advice_object(a.advice);
   return out.dump(indent);
 }
 

@@ -101,6 +101,26 @@ test("advise and solve equal the CLI's --advise and --solve", () => {
   }
 });
 
+test("waysOut equals the CLI's --ways-out with --solve and --advise; errors name the setting", () => {
+  for (const args of [["--model", "meta-llama-3-8b", "--gpu", "h100-80gb"], ["--model", "llama-2-7b", "--mode", "inference", "--gpu_memory", "12GB"],
+    ["--model", "llama-2-7b", "--batch", "2"]]) {
+    const expected = nativeJson(["--json", "--ways-out", "--advise", "--solve", ...args]);
+    const settings = Object.fromEntries(args.map((a, i) => (i % 2 ? null : [a.slice(2), args[i + 1]])).filter(Boolean));
+    assert.deepEqual(api.waysOut(settings), {
+      ok: true, ...expected.ways_out, solve: { ok: true, ...expected.solve }, advice: { ok: true, ...expected.advice },
+    });
+  }
+  // The page's default (a full fine-tune of Llama 3 8B on one H100) does not fit: ZeRO 0 fits on no device count,
+  // so the devices way is the ZeRO-3 search's, named so.
+  const ways = api.waysOut({ model: "meta-llama-3-8b", gpu: "h100-80gb" });
+  assert.equal(ways.fits, false);
+  assert.match(ways.ways[0].text, /^\d+ × NVIDIA H100 80GB SXM with ZeRO-3/);
+  assert.equal(ways.ways[0].delta.zero, "3");
+  const bad = api.waysOut({ batch: "0" });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.errors[0].setting, "batch");
+});
+
 test("the single-file variant gives the same answers", async () => {
   const single = await loadApi("single");
   assert.notEqual(single, api);

@@ -58,8 +58,8 @@ function taskGrid(api) {
 
 test("the first part answers as the whole module does, and never reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // solve, advise, gpu_fit, sweep, sweep_kernel_ms and read_checkpoint (scripts/split-wasm.mjs LAZY).
-  assert.equal(placeholders, 6);
+  // solve, advise, ways_out, gpu_fit, sweep, sweep_kernel_ms and read_checkpoint (scripts/split-wasm.mjs LAZY).
+  assert.equal(placeholders, 7);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   same(api.listModels(), whole.listModels(), "listModels");
@@ -82,6 +82,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   const settings = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
   assert.throws(() => api.solve(settings), /placeholder reached/);
   assert.throws(() => api.advise(settings), /placeholder reached/);
+  assert.throws(() => api.waysOut(settings), /placeholder reached/);
   assert.throws(() => api.gpuFit(settings), /placeholder reached/);
   assert.throws(() => api.sweep(settings), /placeholder reached/);
   // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
@@ -91,6 +92,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   for (const settings of cases) same(api.solve(settings), whole.solve(settings), `solve ${JSON.stringify(settings)}`);
   // The knob search (the page's ways out) on fewer cases: each is dozens of estimates.
   for (const settings of cases.filter((_, i) => i % 7 === 0)) same(api.advise(settings), whole.advise(settings), `advise ${JSON.stringify(settings)}`);
+  same(api.waysOut(settings), whole.waysOut(settings), "waysOut");
   same(api.gpuFit(settings), whole.gpuFit(settings), "gpuFit");
   same(api.sweep(settings, { batch: "1:64", seq: "512:16384" }), whole.sweep(settings, { batch: "1:64", seq: "512:16384" }), "sweep");
   // A safetensors file of one bf16 tensor (2 x 3): the 8-byte header length, the header, 12 bytes of data.

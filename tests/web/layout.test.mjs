@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The pure parts of the task-first page (issue 19): the split a device count allows (web/ui/parallel-picker.js),
-// the task of a set of settings and the task sentence (web/ui/task-picker.js, web/ui/verdict.js), and the
-// order and choice of the ways out. The page itself: tests/browser/layout.test.mjs.
+// the task of a set of settings and the task sentence (web/ui/task-picker.js, web/ui/verdict.js). The order and
+// choice of the ways out are the core's (tests/core/ways_out_test.cpp; the API's: api.test.mjs). The page itself:
+// tests/browser/layout.test.mjs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fitSplit, validPp, validTp } from "../../web/ui/parallel-picker.js";
 import { taskOf } from "../../web/ui/task-picker.js";
-import { devicesText, neededBytes, taskSentence, waysOut } from "../../web/ui/verdict.js";
+import { devicesText, neededBytes, taskSentence } from "../../web/ui/verdict.js";
 
 test("tp: the degrees whose product with pp divides the devices and that divide the heads (core/src/resolve.cpp)", () => {
   // 8 devices, pp 1, 32 heads: the divisors of 8 = 1, 2, 4, 8, all dividing 32.
@@ -82,32 +83,4 @@ test("the task sentence: model · task with runtime or framework · context × b
 test("the verdict compares what fits compares: the peak on the device where the framework gives one", () => {
   assert.equal(neededBytes(estimate({})), 100e9);
   assert.equal(neededBytes(estimate({}, { peak: { device: 90e9 } })), 90e9);
-});
-
-test("the ways out: devices, GPU, weights, context, micro-batch, knob, in that order; none that changes nothing", () => {
-  const answer = (found, value, delta, total = 50e9) => ({ found, value, delta, total });
-  const solve = {
-    ok: true,
-    min_devices: answer(true, 4, { devices: "4", tp: "4", pp: "1" }),
-    max_seq: answer(true, 1024, { seq: "1024" }),
-    max_batch: answer(true, 2, { batch: "2" }),
-  };
-  const knob = (id, delta, fits, total = 70e9) => ({ id, name: id, delta, fits, total, saved: 10e9 });
-  const advice = { ok: true, knobs: [knob("lora", { finetune: "lora" }, true), knob("int8", { weights_dtype: "int8" }, false),
-                                     knob("bf16", { weights_dtype: "bf16" }, true), knob("noop", { zero: "0" }, true)] };
-  const ways = waysOut({ estimate: estimate({}), solve, advice, otherGpu: { id: "h200-141gb", name: "H200", total: 99e9 }, gpuName: "H100" });
-  assert.deepEqual(ways.map((w) => w.way), ["devices", "gpu", "weights", "context", "batch", "knob"]);
-  assert.equal(ways[0].text, "4 × H100 with tensor parallel 4");
-  assert.deepEqual(ways[1].delta, { gpu: "h200-141gb", gpu_memory: null });
-  assert.equal(ways[2].text, "bf16", "the weights format that fits comes before a larger saving that does not");
-  assert.equal(ways[3].text, "sequences of 1,024 tokens (from 4,096)");
-  assert.equal(ways[5].text, "lora");
-  // A solver answer equal to the settings (already on 4 devices) is no way out; zero 0 is already set.
-  const same = waysOut({ estimate: estimate({ devices: "4", tp: "4" }), solve, advice });
-  assert.equal(same.some((w) => w.way === "devices"), false);
-  assert.equal(same.some((w) => w.text === "noop"), false);
-  // ZeRO-3 from the page's own solve (moreDevices) is named.
-  const zero3 = waysOut({ estimate: estimate({}), solve: { ok: true, min_devices: answer(false, 0, {}) }, advice: null,
-                          moreDevices: answer(true, 3, { devices: "3", zero: "3" }), gpuName: "H100" });
-  assert.equal(zero3[0].text, "3 × H100 with ZeRO-3");
 });

@@ -80,8 +80,8 @@ test("sanitise drops the overrides the errors name, then the latest when an erro
   assert.deepEqual(engine.sanitise(PAGE_DEFAULTS, { batch: "0", seq: "x", mode: "inference" }), {
     overrides: { mode: "inference" },
     problems: [
-      { key: "batch", message: 'batch: must be an integer from 1 to 10000000, got "0"; ignored' },
-      { key: "seq", message: 'seq: must be an integer from 1 to 100000000, got "x"; ignored' },
+      { setting: "batch", message: 'batch: must be an integer from 1 to 10000000, got "0"; ignored' },
+      { setting: "seq", message: 'seq: must be an integer from 1 to 100000000, got "x"; ignored' },
     ],
   });
   // tp=3 names devices (not overridden) and tp: only tp goes.
@@ -90,7 +90,7 @@ test("sanitise drops the overrides the errors name, then the latest when an erro
   // latest override (hidden_size) goes, with that error's message.
   assert.deepEqual(engine.sanitise(PAGE_DEFAULTS, { seq: "4096", hidden_size: "100" }), {
     overrides: { seq: "4096" },
-    problems: [{ key: "hidden_size", message: "hidden_size: hidden_size 100 is not divisible by num_attention_heads 32; give head_dim explicitly; ignored" }],
+    problems: [{ setting: "hidden_size", message: "hidden_size: hidden_size 100 is not divisible by num_attention_heads 32; give head_dim explicitly; ignored" }],
   });
 });
 
@@ -146,7 +146,7 @@ function sanitiseByEstimate(defaults, overrides) {
     if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
     for (const e of drop) {
       if (!Object.hasOwn(kept, e.setting)) continue;
-      problems.push({ key: e.setting, message: `${e.setting}: ${e.message}; ignored` });
+      problems.push({ setting: e.setting, message: `${e.setting}: ${e.message}; ignored` });
       delete kept[e.setting];
     }
   }

@@ -39,7 +39,7 @@ for (const link of fixtures.links) {
   test(`link "${link.name}": decoded state, notice and estimate are the pinned ones`, () => {
     const { overrides, problems } = readQuery(query(link), known);
     assert.deepEqual(overrides, link.state);
-    assert.deepEqual(problems.map((p) => p.key), link.problems ?? []);
+    assert.deepEqual(problems.map((p) => p.setting), link.problems ?? []);
     for (const p of problems) assert.ok(p.message.length > 0 && p.message.length < 200, p.message);
 
     const out = api.estimate({ ...PAGE_DEFAULTS, ...overrides });
@@ -67,7 +67,7 @@ for (const link of fixtures.links) {
 test("a repeated key: the last value wins, and the notice says which", () => {
   const { overrides, problems } = readQuery("?seq=1&seq=2&model=gpt2&seq=3&v=1&v=1", known);
   assert.deepEqual(overrides, { seq: "3", model: "gpt2" });
-  assert.deepEqual(problems.map((p) => p.key), ["seq", "v"]);
+  assert.deepEqual(problems.map((p) => p.setting), ["seq", "v"]);
   assert.match(problems[0].message, /appears 3 times; the last value "3" is used/);
 });
 
@@ -111,13 +111,13 @@ test("an unknown or empty version is read as the current version and named first
   for (const v of ["3", "", "1.0", "01"]) {
     const { overrides, problems } = readQuery(`?seq=4096&foo=1&v=${v}`, known);
     assert.deepEqual(overrides, { seq: "4096" });
-    assert.deepEqual(problems.map((p) => p.key), ["v", "foo"]);
+    assert.deepEqual(problems.map((p) => p.setting), ["v", "foo"]);
   }
 });
 
 test("empty values are kept as text for the core to judge (model= clears the page default)", () => {
   assert.deepEqual(readQuery("?model=&seq=&gpu", known).overrides, { model: "", seq: "", gpu: "" });
-  assert.deepEqual(readQuery("?&&=&=1&", known).problems.map((p) => p.key), ["", ""]);
+  assert.deepEqual(readQuery("?&&=&=1&", known).problems.map((p) => p.setting), ["", ""]);
 });
 
 test("prototype keys are unknown settings and pollute nothing", () => {

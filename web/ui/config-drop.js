@@ -146,7 +146,7 @@ export class ConfigDrop extends EventTarget {
 
   #showErrors(errors) {
     // Capped as the notice is: a hostile file cannot fill the page.
-    const lines = noticeLines(errors.map((e) => ({ message: `${e.setting}: ${e.message}` })));
+    const lines = noticeLines(errors.map((e) => ({ setting: e.setting, message: `${e.setting}: ${e.message}` })));
     this.#error.replaceChildren(...lines.map((text) => h("p", { text })));
     this.#error.hidden = false;
     this.#text.setAttribute("aria-invalid", "true");

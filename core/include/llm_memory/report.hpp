@@ -12,6 +12,7 @@
 #include "llm_memory/result.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
+#include "llm_memory/ways_out.hpp"
 
 namespace llm_memory {
 
@@ -20,6 +21,15 @@ namespace llm_memory {
 [[nodiscard]] std::string to_json(const estimate_result& r, const solve_result* solved = nullptr,
                                   const advice_result* advice = nullptr, int indent = 2,
                                   const checkpoint_summary* checkpoint = nullptr);
+
+/// As above, with the ways out under "ways_out" ({fits, ways}: the CLI's --json --ways-out).
+[[nodiscard]] std::string to_json(const estimate_result& r, const ways_out_result& ways, const solve_result* solved,
+                                  const advice_result* advice, int indent = 2,
+                                  const checkpoint_summary* checkpoint = nullptr);
+
+/// The ways out with the answers they were found from: {fits, ways: [{way, text, total, fits, delta, note}],
+/// solve (as under "solve"), advice (as under "advice")}; a key the way drops is null in its delta.
+[[nodiscard]] std::string ways_out_to_json(const run_answers& a, int indent = 2);
 
 /// The solver's answers alone, as under "solve" (bytes as integers).
 [[nodiscard]] std::string solve_to_json(const solve_result& r, int indent = 2);
