@@ -68,7 +68,9 @@ void zero3_window(const context& c, const state_layout& l, builder& params, tall
 extern constinit const framework_def deepspeed_framework{
     .kind = framework_kind::deepspeed,
     .profile = profile,
-    .printed = "allocated",  // max_memory_allocated()
+    .reads = {.zero = true,
+              .finetune = true},  // the Trainer's recipe by method, resident gradient partitions at ZeRO-3
+    .printed = "allocated",       // max_memory_allocated()
     .ddp_buffers = true,
     // The HF Trainer / accelerate fill the reduce bucket's "auto" value with h^2 (accelerator.py @16cb6eb8
     // l.2316). stage3.py l.701-704 allocates it at init.

@@ -4,6 +4,8 @@
 // solve read a framework's row (its capabilities) and never test its name. Private to the core.
 #pragma once
 
+#include "profile_axes.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,7 +30,8 @@ struct framework_def {
   /// settings every framework with a profile shares (table.cpp). `values` are the settings as layered without any
   /// profile. nullptr: no profile, the table's defaults stand.
   void (*profile)(settings& profile, const setting_values& values) = nullptr;
-  // The axes the profile reads (devices, seq, batch, ...): a field the lead adds after the merge.
+  /// The settings `profile` reads: a search that moves one re-resolves the run (vary(), profile_axes.hpp).
+  profile_reads reads{};
   /// What it changes in the model itself, layered over the model preset (under config.json and explicit values).
   /// nullptr: nothing.
   void (*model_overrides)(settings& overrides) = nullptr;

@@ -25,9 +25,11 @@ void profile(settings& p, const setting_values& v) {
 extern constinit const framework_def fsdp_framework{
     .kind = framework_kind::fsdp,
     .profile = profile,
-    .printed = "allocated",  // max_memory_allocated()
-    .ddp_buffers = false,    // FSDP's reduce-scatter inputs are transient
-    .zero_stages = stages,   // shards fully (FSDP = ZeRO-3) or replicates (DDP)
+    .reads = {.several_devices = true,
+              .finetune = true},  // the Trainer's recipe by method, ZeRO-3 (fully_shard) from two devices
+    .printed = "allocated",       // max_memory_allocated()
+    .ddp_buffers = false,         // FSDP's reduce-scatter inputs are transient
+    .zero_stages = stages,        // shards fully (FSDP = ZeRO-3) or replicates (DDP)
     .searches_tp = true,
 };
 

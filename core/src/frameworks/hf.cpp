@@ -41,7 +41,8 @@ void profile(settings& p, const setting_values& v) { hf_recipe(p, v.finetune); }
 extern constinit const framework_def hf_framework{
     .kind = framework_kind::hf,
     .profile = profile,
-    .printed = "device",  // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
+    .reads = {.finetune = true},  // the Trainer's recipe follows the method (full, LoRA, QLoRA)
+    .printed = "device",          // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
     .ddp_buffers = true,
     .zero_stages = stages,  // DeepSpeed's 0-3, run through the Trainer
     .searches_tp = false,   // the Trainer keeps the degree it was given

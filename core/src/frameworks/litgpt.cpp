@@ -31,6 +31,7 @@ void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 extern constinit const framework_def litgpt_framework{
     .kind = framework_kind::litgpt,
     .profile = profile,
+    .reads = {.several_devices = true},  // the FSDP strategy (several devices) checkpoints every block
     .model_overrides = model_overrides,
     .printed = "allocated",  // max_memory_allocated()
     .zero_stages = stages,   // FSDP shards fully (ZeRO-3) or replicates (DDP)

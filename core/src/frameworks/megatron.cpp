@@ -25,10 +25,11 @@ void profile(settings& p, const setting_values& v) {
 extern constinit const framework_def megatron_framework{
     .kind = framework_kind::megatron,
     .profile = profile,
-    .printed = "allocated",  // max_memory_allocated()
-    .ddp_buffers = false,    // its buckets are views of its gradient buffer
-    .zero_stages = stages,   // the distributed optimizer is ZeRO-1
-    .searches_tp = true,     // --tensor-model-parallel-size
+    .reads = {.several_devices = true},  // the distributed optimizer shards from two devices
+    .printed = "allocated",              // max_memory_allocated()
+    .ddp_buffers = false,                // its buckets are views of its gradient buffer
+    .zero_stages = stages,               // the distributed optimizer is ZeRO-1
+    .searches_tp = true,                 // --tensor-model-parallel-size
 };
 
 }  // namespace llm_memory::detail

@@ -32,6 +32,11 @@ void profile(settings& p, const setting_values& v) {
 extern constinit const framework_def torchtune_framework{
     .kind = framework_kind::torchtune,
     .profile = profile,
+    .reads =
+        {.several_devices = true,
+         .grad_accum = true,
+         .finetune =
+             true},  // full_finetune_single_device on one device (8-bit paged AdamW, in backward when grad_accum is 1)
     .printed = "allocated",  // torchtune's peak_memory_active
     .zero_stages = stages,   // FSDP shards fully (ZeRO-3) or replicates (DDP)
     .searches_tp = true,     // tensor_parallel_dim (FSDP2 + DTensor)

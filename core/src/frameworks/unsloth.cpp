@@ -32,9 +32,10 @@ void profile(settings& p, const setting_values& v) {
 extern constinit const framework_def unsloth_framework{
     .kind = framework_kind::unsloth,
     .profile = profile,
-    .printed = "reserved",  // the notebooks print max_memory_reserved()
-    .zero_stages = stages,  // trains on one device
-    .searches_tp = false,   // keeps the degree it was given
+    .reads = {.finetune = true},  // its recipe follows the method (full, LoRA, QLoRA)
+    .printed = "reserved",        // the notebooks print max_memory_reserved()
+    .zero_stages = stages,        // trains on one device
+    .searches_tp = false,         // keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail

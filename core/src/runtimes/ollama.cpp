@@ -22,12 +22,16 @@ void overhead(const context& c, double allocated, double weights, builder& over)
   llamacpp_runtime().overhead(c, allocated, weights, over);
 }
 
+// The profile reads: num_ctx (seq) from the VRAM of all devices (gpu_memory x devices), capped by the trained context.
+profile_reads reads(const run_spec&) { return {.devices = true, .gpu_memory = true, .max_position_embeddings = true}; }
+
 }  // namespace
 
 runtime_def ollama_runtime() {
   runtime_def d = llamacpp_runtime();  // the same server, its buffers and checks
   d.kind = runtime_kind::ollama;
   d.profile = profile;
+  d.reads = reads;
   d.picked_for = nullptr;  // auto picks llama.cpp itself for GGUF weights
   d.picked_because = "";
   d.overhead = overhead;

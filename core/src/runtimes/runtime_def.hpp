@@ -13,6 +13,7 @@
 #include "llm_memory/result.hpp"
 #include "llm_memory/runtime.hpp"
 #include "llm_memory/settings.hpp"
+#include "profile_axes.hpp"
 
 namespace llm_memory::detail {
 
@@ -49,7 +50,9 @@ enum class device_split {
 /// not take; the defaults are what transformers (eager PyTorch) does.
 struct runtime_def {
   runtime_kind kind = runtime_kind::automatic;  ///< its enum value: its row in the table
-  // TODO(issue 31): the axes the profile reads (seq, batch, devices, tp, pp, gpu_memory), for the searches.
+  /// The settings `profile` reads for this run: a search that moves one re-resolves the run (vary(),
+  /// profile_axes.hpp). nullptr: none.
+  profile_reads (*reads)(const run_spec& r) = nullptr;
   /// The defaults profile: behaviour settings -> values, from the settings layered without a profile.
   settings (*profile)(const setting_values& values) = nullptr;
   /// runtime = auto picks this runtime for these weights (tried in the table's order; vLLM otherwise).

@@ -64,12 +64,16 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   }
 }
 
+// The profile reads: chunked_prefill_size from the device's memory, mem_fraction_static from it, tp and pp.
+profile_reads reads(const run_spec&) { return {.tp = true, .pp = true, .gpu_memory = true}; }
+
 }  // namespace
 
 runtime_def sglang_runtime() {
   runtime_def d;
   d.kind = runtime_kind::sglang;
   d.profile = profile;
+  d.reads = reads;
   d.activations = activations;
   d.overhead = overhead;
   d.report = report;

@@ -143,12 +143,16 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   }
 }
 
+// 1.4.1 - 2.3: max_batch_prefill_tokens = max_input_tokens + 50 = seq - 1 + 50; the others a constant.
+profile_reads reads(const run_spec& r) { return {.seq = r.tgi == tgi_release::v1_4_1}; }
+
 }  // namespace
 
 runtime_def tgi_runtime() {
   runtime_def d;
   d.kind = runtime_kind::tgi;
   d.profile = profile;
+  d.reads = reads;
   d.check = check;
   d.extra_weights = tied_head_copy;
   d.mla_cache = mla_cache;

@@ -143,12 +143,17 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
                     " tokens; the estimated maximum model length is " + std::to_string(out.max_context));
 }
 
+// The profile reads: max_num_batched_tokens and max_num_seqs from the device's memory and an A100's name
+// (vllm_defaults), the non-torch memory from tp > 1.
+profile_reads reads(const run_spec&) { return {.tp = true, .gpu = true, .gpu_memory = true}; }
+
 }  // namespace
 
 runtime_def vllm_runtime() {
   runtime_def d;
   d.kind = runtime_kind::vllm;
   d.profile = profile;
+  d.reads = reads;
   d.extra_weights = rotary_cache;
   d.activations = activations;
   d.overhead = overhead;
