@@ -108,8 +108,6 @@ struct run_spec {
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
-  /// llama.cpp or Ollama (which runs llama.cpp): GGUF buffers, cells and the compute buffer.
-  [[nodiscard]] bool llamacpp() const { return runtime == runtime_kind::llamacpp || runtime == runtime_kind::ollama; }
   /// The phase model (the framework's row says: every framework but generic): the peak is the largest phase, not
   /// the sum of the buckets.
   [[nodiscard]] bool phased() const;

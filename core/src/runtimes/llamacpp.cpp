@@ -155,9 +155,8 @@ bucket kv_buffer(const context& c, double& cpu) {
   const double per_cell =
       m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb : m.kv_heads * m.head_dim * (kb + vb);
   const double L = c.layers_on_stage;
-  double global = L;
-  if (c.s.sliding_window > 0)
-    global = c.s.sliding_window_pattern > 0 ? std::floor(L / static_cast<double>(c.s.sliding_window_pattern)) : 0;
+  // Every layer but the sliding-window ones keeps a cell per token of the context (the model's layer kinds).
+  const double global = L - m.layers_of(layer_kind::sliding_attention, L);
   const double gpu_share = L > 0 ? l.gpu_layers / L : 0;
   const double full = global * static_cast<double>(l.cells.total) * per_cell;
   const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;

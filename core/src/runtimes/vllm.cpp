@@ -93,8 +93,8 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
     return;
   }
   const auto L = static_cast<std::int64_t>(c.layers_on_stage);
-  const std::int64_t full =
-      s.sliding_window_pattern > 0 ? L / s.sliding_window_pattern : 0;  // as kv_cache() counts them
+  // The full-attention layers of the stage, as the model's layer kinds count them (kv_cache()).
+  const auto full = static_cast<std::int64_t>(c.m.layers_of(layer_kind::attention, c.layers_on_stage));
   const vllm_hybrid_groups g = vllm_hybrid_grouping(full, L - full);
   const double page =
       vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, bytes_per_value(c.r.kv));
