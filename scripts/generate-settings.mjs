@@ -91,18 +91,34 @@ export function settingsReference(schema) {
 
 const FLAG_TYPE = `boolean | "on" | "off" | "true" | "false" | "yes" | "no" | "1" | "0" | 1 | 0`;
 
+/** What `Settings` accepts for `row`: a choice's literals, a flag's spellings, a number or its text. */
 function valueType(row) {
   if (row.kind === "choice") return row.choices.map((c) => JSON.stringify(c)).join(" | ");
-  if (row.kind === "flag") return "Flag";
+  if (row.kind === "flag") return "FlagValue";
   if (row.kind === "text") return "string";
   return "number | string";
 }
 
-/** wasm/llm-memory.d.ts's `Settings`: one optional field per row, its doc, range or choices, unit and default. */
+/** What the core writes for `row` (to_settings): a choice as the table spells it, a flag as on or off, else text. */
+function resolvedType(row) {
+  if (row.kind === "choice") return valueType(row);
+  return row.kind === "flag" ? `"on" | "off"` : "string";
+}
+
+function fieldDoc(row) {
+  const unit = row.unit ? ` [${row.unit}]` : "";
+  const fallback = row.default === "" ? "empty" : `\`${row.default}\``;
+  return `  /** ${row.label}: ${row.doc.replaceAll("*/", "* /")}${unit}. Default ${fallback}. */`;
+}
+
+/**
+ * wasm/llm-memory.d.ts's `Settings` (one optional field per row: its label, doc, unit and default) and
+ * `ResolvedSettings` (every row as the core writes it back).
+ */
 export function settingsInterface(schema) {
   const lines = [
     "/** A flag's value: read as on or off (also true/false, yes/no, 1/0). */",
-    `export type Flag = ${FLAG_TYPE};`,
+    `export type FlagValue = ${FLAG_TYPE};`,
     "",
     "/**",
     " * Settings as the CLI flags, URL query keys and widget attributes spell them: `{model: \"llama-2-7b\", seq: 4096}`.",
@@ -114,11 +130,15 @@ export function settingsInterface(schema) {
     " */",
     "export interface Settings {",
   ];
-  for (const row of schema) {
-    const unit = row.unit ? ` [${row.unit}]` : "";
-    lines.push(`  /** ${row.label}: ${row.doc.replaceAll("*/", "* /")}${unit}. Default \`${row.default}\`. */`);
-    lines.push(`  ${row.key}?: ${valueType(row)} | null;`);
-  }
+  for (const row of schema) lines.push(fieldDoc(row), `  ${row.key}?: ${valueType(row)} | null;`);
+  lines.push(
+    "}",
+    "",
+    "/** Every setting as the core writes it back (`resolve`, `Estimate.settings`): choices as the table spells them, flags",
+    " * as on or off, numbers as text. A `Partial` of it is a set of changes (`Knob.delta`). */",
+    "export interface ResolvedSettings {",
+  );
+  for (const row of schema) lines.push(`  ${row.key}: ${resolvedType(row)};`);
   lines.push("}");
   return lines.join("\n");
 }

@@ -8,7 +8,7 @@
 
 // settings:begin (scripts/generate-settings.mjs)
 /** A flag's value: read as on or off (also true/false, yes/no, 1/0). */
-export type Flag = boolean | "on" | "off" | "true" | "false" | "yes" | "no" | "1" | "0" | 1 | 0;
+export type FlagValue = boolean | "on" | "off" | "true" | "false" | "yes" | "no" | "1" | "0" | 1 | 0;
 
 /**
  * Settings as the CLI flags, URL query keys and widget attributes spell them: `{model: "llama-2-7b", seq: 4096}`.
@@ -19,7 +19,7 @@ export type Flag = boolean | "on" | "off" | "true" | "false" | "yes" | "no" | "1
  * nothing throws.
  */
 export interface Settings {
-  /** Model: Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture. Default ``. */
+  /** Model: Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture. Default empty. */
   model?: string | null;
   /** Parameter count: Total parameter count (7e9, 7B); overrides the count computed from the architecture; 0 = compute it [parameters]. Default `0`. */
   params?: number | string | null;
@@ -38,7 +38,7 @@ export interface Settings {
   /** Vocabulary: Vocabulary size; 0 = unknown (no embedding, lm_head or logits are counted) [tokens]. Default `0`. */
   vocab_size?: number | string | null;
   /** Tied embeddings: lm_head shares the input embedding matrix. Default `off`. */
-  tie_word_embeddings?: Flag | null;
+  tie_word_embeddings?: FlagValue | null;
   /** Trained context length: Rows of the learned position embedding (counted only when position_embedding = learned) [tokens]. Default `0`. */
   max_position_embeddings?: number | string | null;
   /** Position encoding: How positions are encoded: rotary (no parameters), a learned table (GPT-2), or none. Default `rope`. */
@@ -52,11 +52,11 @@ export interface Settings {
   /** Attention biases: Biases on attention projections: none (Llama), qkv (Qwen2), all of q/k/v/o (GPT-2). Default `none`. */
   attention_bias?: "none" | "qkv" | "all" | null;
   /** MLP biases: Biases on the MLP projections (GPT-2). Default `off`. */
-  mlp_bias?: Flag | null;
+  mlp_bias?: FlagValue | null;
   /** Query/key norm: Norm on queries and keys: per head (Qwen3, Gemma 3: 2 head_dim weights) or full width (OLMo 2). Default `none`. */
   qk_norm?: "none" | "head" | "full" | null;
   /** Dropout: Dropout in training (GPT as in Korthikanti et al.; modern LLMs train without): saves 1-byte masks. Default `on`. */
-  dropout?: Flag | null;
+  dropout?: FlagValue | null;
   /** Sliding window: Sliding-window attention span; 0 = every layer attends to the whole context [tokens]. Default `0`. */
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
@@ -74,9 +74,9 @@ export interface Settings {
   /** Leading dense layers: The first k layers use a dense MLP instead of experts (DeepSeek) [layers]. Default `0`. */
   first_k_dense_replace?: number | string | null;
   /** Router bias: MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss). Default `off`. */
-  router_bias?: Flag | null;
+  router_bias?: FlagValue | null;
   /** Shared expert gate: A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE). Default `off`. */
-  shared_expert_gate?: Flag | null;
+  shared_expert_gate?: FlagValue | null;
   /** MLA query rank: MLA: rank of the query compression; 0 = no compression. Default `0`. */
   q_lora_rank?: number | string | null;
   /** MLA key/value rank: MLA: rank of the joint key/value latent; 0 = not MLA. Default `0`. */
@@ -88,11 +88,11 @@ export interface Settings {
   /** MLA value head width: MLA: per-head value width. Default `0`. */
   v_head_dim?: number | string | null;
   /** Output layer bias: lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE). Default `off`. */
-  lm_head_bias?: Flag | null;
+  lm_head_bias?: FlagValue | null;
   /** Embedding norm: A norm right after the token embedding (BLOOM). Default `off`. */
-  embedding_norm?: Flag | null;
+  embedding_norm?: FlagValue | null;
   /** Attention sinks: One learned attention-sink logit per head and layer (gpt-oss). Default `off`. */
-  attention_sinks?: Flag | null;
+  attention_sinks?: FlagValue | null;
   /** MoE layer every: Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all [layers]. Default `1`. */
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
@@ -118,7 +118,7 @@ export interface Settings {
   /** Gradients at the peak: Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer). Default `freed`. */
   grad_lifetime?: "freed" | "resident" | null;
   /** Optimizer step in backward: Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's gradient alive, no optimizer-step phase; needs grad_accum 1. Default `off`. */
-  optimizer_in_backward?: Flag | null;
+  optimizer_in_backward?: FlagValue | null;
   /** Optimizer implementation: How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated). Default `fused`. */
   optimizer_impl?: "fused" | "foreach" | "paged" | null;
   /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16). Default `hf`. */
@@ -132,7 +132,7 @@ export interface Settings {
   /** LoRA dropout: LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input [probability]. Default `0`. */
   lora_dropout?: number | string | null;
   /** QLoRA fp32 upcast: peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32. Default `off`. */
-  qlora_upcast?: Flag | null;
+  qlora_upcast?: FlagValue | null;
   /** bitsandbytes version: bitsandbytes under QLoRA: before 0.43.2 (PR #1270) every 4-bit linear kept its input for backward, adapted or not; current keeps it only where an adapter reads it. Default `current`. */
   bnb_version?: "current" | "before_0.43.2" | null;
   /** Activation offload: Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the GPU) or full (Unsloth's offloaded checkpointing: none stay). Default `none`. */
@@ -188,7 +188,7 @@ export interface Settings {
   /** Weights format: Storage format of the weights. Default `bf16`. */
   weights_dtype?: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "nf4" | "q8_0" | "q6_k" | "q5_k_m" | "q4_k_m" | "q4_0" | "q3_k_m" | "q2_k" | "q5_k_s" | "q4_k_s" | "q3_k_s" | "q3_k_l" | "iq4_xs" | "iq4_nl" | "iq3_s" | "iq3_xxs" | "iq2_s" | "iq2_xs" | "iq2_xxs" | "iq1_m" | "iq1_s" | "gptq" | "awq" | "w4a16" | "fp8_block" | "mxfp4" | null;
   /** Double quantisation: NF4 double quantisation of the block scales (QLoRA). Default `off`. */
-  double_quant?: Flag | null;
+  double_quant?: FlagValue | null;
   /** Quantisation bits: Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits) [bits]. Default `4`. */
   quant_bits?: number | string | null;
   /** Quantisation group size: Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column (GPTQ group_size -1) or one per tensor (FP8) [weights]. Default `128`. */
@@ -200,15 +200,15 @@ export interface Settings {
   /** Optimizer state precision: Storage of the optimizer states (adamw_8bit ignores it). Default `fp32`. */
   optimizer_dtype?: "fp32" | "bf16" | "fp16" | null;
   /** fp32 master weights: Keep an fp32 master copy of 16-bit trainable weights (mixed precision). Default `on`. */
-  master_weights?: Flag | null;
+  master_weights?: FlagValue | null;
   /** Attention kernel: Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa (transformers without a padding mask), K/V kept at their own width. Default `standard`. */
   attention?: "standard" | "eager" | "sdpa" | "flash" | "sdpa_gqa" | null;
   /** Norms in fp32: Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not). Default `off`. */
-  norm_upcast?: Flag | null;
+  norm_upcast?: FlagValue | null;
   /** Activation checkpointing: Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only). Default `none`. */
   recompute?: "none" | "selective" | "full" | null;
   /** Fused cross-entropy: Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised. Default `off`. */
-  fused_ce?: Flag | null;
+  fused_ce?: FlagValue | null;
   /** KV cache precision: KV-cache storage; auto = the activation dtype. Default `auto`. */
   kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | null;
   /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
@@ -218,7 +218,7 @@ export interface Settings {
   /** Tensor parallel: Tensor-parallel degree (Megatron-style) [devices]. Default `1`. */
   tp?: number | string | null;
   /** Sequence parallel: With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); off keeps them whole on every tensor-parallel rank. Default `on`. */
-  sequence_parallel?: Flag | null;
+  sequence_parallel?: FlagValue | null;
   /** Pipeline stages: Pipeline-parallel stages (1F1B schedule) [stages]. Default `1`. */
   pp?: number | string | null;
   /** Context parallel: Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context [devices]. Default `1`. */
@@ -227,7 +227,7 @@ export interface Settings {
   ep?: number | string | null;
   /** CPU offload: Move optimizer state (and parameters, ZeRO-3) to CPU RAM. Default `none`. */
   offload?: "none" | "optimizer" | "optimizer+params" | null;
-  /** GPU: GPU preset id (sets gpu_memory); empty = use gpu_memory. Default ``. */
+  /** GPU: GPU preset id (sets gpu_memory); empty = use gpu_memory. Default empty. */
   gpu?: string | null;
   /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
   gpu_memory?: number | string | null;
@@ -241,6 +241,122 @@ export interface Settings {
   fragmentation?: number | string | null;
   /** Units: Display units: decimal GB (1e9) or GiB (2^30). Default `GB`. */
   units?: "GB" | "GiB" | null;
+}
+
+/** Every setting as the core writes it back (`resolve`, `Estimate.settings`): choices as the table spells them, flags
+ * as on or off, numbers as text. A `Partial` of it is a set of changes (`Knob.delta`). */
+export interface ResolvedSettings {
+  model: string;
+  params: string;
+  hidden_size: string;
+  num_hidden_layers: string;
+  num_attention_heads: string;
+  num_key_value_heads: string;
+  head_dim: string;
+  intermediate_size: string;
+  vocab_size: string;
+  tie_word_embeddings: "on" | "off";
+  max_position_embeddings: string;
+  position_embedding: "rope" | "learned" | "none";
+  norm: "layernorm" | "rmsnorm";
+  norms_per_layer: string;
+  mlp: "plain" | "gated";
+  attention_bias: "none" | "qkv" | "all";
+  mlp_bias: "on" | "off";
+  qk_norm: "none" | "head" | "full";
+  dropout: "on" | "off";
+  sliding_window: string;
+  sliding_window_pattern: string;
+  num_experts: string;
+  num_experts_per_tok: string;
+  moe_intermediate_size: string;
+  n_shared_experts: string;
+  shared_expert_intermediate_size: string;
+  first_k_dense_replace: string;
+  router_bias: "on" | "off";
+  shared_expert_gate: "on" | "off";
+  q_lora_rank: string;
+  kv_lora_rank: string;
+  qk_nope_head_dim: string;
+  qk_rope_head_dim: string;
+  v_head_dim: string;
+  lm_head_bias: "on" | "off";
+  embedding_norm: "on" | "off";
+  attention_sinks: "on" | "off";
+  moe_layer_step: string;
+  num_nextn_predict_layers: string;
+  vision_params: string;
+  architecture: "decoder" | "encoder" | "encoder_decoder";
+  encoder_layers: string;
+  extra_params: string;
+  num_labels: string;
+  embedding_size: string;
+  num_hidden_groups: string;
+  mode: "train" | "inference";
+  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth";
+  grad_lifetime: "freed" | "resident";
+  optimizer_in_backward: "on" | "off";
+  optimizer_impl: "fused" | "foreach" | "paged";
+  loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy";
+  autocast: "off" | "bf16" | "fp16";
+  input_copies: "shared" | "per_linear";
+  adapter_dtype: "auto" | "fp32" | "bf16" | "fp16";
+  lora_dropout: string;
+  qlora_upcast: "on" | "off";
+  bnb_version: "current" | "before_0.43.2";
+  activation_offload: "none" | "prefetched" | "full";
+  allocator_reserve: string;
+  runtime: "auto" | "transformers" | "vllm" | "sglang" | "tgi" | "llamacpp" | "ollama";
+  gpu_memory_utilization: string;
+  tgi_version: "3.3" | "3.1" | "3.0" | "2.4" | "1.4.1" | "1.0";
+  vllm_version: "0.21" | "0.17" | "0.11";
+  mem_fraction_static: string;
+  max_num_batched_tokens: string;
+  max_num_seqs: string;
+  block_size: string;
+  cuda_graph_memory: string;
+  non_torch_memory: string;
+  n_ubatch: string;
+  n_batch: string;
+  n_gpu_layers: string;
+  cache_type_k: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
+  cache_type_v: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
+  batch: string;
+  seq: string;
+  encoder_seq: string;
+  grad_accum: string;
+  finetune: "full" | "lora" | "qlora";
+  lora_rank: string;
+  lora_targets: string;
+  trainable_params: string;
+  weights_dtype: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "nf4" | "q8_0" | "q6_k" | "q5_k_m" | "q4_k_m" | "q4_0" | "q3_k_m" | "q2_k" | "q5_k_s" | "q4_k_s" | "q3_k_s" | "q3_k_l" | "iq4_xs" | "iq4_nl" | "iq3_s" | "iq3_xxs" | "iq2_s" | "iq2_xs" | "iq2_xxs" | "iq1_m" | "iq1_s" | "gptq" | "awq" | "w4a16" | "fp8_block" | "mxfp4";
+  double_quant: "on" | "off";
+  quant_bits: string;
+  quant_group_size: string;
+  grads_dtype: "auto" | "fp32" | "bf16" | "fp16";
+  optimizer: "adamw" | "adamw_8bit" | "sgd" | "sgd_momentum" | "lion" | "adafactor";
+  optimizer_dtype: "fp32" | "bf16" | "fp16";
+  master_weights: "on" | "off";
+  attention: "standard" | "eager" | "sdpa" | "flash" | "sdpa_gqa";
+  norm_upcast: "on" | "off";
+  recompute: "none" | "selective" | "full";
+  fused_ce: "on" | "off";
+  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4";
+  devices: string;
+  zero: string;
+  tp: string;
+  sequence_parallel: "on" | "off";
+  pp: string;
+  cp: string;
+  ep: string;
+  offload: "none" | "optimizer" | "optimizer+params";
+  gpu: string;
+  gpu_memory: string;
+  overhead: "none" | "factor" | "detailed";
+  overhead_factor: string;
+  cuda_context: string;
+  fragmentation: string;
+  units: "GB" | "GiB";
 }
 // settings:end
 
@@ -348,7 +464,7 @@ export interface Estimate {
   /** Assumptions applied and settings that were ignored. */
   notes: string[];
   /** Every resolved setting as text (defaults, preset and explicit values merged): a full, shareable state. */
-  settings: Record<string, string>;
+  settings: ResolvedSettings;
 }
 
 /** How one bucket changes under a knob (bytes per device). */
@@ -367,7 +483,7 @@ export interface Knob {
   /** For people, e.g. "ZeRO stage 1 -> 2". */
   name: string;
   /** Settings to merge over the current ones to apply the knob. */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** Bucket with the largest decrease ("" when none decreased). */
   drains: BucketKey | "";
   /** Buckets whose bytes changed. */
@@ -416,7 +532,7 @@ export interface KnobCombination {
   /** Its knobs' names. */
   names: string[];
   /** Settings to merge over the current ones to apply every knob of it. */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** Per-device total with the combination applied (bytes). */
   total: number;
   /** Host RAM with the combination applied (bytes). */
@@ -446,7 +562,7 @@ export interface SolveAnswer {
   /** Per-device total at `value` (bytes); 0 when !found. */
   total: number;
   /** Settings that apply the answer (empty when !found). */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** One line for people, e.g. "largest micro-batch that fits: 3". */
   message: string;
 }
@@ -607,7 +723,7 @@ export interface LlmMemory {
    * its text (the `settings` object of an estimate), without computing the estimate; or the errors, each
    * naming its setting. One call tells whether a link is valid.
    */
-  resolve(settings: Settings, config?: Settings): { ok: true; settings: Record<string, string> } | Failure;
+  resolve(settings: Settings, config?: Settings): { ok: true; settings: ResolvedSettings } | Failure;
   /** The exact JSON text `llm-memory --json` prints (estimate() parses it). */
   estimateJson(settings: Settings, config?: Settings): string;
   /** Every applicable knob moved one step and re-estimated, by bytes saved. */
@@ -637,7 +753,7 @@ export interface LlmMemory {
   readonly presetsComplete: boolean;
   listGpus(): GpuPreset[];
   /** A Hugging Face config.json (text, or an already parsed object) mapped onto architecture settings. */
-  parseConfig(config: string | object): { ok: true; settings: Record<string, string> } | Failure;
+  parseConfig(config: string | object): { ok: true; settings: Partial<ResolvedSettings> } | Failure;
   /**
    * A checkpoint header read by the CLI's readers (--safetensors, --gguf) from the file's first bytes: `kind`
    * "safetensors" (the 8-byte length, then the JSON header) or "gguf"; `fileSize` the whole file's [bytes];
@@ -673,7 +789,7 @@ export interface CheckpointRead {
   /** GGUF general.architecture; "" for safetensors. */
   architecture: string;
   /** Settings the checkpoint gives, as the CLI layers them under explicit values: params, GGUF architecture fields. */
-  settings: Record<string, string>;
+  settings: Partial<ResolvedSettings>;
 }
 
 /** Emscripten module options, e.g. `wasmBinary` (the .wasm bytes) or `locateFile`. */

@@ -25,13 +25,16 @@ test("the fuzz dictionary names every key and every choice", () => {
   }
 });
 
-test("Settings types a choice as the union of its literals, a flag as Flag, a count as number | string", () => {
+test("Settings types choices as unions of their literals; ResolvedSettings as the core writes them back", () => {
   const types = settingsInterface(schema);
   assert.match(types, /^ {2}mode\?: "train" \| "inference" \| null;$/m);
   assert.match(types, /^ {2}units\?: "GB" \| "GiB" \| null;$/m);
-  assert.match(types, /^ {2}dropout\?: Flag \| null;$/m);
+  assert.match(types, /^ {2}dropout\?: FlagValue \| null;$/m);
   assert.match(types, /^ {2}params\?: number \| string \| null;$/m);
   assert.match(types, /^ {2}lora_targets\?: string \| null;$/m);
+  assert.match(types, /^ {2}mode: "train" \| "inference";$/m);
+  assert.match(types, /^ {2}dropout: "on" \| "off";$/m);
+  assert.match(types, /^ {2}seq: string;$/m);
 });
 
 test("applicability.js tests each rule the applies column names, and no other", () => {
