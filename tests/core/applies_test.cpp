@@ -62,8 +62,8 @@ TEST(applies, schema_exports_each_rule_with_its_words_in_row_order) {
   };
   EXPECT_FALSE(row("seq").contains("applies"));
   using nlohmann::json;
-  const json lora_rank = json::array({json{{"rule", "training"}, {"when", "training"}},
-                                      json{{"rule", "lora_or_qlora"}, {"when", "LoRA or QLoRA"}}});
+  const json lora_rank = json::array(
+      {json{{"rule", "training"}, {"when", "training"}}, json{{"rule", "lora_or_qlora"}, {"when", "LoRA or QLoRA"}}});
   EXPECT_EQ(row("lora_rank")["applies"], lora_rank);
   const json sequence_parallel = json::array({json{{"rule", "tp_gt_1"}, {"when", "tensor parallelism (tp > 1)"}}});
   EXPECT_EQ(row("sequence_parallel")["applies"], sequence_parallel);
@@ -74,8 +74,7 @@ TEST(applies, generic_framework_note_names_the_phase_model_settings) {
   const std::vector<std::string> keys = keys_with("phased_framework");
   ASSERT_EQ(keys.size(), 6U);
   std::string list;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
+  for (std::size_t i = 0; i < keys.size(); ++i) list += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
   const auto r = estimate({{"framework", "generic"}, {"allocator_reserve", "1"}});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(has_note(r.value(), "framework generic sums every bucket: " + list + " are ignored"));
