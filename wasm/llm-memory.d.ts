@@ -1,18 +1,364 @@
 // SPDX-License-Identifier: MIT
 // Types of the llm-memory JS API (dist/llm-memory.js and dist/llm-memory.single.js), written by hand
-// (Emscripten 3.1.6 has no --emit-tsd). Every object is plain data: nothing to delete().
+// (Emscripten 3.1.6 has no --emit-tsd) but for `Settings`, which scripts/generate-settings.mjs writes from the
+// settings table between the markers. Every object is plain data: nothing to delete().
 //
 // Units: byte counts are JS numbers holding whole bytes, exact below 2^53 (9 PB); parameter counts are
 // whole parameters. All byte values are PER DEVICE (the most-loaded one) unless the field says otherwise.
 
+// settings:begin (scripts/generate-settings.mjs)
+/** A flag's value: read as on or off (also true/false, yes/no, 1/0). */
+export type FlagValue = boolean | "on" | "off" | "true" | "false" | "yes" | "no" | "1" | "0" | 1 | 0;
+
 /**
  * Settings as the CLI flags, URL query keys and widget attributes spell them: `{model: "llama-2-7b", seq: 4096}`.
- * Keys, kinds, defaults, ranges and units: `settingsSchema()` (or `llm-memory --help`). Values may be strings
- * or numbers/booleans, which are read as `String(value)`; `null` and `undefined` mean "not given".
- * Unknown keys and bad values come back as errors naming the setting, and so do values of any other type
- * (BigInt, Symbol, objects, arrays, functions) and properties whose getter throws: nothing throws.
+ * Kinds, defaults, ranges and units: `settingsSchema()` (or `llm-memory --help`). Values may be strings or
+ * numbers/booleans, which are read as `String(value)`; `null` and `undefined` mean "not given". Choices are
+ * matched without regard to case. Unknown keys and bad values come back as errors naming the setting, and so do
+ * values of any other type (BigInt, Symbol, objects, arrays, functions) and properties whose getter throws:
+ * nothing throws.
  */
-export type Settings = Record<string, string | number | boolean | null | undefined>;
+export interface Settings {
+  /** Model: Model preset id (Hugging Face repo name, lower-case, no organisation); empty = custom architecture. Default empty. */
+  model?: string | null;
+  /** Parameter count: Total parameter count (7e9, 7B); overrides the count computed from the architecture; 0 = compute it [parameters]. Default `0`. */
+  params?: number | string | null;
+  /** Hidden size: Width of the residual stream (h). Default `4096`. */
+  hidden_size?: number | string | null;
+  /** Layers: Number of transformer layers (L) [layers]. Default `32`. */
+  num_hidden_layers?: number | string | null;
+  /** Attention heads: Query heads per layer (a) [heads]. Default `32`. */
+  num_attention_heads?: number | string | null;
+  /** Key/value heads: Key/value heads per layer (grouped-query attention); 0 = same as num_attention_heads [heads]. Default `0`. */
+  num_key_value_heads?: number | string | null;
+  /** Head width: Width of one attention head; 0 = hidden_size / heads. Default `0`. */
+  head_dim?: number | string | null;
+  /** MLP width: MLP inner width; 0 = 4 x hidden_size. Default `0`. */
+  intermediate_size?: number | string | null;
+  /** Vocabulary: Vocabulary size; 0 = unknown (no embedding, lm_head or logits are counted) [tokens]. Default `0`. */
+  vocab_size?: number | string | null;
+  /** Tied embeddings: lm_head shares the input embedding matrix. Default `off`. */
+  tie_word_embeddings?: FlagValue | null;
+  /** Trained context length: Rows of the learned position embedding (counted only when position_embedding = learned) [tokens]. Default `0`. */
+  max_position_embeddings?: number | string | null;
+  /** Position encoding: How positions are encoded: rotary (no parameters), a learned table (GPT-2), or none. Default `rope`. */
+  position_embedding?: "rope" | "learned" | "none" | null;
+  /** Normalisation: Normalisation: LayerNorm (weight + bias) or RMSNorm (weight only). Default `layernorm`. */
+  norm?: "layernorm" | "rmsnorm" | null;
+  /** Norms per layer: Norms in each layer: 2 (pre-attention, pre-MLP), 4 (Gemma 2/3 add post-norms), 1 (Falcon parallel block) [norms]. Default `2`. */
+  norms_per_layer?: number | string | null;
+  /** MLP shape: MLP shape: plain (up, act, down: 2 h i) or gated (SwiGLU/GeGLU: gate, up, down: 3 h i). Default `plain`. */
+  mlp?: "plain" | "gated" | null;
+  /** Attention biases: Biases on attention projections: none (Llama), qkv (Qwen2), all of q/k/v/o (GPT-2). Default `none`. */
+  attention_bias?: "none" | "qkv" | "all" | null;
+  /** MLP biases: Biases on the MLP projections (GPT-2). Default `off`. */
+  mlp_bias?: FlagValue | null;
+  /** Query/key norm: Norm on queries and keys: per head (Qwen3, Gemma 3: 2 head_dim weights) or full width (OLMo 2). Default `none`. */
+  qk_norm?: "none" | "head" | "full" | null;
+  /** Dropout: Dropout in training (GPT as in Korthikanti et al.; modern LLMs train without): saves 1-byte masks. Default `on`. */
+  dropout?: FlagValue | null;
+  /** Sliding window: Sliding-window attention span; 0 = every layer attends to the whole context [tokens]. Default `0`. */
+  sliding_window?: number | string | null;
+  /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
+  sliding_window_pattern?: number | string | null;
+  /** Routed experts: Routed experts per MoE layer; 0 = dense model [experts]. Default `0`. */
+  num_experts?: number | string | null;
+  /** Experts per token: Experts each token is routed to (top-k) [experts]. Default `0`. */
+  num_experts_per_tok?: number | string | null;
+  /** Expert MLP width: Inner width of one routed expert; 0 = intermediate_size. Default `0`. */
+  moe_intermediate_size?: number | string | null;
+  /** Shared experts: Always-active shared experts per MoE layer [experts]. Default `0`. */
+  n_shared_experts?: number | string | null;
+  /** Shared expert width: Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size. Default `0`. */
+  shared_expert_intermediate_size?: number | string | null;
+  /** Leading dense layers: The first k layers use a dense MLP instead of experts (DeepSeek) [layers]. Default `0`. */
+  first_k_dense_replace?: number | string | null;
+  /** Router bias: MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss). Default `off`. */
+  router_bias?: FlagValue | null;
+  /** Shared expert gate: A sigmoid gate (h weights) scales the shared expert's output (Qwen2-MoE). Default `off`. */
+  shared_expert_gate?: FlagValue | null;
+  /** MLA query rank: MLA: rank of the query compression; 0 = no compression. Default `0`. */
+  q_lora_rank?: number | string | null;
+  /** MLA key/value rank: MLA: rank of the joint key/value latent; 0 = not MLA. Default `0`. */
+  kv_lora_rank?: number | string | null;
+  /** MLA non-rotary head width: MLA: per-head query/key width without rotary part. Default `0`. */
+  qk_nope_head_dim?: number | string | null;
+  /** MLA rotary head width: MLA: per-head rotary query/key width. Default `0`. */
+  qk_rope_head_dim?: number | string | null;
+  /** MLA value head width: MLA: per-head value width. Default `0`. */
+  v_head_dim?: number | string | null;
+  /** Output layer bias: lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE). Default `off`. */
+  lm_head_bias?: FlagValue | null;
+  /** Embedding norm: A norm right after the token embedding (BLOOM). Default `off`. */
+  embedding_norm?: FlagValue | null;
+  /** Attention sinks: One learned attention-sink logit per head and layer (gpt-oss). Default `off`. */
+  attention_sinks?: FlagValue | null;
+  /** MoE layer every: Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all [layers]. Default `1`. */
+  moe_layer_step?: number | string | null;
+  /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
+  num_nextn_predict_layers?: number | string | null;
+  /** Vision tower parameters: Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only [parameters]. Default `0`. */
+  vision_params?: number | string | null;
+  /** Architecture: Layer stack: a causal decoder (KV cache), an encoder only (bidirectional, no KV cache: BERT, RoBERTa, DeBERTa, ModernBERT) or an encoder-decoder (T5, BART: every decoder layer cross-attends to the encoder). Default `decoder`. */
+  architecture?: "decoder" | "encoder" | "encoder_decoder" | null;
+  /** Encoder layers: Encoder-decoder: layers of the encoder stack (num_hidden_layers counts the decoder's); 0 = as many as the decoder [layers]. Default `0`. */
+  encoder_layers?: number | string | null;
+  /** Other parameters: Parameters the other settings do not describe: token-type and relative-position embeddings, T5's relative attention bias, an encoder's final norms, pooler and task head (config.json counts them per family) [parameters]. Default `0`. */
+  extra_params?: number | string | null;
+  /** Classifier labels: Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over the vocabulary) [labels]. Default `0`. */
+  num_labels?: number | string | null;
+  /** Embedding width: Width of the token and position embeddings when it differs from hidden_size: a Linear (E x h + h) projects them to h (ALBERT, ELECTRA-small); 0 = hidden_size. Default `0`. */
+  embedding_size?: number | string | null;
+  /** Distinct layer weights: Distinct sets of layer weights the layers share (ALBERT: 1, every layer runs the same weights: counted once, activations per layer); 0 = every layer has its own [layers]. Default `0`. */
+  num_hidden_groups?: number | string | null;
+  /** Task: Training step or inference with a KV cache. Default `train`. */
+  mode?: "train" | "inference" | null;
+  /** Training framework: Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, all buckets summed; the others: the peak over the phases of a step). Default `hf`. */
+  framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | null;
+  /** Gradients at the peak: Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer). Default `freed`. */
+  grad_lifetime?: "freed" | "resident" | null;
+  /** Optimizer step in backward: Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's gradient alive, no optimizer-step phase; needs grad_accum 1. Default `off`. */
+  optimizer_in_backward?: FlagValue | null;
+  /** Optimizer implementation: How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated). Default `fused`. */
+  optimizer_impl?: "fused" | "foreach" | "paged" | null;
+  /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16). Default `hf`. */
+  loss_impl?: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | null;
+  /** Autocast: Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward. Default `off`. */
+  autocast?: "off" | "bf16" | "fp16" | null;
+  /** Copies of layer inputs: Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the input per call, so q, k and v keep three). Default `shared`. */
+  input_copies?: "shared" | "per_linear" | null;
+  /** Adapter precision: Storage of the LoRA adapters; auto = the compute dtype (peft >= 0.12 keeps them fp32). Default `auto`. */
+  adapter_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
+  /** LoRA dropout: LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input [probability]. Default `0`. */
+  lora_dropout?: number | string | null;
+  /** QLoRA fp32 upcast: peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32. Default `off`. */
+  qlora_upcast?: FlagValue | null;
+  /** bitsandbytes version: bitsandbytes under QLoRA: before 0.43.2 (PR #1270) every 4-bit linear kept its input for backward, adapted or not; current keeps it only where an adapter reads it. Default `current`. */
+  bnb_version?: "current" | "before_0.43.2" | null;
+  /** Activation offload: Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the GPU) or full (Unsloth's offloaded checkpointing: none stay). Default `none`. */
+  activation_offload?: "none" | "prefetched" | "full" | null;
+  /** Allocator reserve: PyTorch caching allocator: reserved - allocated as a multiple of the memory allocated and freed within a step (1/3 for fixed shapes, 1 for unpacked variable lengths, 0 with expandable_segments) [x dynamic]. Default `0.33`. */
+  allocator_reserve?: number | string | null;
+  /** Inference runtime: Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or int8 (bitsandbytes), else vllm. Default `auto`. */
+  runtime?: "auto" | "transformers" | "vllm" | "sglang" | "tgi" | "llamacpp" | "ollama" | null;
+  /** GPU memory utilisation: vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); 0.92 since v0.21, 0.90 before. TGI: --cuda-memory-fraction (1 in its profile) [fraction]. Default `0.92`. */
+  gpu_memory_utilization?: number | string | null;
+  /** TGI version: TGI release whose warmup sizes the KV cache: 3.3 and later keep 10 % of the memory free, 3.1-3.2 7 %, 3.0 5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token. Default `3.3`. */
+  tgi_version?: "3.3" | "3.1" | "3.0" | "2.4" | "1.4.1" | "1.0" | null;
+  /** vLLM version: vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 (0.32 GiB calibrated later). Default `0.21`. */
+  vllm_version?: "0.21" | "0.17" | "0.11" | null;
+  /** Static memory fraction: SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device [fraction]. Default `0`. */
+  mem_fraction_static?: number | string | null;
+  /** Prefill chunk: Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI max_batch_prefill_tokens); 0 = the whole prompt in one pass [tokens]. Default `0`. */
+  max_num_batched_tokens?: number | string | null;
+  /** Max concurrent sequences: vLLM: sequences scheduled at once (the sampler rows of the profiling run); 0 = none counted [sequences]. Default `0`. */
+  max_num_seqs?: number | string | null;
+  /** KV block size: KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding) [tokens]. Default `16`. */
+  block_size?: number | string | null;
+  /** CUDA graph memory: Memory of captured CUDA graphs inside the engine's budget (vLLM >= 0.21 subtracts its estimate); 0 = eager [bytes]. Default `0`. */
+  cuda_graph_memory?: number | string | null;
+  /** Non-torch memory: Memory allocated outside PyTorch after start (NCCL, cuBLAS workspaces), inside the engine's budget [bytes]. Default `0`. */
+  non_torch_memory?: number | string | null;
+  /** Micro-batch (n_ubatch): llama.cpp physical batch (-ub): the compute buffer scales with it [tokens]. Default `512`. */
+  n_ubatch?: number | string | null;
+  /** Logical batch (n_batch): llama.cpp logical batch (-b); the physical batch is at most this [tokens]. Default `2048`. */
+  n_batch?: number | string | null;
+  /** GPU layers (-ngl): llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too [layers]. Default `999`. */
+  n_gpu_layers?: number | string | null;
+  /** K cache type: llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np). Default `f16`. */
+  cache_type_k?: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl" | null;
+  /** V cache type: llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention. Default `f16`. */
+  cache_type_v?: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl" | null;
+  /** Batch: Micro-batch per device [sequences]. Default `1`. */
+  batch?: number | string | null;
+  /** Context length: Tokens per sequence; for inference, the context held in the KV cache [tokens]. Default `2048`. */
+  seq?: number | string | null;
+  /** Encoder length: Encoder-decoder: tokens of the encoder input per sequence (seq is the decoder's); 0 = seq [tokens]. Default `0`. */
+  encoder_seq?: number | string | null;
+  /** Gradient accumulation: Gradient accumulation steps: raises the effective batch, not activation memory [micro-batches]. Default `1`. */
+  grad_accum?: number | string | null;
+  /** Training method: Full training, LoRA adapters on a frozen base, or QLoRA (NF4 base + LoRA). Default `full`. */
+  finetune?: "full" | "lora" | "qlora" | null;
+  /** LoRA rank: LoRA rank r. Default `16`. */
+  lora_rank?: number | string | null;
+  /** LoRA target modules: Comma-separated PEFT module names (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all-linear. Default `q_proj,v_proj`. */
+  lora_targets?: string | null;
+  /** Trainable parameters: For full training: trainable count (1e9) or fraction (0.1); 1 = all [parameters]. Default `1`. */
+  trainable_params?: number | string | null;
+  /** Weights format: Storage format of the weights. Default `bf16`. */
+  weights_dtype?: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "nf4" | "q8_0" | "q6_k" | "q5_k_m" | "q4_k_m" | "q4_0" | "q3_k_m" | "q2_k" | "q5_k_s" | "q4_k_s" | "q3_k_s" | "q3_k_l" | "iq4_xs" | "iq4_nl" | "iq3_s" | "iq3_xxs" | "iq2_s" | "iq2_xs" | "iq2_xxs" | "iq1_m" | "iq1_s" | "gptq" | "awq" | "w4a16" | "fp8_block" | "mxfp4" | null;
+  /** Double quantisation: NF4 double quantisation of the block scales (QLoRA). Default `off`. */
+  double_quant?: FlagValue | null;
+  /** Quantisation bits: Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits) [bits]. Default `4`. */
+  quant_bits?: number | string | null;
+  /** Quantisation group size: Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column (GPTQ group_size -1) or one per tensor (FP8) [weights]. Default `128`. */
+  quant_group_size?: number | string | null;
+  /** Gradient precision: Gradient storage; auto = the trainable weights' dtype. Default `auto`. */
+  grads_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
+  /** Optimizer: Optimizer, which sets the number of states kept per trainable parameter. Default `adamw`. */
+  optimizer?: "adamw" | "adamw_8bit" | "sgd" | "sgd_momentum" | "lion" | "adafactor" | null;
+  /** Optimizer state precision: Storage of the optimizer states (adamw_8bit ignores it). Default `fp32`. */
+  optimizer_dtype?: "fp32" | "bf16" | "fp16" | null;
+  /** fp32 master weights: Keep an fp32 master copy of 16-bit trainable weights (mixed precision). Default `on`. */
+  master_weights?: FlagValue | null;
+  /** Attention kernel: Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa (transformers without a padding mask), K/V kept at their own width. Default `standard`. */
+  attention?: "standard" | "eager" | "sdpa" | "flash" | "sdpa_gqa" | null;
+  /** Norms in fp32: Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not). Default `off`. */
+  norm_upcast?: FlagValue | null;
+  /** Activation checkpointing: Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only). Default `none`. */
+  recompute?: "none" | "selective" | "full" | null;
+  /** Fused cross-entropy: Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised. Default `off`. */
+  fused_ce?: FlagValue | null;
+  /** KV cache precision: KV-cache storage; auto = the activation dtype. Default `auto`. */
+  kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | null;
+  /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
+  devices?: number | string | null;
+  /** ZeRO stage: ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters [stage]. Default `0`. */
+  zero?: number | string | null;
+  /** Tensor parallel: Tensor-parallel degree (Megatron-style) [devices]. Default `1`. */
+  tp?: number | string | null;
+  /** Sequence parallel: With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); off keeps them whole on every tensor-parallel rank. Default `on`. */
+  sequence_parallel?: FlagValue | null;
+  /** Pipeline stages: Pipeline-parallel stages (1F1B schedule) [stages]. Default `1`. */
+  pp?: number | string | null;
+  /** Context parallel: Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context [devices]. Default `1`. */
+  cp?: number | string | null;
+  /** Expert parallel: Expert-parallel degree (MoE): the routed experts are split over ep of the data-parallel devices (each holds num_experts / ep); ZeRO shards the experts' state over the dp / ep expert-data-parallel devices [devices]. Default `1`. */
+  ep?: number | string | null;
+  /** CPU offload: Move optimizer state (and parameters, ZeRO-3) to CPU RAM. Default `none`. */
+  offload?: "none" | "optimizer" | "optimizer+params" | null;
+  /** GPU: GPU preset id (sets gpu_memory); empty = use gpu_memory. Default empty. */
+  gpu?: string | null;
+  /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
+  gpu_memory?: number | string | null;
+  /** Overhead model: Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items. Default `detailed`. */
+  overhead?: "none" | "factor" | "detailed" | null;
+  /** Overhead factor: Multiplier on the weights for overhead = factor [x weights]. Default `1.2`. */
+  overhead_factor?: number | string | null;
+  /** CUDA context: CUDA context and framework kernels, held before the model loads (peers use 650 MB to 1 GiB) [bytes]. Default `1GiB`. */
+  cuda_context?: number | string | null;
+  /** Fragmentation: Allocator fragmentation reserve, as a percentage of the allocated buckets [%]. Default `5`. */
+  fragmentation?: number | string | null;
+  /** Units: Display units: decimal GB (1e9) or GiB (2^30). Default `GB`. */
+  units?: "GB" | "GiB" | null;
+}
+
+/** Every setting as the core writes it back (`resolve`, `Estimate.settings`): choices as the table spells them, flags
+ * as on or off, numbers as text. A `Partial` of it is a set of changes (`Knob.delta`). */
+export interface ResolvedSettings {
+  model: string;
+  params: string;
+  hidden_size: string;
+  num_hidden_layers: string;
+  num_attention_heads: string;
+  num_key_value_heads: string;
+  head_dim: string;
+  intermediate_size: string;
+  vocab_size: string;
+  tie_word_embeddings: "on" | "off";
+  max_position_embeddings: string;
+  position_embedding: "rope" | "learned" | "none";
+  norm: "layernorm" | "rmsnorm";
+  norms_per_layer: string;
+  mlp: "plain" | "gated";
+  attention_bias: "none" | "qkv" | "all";
+  mlp_bias: "on" | "off";
+  qk_norm: "none" | "head" | "full";
+  dropout: "on" | "off";
+  sliding_window: string;
+  sliding_window_pattern: string;
+  num_experts: string;
+  num_experts_per_tok: string;
+  moe_intermediate_size: string;
+  n_shared_experts: string;
+  shared_expert_intermediate_size: string;
+  first_k_dense_replace: string;
+  router_bias: "on" | "off";
+  shared_expert_gate: "on" | "off";
+  q_lora_rank: string;
+  kv_lora_rank: string;
+  qk_nope_head_dim: string;
+  qk_rope_head_dim: string;
+  v_head_dim: string;
+  lm_head_bias: "on" | "off";
+  embedding_norm: "on" | "off";
+  attention_sinks: "on" | "off";
+  moe_layer_step: string;
+  num_nextn_predict_layers: string;
+  vision_params: string;
+  architecture: "decoder" | "encoder" | "encoder_decoder";
+  encoder_layers: string;
+  extra_params: string;
+  num_labels: string;
+  embedding_size: string;
+  num_hidden_groups: string;
+  mode: "train" | "inference";
+  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth";
+  grad_lifetime: "freed" | "resident";
+  optimizer_in_backward: "on" | "off";
+  optimizer_impl: "fused" | "foreach" | "paged";
+  loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy";
+  autocast: "off" | "bf16" | "fp16";
+  input_copies: "shared" | "per_linear";
+  adapter_dtype: "auto" | "fp32" | "bf16" | "fp16";
+  lora_dropout: string;
+  qlora_upcast: "on" | "off";
+  bnb_version: "current" | "before_0.43.2";
+  activation_offload: "none" | "prefetched" | "full";
+  allocator_reserve: string;
+  runtime: "auto" | "transformers" | "vllm" | "sglang" | "tgi" | "llamacpp" | "ollama";
+  gpu_memory_utilization: string;
+  tgi_version: "3.3" | "3.1" | "3.0" | "2.4" | "1.4.1" | "1.0";
+  vllm_version: "0.21" | "0.17" | "0.11";
+  mem_fraction_static: string;
+  max_num_batched_tokens: string;
+  max_num_seqs: string;
+  block_size: string;
+  cuda_graph_memory: string;
+  non_torch_memory: string;
+  n_ubatch: string;
+  n_batch: string;
+  n_gpu_layers: string;
+  cache_type_k: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
+  cache_type_v: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
+  batch: string;
+  seq: string;
+  encoder_seq: string;
+  grad_accum: string;
+  finetune: "full" | "lora" | "qlora";
+  lora_rank: string;
+  lora_targets: string;
+  trainable_params: string;
+  weights_dtype: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "nf4" | "q8_0" | "q6_k" | "q5_k_m" | "q4_k_m" | "q4_0" | "q3_k_m" | "q2_k" | "q5_k_s" | "q4_k_s" | "q3_k_s" | "q3_k_l" | "iq4_xs" | "iq4_nl" | "iq3_s" | "iq3_xxs" | "iq2_s" | "iq2_xs" | "iq2_xxs" | "iq1_m" | "iq1_s" | "gptq" | "awq" | "w4a16" | "fp8_block" | "mxfp4";
+  double_quant: "on" | "off";
+  quant_bits: string;
+  quant_group_size: string;
+  grads_dtype: "auto" | "fp32" | "bf16" | "fp16";
+  optimizer: "adamw" | "adamw_8bit" | "sgd" | "sgd_momentum" | "lion" | "adafactor";
+  optimizer_dtype: "fp32" | "bf16" | "fp16";
+  master_weights: "on" | "off";
+  attention: "standard" | "eager" | "sdpa" | "flash" | "sdpa_gqa";
+  norm_upcast: "on" | "off";
+  recompute: "none" | "selective" | "full";
+  fused_ce: "on" | "off";
+  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4";
+  devices: string;
+  zero: string;
+  tp: string;
+  sequence_parallel: "on" | "off";
+  pp: string;
+  cp: string;
+  ep: string;
+  offload: "none" | "optimizer" | "optimizer+params";
+  gpu: string;
+  gpu_memory: string;
+  overhead: "none" | "factor" | "detailed";
+  overhead_factor: string;
+  cuda_context: string;
+  fragmentation: string;
+  units: "GB" | "GiB";
+}
+// settings:end
 
 /**
  * One problem with the input: the one error shape of the API, the page and the widget (docs/embedding.md,
@@ -124,7 +470,7 @@ export interface Estimate {
   /** Assumptions applied and settings that were ignored. */
   notes: string[];
   /** Every resolved setting as text (defaults, preset and explicit values merged): a full, shareable state. */
-  settings: Record<string, string>;
+  settings: ResolvedSettings;
 }
 
 /** How one bucket changes under a knob (bytes per device). */
@@ -143,7 +489,7 @@ export interface Knob {
   /** For people, e.g. "ZeRO stage 1 -> 2". */
   name: string;
   /** Settings to merge over the current ones to apply the knob. */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** Bucket with the largest decrease ("" when none decreased). */
   drains: BucketKey | "";
   /** Buckets whose bytes changed. */
@@ -192,7 +538,7 @@ export interface KnobCombination {
   /** Its knobs' names. */
   names: string[];
   /** Settings to merge over the current ones to apply every knob of it. */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** Per-device total with the combination applied (bytes). */
   total: number;
   /** Host RAM with the combination applied (bytes). */
@@ -222,7 +568,7 @@ export interface SolveAnswer {
   /** Per-device total at `value` (bytes); 0 when !found. */
   total: number;
   /** Settings that apply the answer (empty when !found). */
-  delta: Record<string, string>;
+  delta: Partial<ResolvedSettings>;
   /** One line for people, e.g. "largest micro-batch that fits: 3". */
   message: string;
 }
@@ -358,6 +704,11 @@ export interface SettingSchema {
   group: string;
   /** One line of help. */
   doc: string;
+  /**
+   * Rules that must all hold for the core to read the setting (the table's `applies` column; absent: always read):
+   * `rule` its id ("lora_or_qlora"), `when` its words ("LoRA or QLoRA"). The page hides the field elsewhere.
+   */
+  applies?: { rule: string; when: string }[];
 }
 
 /** A model preset (`llm-memory --list-models --json`). */
@@ -408,7 +759,7 @@ export interface LlmMemory {
    * its text (the `settings` object of an estimate), without computing the estimate; or the errors, each
    * naming its setting. One call tells whether a link is valid.
    */
-  resolve(settings: Settings, config?: Settings): { ok: true; settings: Record<string, string> } | Failure;
+  resolve(settings: Settings, config?: Settings): { ok: true; settings: ResolvedSettings } | Failure;
   /** The exact JSON text `llm-memory --json` prints (estimate() parses it). */
   estimateJson(settings: Settings, config?: Settings): string;
   /** Every applicable knob moved one step and re-estimated, by bytes saved. */
@@ -443,7 +794,7 @@ export interface LlmMemory {
   readonly presetsComplete: boolean;
   listGpus(): GpuPreset[];
   /** A Hugging Face config.json (text, or an already parsed object) mapped onto architecture settings. */
-  parseConfig(config: string | object): { ok: true; settings: Record<string, string> } | Failure;
+  parseConfig(config: string | object): { ok: true; settings: Partial<ResolvedSettings> } | Failure;
   /**
    * A checkpoint header read by the CLI's readers (--safetensors, --gguf) from the file's first bytes: `kind`
    * "safetensors" (the 8-byte length, then the JSON header) or "gguf"; `fileSize` the whole file's [bytes];
@@ -479,7 +830,7 @@ export interface CheckpointRead {
   /** GGUF general.architecture; "" for safetensors. */
   architecture: string;
   /** Settings the checkpoint gives, as the CLI layers them under explicit values: params, GGUF architecture fields. */
-  settings: Record<string, string>;
+  settings: Partial<ResolvedSettings>;
 }
 
 /** Emscripten module options, e.g. `wasmBinary` (the .wasm bytes) or `locateFile`. */

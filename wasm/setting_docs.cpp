@@ -10,7 +10,7 @@
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   llm_memory::detail::json docs = llm_memory::detail::json::object();
-#define LLM_MEMORY_DOC_ROW(key, kind, def, lo, hi, choices, unit, group, doc, label, choice_labels) docs[#key] = doc;
+#define LLM_MEMORY_DOC_ROW(key, kind, def, lo, hi, choices, unit, group, doc, ...) docs[#key] = doc;
   LLM_MEMORY_SETTINGS(LLM_MEMORY_DOC_ROW)
 #undef LLM_MEMORY_DOC_ROW
   const std::string text = docs.dump() + "\n";

@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cmath>
+#include <string_view>
+
+#include "llm_memory/settings_list.hpp"
 
 namespace llm_memory {
 namespace {
@@ -75,6 +78,28 @@ constexpr bool in_enum_order() {
   return true;
 }
 static_assert(in_enum_order(), "the tables are indexed by their enums");
+
+// Each choice of a settings row named *_dtype is auto or a format of `dtypes`: resolve.cpp's dtype_choice reads a
+// name it does not find as auto, so a choice misspelt in the table would otherwise be ignored in silence.
+constexpr bool names_formats(std::string_view choices) {
+  while (!choices.empty()) {
+    const std::size_t bar = choices.find('|');
+    const std::string_view name = choices.substr(0, bar);
+    choices = bar == std::string_view::npos ? std::string_view{} : choices.substr(bar + 1);
+    bool found = name == "auto";
+    for (const auto& d : dtypes) found = found || d.name == name;
+    if (!found) return false;
+  }
+  return true;
+}
+constexpr bool dtype_rows_name_formats() {
+#define LLM_MEMORY_DTYPE_ROW(key, kind, def, lo, hi, choices, ...) \
+  if (std::string_view(#key).ends_with("_dtype") && !names_formats(choices)) return false;
+  LLM_MEMORY_SETTINGS(LLM_MEMORY_DTYPE_ROW)
+#undef LLM_MEMORY_DTYPE_ROW
+  return true;
+}
+static_assert(dtype_rows_name_formats(), "a *_dtype settings row names a format the dtype table lacks");
 
 // The base tensor type of a mix (llama_ftype_get_default_type, llama-quant.cpp @007dbbf3): what every matrix gets
 // unless the quantiser's rules say otherwise.

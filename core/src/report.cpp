@@ -187,6 +187,16 @@ json checkpoint_object(const checkpoint_summary& c) {
           {"by_dtype", by_dtype}};
 }
 
+// A row's `applies` column as [{rule, when}], in its order: the page hides the setting while a rule fails and
+// says which (web/ui/applicability.js).
+json applies_json(std::string_view column) {
+  json list = json::array();
+  for (auto id : detail::split(column, ','))
+    for (const auto& rule : applies_rules())
+      if (rule.id == id) list.push_back({{"rule", rule.id}, {"when", rule.when}});
+  return list;
+}
+
 // The estimate's object, as to_json writes it.
 json estimate_object(const estimate_result& r, const solve_result* solved, const advice_result* advice,
                      const checkpoint_summary* checkpoint) {
@@ -313,6 +323,7 @@ std::string settings_schema_json(int indent) {
     row["unit"] = def.unit;
     row["group"] = def.group;
     row["doc"] = def.doc;
+    if (!def.applies.empty()) row["applies"] = applies_json(def.applies);
     list.push_back(row);
   }
   return list.dump(indent);

@@ -23,12 +23,58 @@ using detail::quoted;
 #else
 #define LLM_MEMORY_DOC(doc) doc
 #endif
+// The optional last column, `applies`, is pasted after "" so a row without it reads "".
+// clang-format off
 constexpr std::array table = {
-#define LLM_MEMORY_ROW(key, kind, def, lo, hi, choices, unit, group, doc, label, choice_labels) \
-  setting_def{#key, setting_kind::kind, def, lo, hi, choices, unit, group, LLM_MEMORY_DOC(doc), label, choice_labels},
+#define LLM_MEMORY_ROW(k, kind, def, lo, hi, choices, unit, group, doc, label, labels, ...)                   \
+  setting_def{#k, setting_kind::kind, def, lo, hi, choices, unit, group, LLM_MEMORY_DOC(doc), label, labels,  \
+              "" __VA_ARGS__},
     LLM_MEMORY_SETTINGS(LLM_MEMORY_ROW)
 #undef LLM_MEMORY_ROW
 };
+// clang-format on
+
+// The `applies` column's rules; web/ui/applicability.js tests each (tests/web/generated.test.mjs checks it has
+// one test per rule).
+constexpr std::array rules = {
+    applies_rule{"training", "training"},
+    applies_rule{"inference", "inference"},
+    applies_rule{"lora_or_qlora", "LoRA or QLoRA"},
+    applies_rule{"qlora", "QLoRA"},
+    applies_rule{"full", "full training"},
+    applies_rule{"nf4", "NF4 weights"},
+    applies_rule{"phased_framework", "a framework's phase model (not generic)"},
+    applies_rule{"vllm", "vLLM"},
+    applies_rule{"vllm_or_tgi", "vLLM or TGI"},
+    applies_rule{"tgi", "TGI"},
+    applies_rule{"sglang", "SGLang"},
+    applies_rule{"engines", "vLLM, SGLang or TGI"},
+    applies_rule{"llamacpp", "llama.cpp or Ollama"},
+    applies_rule{"overhead_factor", "overhead = factor"},
+    applies_rule{"tp_gt_1", "tensor parallelism (tp > 1)"},
+    applies_rule{"encoder_decoder", "an encoder-decoder (architecture)"},
+};
+
+// A row's `applies` names known rules, each once, in the rules' order (the page lists a hidden field's unmet rules
+// in that order).
+constexpr bool applies_in_order(std::string_view list) {
+  std::size_t next = 0;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view id = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    while (next < rules.size() && rules[next].id != id) ++next;
+    if (next == rules.size()) return false;
+    ++next;
+  }
+  return true;
+}
+constexpr bool all_applies_known() {
+  for (const auto& row : table)
+    if (!applies_in_order(row.applies)) return false;
+  return true;
+}
+static_assert(all_applies_known(), "a settings row's applies names an unknown rule, or rules out of order");
 
 // Every row has a label; a choice row names each of its choices, in order, and no other row names any.
 constexpr bool labelled(const setting_def& row) {
@@ -162,6 +208,8 @@ std::string_view to_string(setting_kind kind) {
 }
 
 std::span<const setting_def> setting_table() { return table; }
+
+std::span<const applies_rule> applies_rules() { return rules; }
 
 const setting_def* find_setting(std::string_view key) {
   for (const auto& def : table)

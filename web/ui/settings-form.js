@@ -110,7 +110,7 @@ export class SettingsForm extends EventTarget {
     for (const [key, entry] of this.#fields) {
       const { row, control, field, error, reset, group } = entry;
       const overridden = Object.hasOwn(overrides, key);
-      const off = context ? notApplying(key, context) : [];
+      const off = context ? notApplying(row, context) : [];
       const hide = off.length > 0 && !overridden && !by_key.has(key);
       const messages = by_key.get(key);
       const now = { hide, applies: off.length ? "false" : "true", overridden, message: messages ? messages.join("; ") : "" };

@@ -41,7 +41,18 @@ struct setting_def {
   std::string_view doc;            ///< one line of help
   std::string_view label;          ///< human name shown by the page and the widget ("Context length")
   std::string_view choice_labels;  ///< human names of `choices`, "A|B|C" in the same order (choice kind)
+  std::string_view applies;  ///< "rule,rule" (applies_rules() ids) that must all hold for it to be read; "" = always
 };
+
+/// One condition of the table's `applies` column: a setting it names is read only where it holds, so the page
+/// hides it elsewhere (web/ui/applicability.js holds each rule's test; the core's "ignored" notes agree).
+struct applies_rule {
+  std::string_view id;    ///< as the `applies` column spells it ("lora_or_qlora")
+  std::string_view when;  ///< words for people: where it holds ("LoRA or QLoRA")
+};
+
+/// Every rule the `applies` column may name, in the order a row lists them.
+[[nodiscard]] std::span<const applies_rule> applies_rules();
 
 /// Every setting, in display order.
 [[nodiscard]] std::span<const setting_def> setting_table();

@@ -3,9 +3,12 @@
 // (?key=), widget attributes, form controls, JSON input/output and validation errors all come from it.
 // Keys follow Hugging Face config.json names where one exists.
 //
-// X(key, kind, default, min, max, choices, unit, group, doc, label, choice_labels)
+// X(key, kind, default, min, max, choices, unit, group, doc, label, choice_labels[, applies])
 //   kind: integer | number | count (7e9, 7B, 0.5) | bytes (80GB, 80GiB, 8e10) | flag (on/off) | choice | text
 //   min/max bound numeric kinds (inclusive); choices is "a|b|c" for kind choice.
+//   applies (optional): "rule,rule", the rules (settings.cpp's `rules`: training, inference, lora_or_qlora, ...)
+//   that must all hold for the setting to be read; the page hides it elsewhere. Absent: always read.
+//   A choice row whose key ends in _dtype names formats of the dtype table (dtype.cpp checks it) or auto.
 // Adding a knob = one row here + its use in the estimate.
 #pragma once
 
@@ -108,7 +111,7 @@
   X(encoder_layers, integer, "0", 0, 1e5, "", "layers", "model",                                                       \
     "Encoder-decoder: layers of the encoder stack (num_hidden_layers counts the decoder's); 0 = as many as the "       \
     "decoder",                                                                                                         \
-    "Encoder layers", "")                                                                                              \
+    "Encoder layers", "", "encoder_decoder")                                                                           \
   X(extra_params, count, "0", 0, 1e13, "", "parameters", "model",                                                      \
     "Parameters the other settings do not describe: token-type and relative-position embeddings, T5's relative "       \
     "attention bias, an encoder's final norms, pooler and task head (config.json counts them per family)",             \
@@ -132,19 +135,20 @@
     "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "                  \
     "all buckets summed; the others: the peak over the phases of a step)",                                             \
     "Training framework",                                                                                              \
-    "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth")         \
+    "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth",         \
+    "training")                                                                                                        \
   X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                            \
     "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "      \
     "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)",                                   \
-    "Gradients at the peak", "Freed (set_to_none)|Resident (contiguous buffer)")                                       \
+    "Gradients at the peak", "Freed (set_to_none)|Resident (contiguous buffer)", "training,phased_framework")          \
   X(optimizer_in_backward, flag, "off", 0, 0, "", "", "workload",                                                      \
     "Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's "       \
     "gradient alive, no optimizer-step phase; needs grad_accum 1",                                                     \
-    "Optimizer step in backward", "")                                                                                  \
+    "Optimizer step in backward", "", "training,phased_framework")                                                     \
   X(optimizer_impl, choice, "fused", 0, 0, "fused|foreach|paged", "", "workload",                                      \
     "How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one "         \
     "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)",        \
-    "Optimizer implementation", "Fused|For-each|Paged")                                                                \
+    "Optimizer implementation", "Fused|For-each|Paged", "training,phased_framework")                                   \
   X(loss_impl, choice, "hf", 0, 0,                                                                                     \
     "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused|torchtune_legacy",    \
     "", "workload",                                                                                                    \
@@ -155,103 +159,110 @@
     "torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16)",                \
     "Loss implementation",                                                                                             \
     "HF (upcast logits)|HF before 4.46|TRL chunked|torchtune chunked|torchtune chunked, compiled|LitGPT "              \
-    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)")            \
+    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)",            \
+    "training,phased_framework")                                                                                       \
   X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                    \
     "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "    \
     "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward",                       \
-    "Autocast", "Off|bf16|fp16")                                                                                       \
+    "Autocast", "Off|bf16|fp16", "training")                                                                           \
   X(input_copies, choice, "shared", 0, 0, "shared|per_linear", "", "workload",                                         \
     "Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the "      \
     "input per call, so q, k and v keep three)",                                                                       \
-    "Copies of layer inputs", "Shared|One per linear")                                                                 \
+    "Copies of layer inputs", "Shared|One per linear", "training")                                                     \
   X(adapter_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "workload",                                        \
     "Storage of the LoRA adapters; auto = the compute dtype (peft >= 0.12 keeps them fp32)", "Adapter precision",      \
-    "Automatic|fp32|bf16|fp16")                                                                                        \
+    "Automatic|fp32|bf16|fp16", "training,lora_or_qlora")                                                              \
   X(lora_dropout, number, "0", 0, 1, "", "probability", "workload",                                                    \
     "LoRA dropout: above 0 each dropout site keeps a 1-byte mask and the dropped copy of its input", "LoRA dropout",   \
-    "")                                                                                                                \
+    "", "training,lora_or_qlora")                                                                                      \
   X(qlora_upcast, flag, "off", 0, 0, "", "", "workload",                                                               \
     "peft's prepare_model_for_kbit_training: embedding, lm_head and norms in fp32, so the residual stream is fp32",    \
-    "QLoRA fp32 upcast", "")                                                                                           \
+    "QLoRA fp32 upcast", "", "training,qlora")                                                                         \
   X(bnb_version, choice, "current", 0, 0, "current|before_0.43.2", "", "workload",                                     \
     "bitsandbytes under QLoRA: before 0.43.2 (PR #1270) every 4-bit linear kept its input for backward, adapted or "   \
     "not; current keeps it only where an adapter reads it",                                                            \
-    "bitsandbytes version", "0.43.2 or later|Before 0.43.2 (4-bit linears keep their input)")                          \
+    "bitsandbytes version", "0.43.2 or later|Before 0.43.2 (4-bit linears keep their input)", "training,nf4")          \
   X(activation_offload, choice, "none", 0, 0, "none|prefetched|full", "", "workload",                                  \
     "Checkpoints moved to CPU RAM (needs recompute = full): prefetched (torchtune: about two layers' stay on the "     \
     "GPU) or full (Unsloth's offloaded checkpointing: none stay)",                                                     \
-    "Activation offload", "None|Prefetched|Full")                                                                      \
+    "Activation offload", "None|Prefetched|Full", "training,phased_framework")                                         \
   X(allocator_reserve, number, "0.33", 0, 10, "", "x dynamic", "workload",                                             \
     "PyTorch caching allocator: reserved - allocated as a multiple of the memory allocated and freed within a "        \
     "step (1/3 for fixed shapes, 1 for unpacked variable lengths, 0 with expandable_segments)",                        \
-    "Allocator reserve", "")                                                                                           \
+    "Allocator reserve", "", "training,phased_framework")                                                              \
   X(runtime, choice, "auto", 0, 0, "auto|transformers|vllm|sglang|tgi|llamacpp|ollama", "", "workload",                \
     "Inference runtime whose behaviour sets the defaults; auto = llamacpp for GGUF weights, transformers for nf4 or "  \
     "int8 (bitsandbytes), else vllm",                                                                                  \
-    "Inference runtime", "Automatic|Transformers|vLLM|SGLang|TGI|llama.cpp|Ollama")                                    \
+    "Inference runtime", "Automatic|Transformers|vLLM|SGLang|TGI|llama.cpp|Ollama", "inference")                       \
   X(gpu_memory_utilization, number, "0.92", 0.01, 1, "", "fraction", "workload",                                       \
     "vLLM: share of gpu_memory the engine preallocates (weights, profiling peak, CUDA graphs, then the KV cache); "    \
     "0.92 since v0.21, 0.90 before. TGI: --cuda-memory-fraction (1 in its profile)",                                   \
-    "GPU memory utilisation", "")                                                                                      \
+    "GPU memory utilisation", "", "inference,vllm_or_tgi")                                                             \
   X(tgi_version, choice, "3.3", 0, 0, "3.3|3.1|3.0|2.4|1.4.1|1.0", "", "workload",                                     \
     "TGI release whose warmup sizes the KV cache: 3.3 and later keep 10 % of the memory free, 3.1-3.2 7 %, 3.0 "       \
     "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the "        \
     "warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token",       \
-    "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0")                                                 \
+    "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0", "inference,tgi")                                \
   X(vllm_version, choice, "0.21", 0, 0, "0.21|0.17|0.11", "", "workload",                                              \
     "vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later "        \
     "FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 "     \
     "from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 "    \
     "(0.32 GiB calibrated later)",                                                                                     \
-    "vLLM version", ">= 0.21|0.17 - 0.20|0.11 - 0.16")                                                                 \
+    "vLLM version", ">= 0.21|0.17 - 0.20|0.11 - 0.16", "inference,vllm")                                               \
   X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
     "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
-    "Static memory fraction", "")                                                                                      \
+    "Static memory fraction", "", "inference,sglang")                                                                  \
   X(max_num_batched_tokens, integer, "0", 0, 1e8, "", "tokens", "workload",                                            \
     "Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI "        \
     "max_batch_prefill_tokens); 0 = the whole prompt in one pass",                                                     \
-    "Prefill chunk", "")                                                                                               \
+    "Prefill chunk", "", "inference")                                                                                  \
   X(max_num_seqs, integer, "0", 0, 1e7, "", "sequences", "workload",                                                   \
     "vLLM: sequences scheduled at once (the sampler rows of the profiling run); 0 = none counted",                     \
-    "Max concurrent sequences", "")                                                                                    \
+    "Max concurrent sequences", "", "inference,vllm")                                                                  \
   X(block_size, integer, "16", 1, 1e5, "", "tokens", "workload",                                                       \
-    "KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding)", "KV block size", "")   \
+    "KV-cache page: tokens per block (vLLM 16; TGI 1 with flashinfer, 256 with flashdecoding)", "KV block size", "",   \
+    "inference,engines")                                                                                               \
   X(cuda_graph_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                   \
     "Memory of captured CUDA graphs inside the engine's budget (vLLM >= 0.21 subtracts its estimate); 0 = eager",      \
-    "CUDA graph memory", "")                                                                                           \
+    "CUDA graph memory", "", "inference,vllm")                                                                         \
   X(non_torch_memory, bytes, "0", 0, 1e12, "", "bytes", "workload",                                                    \
     "Memory allocated outside PyTorch after start (NCCL, cuBLAS workspaces), inside the engine's budget",              \
-    "Non-torch memory", "")                                                                                            \
+    "Non-torch memory", "", "inference,vllm")                                                                          \
   X(n_ubatch, integer, "512", 1, 1e7, "", "tokens", "workload",                                                        \
-    "llama.cpp physical batch (-ub): the compute buffer scales with it", "Micro-batch (n_ubatch)", "")                 \
+    "llama.cpp physical batch (-ub): the compute buffer scales with it", "Micro-batch (n_ubatch)", "",                 \
+    "inference,llamacpp")                                                                                              \
   X(n_batch, integer, "2048", 1, 1e7, "", "tokens", "workload",                                                        \
-    "llama.cpp logical batch (-b); the physical batch is at most this", "Logical batch (n_batch)", "")                 \
+    "llama.cpp logical batch (-b); the physical batch is at most this", "Logical batch (n_batch)", "",                 \
+    "inference,llamacpp")                                                                                              \
   X(n_gpu_layers, integer, "999", 0, 1e6, "", "layers", "workload",                                                    \
     "llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too",            \
-    "GPU layers (-ngl)", "")                                                                                           \
+    "GPU layers (-ngl)", "", "inference,llamacpp")                                                                     \
   X(cache_type_k, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                 \
     "llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np)",             \
-    "K cache type", "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl")                                                    \
+    "K cache type", "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "inference,llamacpp")                              \
   X(cache_type_v, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                 \
     "llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention", "V cache type",                        \
-    "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl")                                                                    \
+    "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "inference,llamacpp")                                              \
   X(batch, integer, "1", 1, 1e7, "", "sequences", "workload", "Micro-batch per device", "Batch", "")                   \
   X(seq, integer, "2048", 1, 1e8, "", "tokens", "workload",                                                            \
     "Tokens per sequence; for inference, the context held in the KV cache", "Context length", "")                      \
   X(encoder_seq, integer, "0", 0, 1e8, "", "tokens", "workload",                                                       \
-    "Encoder-decoder: tokens of the encoder input per sequence (seq is the decoder's); 0 = seq", "Encoder length", "") \
+    "Encoder-decoder: tokens of the encoder input per sequence (seq is the decoder's); 0 = seq", "Encoder length", "", \
+    "encoder_decoder")                                                                                                 \
   X(grad_accum, integer, "1", 1, 1e6, "", "micro-batches", "workload",                                                 \
-    "Gradient accumulation steps: raises the effective batch, not activation memory", "Gradient accumulation", "")     \
+    "Gradient accumulation steps: raises the effective batch, not activation memory", "Gradient accumulation", "",     \
+    "training")                                                                                                        \
   /* ---- fine-tuning ---- */                                                                                          \
   X(finetune, choice, "full", 0, 0, "full|lora|qlora", "", "finetune",                                                 \
     "Full training, LoRA adapters on a frozen base, or QLoRA (NF4 base + LoRA)", "Training method",                    \
-    "Full fine-tune|LoRA|QLoRA")                                                                                       \
-  X(lora_rank, integer, "16", 1, 1e5, "", "", "finetune", "LoRA rank r", "LoRA rank", "")                              \
+    "Full fine-tune|LoRA|QLoRA", "training")                                                                           \
+  X(lora_rank, integer, "16", 1, 1e5, "", "", "finetune", "LoRA rank r", "LoRA rank", "", "training,lora_or_qlora")    \
   X(lora_targets, text, "q_proj,v_proj", 0, 0, "", "", "finetune",                                                     \
     "Comma-separated PEFT module names (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all-linear",       \
-    "LoRA target modules", "")                                                                                         \
+    "LoRA target modules", "", "training,lora_or_qlora")                                                               \
   X(trainable_params, count, "1", 0, 1e15, "", "parameters", "finetune",                                               \
-    "For full training: trainable count (1e9) or fraction (0.1); 1 = all", "Trainable parameters", "")                 \
+    "For full training: trainable count (1e9) or fraction (0.1); 1 = all", "Trainable parameters", "",                 \
+    "training,full")                                                                                                   \
   /* ---- precision & optimizer ---- */                                                                                \
   X(weights_dtype, choice, "bf16", 0, 0,                                                                               \
     "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"           \
@@ -261,7 +272,7 @@
     "(bitsandbytes)|Q8_0|Q6_K|Q5_K_M|Q4_K_M|Q4_0|Q3_K_M|Q2_K|Q5_K_S|Q4_K_S|Q3_K_S|Q3_K_L|IQ4_XS|IQ4_NL|IQ3_S|IQ3_XXS|" \
     "IQ2_S|IQ2_XS|IQ2_XXS|IQ1_M|IQ1_S|GPTQ|AWQ|W4A16 (compressed-tensors)|FP8 block-scaled|MXFP4")                     \
   X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)",       \
-    "Double quantisation", "")                                                                                         \
+    "Double quantisation", "", "nf4")                                                                                  \
   X(quant_bits, integer, "4", 2, 8, "", "bits", "precision",                                                           \
     "Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits)", "Quantisation bits", "")          \
   X(quant_group_size, integer, "128", 0, 1e6, "", "weights", "precision",                                              \
@@ -269,14 +280,16 @@
     "(GPTQ group_size -1) or one per tensor (FP8)",                                                                    \
     "Quantisation group size", "")                                                                                     \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
-    "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16")         \
+    "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16",         \
+    "training")                                                                                                        \
   X(optimizer, choice, "adamw", 0, 0, "adamw|adamw_8bit|sgd|sgd_momentum|lion|adafactor", "", "precision",             \
     "Optimizer, which sets the number of states kept per trainable parameter", "Optimizer",                            \
-    "AdamW|AdamW 8-bit|SGD|SGD with momentum|Lion|Adafactor")                                                          \
+    "AdamW|AdamW 8-bit|SGD|SGD with momentum|Lion|Adafactor", "training")                                              \
   X(optimizer_dtype, choice, "fp32", 0, 0, "fp32|bf16|fp16", "", "precision",                                          \
-    "Storage of the optimizer states (adamw_8bit ignores it)", "Optimizer state precision", "fp32|bf16|fp16")          \
+    "Storage of the optimizer states (adamw_8bit ignores it)", "Optimizer state precision", "fp32|bf16|fp16",          \
+    "training")                                                                                                        \
   X(master_weights, flag, "on", 0, 0, "", "", "precision",                                                             \
-    "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)", "fp32 master weights", "")               \
+    "Keep an fp32 master copy of 16-bit trainable weights (mixed precision)", "fp32 master weights", "", "training")   \
   X(attention, choice, "standard", 0, 0, "standard|eager|sdpa|flash|sdpa_gqa", "", "precision",                        \
     "Attention kernel: standard (Korthikanti et al., 16-bit softmax saved), eager (PyTorch, fp32 softmax, "            \
     "K/V repeated for GQA), sdpa (K/V repeated) or flash (no seq^2 term); sdpa_gqa: SDPA with enable_gqa "             \
@@ -284,26 +297,28 @@
     "Attention kernel", "Textbook (16-bit scores kept)|Eager|SDPA|FlashAttention|SDPA with native GQA")                \
   X(norm_upcast, flag, "off", 0, 0, "", "", "precision",                                                               \
     "Norms save an fp32 copy of their input (Hugging Face's eager RMSNorm does; fused kernels do not)",                \
-    "Norms in fp32", "")                                                                                               \
+    "Norms in fp32", "", "training")                                                                                   \
   X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                           \
     "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)",           \
-    "Activation checkpointing", "None|Selective|Full")                                                                 \
+    "Activation checkpointing", "None|Selective|Full", "training")                                                     \
   X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                  \
     "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised",                \
-    "Fused cross-entropy", "")                                                                                         \
+    "Fused cross-entropy", "", "training")                                                                             \
   X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                              \
-    "KV-cache storage; auto = the activation dtype", "KV cache precision", "Automatic|fp32|bf16|fp16|fp8|int8|int4")   \
+    "KV-cache storage; auto = the activation dtype", "KV cache precision", "Automatic|fp32|bf16|fp16|fp8|int8|int4",   \
+    "inference")                                                                                                       \
   /* ---- parallelism ---- */                                                                                          \
   X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)",           \
     "Devices", "")                                                                                                     \
   X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                              \
-    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters", "ZeRO stage", "")  \
+    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters", "ZeRO stage", "",  \
+    "training")                                                                                                        \
   X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (Megatron-style)",                \
     "Tensor parallel", "")                                                                                             \
   X(sequence_parallel, flag, "on", 0, 0, "", "", "parallelism",                                                        \
     "With tp > 1, shard norms, dropouts and layer inputs over the sequence too (Megatron --sequence-parallel); "       \
     "off keeps them whole on every tensor-parallel rank",                                                              \
-    "Sequence parallel", "")                                                                                           \
+    "Sequence parallel", "", "tp_gt_1")                                                                                \
   X(pp, integer, "1", 1, 1024, "", "stages", "parallelism", "Pipeline-parallel stages (1F1B schedule)",                \
     "Pipeline stages", "")                                                                                             \
   X(cp, integer, "1", 1, 1024, "", "devices", "parallelism",                                                           \
@@ -316,7 +331,7 @@
     "Expert parallel", "")                                                                                             \
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
-    "None|Optimizer state|Optimizer state and parameters")                                                             \
+    "None|Optimizer state|Optimizer state and parameters", "training")                                                 \
   /* ---- device & overheads ---- */                                                                                   \
   X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory", "GPU", "")       \
   X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)",          \
@@ -325,7 +340,7 @@
     "Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items", "Overhead model",  \
     "None|Factor|Detailed")                                                                                            \
   X(overhead_factor, number, "1.2", 1, 10, "", "x weights", "device",                                                  \
-    "Multiplier on the weights for overhead = factor", "Overhead factor", "")                                          \
+    "Multiplier on the weights for overhead = factor", "Overhead factor", "", "overhead_factor")                       \
   X(cuda_context, bytes, "1GiB", 0, 1e12, "", "bytes", "device",                                                       \
     "CUDA context and framework kernels, held before the model loads (peers use 650 MB to 1 GiB)", "CUDA context", "") \
   X(fragmentation, number, "5", 0, 100, "", "%", "device",                                                             \

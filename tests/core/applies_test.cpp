@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// The settings table's `applies` column (issue 31 item 4): the rules the page hides a field by, exported by
+// --schema, and the core's notes that call a setting ignored name the settings the column says are not read there.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "llm_memory/estimate.hpp"
+#include "llm_memory/report.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+// The keys whose `applies` column names `rule`, in table order.
+std::vector<std::string> keys_with(std::string_view rule) {
+  std::vector<std::string> keys;
+  for (const auto& def : setting_table()) {
+    std::string_view rest = def.applies;
+    bool named = false;
+    while (!rest.empty() && !named) {
+      const std::size_t comma = rest.find(',');
+      named = rest.substr(0, comma) == rule;
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    if (named) keys.emplace_back(def.key);
+  }
+  return keys;
+}
+
+bool has_note(const estimate_result& r, const std::string& note) {
+  return std::find(r.notes.begin(), r.notes.end(), note) != r.notes.end();
+}
+
+TEST(applies, every_rule_is_named_and_has_words) {
+  for (const auto& rule : applies_rules()) {
+    EXPECT_FALSE(rule.when.empty()) << rule.id;
+    EXPECT_FALSE(keys_with(rule.id).empty()) << rule.id << " names no setting";
+  }
+}
+
+// 48 rows carry rules (the page's former key lists): 27 read in training only, 16 in inference only, and double_quant,
+// overhead_factor, sequence_parallel, encoder_layers and encoder_seq.
+TEST(applies, rows_with_rules) {
+  std::size_t rows = 0;
+  for (const auto& def : setting_table()) rows += def.applies.empty() ? 0U : 1U;
+  EXPECT_EQ(rows, 48U);
+  EXPECT_EQ(keys_with("training").size(), 27U);
+  EXPECT_EQ(keys_with("inference").size(), 16U);
+}
+
+TEST(applies, schema_exports_each_rule_with_its_words_in_row_order) {
+  const auto schema = nlohmann::json::parse(settings_schema_json());
+  const auto row = [&](std::string_view key) {
+    for (const auto& r : schema)
+      if (r["key"] == key) return r;
+    return nlohmann::json{};
+  };
+  EXPECT_FALSE(row("seq").contains("applies"));
+  using nlohmann::json;
+  const json lora_rank = json::array(
+      {json{{"rule", "training"}, {"when", "training"}}, json{{"rule", "lora_or_qlora"}, {"when", "LoRA or QLoRA"}}});
+  EXPECT_EQ(row("lora_rank")["applies"], lora_rank);
+  const json sequence_parallel = json::array({json{{"rule", "tp_gt_1"}, {"when", "tensor parallelism (tp > 1)"}}});
+  EXPECT_EQ(row("sequence_parallel")["applies"], sequence_parallel);
+}
+
+// framework generic has no phase model: its note lists, in table order, the settings read only by one.
+TEST(applies, generic_framework_note_names_the_phase_model_settings) {
+  const std::vector<std::string> keys = keys_with("phased_framework");
+  ASSERT_EQ(keys.size(), 6U);
+  std::string list;
+  for (std::size_t i = 0; i < keys.size(); ++i) list += (i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ") + keys[i];
+  const auto r = estimate({{"framework", "generic"}, {"allocator_reserve", "1"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(has_note(r.value(), "framework generic sums every bucket: " + list + " are ignored"));
+}
+
+TEST(applies, inference_note_names_a_training_only_setting) {
+  EXPECT_EQ(find_setting("finetune")->applies, "training");
+  const auto r = estimate({{"mode", "inference"}, {"finetune", "lora"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(has_note(r.value(), "finetune is ignored for inference: the base weights are estimated as stored"));
+}
+
+TEST(applies, lora_note_names_a_full_training_setting) {
+  EXPECT_EQ(find_setting("trainable_params")->applies, "training,full");
+  const auto r = estimate({{"finetune", "lora"}, {"trainable_params", "0.5"}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(
+      has_note(r.value(), "trainable_params is ignored with LoRA: the adapters' shapes give the trainable count"));
+}
+
+}  // namespace

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Every copy of the settings table outside C++ is generated from it (issue 31 item 4): the committed fuzz
+// dictionary, docs/embedding.md's settings reference and wasm/llm-memory.d.ts's `Settings` equal what
+// scripts/generate-settings.mjs writes from the native `--schema`, and the page's applicability rules
+// (web/ui/applicability.js) test exactly the rules the table's `applies` column names.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { RULE_TESTS, applicabilityContext, notApplying } from "../../web/ui/applicability.js";
+import { fuzzDictionary, settingsInterface, staleFiles } from "../../scripts/generate-settings.mjs";
+import { native } from "./support.mjs";
+
+const schema = JSON.parse(native(["--schema"]));
+const row = (key) => schema.find((r) => r.key === key);
+
+test("the committed generated files equal what the settings table generates", () => {
+  assert.deepEqual(staleFiles(schema), [], "run node scripts/generate-settings.mjs and commit the result");
+});
+
+test("the fuzz dictionary names every key and every choice", () => {
+  const lines = new Set(fuzzDictionary(schema).split("\n"));
+  for (const r of schema) {
+    assert.ok(lines.has(`"${r.key}="`), r.key);
+    for (const c of r.choices ?? []) assert.ok(lines.has(JSON.stringify(c)), `${r.key}: ${c}`);
+  }
+});
+
+test("Settings types choices as unions of their literals; ResolvedSettings as the core writes them back", () => {
+  const types = settingsInterface(schema);
+  assert.match(types, /^ {2}mode\?: "train" \| "inference" \| null;$/m);
+  assert.match(types, /^ {2}units\?: "GB" \| "GiB" \| null;$/m);
+  assert.match(types, /^ {2}dropout\?: FlagValue \| null;$/m);
+  assert.match(types, /^ {2}params\?: number \| string \| null;$/m);
+  assert.match(types, /^ {2}lora_targets\?: string \| null;$/m);
+  assert.match(types, /^ {2}mode: "train" \| "inference";$/m);
+  assert.match(types, /^ {2}dropout: "on" \| "off";$/m);
+  assert.match(types, /^ {2}seq: string;$/m);
+});
+
+test("applicability.js tests each rule the applies column names, and no other", () => {
+  const named = new Set(schema.flatMap((r) => (r.applies ?? []).map((a) => a.rule)));
+  assert.deepEqual([...named].sort(), Object.keys(RULE_TESTS).sort());
+});
+
+// Rows and words as settings_list.hpp's applies column and settings.cpp's rules give them.
+test("a field's unmet rules come from its schema row, in the table's order", () => {
+  const train = applicabilityContext({ mode: "train", finetune: "full", framework: "generic" }, "vllm");
+  assert.deepEqual(notApplying(row("lora_rank"), train), ["LoRA or QLoRA"]);
+  assert.deepEqual(notApplying(row("grad_lifetime"), train), ["a framework's phase model (not generic)"]);
+  assert.deepEqual(notApplying(row("seq"), train), []);
+  const inference = applicabilityContext({ mode: "inference", runtime: "auto", finetune: "full" }, "llamacpp");
+  assert.deepEqual(notApplying(row("lora_rank"), inference), ["training", "LoRA or QLoRA"]);
+  assert.deepEqual(notApplying(row("n_ubatch"), inference), []);
+  assert.deepEqual(notApplying(row("max_num_seqs"), inference), ["vLLM"]);
+});
