@@ -5,22 +5,38 @@
 
 #include "frameworks/framework_def.hpp"
 #include "settings_apply.hpp"
+#include "text.hpp"
 
 namespace llm_memory::detail {
 namespace {
 
 constexpr std::array<std::int64_t, 4> stages = {0, 1, 2, 3};
 
-// The phase model's settings a generic run sets and the sum ignores.
+// Whether a row's `applies` column names `rule` ("training,phased_framework").
+bool names_rule(std::string_view column, std::string_view rule) {
+  for (const std::string_view id : split(column, ','))
+    if (id == rule) return true;
+  return false;
+}
+
+// The phase model's settings (the table's `phased_framework` rule, in the table's order): when a generic run sets
+// any of them, the note names them all as ignored by the sum.
 void notes(const run_spec& r, std::vector<std::string>& out) {
-  const setting_values& s = r.values;
-  const setting_values& d = default_values();
-  if (s.grad_lifetime != d.grad_lifetime || s.optimizer_in_backward != d.optimizer_in_backward ||
-      s.optimizer_impl != d.optimizer_impl || s.loss_impl != d.loss_impl ||
-      s.activation_offload != d.activation_offload || s.allocator_reserve != d.allocator_reserve)
-    out.emplace_back(
-        "framework generic sums every bucket: grad_lifetime, optimizer_in_backward, optimizer_impl, "
-        "loss_impl, activation_offload and allocator_reserve are ignored");
+  static const settings defaults = to_settings(default_values());
+  const settings values = to_settings(r.values);
+  std::vector<std::string_view> keys;
+  bool changed = false;
+  for (const setting_def& row : setting_table()) {
+    if (!names_rule(row.applies, "phased_framework")) continue;
+    keys.push_back(row.key);
+    const auto key = std::string(row.key);
+    changed = changed || values.at(key) != defaults.at(key);
+  }
+  if (!changed) return;
+  std::string list;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    list.append(i == 0 ? "" : i + 1 == keys.size() ? " and " : ", ").append(keys[i]);
+  out.push_back("framework generic sums every bucket: " + list + " are ignored");
 }
 
 }  // namespace
