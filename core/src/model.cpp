@@ -18,14 +18,7 @@ void add_linear(layer_params& layer, projection name, double in, double out, dou
   layer.linears.push_back({name, in, out, copies, bias ? out : 0, routed});
 }
 
-}  // namespace detail
-
-namespace {
-
-using detail::add_linear;
-using detail::norm_params;
-
-double sum(const layer_params& layer, bool routed_only) {
+double linear_params(const layer_params& layer, bool routed_only) {
   double n = 0;
   for (const auto& l : layer.linears)
     if (!routed_only || l.routed) n += (l.in_features * l.out_features + l.bias) * l.copies;
@@ -44,29 +37,22 @@ void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, 
   add_linear(layer, projection::down_proj, inner, h, copies, bias, routed);
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::add_linear;
+using detail::linear_params;
+using detail::norm_params;
+
 layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
   layer_params layer;
   // Every layer has the shapes of the pattern's first kind (attention and sliding_attention share them).
   const double extra = detail::layer_def(m.layer_pattern.front().kind).add_params(s, m, layer);
-  layer.attention = sum(layer, false) + extra;
-  if (!moe) {
-    add_mlp(s, m, layer, m.hidden, m.intermediate, 1, false);
-  } else {
-    const auto expert_inner =
-        static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
-    add_mlp(s, m, layer, m.hidden, expert_inner, static_cast<double>(s.num_experts), true);
-    const double shared_inner = s.shared_expert_intermediate_size > 0
-                                    ? static_cast<double>(s.shared_expert_intermediate_size)
-                                    : static_cast<double>(s.n_shared_experts) * expert_inner;
-    if (shared_inner > 0) add_mlp(s, m, layer, m.hidden, shared_inner, 1, false);
-    // Router: one h-wide row per expert, plus DeepSeek-V3's per-expert score-correction bias and
-    // Qwen2-MoE's h-wide shared_expert_gate (modeling_deepseek_v3.py, modeling_qwen2_moe.py).
-    const auto experts = static_cast<double>(s.num_experts);
-    layer.router = m.hidden * experts + (s.router_bias ? experts : 0) + (s.shared_expert_gate ? m.hidden : 0);
-    const double per_expert = sum(layer, true) / static_cast<double>(s.num_experts);
-    layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
-  }
-  layer.mlp = sum(layer, false) - layer.attention + extra;
+  layer.attention = linear_params(layer, false) + extra;
+  // The MLP of the layer's kind (layers/dense_mlp.cpp, layers/moe_mlp.cpp): its matrices, and a MoE's router.
+  detail::mlp_def(moe ? mlp_kind::moe : mlp_kind::dense).add_params(s, m, layer);
+  layer.mlp = linear_params(layer, false) - layer.attention + extra;
   layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(m, m.hidden);
   return layer;
 }
@@ -75,7 +61,7 @@ layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) 
 // q/k/v/o of the same shapes as its self-attention (k and v read the encoder's h-wide output) and one more norm
 // (T5's layer[1].layer_norm, BART's encoder_attn_layer_norm).
 void add_cross_attention(const model_spec& m, layer_params& layer) {
-  const double before = sum(layer, false);
+  const double before = linear_params(layer, false);
   const std::size_t self = layer.linears.size();
   for (std::size_t i = 0; i < self; ++i) {
     const linear_shape l = layer.linears[i];
@@ -83,7 +69,7 @@ void add_cross_attention(const model_spec& m, layer_params& layer) {
         l.name == projection::o_proj)
       layer.linears.push_back(l);
   }
-  layer.attention += sum(layer, false) - before;
+  layer.attention += linear_params(layer, false) - before;
   layer.norms += norm_params(m, m.hidden);
 }
 

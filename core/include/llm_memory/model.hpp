@@ -128,6 +128,13 @@ enum class layer_kind : std::uint8_t {
   mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
 };
 
+/// A layer's MLP: one dense MLP, or routed experts (with shared experts and a router). Each kind is one file under
+/// core/src/layers/ and one row of its table.
+enum class mlp_kind : std::uint8_t {
+  dense,  ///< one MLP every token passes through (gated: gate/up/down; plain: up/down)
+  moe,    ///< num_experts routed MLPs, num_experts_per_tok per token, plus shared experts and the router
+};
+
 /// Consecutive layers of one kind in the model's repeating unit of layers.
 struct layer_run {
   layer_kind kind = layer_kind::attention;  ///< their token mixer

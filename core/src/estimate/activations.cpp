@@ -14,13 +14,6 @@ namespace llm_memory::detail {
 
 namespace {
 
-struct layer_activations {
-  double linear_terms = 0;  // terms linear in s (bytes)
-  double square_terms = 0;  // terms in s^2 (attention scores)
-  double outside_tp = 0;    // part of linear_terms outside the tensor-parallel regions (bytes): norm inputs, the
-                            // attention and MLP inputs, residual dropout masks (Korthikanti et al. eq. 3: 10sbh)
-};
-
 // Bytes per value of what one norm saves: its input; an upcasting norm (Hugging Face's eager RMSNorm) saves it
 // cast to fp32, plus the normalised value cast back, which the weight multiply keeps only to compute the
 // weight's gradient, so not under LoRA, where norms are frozen (measured: docs/validation.md).
@@ -35,6 +28,8 @@ double norm_saved_bytes(const context& c) {
 bool keeps_input(const context& c, const linear_shape& l) {
   return !c.r.adapters() || c.r.lora_targets.contains(l.name) || c.r.frozen_linears_keep_input;
 }
+
+}  // namespace
 
 // Whether any of `layer`'s linears with one of these names keeps its input.
 bool trains(const context& c, const layer_params& layer, std::initializer_list<projection> names) {
@@ -61,6 +56,8 @@ double input_bytes(const context& c, const layer_params& layer, std::initializer
   if (c.r.adapters() && c.s.lora_dropout > 0) return (adapted * (1 + c.act) + base * c.act) * width;
   return sites * c.act * width;
 }
+
+namespace {
 
 // Whether o_proj's input, the attention's output, is kept: by the flash and memory-efficient kernels (their
 // backward needs it) or by an o_proj that keeps its input.
@@ -108,36 +105,6 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   scores_saved(c, a * sq * sq * b, out);
 }
 
-// MLP (dense, or routed experts + shared experts): its input (kept for up/gate), what the activation and the gate
-// multiply keep (gated: gate, act(gate), up; plain: the activation's input), the down_proj input (kept for down).
-// Under LoRA, targets name the routed and shared experts' projections alike.
-void mlp_saved(const context& c, const layer_params& layer, bool moe, layer_activations& out) {
-  const auto& s = c.s;
-  const auto& m = c.m;
-  const double T = c.tokens, h = m.hidden, B = c.act;
-  const bool mlp_input = trains(c, layer, {projection::gate_proj, projection::up_proj});
-  const double own_input = input_bytes(c, layer, {projection::gate_proj, projection::up_proj}, h);  // per token
-  const double kept_inner = (m.choices.gated_mlp ? 3 : 1) + (trains(c, layer, {projection::down_proj}) ? 1 : 0);
-  auto mlp = [&](double tokens, double inner) { return tokens * (own_input + B * kept_inner * inner); };
-  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
-  const bool router_input =
-      mlp_input || !c.r.adapters() || c.r.lora_targets.is_all_linear() || c.r.frozen_linears_keep_input;
-  if (!moe) {
-    out.linear_terms += mlp(T, m.intermediate);
-    out.outside_tp += T * own_input;
-    return;
-  }
-  const auto k = static_cast<double>(s.num_experts_per_tok);
-  const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
-  const double shared = s.shared_expert_intermediate_size > 0 ? static_cast<double>(s.shared_expert_intermediate_size)
-                                                              : static_cast<double>(s.n_shared_experts) * inner;
-  const double input = router_input ? B * T * h : 0;
-  out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
-  out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);    // the router is not tp
-  out.linear_terms += mlp(k * T, inner);
-  if (shared > 0) out.linear_terms += mlp(T, shared) - T * own_input;  // shares the MLP input
-}
-
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
 // Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
 // the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
@@ -150,7 +117,8 @@ layer_activations layer_saved(const context& c, const layer_params& layer, bool 
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   attention_saved(c, layer, out);
-  mlp_saved(c, layer, moe, out);
+  // The MLP saves what its kind keeps (layers/dense_mlp.cpp, layers/moe_mlp.cpp).
+  mlp_def(moe ? mlp_kind::moe : mlp_kind::dense).saved(c, layer, out);
   if (s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
   // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
   // experts' adapters see each token k times.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,22 @@ struct state_layout {
 [[nodiscard]] weight_storage store_weights(const context& c, const stage_params& sp);
 
 // ---- estimate/activations.cpp ----
+
+/// What one layer saves for backward, per micro-batch on this device.
+struct layer_activations {
+  double linear_terms = 0;  ///< terms linear in s [bytes]
+  double square_terms = 0;  ///< terms in s^2 (attention scores) [bytes]
+  double outside_tp = 0;    ///< part of linear_terms outside the tensor-parallel regions (bytes): norm inputs, the
+                            ///< attention and MLP inputs, residual dropout masks (Korthikanti et al. eq. 3: 10sbh)
+};
+
+/// Whether any of `layer`'s linears with one of these names keeps its input.
+[[nodiscard]] bool trains(const context& c, const layer_params& layer, std::initializer_list<projection> names);
+
+/// Saved copies of one input read by the linears `names` (one shared, or one per keeping linear; LoRA dropout's
+/// masks and dropped copies) [bytes per token].
+[[nodiscard]] double input_bytes(const context& c, const layer_params& layer, std::initializer_list<projection> names,
+                                 double width);
 
 // Checkpoints alive through forward: every layer's input in the residual stream's dtype, fewer when offloaded.
 void checkpoints(const context& c, double layers, double t_seq, builder& out);

@@ -46,12 +46,52 @@ extern const layer_kind_def mla_layer;
   return *layer_kinds()[static_cast<std::size_t>(k)];
 }
 
+/// One kind of MLP: its matrices and what it saves for backward.
+struct mlp_kind_def {
+  mlp_kind kind = mlp_kind::dense;  ///< which kind (the table's index)
+  std::string_view name;            ///< its name in the docs ("dense", "moe")
+  /// Adds the MLP's matrices (and a MoE's router and inactive experts' count) to `layer`.
+  void (*add_params)(const setting_values& s, const model_spec& m, layer_params& layer) = nullptr;
+  /// Adds what one layer's MLP keeps for backward to `out`.
+  void (*saved)(const context& c, const layer_params& layer, layer_activations& out) = nullptr;
+};
+
+/// Each MLP kind, defined in its own file.
+extern const mlp_kind_def dense_mlp;
+extern const mlp_kind_def moe_mlp;
+
+/// The table of MLP kinds, in the order of mlp_kind (table.cpp).
+[[nodiscard]] const std::array<const mlp_kind_def*, 2>& mlp_kinds();
+
+/// The definition of MLP kind `k`.
+[[nodiscard]] inline const mlp_kind_def& mlp_def(mlp_kind k) { return *mlp_kinds()[static_cast<std::size_t>(k)]; }
+
+/// What one MLP of inner width `inner` keeps for `tokens` tokens: its input where gate/up keep it, and per inner
+/// value what the activation (gated: gate, act(gate), up; plain: its input) and down_proj keep (dense_mlp.cpp).
+struct mlp_saving {
+  double input = 0;      ///< the MLP input's saved copies [bytes per token]
+  double per_inner = 0;  ///< kept per unit of inner width [bytes per token and inner value]
+  /// The bytes for `tokens` tokens through an MLP `inner` wide [bytes].
+  [[nodiscard]] double bytes(double tokens, double inner) const { return tokens * (input + per_inner * inner); }
+};
+
+/// The saving rule of `layer`'s MLPs under this run's training (dense_mlp.cpp).
+[[nodiscard]] mlp_saving mlp_saving_of(const context& c, const layer_params& layer);
+
 /// Parameters of one norm of `width` (LayerNorm: weight and bias; RMSNorm: weight) [parameters] (model.cpp).
 [[nodiscard]] double norm_params(const model_spec& m, double width);
 
 /// Appends one weight matrix (and its bias) to `layer` (model.cpp).
 void add_linear(layer_params& layer, projection name, double in, double out, double copies, bool bias,
                 bool routed = false);
+
+/// Parameters of the linears of `layer` (weights and biases, times their copies), the routed ones only if asked
+/// [parameters] (model.cpp).
+[[nodiscard]] double linear_params(const layer_params& layer, bool routed_only);
+
+/// Appends one MLP (gate/up/down, or up/down) of `copies` copies, h -> inner -> h, to `layer` (model.cpp).
+void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, double h, double inner, double copies,
+             bool routed);
 
 /// The key/value cache of standard attention, shared by attention and sliding_attention: bytes per token and
 /// layer on this device (2 x n_kv / tp x head_dim x the KV dtype) (layers/attention.cpp).

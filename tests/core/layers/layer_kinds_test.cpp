@@ -25,6 +25,30 @@ TEST(layer_kinds, table_is_in_enum_order) {
   EXPECT_EQ(detail::layer_def(layer_kind::mla).name, "mla");
 }
 
+// The MLP kinds' table likewise: mlp_def(k) is k's own definition.
+TEST(layer_kinds, mlp_table_is_in_enum_order) {
+  const auto& table = detail::mlp_kinds();
+  for (std::size_t i = 0; i < table.size(); ++i) EXPECT_EQ(static_cast<std::size_t>(table[i]->kind), i);
+  EXPECT_EQ(detail::mlp_def(mlp_kind::moe).name, "moe");
+}
+
+// A MoE layer by hand (moe_mlp.cpp): 8 gated experts of inner 512 over h 256 = 8 x 3 x 256 x 512 = 3,145,728
+// routed experts (the layer's `mlp`), a router of 8 x 256 = 2,048 (counted apart); 2 of 8 experts per token leave
+// 6 x 393,216 = 2,359,296 inactive.
+TEST(layer_kinds, moe_mlp_params) {
+  const model_spec m = spec_of(settings({{"hidden_size", "256"},
+                                         {"num_attention_heads", "4"},
+                                         {"num_hidden_layers", "2"},
+                                         {"mlp", "gated"},
+                                         {"num_experts", "8"},
+                                         {"num_experts_per_tok", "2"},
+                                         {"moe_intermediate_size", "512"}}))
+                           .model;
+  EXPECT_EQ(m.params.moe_layer.router, 2048);
+  EXPECT_EQ(m.params.moe_layer.routed_inactive, 2359296);
+  EXPECT_EQ(m.params.moe_layer.mlp, 3145728);
+}
+
 // Gemma 3's rule (every 6th layer global, the rest sliding): of 62 layers, floor(62 / 6) = 10 full and 52 sliding;
 // a stage of the first 31 layers holds floor(31 / 6) = 5 full and 26 sliding.
 TEST(layer_kinds, sliding_pattern_counts) {

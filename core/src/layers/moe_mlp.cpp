@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The mixture-of-experts MLP: num_experts routed MLPs (num_experts_per_tok per token), shared experts every token
+// passes through, and the router. Formulas: docs/models.md (parameters), docs/methodology.md (activations).
+#include "layers/layer_kinds.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+// The routed experts' inner width: moe_intermediate_size, or intermediate_size when 0.
+double expert_inner(const setting_values& s) {
+  return static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
+}
+
+// The shared experts' inner width together: shared_expert_intermediate_size, or n_shared_experts x the expert's.
+double shared_inner(const setting_values& s) {
+  return s.shared_expert_intermediate_size > 0 ? static_cast<double>(s.shared_expert_intermediate_size)
+                                               : static_cast<double>(s.n_shared_experts) * expert_inner(s);
+}
+
+void add_moe_params(const setting_values& s, const model_spec& m, layer_params& layer) {
+  add_mlp(s, m, layer, m.hidden, expert_inner(s), static_cast<double>(s.num_experts), true);
+  if (shared_inner(s) > 0) add_mlp(s, m, layer, m.hidden, shared_inner(s), 1, false);
+  // Router: one h-wide row per expert, plus DeepSeek-V3's per-expert score-correction bias and
+  // Qwen2-MoE's h-wide shared_expert_gate (modeling_deepseek_v3.py, modeling_qwen2_moe.py).
+  const auto experts = static_cast<double>(s.num_experts);
+  layer.router = m.hidden * experts + (s.router_bias ? experts : 0) + (s.shared_expert_gate ? m.hidden : 0);
+  const double per_expert = linear_params(layer, true) / static_cast<double>(s.num_experts);
+  layer.routed_inactive = per_expert * static_cast<double>(s.num_experts - s.num_experts_per_tok);
+}
+
+// The router's input and fp32 probabilities, top-k experts' MLPs for each token, the shared experts' (which share
+// the MLP input).
+void moe_saved(const context& c, const layer_params& layer, layer_activations& out) {
+  const auto& s = c.s;
+  const double T = c.tokens, h = c.m.hidden, B = c.act;
+  const mlp_saving mlp = mlp_saving_of(c, layer);
+  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
+  const bool router_input = trains(c, layer, {projection::gate_proj, projection::up_proj}) || !c.r.adapters() ||
+                            c.r.lora_targets.is_all_linear() || c.r.frozen_linears_keep_input;
+  const auto k = static_cast<double>(s.num_experts_per_tok);
+  const double input = router_input ? B * T * h : 0;
+  out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
+  out.outside_tp += input + fp32_bytes * T * static_cast<double>(s.num_experts);    // the router is not tp
+  out.linear_terms += mlp.bytes(k * T, expert_inner(s));
+  const double shared = shared_inner(s);
+  if (shared > 0) out.linear_terms += mlp.bytes(T, shared) - T * mlp.input;  // shares the MLP input
+}
+
+}  // namespace
+
+const mlp_kind_def moe_mlp{mlp_kind::moe, "moe", add_moe_params, moe_saved};
+
+}  // namespace llm_memory::detail
