@@ -46,6 +46,7 @@ struct options {
   bool ways_out = false;  ///< --ways-out: the nearest ways out of a "does not fit" (ways_out.hpp)
   bool gpus = false;      ///< --gpus: the settings on every GPU preset (gpu_fit.hpp)
   bool help = false;
+  bool version = false;  ///< --version: the project's version (CMakeLists.txt project())
   bool list_models = false;
   bool list_gpus = false;
   bool schema = false;
@@ -92,6 +93,7 @@ void print_help() {
       "  --gpus              instead: which GPU presets fit, devices needed on each (with the split) and headroom\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
+      "  --version           print the version\n"
       "  --batch-json FILE   estimate every settings object of a JSON array; print a JSON array of results\n"
       "                      (for scripts and tests: one process for many estimates)\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
@@ -131,6 +133,10 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
     if (arg == "--help" || arg == "-h") {
       opt.help = true;
+      continue;
+    }
+    if (arg == "--version") {
+      opt.version = true;
       continue;
     }
     if (arg == "--list-models") {
@@ -218,8 +224,10 @@ void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, cons
     fmt::print("{}: allocates what it needs (no preallocated budget)\n", name);
     return;
   }
-  fmt::print("{}: budget {:.2f} {} · available KV cache memory {:.2f} GiB\n", name, rt.budget / unit, unit_name,
-             rt.kv_available / 1073741824.0);
+  fmt::print("{}: budget {:.2f} {} · available KV cache memory {:.2f} GiB{}\n", name, rt.budget / unit, unit_name,
+             rt.kv_available / 1073741824.0,
+             rt.kv_shortfall > 0 ? fmt::format(" (the budget is {:.2f} GiB short)", rt.kv_shortfall / 1073741824.0)
+                                 : std::string());
   if (rt.kv_capacity_tokens > 0)
     fmt::print("{}: KV cache {} tokens · maximum concurrency for {} tokens per request: {:.2f}x\n", name,
                group_digits(rt.kv_capacity_tokens), group_digits(static_cast<double>(seq)), rt.max_concurrency);
@@ -589,6 +597,10 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, opt)) return exit_usage;
   if (opt.help) {
     print_help();
+    return 0;
+  }
+  if (opt.version) {
+    fmt::print("llm-memory {}\n", LLM_MEMORY_VERSION);
     return 0;
   }
   if (opt.schema) {

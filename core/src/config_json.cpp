@@ -49,8 +49,7 @@ error unsupported(std::string_view type) {
       : in(recurrent) ? "a model with state-space or recurrent layers, which llm-memory does not count"
                       : "not a family llm-memory knows";
   return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + why +
-                                 "; docs/models.md lists the families. Remove model_type to count the fields as a "
-                                 "Llama-like decoder"};
+                                 "; docs/models.md lists the families"};
 }
 
 // The encoder or encoder-decoder family model_type names; nullptr when it names none.

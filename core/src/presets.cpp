@@ -95,6 +95,48 @@ struct model_slot {
   }
 };
 
+// Calls `f` with each alias of a list as model_slot holds them (each followed by one space).
+template <class F>
+void for_each_alias(std::string_view aliases, const F& f) {
+  for (std::size_t at = aliases.find(' '); at != std::string_view::npos; at = aliases.find(' ')) {
+    f(aliases.substr(0, at));
+    aliases.remove_prefix(at + 1);
+  }
+}
+
+// Levenshtein distance: the fewest insertions, deletions and substitutions that turn `a` into `b`.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "a, b <word> c": ids for an error message.
+std::string listed(const std::vector<std::string_view>& ids, std::string_view word) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == ids.size() ? " " + std::string(word) + " " : ", ") + std::string(ids[i]);
+  return out;
+}
+
+// The preset key a model box's text names: lower-case, without a Hugging Face organisation ("Qwen/") or the
+// "-hf" suffix, as the ids are written (model_preset::id).
+std::string model_key(std::string_view text) {
+  std::string key = detail::lower(detail::trim(text));
+  if (const std::size_t slash = key.rfind('/'); slash != std::string::npos) key.erase(0, slash + 1);
+  if (key.ends_with("-hf")) key.resize(key.size() - 3);
+  return key;
+}
+
 // An entry's aliases as model_slot holds them: each followed by one space.
 std::string alias_list(const json& entry) {
   std::string out;
@@ -116,6 +158,25 @@ class model_store {
     const std::lock_guard guard(lock_);
     const std::size_t i = index(id);
     return i < slots_.size() ? &mapped(i) : nullptr;
+  }
+
+  // The presets `key` names (its id or an alias), and, when none or several do, up to 3 ids nearest to it.
+  result<const model_preset*> lookup(std::string_view key, std::string_view typed) {
+    const std::lock_guard guard(lock_);
+    std::vector<std::size_t> hits;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].named(key)) hits.push_back(i);
+    if (hits.size() == 1) return &mapped(hits.front());
+    if (hits.size() > 1) {
+      std::vector<std::string_view> ids;
+      for (const std::size_t i : hits) ids.push_back(slots_[i].id);
+      return error{"model", "model " + detail::quoted(typed) + " names several presets (" + listed(ids, "and") +
+                                "); give one of their ids"};
+    }
+    const std::vector<std::string_view> near = nearest(key);
+    return error{"model", "unknown model " + detail::quoted(typed) + ": not a preset" +
+                              (near.empty() ? std::string() : "; did you mean " + listed(near, "or") + "?") +
+                              " (the CLI's --list-models and the page's model picker list them)"};
   }
 
   std::span<const model_preset> all() {
@@ -172,6 +233,26 @@ class model_store {
     return first([&](const model_slot& s) { return s.id == id; });
   }
 
+  // Up to `suggestions` preset ids whose id or an alias is within a few edits of `key`, the nearest first (ties in
+  // catalogue order): a typo or a missing suffix, not an unrelated name.
+  std::vector<std::string_view> nearest(std::string_view key) const {
+    constexpr std::size_t suggestions = 3;
+    constexpr std::size_t longest_name = 100;  // longer text is no typo of an id (and the distance is quadratic)
+    if (key.size() > longest_name) return {};
+    const std::size_t limit = std::max<std::size_t>(3, key.size() / 3);
+    std::vector<std::pair<std::size_t, std::size_t>> scored;  // (distance, slot)
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      std::size_t best = edit_distance(key, slots_[i].id);
+      for_each_alias(slots_[i].aliases,
+                     [&](std::string_view alias) { best = std::min(best, edit_distance(key, alias)); });
+      if (best <= limit) scored.emplace_back(best, i);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string_view> out;
+    for (std::size_t k = 0; k < scored.size() && k < suggestions; ++k) out.push_back(slots_[scored[k].second].id);
+    return out;
+  }
+
   const model_preset& mapped(std::size_t i) {
     if (!slots_[i].mapped) {
       presets_[i] = make_model(detail::parse_json(slots_[i].text));
@@ -203,6 +284,10 @@ double metal_working_set_bytes(double unified_bytes) {
 std::span<const model_preset> model_presets() { return models().all(); }
 
 const model_preset* find_model(std::string_view id) { return models().find(id); }
+
+result<const model_preset*> lookup_model(std::string_view text) {
+  return models().lookup(model_key(text), detail::trim(text));
+}
 
 result<std::size_t> add_models(std::string_view json_text) {
   const json parsed = detail::parse_json(json_text);

@@ -324,14 +324,16 @@ std::optional<error> check_model(const run_spec& r) {
 void apply_model_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {
   const auto it = explicit_values.find("model");
   const std::string id = detail::lower(detail::trim(it != explicit_values.end() ? it->second : std::string()));
-  if (!id.empty()) {
-    if (const model_preset* preset = find_model(id))
-      detail::apply_layer(preset->fields, values, errors, " (from model preset)");
-    else
-      errors.push_back({"model", "unknown model " + quoted(id) +
-                                     ": not a preset (the CLI's --list-models and the page's model picker list them)"});
-  }
   values.model = id;
+  if (id.empty()) return;
+  // Forgiving: "Qwen/Qwen3-14B" or an alias names its preset, and the run carries the preset's id.
+  const auto preset = lookup_model(it->second);
+  if (!preset.ok()) {
+    errors.push_back(preset.errors().front());
+    return;
+  }
+  detail::apply_layer(preset.value()->fields, values, errors, " (from model preset)");
+  values.model = preset.value()->id;
 }
 
 void apply_gpu_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {

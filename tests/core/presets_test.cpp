@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "llm_memory/config_json.hpp"
 #include "llm_memory/model.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -297,6 +298,66 @@ TEST(presets, gpus) {
   EXPECT_EQ(r.value().values.gpu_memory, 143771.0 * 1048576.0);
 }
 
+// The model box is forgiving (issue 36): a Hub repo id in any case, with or without its organisation and the
+// "-hf" suffix, or a listed alias, names its preset; the run carries the preset's id.
+TEST(presets, lookup_reads_hub_repo_ids_and_aliases) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Qwen/Qwen3-14B", "qwen3-14b"},                       // hf_repo of qwen3-14b
+      {"qwen/qwen3-14b", "qwen3-14b"},                       // as the CLI lower-cased it
+      {"  QWEN3-14B ", "qwen3-14b"},                         // no organisation, any case, spaces
+      {"Qwen/Qwen3-14B-Base", "qwen3-14b"},                  // an alias with its organisation
+      {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},  // a listed alias
+      {"meta-llama/Llama-2-7b-hf", "llama-2-7b"},            // the -hf suffix the ids drop
+      {"llama-3.1-8b", "llama-3.1-8b"},                      // the id itself
+  };
+  for (const auto& [text, id] : cases) {
+    const auto found = lookup_model(text);
+    ASSERT_TRUE(found.ok()) << text;
+    EXPECT_EQ(found.value()->id, id) << text;
+    const auto r = resolve({{"model", text}});
+    ASSERT_TRUE(r.ok()) << text;
+    EXPECT_EQ(r.value().values.model, id) << text;
+    EXPECT_EQ(r.value().model.params.total, params_of(id).total) << text;
+  }
+}
+
+// An unknown name: an error naming model with the ids within a few edits, the nearest first. "qwen3-14" is one
+// insertion from qwen3-14b; at most 3 ids are offered; nothing near gives no suggestion; never advice to remove
+// model_type (which would count the wrong architecture).
+TEST(presets, unknown_model_suggests_the_nearest_ids) {
+  const auto near = lookup_model("Qwen/Qwen3-14");
+  ASSERT_FALSE(near.ok());
+  const error& e = near.errors().front();
+  EXPECT_EQ(e.setting, "model");
+  EXPECT_NE(e.message.find("unknown model \"Qwen/Qwen3-14\""), std::string::npos) << e.message;
+  const std::size_t at = e.message.find("did you mean qwen3-14b");
+  ASSERT_NE(at, std::string::npos) << e.message;
+  const std::string offered = e.message.substr(at, e.message.find('?', at) - at);
+  EXPECT_LE(std::count(offered.begin(), offered.end(), ','), 1) << offered;  // "a, b or c" at most
+  EXPECT_EQ(e.message.find("model_type"), std::string::npos);
+
+  const auto far = lookup_model("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.errors().front().message.find("did you mean"), std::string::npos);
+  // Long text is no typo: answered without suggestions (and without a quadratic distance over it).
+  const auto long_text = lookup_model(std::string(100000, 'q'));
+  ASSERT_FALSE(long_text.ok());
+  EXPECT_EQ(long_text.errors().front().message.find("did you mean"), std::string::npos);
+
+  const auto r = resolve({{"model", "gpt-17"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors().front().setting, "model");
+  EXPECT_EQ(r.errors().front().message.find("model_type"), std::string::npos);
+}
+
+// A config.json whose model_type no family counts is refused without advice to drop model_type (issue 36).
+TEST(presets, unmodelled_model_type_gives_no_advice_to_remove_it) {
+  const auto r = parse_config(R"({"model_type": "mamba", "hidden_size": 64})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors().front().setting, "model_type");
+  EXPECT_EQ(r.errors().front().message.find("Remove model_type"), std::string::npos) << r.errors().front().message;
+}
+
 }  // namespace
 
 // add_models: how the page's wasm module (which compiles no presets in) is handed them. Natively the catalogue
@@ -334,4 +395,21 @@ TEST(presets, add_models_adds_new_ids_and_keeps_known_ones) {
     EXPECT_EQ(r.errors().front().setting, "models") << bad;
   }
   EXPECT_EQ(model_presets().size(), count + 1);
+}
+
+// Two presets sharing a name: neither is picked; the error names both.
+TEST(presets, ambiguous_name_names_each_preset) {
+  const std::string config = R"("config": {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})";
+  ASSERT_TRUE(add_models(R"([{"id": "test-lookup-a", "aliases": ["test-lookup-shared"], )" + config +
+                         R"(}, {"id": "test-lookup-b", "aliases": ["test-lookup-shared"], )" + config + "}]")
+                  .ok());
+  const auto both = lookup_model("Org/Test-Lookup-Shared");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.errors().front().setting, "model");
+  EXPECT_NE(both.errors().front().message.find("test-lookup-a and test-lookup-b"), std::string::npos)
+      << both.errors().front().message;
+  const auto one = lookup_model("test-lookup-b");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one.value()->id, "test-lookup-b");
 }

@@ -732,4 +732,36 @@ TEST(runtime_comm, sglang_tp2_tokens_after_the_all_reduce_buffers) {
   EXPECT_EQ(r.runtime.kv_capacity_tokens, std::floor((total_free - weights - total_free * (1 - mfs)) / 65536));
 }
 
+// Issue 36: a budget smaller than what it holds before the KV cache never reads as a negative KV memory. L8 as on the
+// 4090 above, on 16 GB: budget ceil(0.92 x 16,000,000,000) = 14,720,000,000; before the KV cache: weights
+// 16,094,076,928 + the sampler's peak 476,446,720 + non-torch 343,597,383 = 16,914,121,031, which passes the budget
+// by 2,194,121,031 B (2.19 GB): vLLM refuses to start ("No available memory for the cache blocks").
+TEST(runtime_vllm, budget_shortfall_is_never_a_negative_kv_memory) {
+  settings s = l8_4090();
+  s["gpu_memory"] = "16000000000";
+  const estimate_result r = run(s);
+  EXPECT_DOUBLE_EQ(r.runtime.budget, 14720000000);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 0);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_shortfall, 2194121031);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, 0);
+  bool named = false;
+  for (const auto& note : r.notes)
+    named |= note.find("no available memory for the cache blocks") != std::string::npos &&
+             note.find("by 2.19 GB") != std::string::npos;
+  EXPECT_TRUE(named);
+  EXPECT_FALSE(r.fits);
+}
+
+// SGLang likewise: weights 2 x 8,030,261,248 B past a budget of mem_fraction_static x (gpu_memory - cuda_context).
+TEST(runtime_sglang, budget_shortfall_is_never_a_negative_kv_memory) {
+  const estimate_result r = run({{"mode", "inference"},
+                                 {"model", "llama-3.1-8b"},
+                                 {"runtime", "sglang"},
+                                 {"gpu_memory", "16000000000"},
+                                 {"seq", "4096"}});
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, 0);
+  const double free = 16000000000.0 - r.settings.cuda_context;
+  EXPECT_NEAR(r.runtime.kv_shortfall, 2 * 8030261248.0 - free * r.settings.mem_fraction_static, 1);
+}
+
 }  // namespace

@@ -44,6 +44,10 @@ struct gpu_preset {
 [[nodiscard]] std::span<const model_preset> model_presets();
 /// The preset whose id or one of whose aliases is `id` (lower-case), or null.
 [[nodiscard]] const model_preset* find_model(std::string_view id);
+/// The preset a model box's text names, forgivingly: any case, with or without the Hugging Face organisation
+/// ("Qwen/Qwen3-14B") or the "-hf" suffix, its id or one of its aliases. An error naming "model" when no preset
+/// or several match, with up to 3 ids within a few edits ("did you mean ...").
+[[nodiscard]] result<const model_preset*> lookup_model(std::string_view text);
 /// Adds model presets: `json_text` is one entry object or an array of them, as core/data/models.json's
 /// "models" holds them (core/embed_data.cmake writes them for the page's wasm module, which compiles none in).
 /// An id already known keeps its entry. Returns how many were added, or an error naming "models". Not to be

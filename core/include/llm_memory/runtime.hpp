@@ -25,7 +25,8 @@ struct runtime_report {
   // vLLM / SGLang / TGI: a preallocated KV cache.
   double budget = 0;                ///< bytes per device the engine may use for weights and KV cache [bytes]
   std::vector<runtime_term> terms;  ///< what the budget holds before the KV cache
-  double kv_available = 0;          ///< bytes per device left for the KV cache [bytes]
+  double kv_available = 0;          ///< bytes per device left for the KV cache, never negative [bytes]
+  double kv_shortfall = 0;          ///< bytes per device the budget lacks for what it holds before the KV cache [bytes]
   double kv_capacity_tokens = 0;    ///< tokens the KV cache holds for the instance, as logged; 0 if not logged [tokens]
   double max_concurrency = 0;       ///< requests of `seq` tokens the cache holds at once [requests]
   std::int64_t max_context = 0;     ///< longest context one request may have (vLLM's maximum model length) [tokens]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // SGLang: its defaults from the device's memory, and weights + KV cache within mem_fraction_static of the memory
 // free at start (runtime.hpp has the arithmetic). Sources: docs/methodology.md ("Runtimes").
+#include <algorithm>
 #include <cstdio>
 
 #include "runtimes/runtime_def.hpp"
@@ -52,7 +53,8 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   const double total_free = s.gpu_memory - s.cuda_context - custom_all_reduce_bytes(s.tp);
   out.budget = total_free * s.mem_fraction_static;
   out.terms = {weights};
-  out.kv_available = out.budget - weights.bytes;
+  out.kv_available = std::max(0.0, out.budget - weights.bytes);  // never negative: the shortfall is its own field
+  out.kv_shortfall = std::max(0.0, weights.bytes - out.budget);
   const double per_token = kv_bytes_per_token(c);
   if (per_token > 0) {
     out.kv_capacity_tokens =

@@ -4,6 +4,7 @@
 // ("Runtimes").
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
@@ -112,6 +113,14 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
                     ": the estimated maximum model length is " + std::to_string(out.max_context));
 }
 
+// `bytes` in the run's display units, two decimals ("86.38 GiB").
+std::string in_units(double bytes, display_units units) {
+  const bool gib = units == display_units::gib;
+  char text[48];
+  std::snprintf(text, sizeof text, "%.2f %s", bytes / (gib ? 1073741824.0 : 1e9), gib ? "GiB" : "GB");
+  return text;
+}
+
 void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
   const auto& s = c.s;
   out.budget = vllm_budget(s.gpu_memory, s.gpu_memory_utilization);
@@ -121,11 +130,16 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
                {"CUDA graphs", s.cuda_graph_memory, "cuda_graph_memory"}};
   double used = 0;
   for (const auto& t : out.terms) used += t.bytes;
-  out.kv_available = out.budget - used;
+  // What is left is never negative: with nothing left vLLM refuses to start ("No available memory for the cache
+  // blocks": vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory), and the note names the shortfall.
+  out.kv_available = std::max(0.0, out.budget - used);
+  out.kv_shortfall = std::max(0.0, used - out.budget);
   const double per_token = kv_bytes_per_token(c);
   if (out.kv_available <= 0) {
-    notes.emplace_back(
-        "vLLM stops: no available memory for the cache blocks; raise gpu_memory_utilization or free memory");
+    notes.push_back(
+        "vLLM stops: no available memory for the cache blocks (weights, activations, non-torch memory "
+        "and CUDA graphs pass its budget by " +
+        in_units(out.kv_shortfall, c.r.units) + "); raise gpu_memory_utilization or free memory");
     return;
   }
   if (per_token == 0) {
