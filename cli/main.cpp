@@ -492,7 +492,8 @@ std::optional<std::string> read_bytes(const std::filesystem::path& path, std::ui
 }
 
 // One .safetensors file's header; errors name the flag and the file.
-result<checkpoint_summary> read_safetensors_file(const std::filesystem::path& path) {
+result<checkpoint_summary> read_safetensors_file(const std::filesystem::path& path,
+                                                 std::vector<std::string>* names = nullptr) {
   const std::string what = "safetensors";
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path, ec);
@@ -503,7 +504,7 @@ result<checkpoint_summary> read_safetensors_file(const std::filesystem::path& pa
   if (!length.ok()) return length.errors();
   const auto header = read_bytes(path, 8, length.value());
   if (!header) return error{what, "cannot read the header of \"" + path.string() + "\""};
-  return parse_safetensors_header(*header, size - 8 - length.value(), what + " " + path.filename().string());
+  return parse_safetensors_header(*header, size - 8 - length.value(), what + " " + path.filename().string(), names);
 }
 
 // A .safetensors file, or an index.json and every shard it names (read from the index's folder).
@@ -520,11 +521,13 @@ result<checkpoint_summary> read_safetensors(const std::filesystem::path& path) {
   const auto shards = parse_safetensors_index(*text, "safetensors " + path.filename().string());
   if (!shards.ok()) return shards.errors();
   checkpoint_summary total;
+  std::vector<std::string> names;  // every shard's, so a tensor in two shards is not counted twice
   for (const auto& shard : shards.value()) {
-    const auto one = read_safetensors_file(path.parent_path() / shard);
+    const auto one = read_safetensors_file(path.parent_path() / shard, &names);
     if (!one.ok()) return one.errors();
     total.add(one.value());
   }
+  if (auto twice = duplicate_tensor(std::move(names), "safetensors " + path.filename().string())) return *twice;
   return total;
 }
 

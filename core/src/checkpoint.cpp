@@ -170,7 +170,7 @@ result<std::uint64_t> safetensors_header_length(std::string_view first_bytes, st
 }
 
 result<checkpoint_summary> parse_safetensors_header(std::string_view header, std::uint64_t buffer_size,
-                                                    std::string_view what) {
+                                                    std::string_view what, std::vector<std::string>* names) {
   if (header.empty() || header.front() != '{')
     return error{std::string(what), "the header must be a JSON object starting with '{'"};
   if (too_deep(header, max_header_depth))
@@ -180,7 +180,8 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
     return error{std::string(what), "the header is not a valid JSON object"};
   checkpoint_summary out;
   std::vector<tensor_span> spans;
-  for (const auto* member : detail::sorted_members(root)) {
+  const auto members = detail::sorted_members(root);
+  for (const auto* member : members) {
     const auto& [name, t] = *member;
     if (name == "__metadata__") {
       if (!t.is_object() || !std::all_of(t.begin(), t.end(), [](const json& v) { return v.is_string(); }))
@@ -189,8 +190,21 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
     }
     if (auto e = read_tensor(name, t, what, out, spans)) return *e;
   }
+  if (out.tensors == 0)
+    return error{std::string(what), "lists no tensors: an empty checkpoint says nothing of the model's size"};
   if (auto e = check_coverage(spans, buffer_size, what)) return *e;
+  if (names != nullptr)
+    for (const auto* member : members)
+      if (member->first != "__metadata__") names->push_back(member->first);
   return out;
+}
+
+std::optional<error> duplicate_tensor(std::vector<std::string> names, std::string_view what) {
+  std::sort(names.begin(), names.end());
+  const auto twice = std::adjacent_find(names.begin(), names.end());
+  if (twice == names.end()) return std::nullopt;
+  return error{std::string(what),
+               "tensor " + detail::quoted(*twice) + ": in more than one shard (its values would be counted twice)"};
 }
 
 result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
@@ -229,6 +243,7 @@ constexpr std::array<int, value_types> scalar_bytes = {1, 1, 2, 2, 4, 4, 4, 1, 0
 constexpr std::uint64_t max_gguf_string = 1ull << 30;
 constexpr std::uint64_t max_gguf_array = 1ull << 30;
 constexpr std::uint32_t max_gguf_dims = 4;
+constexpr std::size_t max_gguf_name = 64;  // GGML_MAX_NAME, the terminating NUL included
 
 // A little-endian cursor over the header bytes; the first failure is kept, later reads return 0.
 class gguf_reader {
@@ -333,8 +348,20 @@ std::string_view setting_for(std::string_view suffix) {
   return {};
 }
 
+// What the tensor infos are checked against, as llama.cpp checks them (ggml/src/gguf.cpp
+// gguf_init_from_file_impl and src/llama-model-loader.cpp done_getting_tensors, ggml-org/llama.cpp @067d44f6 and
+// @3074b500): the metadata comes first in the file, so it is known before the first tensor info.
+struct gguf_layout {
+  std::uint64_t alignment = 32;              ///< general.alignment, GGUF_DEFAULT_ALIGNMENT without it [bytes]
+  std::string block_count_key;               ///< "<arch>.block_count", for messages
+  std::optional<std::uint64_t> block_count;  ///< <arch>.block_count [blocks]
+  std::uint64_t next_offset = 0;             ///< where the next tensor's data must start in the data section [bytes]
+  std::vector<std::string_view> names;       ///< every tensor's name, views into the header bytes
+  std::vector<std::uint64_t> ends;           ///< each tensor's data end in the data section, in file order [bytes]
+};
+
 // The metadata: architecture, alignment, and the architecture's integer keys as settings.
-void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::uint64_t& alignment) {
+void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, gguf_layout& layout) {
   std::map<std::string, std::uint64_t, std::less<>> integers;
   for (std::uint64_t i = 0; i < count && !in.failed(); ++i) {
     const std::string key(in.text());
@@ -344,8 +371,8 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::
       out.architecture = std::string(in.text());
     } else if (key == "general.alignment") {
       if (type != u32) return in.fail("general.alignment must be a UINT32");
-      alignment = in.uint(4);
-      if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+      layout.alignment = in.uint(4);
+      if (layout.alignment == 0 || (layout.alignment & (layout.alignment - 1)) != 0)
         return in.fail("general.alignment must be a power of two");
     } else if (key == "tokenizer.ggml.tokens" && type == array) {
       const auto inner = static_cast<std::uint32_t>(in.uint(4));
@@ -359,21 +386,68 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, std::
     }
   }
   const std::string prefix = out.architecture + ".";
+  layout.block_count_key = prefix + "block_count";
   for (const auto& [key, value] : integers) {
     if (key == "tokenizer.ggml.tokens" && !out.fields.contains("vocab_size"))
       out.fields["vocab_size"] = std::to_string(value);
     if (out.architecture.empty() || !key.starts_with(prefix)) continue;
+    if (key == layout.block_count_key) layout.block_count = value;
     if (const auto setting = setting_for(std::string_view(key).substr(prefix.size())); !setting.empty())
       out.fields[std::string(setting)] = std::to_string(value);
   }
 }
 
+// N of a "blk.N.*" name (llama.cpp's per-block tensor names), saturating at 2^32; nullopt for any other name.
+std::optional<std::uint64_t> block_index(std::string_view name) {
+  if (!name.starts_with("blk.")) return std::nullopt;
+  std::size_t at = 4;
+  std::uint64_t n = 0;
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9'; ++at)
+    n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(name[at] - '0'), 1ull << 32);
+  if (at == 4 || at >= name.size() || name[at] != '.') return std::nullopt;
+  return n;
+}
+
+// llama.cpp creates blk.N only for N below <arch>.block_count (llama-model.cpp load_tensors); any tensor it did not
+// create fails done_getting_tensors ("wrong number of tensors"), so a stray block index refuses the file.
+void check_block(gguf_reader& in, std::string_view name, const gguf_layout& layout) {
+  const auto block = block_index(name);
+  if (!block) return;
+  const std::string tensor = "tensor " + detail::quoted(std::string(name)) + ": ";
+  if (!layout.block_count)
+    return in.fail(tensor + "a block tensor, but the file has no " + layout.block_count_key +
+                   " (llama.cpp refuses the file)");
+  if (*block >= *layout.block_count)
+    in.fail(tensor + "block " + std::to_string(*block) + " is not below " + layout.block_count_key + " = " +
+            std::to_string(*layout.block_count) + " (llama.cpp refuses the file)");
+}
+
+// gguf.cpp: each tensor's data starts where the previous one's ends, padded to the alignment, so offsets are
+// aligned and never overlap or leave a gap.
+void check_offset(gguf_reader& in, const std::string& name, std::uint64_t offset, std::uint64_t bytes,
+                  gguf_layout& layout) {
+  const auto fail = [&](const std::string& why) {
+    in.fail("tensor " + detail::quoted(name) + ": " + why + " (llama.cpp refuses the file)");
+  };
+  if (offset % layout.alignment != 0) return fail("its data offset is not a multiple of the alignment");
+  if (offset != layout.next_offset)
+    return fail("its data starts at byte " + std::to_string(offset) + " of the data section, " +
+                (offset < layout.next_offset ? "overlapping the previous tensor's" : "leaving a gap") +
+                "; gguf.cpp expects byte " + std::to_string(layout.next_offset));
+  const std::uint64_t padded = (bytes + layout.alignment - 1) / layout.alignment * layout.alignment;
+  if (padded > ~std::uint64_t{0} - offset) return fail("its data ends past 2^64 bytes");
+  layout.ends.push_back(offset + bytes);
+  layout.next_offset = offset + padded;
+}
+
 // One tensor info: its parameters and bytes by type.
-void read_tensor_info(gguf_reader& in, checkpoint_summary& out, gguf_placement& placement, std::uint64_t alignment) {
-  const std::string name(in.text());
+void read_tensor_info(gguf_reader& in, checkpoint_summary& out, gguf_placement& placement, gguf_layout& layout) {
+  const std::string_view name_view = in.text();
+  const std::string name(name_view);
   const auto dims = static_cast<std::uint32_t>(in.uint(4));
   if (in.failed()) return;
   const auto fail = [&](const std::string& why) { in.fail("tensor " + detail::quoted(name) + ": " + why); };
+  if (name.size() >= max_gguf_name) return fail("its name is over ggml's 63 bytes (GGML_MAX_NAME)");
   if (dims > max_gguf_dims) return fail("has " + std::to_string(dims) + " dimensions; ggml allows 4");
   double elements = 1;
   std::uint64_t row = 1;
@@ -392,12 +466,37 @@ void read_tensor_info(gguf_reader& in, checkpoint_summary& out, gguf_placement& 
   if (row % type->block_values != 0)
     return fail("rows of " + std::to_string(row) + " are not whole " + std::string(type->name) + " blocks of " +
                 std::to_string(type->block_values));
-  if (offset % alignment != 0) return fail("its data offset is not a multiple of the alignment");
-  const double bytes = elements / type->block_values * type->block_bytes;
+  // Exact: the rows are whole blocks, and 2^53 elements of at most 8 bytes each stay below 2^64.
+  const std::uint64_t bytes = static_cast<std::uint64_t>(elements) / type->block_values * type->block_bytes;
+  check_block(in, name, layout);
+  if (!in.failed()) check_offset(in, name, offset, bytes, layout);
+  if (in.failed()) return;
+  layout.names.push_back(name_view);
   dtype_total& t = out.by_dtype[std::string(type->name)];
-  ++t.tensors, t.elements += elements, t.bytes += bytes;
-  ++out.tensors, out.elements += elements, out.bytes += bytes;
-  placement.add(name, bytes);
+  ++t.tensors, t.elements += elements, t.bytes += static_cast<double>(bytes);
+  ++out.tensors, out.elements += elements, out.bytes += static_cast<double>(bytes);
+  placement.add(name, static_cast<double>(bytes));
+}
+
+// gguf.cpp refuses a name given twice; sorted, so a header of millions of tensors is not compared pairwise.
+std::optional<std::string> duplicate_name(std::vector<std::string_view> names) {
+  std::sort(names.begin(), names.end());
+  const auto twice = std::adjacent_find(names.begin(), names.end());
+  if (twice == names.end()) return std::nullopt;
+  return "tensor " + detail::quoted(std::string(*twice)) + ": duplicate name (llama.cpp refuses the file)";
+}
+
+// llama-model-loader.h llama_tensor_weight: every tensor's data must end inside the file. The data section starts
+// after the tensor infos, padded to the alignment.
+std::optional<std::string> past_the_end(const gguf_layout& layout, std::uint64_t header_end, std::uint64_t file_size) {
+  const std::uint64_t start = (header_end + layout.alignment - 1) / layout.alignment * layout.alignment;
+  for (std::size_t i = 0; i < layout.ends.size(); ++i) {
+    if (start <= file_size && layout.ends[i] <= file_size - start) continue;
+    return "tensor " + detail::quoted(std::string(layout.names[i])) + ": its data runs past the end of the file (" +
+           std::to_string(file_size) + " bytes; the data section starts at byte " + std::to_string(start) +
+           ") (llama.cpp refuses the file as corrupted or incomplete)";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -416,13 +515,16 @@ result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file
   if (!in.failed() && (tensors > (1ull << 40) || kv > (1ull << 40)))
     return error{std::string(what), "declares more tensors or metadata entries than a file can hold"};
   gguf_header out;
-  std::uint64_t alignment = 32;  // GGUF_DEFAULT_ALIGNMENT
-  read_metadata(in, kv, out, alignment);
-  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i)
-    read_tensor_info(in, out.tensors, out.placement, alignment);
+  gguf_layout layout;
+  read_metadata(in, kv, out, layout);
+  for (std::uint64_t i = 0; i < tensors && !in.failed(); ++i) read_tensor_info(in, out.tensors, out.placement, layout);
   if (truncated != nullptr) *truncated = in.truncated();
   if (in.failed()) return error{std::string(what), in.why()};
   if (out.architecture.empty()) return error{std::string(what), "has no general.architecture string"};
+  if (out.tensors.tensors == 0)
+    return error{std::string(what), "lists no tensors (a vocabulary-only file?): it says nothing of the model's size"};
+  if (auto why = duplicate_name(layout.names)) return error{std::string(what), *why};
+  if (auto why = past_the_end(layout, in.position(), file_size)) return error{std::string(what), *why};
   return out;
 }
 

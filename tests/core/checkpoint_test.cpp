@@ -103,8 +103,33 @@ TEST(checkpoint, malformed_headers_name_the_tensor) {
   EXPECT_TRUE(bad(" {}", 0, "starting with '{'"));
   EXPECT_TRUE(bad("{\"w\": ", 0, "not a valid JSON"));
   EXPECT_TRUE(bad(R"({"w": {"dtype": "F16", "shape": [[[[1]]]], "data_offsets": [0, 2]}})", 2, "nests deeper"));
-  // An empty checkpoint is valid: no tensors, no buffer.
-  EXPECT_EQ(parse_safetensors_header("{}", 0, "safetensors").value().tensors, 0);
+  // An empty checkpoint says nothing of the model (its count would fall back to the architecture's).
+  EXPECT_TRUE(bad("{}", 0, "lists no tensors"));
+  EXPECT_TRUE(bad(R"({"__metadata__": {"format": "pt"}})", 0, "lists no tensors"));
+}
+
+// A name given twice in one header keeps its last entry (serde's map in tensor.rs does the same): counted once when
+// both entries name the same bytes; otherwise the first entry's bytes are a hole. A name in two shards is refused.
+TEST(checkpoint, duplicate_tensor_names) {
+  const auto once = parse_safetensors_header(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]},
+      "w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}})",
+                                             2, "safetensors");
+  ASSERT_TRUE(once.ok());
+  EXPECT_EQ(once.value().tensors, 1);
+  EXPECT_EQ(once.value().bytes, 2);
+  EXPECT_TRUE(has_error(parse_safetensors_header(R"({"w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]},
+      "w": {"dtype": "F16", "shape": [1], "data_offsets": [2, 4]}})",
+                                                 4, "safetensors"),
+                        "hole at byte 0"));
+  std::vector<std::string> names;
+  ASSERT_TRUE(parse_safetensors_header(two_tensors, 16, "safetensors", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"model.embed.weight", "model.norm.weight"}));
+  EXPECT_FALSE(duplicate_tensor(names, "safetensors").has_value());
+  ASSERT_TRUE(parse_safetensors_header(two_tensors, 16, "safetensors", &names).ok());  // the same shard again
+  const auto twice = duplicate_tensor(names, "safetensors");
+  ASSERT_TRUE(twice.has_value());
+  EXPECT_EQ(twice->message,
+            "tensor \"model.embed.weight\": in more than one shard (its values would be counted twice)");
 }
 
 TEST(checkpoint, index_names_shards_beside_it) {
@@ -175,9 +200,14 @@ std::string llama_gguf() {
   return w.bytes;
 }
 
+// Where the data section starts: the header's end padded to `alignment` (gguf.cpp, GGUF_DEFAULT_ALIGNMENT 32).
+std::uint64_t data_start(const std::string& header, std::uint64_t alignment = 32) {
+  return (header.size() + alignment - 1) / alignment * alignment;
+}
+
 TEST(checkpoint, gguf_tensor_infos_and_metadata) {
   const std::string file = llama_gguf();
-  const auto r = parse_gguf_header(file, file.size() + 3108, "gguf");
+  const auto r = parse_gguf_header(file, data_start(file) + 3108, "gguf");
   ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
   const auto& g = r.value();
   EXPECT_EQ(g.architecture, "llama");
@@ -231,6 +261,106 @@ TEST(checkpoint, gguf_errors_are_bounded_and_named) {
   gguf_writer bad_type;
   bad_type.head(0, 1).str("k").u32(13);
   EXPECT_TRUE(bad(bad_type.bytes, "value type 13"));
+}
+
+// ---- GGUF files llama.cpp refuses (ggml/src/gguf.cpp @067d44f6, src/llama-model-loader.cpp @3074b500) ------
+
+// The message of the first error for `file` read as a file of `size` bytes ("" when it is accepted).
+std::string gguf_error(const std::string& file, std::uint64_t size) {
+  const auto r = parse_gguf_header(file, size, "gguf");
+  return r.ok() ? "" : r.errors().front().message;
+}
+
+// A llama header with block_count 2 and the given F32 tensors: {name, values, offset}. F32 is 4 bytes a value.
+struct f32_tensor {
+  std::string_view name;
+  std::uint64_t values = 0;
+  std::uint64_t offset = 0;
+};
+std::string llama_with(std::initializer_list<f32_tensor> tensors, bool block_count = true) {
+  gguf_writer w;
+  w.head(tensors.size(), block_count ? 2 : 1).kv_str("general.architecture", "llama");
+  if (block_count) w.kv_u32("llama.block_count", 2);
+  for (const auto& t : tensors) w.tensor(t.name, {t.values}, 0, t.offset);
+  return w.bytes;
+}
+
+TEST(checkpoint, gguf_duplicate_names_are_refused) {
+  // Two 8-value F32 tensors of 32 bytes each at 0 and 32: offsets in order, the data inside the file.
+  const std::string file = llama_with({{"blk.0.attn_q.weight", 8, 0}, {"blk.0.attn_q.weight", 8, 32}});
+  EXPECT_EQ(gguf_error(file, data_start(file) + 64),
+            "tensor \"blk.0.attn_q.weight\": duplicate name (llama.cpp refuses the file)");
+}
+
+TEST(checkpoint, gguf_block_indices_are_below_block_count) {
+  const std::string ok = llama_with({{"blk.0.attn_q.weight", 8, 0}, {"blk.1.attn_q.weight", 8, 32}});
+  const auto r = parse_gguf_header(ok, data_start(ok) + 64, "gguf");
+  ASSERT_TRUE(r.ok()) << r.errors().front().message;
+  EXPECT_EQ(r.value().placement.layers.size(), 2u);
+  const std::string stray = llama_with({{"blk.0.attn_q.weight", 8, 0}, {"blk.65535.attn_q.weight", 8, 32}});
+  EXPECT_EQ(gguf_error(stray, data_start(stray) + 64),
+            "tensor \"blk.65535.attn_q.weight\": block 65535 is not below llama.block_count = 2 (llama.cpp refuses "
+            "the file)");
+  const std::string none = llama_with({{"blk.0.attn_q.weight", 8, 0}}, false);
+  EXPECT_EQ(gguf_error(none, data_start(none) + 32),
+            "tensor \"blk.0.attn_q.weight\": a block tensor, but the file has no llama.block_count (llama.cpp "
+            "refuses the file)");
+  // Other names are not blocks: "blk.x" has no index, "blk.7" no '.' after it.
+  const std::string other = llama_with({{"blk.x.weight", 8, 0}, {"blk.7", 8, 32}});
+  EXPECT_EQ(gguf_error(other, data_start(other) + 64), "");
+}
+
+// Each tensor's data starts where the previous one's ends, padded to the alignment: a 1-value F32 tensor takes 4
+// bytes, padded to 32, so the next starts at 32 (64 with general.alignment 64).
+TEST(checkpoint, gguf_offsets_follow_each_other) {
+  const std::string padded = llama_with({{"a", 1, 0}, {"b", 1, 32}});
+  EXPECT_EQ(gguf_error(padded, data_start(padded) + 36), "");
+  const std::string overlap = llama_with({{"a", 16, 0}, {"b", 1, 32}});  // a: 64 bytes at 0..64
+  EXPECT_EQ(gguf_error(overlap, data_start(overlap) + 68),
+            "tensor \"b\": its data starts at byte 32 of the data section, overlapping the previous tensor's; "
+            "gguf.cpp expects byte 64 (llama.cpp refuses the file)");
+  const std::string gap = llama_with({{"a", 1, 0}, {"b", 1, 64}});
+  EXPECT_EQ(gguf_error(gap, data_start(gap) + 68),
+            "tensor \"b\": its data starts at byte 64 of the data section, leaving a gap; gguf.cpp expects byte 32 "
+            "(llama.cpp refuses the file)");
+  const std::string first = llama_with({{"a", 1, 32}});
+  EXPECT_NE(gguf_error(first, data_start(first) + 36).find("leaving a gap; gguf.cpp expects byte 0"),
+            std::string::npos);
+  EXPECT_EQ(gguf_error(llama_with({{"a", 1, 0}, {"b", 1, 4}}), 1000),
+            "tensor \"b\": its data offset is not a multiple of the alignment (llama.cpp refuses the file)");
+  gguf_writer wide;
+  wide.head(2, 2).kv_str("general.architecture", "llama").kv_u32("general.alignment", 64);
+  wide.tensor("a", {1}, 0, 0).tensor("b", {1}, 0, 32);
+  EXPECT_NE(gguf_error(wide.bytes, 1000).find("not a multiple of the alignment"), std::string::npos);
+  gguf_writer wide_ok;
+  wide_ok.head(2, 2).kv_str("general.architecture", "llama").kv_u32("general.alignment", 64);
+  wide_ok.tensor("a", {1}, 0, 0).tensor("b", {1}, 0, 64);
+  EXPECT_EQ(gguf_error(wide_ok.bytes, data_start(wide_ok.bytes, 64) + 68), "");
+}
+
+// The data section starts at the header's end padded to 32; the last tensor ends 3,108 bytes into it.
+TEST(checkpoint, gguf_data_ends_inside_the_file) {
+  const std::string file = llama_gguf();
+  EXPECT_EQ(gguf_error(file, data_start(file) + 3108), "");
+  EXPECT_EQ(gguf_error(file, data_start(file) + 3107),
+            "tensor \"blk.0.ffn_down.weight\": its data runs past the end of the file (" +
+                std::to_string(data_start(file) + 3107) + " bytes; the data section starts at byte " +
+                std::to_string(data_start(file)) + ") (llama.cpp refuses the file as corrupted or incomplete)");
+  // A file that ends inside the padding before the data section.
+  EXPECT_NE(gguf_error(file, file.size()).find("past the end of the file"), std::string::npos);
+}
+
+TEST(checkpoint, gguf_empty_and_long_names_are_refused) {
+  gguf_writer empty;
+  empty.head(0, 1).kv_str("general.architecture", "llama");
+  EXPECT_EQ(gguf_error(empty.bytes, empty.bytes.size()),
+            "lists no tensors (a vocabulary-only file?): it says nothing of the model's size");
+  const std::string name63(63, 'n');
+  const std::string fits = llama_with({{name63, 1, 0}});
+  EXPECT_EQ(gguf_error(fits, data_start(fits) + 4), "");
+  const std::string name64(64, 'n');
+  EXPECT_NE(gguf_error(llama_with({{name64, 1, 0}}), 1000).find("its name is over ggml's 63 bytes (GGML_MAX_NAME)"),
+            std::string::npos);  // the name itself is quoted shortened
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,9 +52,16 @@ struct checkpoint_summary {
 
 /// Parses a safetensors header (the JSON after the length): every tensor's dtype, shape and data_offsets are
 /// checked (known dtype, whole dimensions, END - BEGIN = the dtype's bytes for the shape, the buffer covered
-/// without holes or overlap); `buffer_size` (file size - 8 - header length) must equal the buffer's end.
+/// without holes or overlap); `buffer_size` (file size - 8 - header length) must equal the buffer's end, and a
+/// header with no tensor is refused. A name given twice keeps its last entry, as the reference reader's map does.
+/// `names`, when given, receives the tensor names (for duplicate_tensor across shards).
 [[nodiscard]] result<checkpoint_summary> parse_safetensors_header(std::string_view header, std::uint64_t buffer_size,
-                                                                  std::string_view what);
+                                                                  std::string_view what,
+                                                                  std::vector<std::string>* names = nullptr);
+
+/// An error naming a tensor that appears more than once in `names` (every shard's tensor names together): one
+/// name in two shards would be counted twice. Sorted, so linearithmic in the names.
+[[nodiscard]] std::optional<error> duplicate_tensor(std::vector<std::string> names, std::string_view what);
 
 /// The shard file names a model.safetensors.index.json maps its tensors to, each once, in order of first use.
 /// Names must be plain file names (no directory part), so only files beside the index are read.
@@ -72,7 +80,10 @@ struct gguf_header {
 };
 
 /// Parses a GGUF header from the first bytes of a file of `file_size` bytes. When `bytes` ends inside the header
-/// but the file goes on, the error says so and `*truncated` is set (read more and call again).
+/// but the file goes on, the error says so and `*truncated` is set (read more and call again). Refused as
+/// llama.cpp refuses them (gguf.cpp @067d44f6, llama-model-loader.cpp @3074b500): a duplicate tensor name, a
+/// name of 64 bytes or more, blk.N with N not below <arch>.block_count (or no block_count), data that does not
+/// start where the previous tensor's ends padded to the alignment, data past `file_size`; and no tensors at all.
 [[nodiscard]] result<gguf_header> parse_gguf_header(std::string_view bytes, std::uint64_t file_size,
                                                     std::string_view what, bool* truncated = nullptr);
 
