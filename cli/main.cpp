@@ -716,7 +716,8 @@ int main(int argc, char** argv) {
     const auto* shown_advice = opt.advise ? &advice : nullptr;
     const auto* shown_checkpoint = checkpoint ? &*checkpoint : nullptr;
     const auto* shown_ways = opt.ways_out ? &ways : nullptr;
-    if (from) fmt::print("{}\n", to_json(r, *from, shown_ways, shown_solve, shown_advice, 2, shown_checkpoint));
+    if (from)
+      fmt::print("{}\n", to_json(r, *from, shown_ways, shown_solve, shown_advice, 2, shown_checkpoint));
     else
       fmt::print("{}\n", opt.ways_out ? to_json(r, ways, shown_solve, shown_advice, 2, shown_checkpoint)
                                       : to_json(r, shown_solve, shown_advice, 2, shown_checkpoint));

@@ -209,9 +209,8 @@ json launch_object(const launch_read& r) {
   for (const auto& o : r.read) read.push_back({{"option", o.option}, {"setting", o.setting}, {"value", o.value}});
   json ignored = json::array();
   for (const auto& o : r.ignored) ignored.push_back({{"option", o.option}, {"why", o.why}});
-  return {{"ok", r.errors.empty()}, {"command", r.command},       {"settings", detail::object_of(r.values)},
-          {"read", read},           {"ignored", ignored},         {"notes", r.notes},
-          {"errors", errors_list(r.errors)}};
+  return {{"ok", r.errors.empty()}, {"command", r.command}, {"settings", detail::object_of(r.values)}, {"read", read},
+          {"ignored", ignored},     {"notes", r.notes},     {"errors", errors_list(r.errors)}};
 }
 
 // The estimate's object, as to_json writes it.

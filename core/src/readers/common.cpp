@@ -48,8 +48,10 @@ void walk(std::span<const std::string> args, const walk_rules& rules, launch_rea
       break;
     }
     if (!is_option(word)) {
-      if (rules.positional != nullptr) rules.positional(word, out);
-      else ignore(out, word, "an argument this command does not take");
+      if (rules.positional != nullptr)
+        rules.positional(word, out);
+      else
+        ignore(out, word, "an argument this command does not take");
       continue;
     }
     const auto eq = word.find('=');
@@ -72,8 +74,10 @@ void walk(std::span<const std::string> args, const walk_rules& rules, launch_rea
     } else if (!inline_value && row->arity == takes::optional && next_is_value && optional_value(args[i + 1])) {
       value = args[++i];
     }
-    if (row->handle != nullptr) row->handle({name, value}, out);
-    else ignore(out, name, row->why);
+    if (row->handle != nullptr)
+      row->handle({name, value}, out);
+    else
+      ignore(out, name, row->why);
   }
 }
 
@@ -153,7 +157,9 @@ namespace {
 std::string_view without_split_part(std::string_view stem) {
   const auto of = stem.rfind("-of-");
   if (of == std::string_view::npos || of < 6 || stem[of - 6] != '-') return stem;
-  const auto digits = [](std::string_view s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos; };
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
   return digits(stem.substr(of - 5, 5)) && digits(stem.substr(of + 4)) ? stem.substr(0, of - 6) : stem;
 }
 
@@ -186,8 +192,10 @@ void read_gguf_name(launch_read& out, std::string_view option, std::string_view 
     out.notes.push_back("model file " + quoted(file) + " names no GGUF type: give --weights_dtype");
     return read_model_name(out, option, stem);
   }
-  if (const auto weights = weights_of(type); !weights.empty()) set_setting(out, option, "weights_dtype", weights);
-  else out.notes.push_back("GGUF type " + quoted(type) + " has no weights_dtype choice: give --weights_dtype");
+  if (const auto weights = weights_of(type); !weights.empty())
+    set_setting(out, option, "weights_dtype", weights);
+  else
+    out.notes.push_back("GGUF type " + quoted(type) + " has no weights_dtype choice: give --weights_dtype");
   read_model_name(out, option, stem.substr(0, cut));
 }
 

@@ -18,18 +18,15 @@ namespace {
 
 void model(const option_hit& h, launch_read& out) { read_gguf_name(out, h.option, h.value); }
 
-// -hf ggml-org/gemma-3-1b-it-GGUF[:Q4_K_M]: the repo name less -GGUF, the tag as the GGUF type.
+// -hf ggml-org/gemma-3-1b-it-GGUF[:Q4_K_M]: the repo name less -GGUF, the tag (or the name's end) as the GGUF type.
 void hf_repo(const option_hit& h, launch_read& out) {
   std::string repo(h.value);
   const auto colon = repo.find(':');
   const std::string tag = colon == std::string::npos ? "" : repo.substr(colon + 1);
   repo.resize(std::min(colon, repo.size()));
   if (lower(repo).ends_with("-gguf")) repo.resize(repo.size() - 5);
-  if (tag.empty()) {
-    out.notes.push_back("-hf " + quoted(h.value) + " names no GGUF type (llama.cpp picks Q4_K_M when present)");
-    return read_model_name(out, h.option, repo);
-  }
-  read_gguf_name(out, h.option, repo + "-" + tag);
+  // No tag: llama.cpp picks Q4_K_M when the repo has it; a repo named for one type (…-Q8_0-GGUF) says it.
+  read_gguf_name(out, h.option, tag.empty() ? repo : repo + "-" + tag);
 }
 
 // The -c given; split over the slots once every option is read.
@@ -47,7 +44,9 @@ void gpu_layers(const option_hit& h, launch_read& out) {
 
 void parallel(const option_hit& h, launch_read& out) { set_setting(out, h.option, "batch", std::string(h.value)); }
 void batch_size(const option_hit& h, launch_read& out) { set_setting(out, h.option, "n_batch", std::string(h.value)); }
-void ubatch_size(const option_hit& h, launch_read& out) { set_setting(out, h.option, "n_ubatch", std::string(h.value)); }
+void ubatch_size(const option_hit& h, launch_read& out) {
+  set_setting(out, h.option, "n_ubatch", std::string(h.value));
+}
 
 // -fa on|off|auto; a bare -fa is on. auto is on where the backend supports it (CUDA does).
 void flash_attn(const option_hit& h, launch_read& out) {
@@ -87,10 +86,14 @@ constexpr option_row options[] = {
 // The options llama.cpp also reads from the environment (set_env), as the option they stand for; the command
 // line wins, so they are walked first.
 constexpr std::pair<std::string_view, std::string_view> env_options[] = {
-    {"LLAMA_ARG_MODEL", "--model"},           {"LLAMA_ARG_CTX_SIZE", "--ctx-size"},
-    {"LLAMA_ARG_N_GPU_LAYERS", "--n-gpu-layers"}, {"LLAMA_ARG_N_PARALLEL", "--parallel"},
-    {"LLAMA_ARG_BATCH", "--batch-size"},      {"LLAMA_ARG_UBATCH", "--ubatch-size"},
-    {"LLAMA_ARG_FLASH_ATTN", "--flash-attn"}, {"LLAMA_ARG_CACHE_TYPE_K", "--cache-type-k"},
+    {"LLAMA_ARG_MODEL", "--model"},
+    {"LLAMA_ARG_CTX_SIZE", "--ctx-size"},
+    {"LLAMA_ARG_N_GPU_LAYERS", "--n-gpu-layers"},
+    {"LLAMA_ARG_N_PARALLEL", "--parallel"},
+    {"LLAMA_ARG_BATCH", "--batch-size"},
+    {"LLAMA_ARG_UBATCH", "--ubatch-size"},
+    {"LLAMA_ARG_FLASH_ATTN", "--flash-attn"},
+    {"LLAMA_ARG_CACHE_TYPE_K", "--cache-type-k"},
     {"LLAMA_ARG_CACHE_TYPE_V", "--cache-type-v"},
 };
 

@@ -54,7 +54,7 @@ struct option_row {
 /// A reader's rules for walking its arguments.
 struct walk_rules {
   std::span<const option_row> options;
-  bool underscores_are_dashes = false;         ///< vLLM's parser reads --max_model_len as --max-model-len
+  bool underscores_are_dashes = false;  ///< vLLM's parser reads --max_model_len as --max-model-len
   void (*positional)(std::string_view, launch_read&) = nullptr;  ///< a word that is no option's value
 };
 

@@ -43,7 +43,8 @@ struct splitter {
         ++at;
         return true;
       }
-      if (c == '\\' && at + 1 < text.size() && std::string_view("$`\"\\\n").find(text[at + 1]) != std::string_view::npos) {
+      if (c == '\\' && at + 1 < text.size() &&
+          std::string_view("$`\"\\\n").find(text[at + 1]) != std::string_view::npos) {
         if (text[++at] != '\n') word += text[at];
         continue;
       }
@@ -52,6 +53,13 @@ struct splitter {
     return false;
   }
 };
+
+// Whether `rest` holds nothing but blank lines and `#` comments.
+bool only_comments(std::string_view rest) {
+  for (const auto line : split(rest, '\n'))
+    if (const auto t = trim(line); !t.empty() && t[0] != '#') return false;
+  return true;
+}
 
 error unbalanced(char quote, std::size_t at) {
   return {"command", std::string("unbalanced ") + quote + " quote opened at byte " + std::to_string(at + 1)};
@@ -80,7 +88,8 @@ result<std::vector<std::string>> split_words(std::string_view text, std::vector<
       ++s.at;
       // A command ends here: the first one with words is the one read.
       if (!s.words.empty()) {
-        if (!trim(text.substr(s.at)).empty()) notes.emplace_back("only the first command is read; the text after it is not");
+        if (!only_comments(text.substr(s.at)))
+          notes.emplace_back("only the first command is read; the text after it is not");
         break;
       }
     } else if (std::isspace(static_cast<unsigned char>(c)) != 0) {

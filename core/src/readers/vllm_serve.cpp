@@ -21,7 +21,8 @@ void model(const option_hit& h, launch_read& out) {
 }
 
 void positional(std::string_view word, launch_read& out) {
-  if (out.values.contains("model") || std::ranges::any_of(out.ignored, [](const auto& i) { return i.option == "model"; }))
+  if (out.values.contains("model") ||
+      std::ranges::any_of(out.ignored, [](const auto& i) { return i.option == "model"; }))
     return ignore(out, word, "a second positional argument: vllm serve takes one model");
   model({"model", word}, out);
 }
@@ -69,18 +70,24 @@ constexpr std::string_view compute_dtype = "the activations' dtype: --quantizati
 
 // Whether one of `options` set a setting.
 bool read_from(const launch_read& out, std::initializer_list<std::string_view> options) {
-  return std::ranges::any_of(out.read, [&](const launch_option& r) { return std::ranges::find(options, r.option) != options.end(); });
+  return std::ranges::any_of(
+      out.read, [&](const launch_option& r) { return std::ranges::find(options, r.option) != options.end(); });
 }
 
 // QUANTIZATION_METHODS (vllm/model_executor/layers/quantization/__init__.py) with a weights format of ours.
 void quantization(const option_hit& h, launch_read& out) {
   const auto v = lower(h.value);
   std::string weights;
-  if (v == "awq" || v == "awq_marlin") weights = "awq";
-  else if (v == "gptq" || v == "gptq_marlin") weights = "gptq";
-  else if (v == "fp8") weights = "fp8";
-  else if (v == "mxfp4") weights = "mxfp4";
-  else if (v == "bitsandbytes") weights = "nf4";  // vLLM's in-flight bitsandbytes is 4-bit NF4
+  if (v == "awq" || v == "awq_marlin")
+    weights = "awq";
+  else if (v == "gptq" || v == "gptq_marlin")
+    weights = "gptq";
+  else if (v == "fp8")
+    weights = "fp8";
+  else if (v == "mxfp4")
+    weights = "mxfp4";
+  else if (v == "bitsandbytes")
+    weights = "nf4";  // vLLM's in-flight bitsandbytes is 4-bit NF4
   if (weights.empty()) return ignore(out, h.option, "quantization " + quoted(h.value) + " has no weights_dtype choice");
   if (read_from(out, {"--dtype"})) ignore(out, "--dtype", compute_dtype);
   set_setting(out, h.option, "weights_dtype", weights);
@@ -90,9 +97,12 @@ void quantization(const option_hit& h, launch_read& out) {
 void dtype(const option_hit& h, launch_read& out) {
   const auto v = lower(h.value);
   std::string weights;
-  if (v == "bfloat16") weights = "bf16";
-  else if (v == "float16" || v == "half") weights = "fp16";
-  else if (v == "float32" || v == "float") weights = "fp32";
+  if (v == "bfloat16")
+    weights = "bf16";
+  else if (v == "float16" || v == "half")
+    weights = "fp16";
+  else if (v == "float32" || v == "float")
+    weights = "fp32";
   if (weights.empty()) return ignore(out, h.option, "auto: the checkpoint's own dtype (config.json torch_dtype)");
   if (read_from(out, {"--quantization", "-q"})) return ignore(out, h.option, compute_dtype);
   set_setting(out, h.option, "weights_dtype", weights);
@@ -123,7 +133,8 @@ constexpr option_row options[] = {
     {"--enforce-eager|--no-enforce-eager", takes::flag, enforce_eager, ""},
     {"--enable-prefix-caching|--no-enable-prefix-caching", takes::flag, nullptr,
      "prefix caching shares KV blocks between requests; the pool's size is the same"},
-    {"--data-parallel-size|-dp", takes::value, nullptr, "each data-parallel rank is a whole engine: the estimate is one's"},
+    {"--data-parallel-size|-dp", takes::value, nullptr,
+     "each data-parallel rank is a whole engine: the estimate is one's"},
     {"--trust-remote-code", takes::flag, nullptr, serving},
     {"--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice", takes::flag, nullptr, serving},
     {"--host|--port|--served-model-name|--api-key|--tokenizer|--chat-template|--tool-call-parser|--seed", takes::value,
