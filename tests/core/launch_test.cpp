@@ -176,7 +176,7 @@ TEST(Launch, LlamaServerPublishedScript) {
   ASSERT_TRUE(s.errors.empty());
   EXPECT_EQ(value_of(s, "weights_dtype"), "q5_k_m");
   EXPECT_EQ(value_of(s, "n_gpu_layers"), "29");
-  EXPECT_EQ(value_of(s, "seq"), "4096");       // no -np: one slot
+  EXPECT_EQ(value_of(s, "seq"), "4096");                         // no -np: one slot
   EXPECT_EQ(value_of(s, "model"), "qwen2.5-coder-7b-instruct");  // the preset of that id
   for (const auto* o : {"--alias", "-t", "--host", "--port", "--jinja", "--chat-template-file"})
     EXPECT_TRUE(ignored(s, o)) << o;
