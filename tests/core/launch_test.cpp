@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <random>
 #include <string>
 
 #include "llm_memory/estimate.hpp"
@@ -211,6 +213,8 @@ TEST(Launch, LlamaValuesEnvAndCli) {
   EXPECT_EQ(value_of(r, "batch"), "2");
   EXPECT_EQ(value_of(r, "seq"), "8192");  // 16384 (the command line's) / 2
   EXPECT_EQ(value_of(r, "weights_dtype"), "q4_0");
+  const auto exponent = read_launch("llama-server -c 8e3 -np 3");  // seq's parser reads 8e3 as 8000
+  EXPECT_EQ(value_of(exponent, "seq"), "2666");                    // 8000 / 3, rounded down
   const auto cli = read_launch("llama-cli -m model.gguf -c 4096 -np 3");
   EXPECT_EQ(value_of(cli, "batch"), "(unset)");
   EXPECT_EQ(value_of(cli, "seq"), "4096");
@@ -242,12 +246,34 @@ TEST(Launch, BadInputNamesTheOption) {
             "-ctk: cache_type_k: must be one of f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl, got \"q3_k\"");
   EXPECT_EQ(first("vllm serve m --gpu-memory-utilization 1.5"),
             "--gpu-memory-utilization: gpu_memory_utilization: must be a number from 0.01 to 1, got \"1.5\"");
+  EXPECT_EQ(first("vllm serve m --max-model-len 1.2.3k"),
+            "--max-model-len: seq: must be an integer from 1 to 100000000, got \"1.2.3k\"");
+  EXPECT_EQ(first("vllm serve m --max-model-len .k"),
+            "--max-model-len: seq: must be an integer from 1 to 100000000, got \".k\"");
+  EXPECT_EQ(first("vllm serve m -tp 1024 -pp 1024"),
+            "tp x pp: devices: must be an integer from 1 to 1000000, got \"1048576\"");
   EXPECT_EQ(first("llama-server -fa maybe"), "(none)");  // not a -fa value: an argument, listed as ignored
   EXPECT_EQ(first("docker run vllm/vllm-openai"),
             "command: \"docker\" is not a launch command llm-memory reads (vllm serve, python -m "
             "vllm.entrypoints.openai.api_server, llama-server, llama-cli)");
   EXPECT_EQ(first(std::string("vllm serve\0x", 12)), "command: holds a NUL byte: not a command line");
   EXPECT_EQ(first(std::string((1 << 20) + 1, 'a')), "command: longer than 1 MiB");
+}
+
+// Random text over the characters the tokenizer and the walkers act on: never a crash, and every problem names
+// what it is about.
+TEST(Launch, RandomTextNeverCrashes) {
+  constexpr std::string_view alphabet =
+      "ab -=\\'\"\n#;&|0k.Kvllm serve llama-server -c -np -fa -m x.gguf -tp --max-model-len ";
+  std::mt19937 rng(33);
+  for (int i = 0; i < 3000; ++i) {
+    std::string text;
+    const auto length = rng() % 80;
+    for (std::uint32_t j = 0; j < length; ++j) text += alphabet[rng() % alphabet.size()];
+    if (i % 3 == 0) text = (i % 2 == 0 ? "vllm serve " : "llama-server ") + text;
+    const auto r = read_launch(text);
+    for (const auto& e : r.errors) EXPECT_FALSE(e.setting.empty() || e.message.empty()) << text;
+  }
 }
 
 // Quotes, escapes and continuations as a shell reads them.

@@ -39,7 +39,4 @@ struct launch_read {
 /// program). Never fails as a whole: problems are in `errors`, each naming the option.
 [[nodiscard]] launch_read read_launch(std::string_view text);
 
-/// The command names read_launch() knows ("vllm serve", "llama-server", ...), in the table's order.
-[[nodiscard]] std::vector<std::string_view> launch_commands();
-
 }  // namespace llm_memory

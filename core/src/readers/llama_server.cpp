@@ -6,6 +6,7 @@
 // flag before b6325), -ctk/--cache-type-k and -ctv/--cache-type-v (f16). The server splits -c over its -np slots
 // (n_ctx_seq = n_ctx / n_seq_max, llama-context.cpp) unless -kvu unifies them.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -113,8 +114,12 @@ std::vector<std::string> env_args(const command_line& cmd, launch_read& out) {
 // llama-server's -c is the context of all slots: each holds -c / -np (n_ctx_seq, llama-context.cpp).
 void split_context(launch_read& out) {
   if (!out.values.contains("seq") || !out.values.contains("batch")) return;
-  const auto ctx = std::stoll(out.values.at("seq"));
-  const auto slots = std::stoll(out.values.at("batch"));
+  // Both were checked by their parsers when read, so they parse here.
+  const auto count = [&](const char* key) {
+    return static_cast<std::int64_t>(parse_number(*find_setting(key), out.values.at(key)).value());
+  };
+  const auto ctx = count("seq");
+  const auto slots = count("batch");
   if (ctx / slots < 1) {
     out.errors.push_back({"--ctx-size", "holds fewer tokens than -np slots (" + std::to_string(slots) + ")"});
     return;

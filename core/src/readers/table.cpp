@@ -70,10 +70,4 @@ launch_read read_launch(std::string_view text) {
   return out;
 }
 
-std::vector<std::string_view> launch_commands() {
-  std::vector<std::string_view> out;
-  for (const auto& row : readers) out.push_back(row.command);
-  return out;
-}
-
 }  // namespace llm_memory

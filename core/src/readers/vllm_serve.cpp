@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "decimal.hpp"
 #include "readers/readers.hpp"
 #include "text.hpp"
 
@@ -27,20 +28,17 @@ void positional(std::string_view word, launch_read& out) {
   model({"model", word}, out);
 }
 
-// vLLM's human_readable_int: a decimal suffix k/m/g (x1000) or a binary K/M/G (x1024).
+// vLLM's human_readable_int: a decimal suffix k/m/g (x1000) or a binary K/M/G (x1024); other text is passed on
+// for seq's parser to refuse.
 std::string human_int(std::string_view text) {
-  if (text.empty()) return "";
-  const char last = text.back();
-  const std::string_view units = "kmgKMG";
-  const auto unit = units.find(last);
+  const auto unit = text.empty() ? std::string_view::npos : std::string_view("kmgKMG").find(text.back());
   if (unit == std::string_view::npos) return std::string(text);
-  const double base = unit < 3 ? 1000 : 1024;
-  double scale = std::pow(base, static_cast<double>(unit % 3 + 1));
   double number = 0;
-  const std::string digits(text.substr(0, text.size() - 1));
-  if (digits.empty() || digits.find_first_not_of("0123456789.") != std::string::npos) return std::string(text);
-  number = std::stod(digits);
-  return format_number(std::round(number * scale));
+  const auto digits = text.substr(0, text.size() - 1);
+  if (read_double(digits, number) != digits.size() || !std::isfinite(number) || !(number >= 0))
+    return std::string(text);
+  const double base = unit < 3 ? 1000 : 1024;
+  return format_number(std::round(number * std::pow(base, static_cast<double>(unit % 3 + 1))));
 }
 
 void max_model_len(const option_hit& h, launch_read& out) { set_setting(out, h.option, "seq", human_int(h.value)); }
@@ -145,8 +143,11 @@ constexpr option_row options[] = {
 // The devices a tp x pp engine holds: llm-memory's devices = data x tensor x pipeline.
 void devices_of(launch_read& out) {
   if (!out.values.contains("tp") && !out.values.contains("pp")) return;
-  const auto degree = [&](const char* key) { return out.values.contains(key) ? std::stod(out.values.at(key)) : 1.0; };
-  out.values["devices"] = format_number(degree("tp") * degree("pp"));
+  const auto degree = [&](const char* key) {
+    const auto v = out.values.find(key);
+    return v == out.values.end() ? 1.0 : parse_number(*find_setting(key), v->second).value();  // checked when read
+  };
+  set_setting(out, "tp x pp", "devices", format_number(degree("tp") * degree("pp")));
   out.notes.push_back("devices = tensor x pipeline parallel = " + out.values["devices"] + " (one engine)");
 }
 
