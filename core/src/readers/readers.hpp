@@ -37,24 +37,24 @@ enum class takes {
 
 /// What an option handler receives.
 struct option_hit {
-  std::string_view option;  ///< as written ("-c", "--ctx-size")
-  std::string_view value;   ///< its value ("" for a bare flag)
+  std::string_view option{};  ///< as written ("-c", "--ctx-size")
+  std::string_view value{};   ///< its value ("" for a bare flag)
 };
 
 using option_handler = void (*)(const option_hit&, launch_read&);
 
 /// One option of a runtime's parser: its names and what reading it does.
 struct option_row {
-  std::string_view names;  ///< "|"-separated spellings, as the runtime's parser declares them
-  takes arity = takes::value;
+  std::string_view names{};         ///< "|"-separated spellings, as the runtime's parser declares them
+  takes arity = takes::value;       ///< how it takes its value
   option_handler handle = nullptr;  ///< nullptr: listed as ignored with `why`
-  std::string_view why;             ///< why it is ignored (handle == nullptr)
+  std::string_view why{};           ///< why it is ignored (handle == nullptr)
 };
 
 /// A reader's rules for walking its arguments.
 struct walk_rules {
-  std::span<const option_row> options;
-  bool underscores_are_dashes = false;  ///< vLLM's parser reads --max_model_len as --max-model-len
+  std::span<const option_row> options{};  ///< the runtime's options, as its parser names them
+  bool underscores_are_dashes = false;    ///< vLLM's parser reads --max_model_len as --max-model-len
   void (*positional)(std::string_view, launch_read&) = nullptr;  ///< a word that is no option's value
 };
 

@@ -13,12 +13,13 @@ namespace {
 
 constexpr std::size_t max_command_bytes = std::size_t{1} << 20;
 
+// The words of one command, split as the text is walked.
 struct splitter {
-  std::string_view text;
-  std::size_t at = 0;
-  std::vector<std::string> words{};
-  std::string word{};
-  bool in_word = false;  // a word is open (`''` is an empty word)
+  std::string_view text;             ///< the whole input
+  std::size_t at = 0;                ///< next byte to read [bytes from the start]
+  std::vector<std::string> words{};  ///< the words closed so far
+  std::string word{};                ///< the word being read
+  bool in_word = false;              ///< a word is open (`''` is an empty word)
 
   void end_word() {
     if (in_word) words.push_back(std::move(word));
