@@ -201,8 +201,8 @@ TEST(Launch, LlamaServerRepoNamedForItsType) {
   EXPECT_TRUE(ignored(r, "-dt"));
 }
 
-// -fa takes on|off|auto since llama.cpp b6325; -ngl all; the environment variables llama.cpp reads, with the
-// command line winning; llama-cli has no slots.
+// -fa takes on|off|auto in current llama.cpp (a bare flag before); -ngl all; the environment variables llama.cpp reads,
+// with the command line winning; llama-cli has no slots.
 TEST(Launch, LlamaValuesEnvAndCli) {
   const auto r = read_launch(
       "LLAMA_ARG_CTX_SIZE=4096 LLAMA_ARG_N_PARALLEL=2 llama-server -m x-Q4_0.gguf -fa off "

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `llama-server` and `llama-cli` (llama.cpp). Names, aliases and environment variables are llama.cpp's own
-// (common/arg.cpp, common_params_parser_init, b6xxx, 2025): -m/--model, -hf/--hf-repo, -c/--ctx-size
+// (common/arg.cpp, common_params_parser_init, 2025 builds): -m/--model, -hf/--hf-repo, -c/--ctx-size
 // (LLAMA_ARG_CTX_SIZE, 0 = the model's training context), -ngl/--gpu-layers/--n-gpu-layers (a number, "auto" or
 // "all"), -np/--parallel, -b/--batch-size (2048), -ub/--ubatch-size (512), -fa/--flash-attn [on|off|auto] (a bare
-// flag before b6325), -ctk/--cache-type-k and -ctv/--cache-type-v (f16). The server splits -c over its -np slots
-// (n_ctx_seq = n_ctx / n_seq_max, llama-context.cpp) unless -kvu unifies them.
+// flag in older builds, whose -fa took no value), -ctk/--cache-type-k and -ctv/--cache-type-v (f16). The server splits
+// -c over its -np slots (n_ctx_seq = n_ctx / n_seq_max, llama-context.cpp) unless -kvu unifies them.
 #include <algorithm>
 #include <cstdint>
 #include <string>

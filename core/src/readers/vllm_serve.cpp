@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `vllm serve MODEL ...` and `python -m vllm.entrypoints.openai.api_server --model MODEL ...`. The names and
-// aliases are vLLM's own parser's (vllm/engine/arg_utils.py, EngineArgs.add_cli_args, v0.11: --tensor-parallel-size
-// -tp, --pipeline-parallel-size -pp, --data-parallel-size -dp, --quantization -q; FlexibleArgumentParser reads
+// aliases are vLLM's own parser's (vllm/engine/arg_utils.py, EngineArgs.add_cli_args, 2025 releases:
+// --tensor-parallel-size -tp, --pipeline-parallel-size -pp, --data-parallel-size -dp, --quantization -q;
+// FlexibleArgumentParser reads
 // `_` in a long option as `-`); --max-model-len takes vLLM's human-readable integers (1k = 1000, 1K = 1024).
 #include <algorithm>
 #include <cmath>
