@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/gpu_fit.hpp"
+#include "llm_memory/launch.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -40,6 +42,7 @@ struct options {
   std::optional<std::string> batch_path;   ///< --batch-json, when given
   std::string safetensors_path;            ///< a .safetensors file or a model.safetensors.index.json
   std::string gguf_path;                   ///< a .gguf file
+  std::optional<std::string> from_path;    ///< --from: a launch command's file, "-" for stdin
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -85,6 +88,8 @@ void print_help() {
       "                      of the shards beside it: tensors, parameters and bytes by dtype (sets params)\n"
       "  --gguf PATH         read a GGUF file's header: parameters and bytes by tensor type (sets params) and the\n"
       "                      architecture's metadata as settings (config.json and explicit flags win)\n"
+      "  --from FILE|-       read a launch command (vllm serve ..., llama-server ...) into settings; explicit\n"
+      "                      flags win (docs/readers.md)\n"
       "  --json              print one JSON object instead of the table\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
@@ -179,6 +184,10 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
     if (key == "gguf") {
       opt.gguf_path = value;
+      continue;
+    }
+    if (key == "from") {
+      opt.from_path = value;
       continue;
     }
     if (key == "batch-json") {
@@ -429,18 +438,28 @@ int list_gpus(bool json) {
   return 0;
 }
 
-// The text of a --config or --batch-json file, read in chunks up to max_json_bytes (so /dev/zero or a huge
-// file stops there); errors name the flag.
+// Appends `in` to `text` in chunks until it ends or passes max_json_bytes (so /dev/zero stops there).
+void read_chunks(std::istream& in, std::string& text) {
+  std::array<char, 65536> chunk{};
+  while (in && text.size() <= max_json_bytes) {
+    in.read(chunk.data(), chunk.size());
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+}
+
+// The text of a --config, --batch-json or --from file ("-": standard input, for --from), read up to
+// max_json_bytes; errors name the flag.
 result<std::string> read_input_file(const std::string& flag, const std::string& path) {
   if (path.empty()) return error{flag, "needs a file name, got an empty one"};
-  std::ifstream file(path, std::ios::binary);
   std::string text;
-  std::array<char, 65536> chunk{};
-  while (file && text.size() <= max_json_bytes) {
-    file.read(chunk.data(), chunk.size());
-    text.append(chunk.data(), static_cast<std::size_t>(file.gcount()));
+  if (path == "-" && flag == "from") {
+    read_chunks(std::cin, text);
+    if (std::cin.bad()) return error{flag, "cannot read standard input"};
+  } else {
+    std::ifstream file(path, std::ios::binary);
+    read_chunks(file, text);
+    if (!file.is_open() || file.bad()) return error{flag, fmt::format("cannot read \"{}\"", path)};
   }
-  if (!file.is_open() || file.bad()) return error{flag, fmt::format("cannot read \"{}\"", path)};
   if (text.size() > max_json_bytes)
     return error{flag, fmt::format("\"{}\" is larger than {} MiB", path, max_json_bytes >> 20)};
   return text;
@@ -593,6 +612,29 @@ int sweep_command(const resolve_inputs& inputs, bool json) {
   return 0;
 }
 
+// --from FILE: the launch command's text, read into settings (launch.hpp).
+launch_read read_from(const std::string& path) {
+  const auto text = read_input_file("from", path);
+  if (!text.ok()) return launch_read{.errors = text.errors()};
+  return read_launch(text.value());
+}
+
+// The "read from FILE:" block: each option read (and the explicit flag that overrides it), the ignored ones by
+// name, the notes.
+void print_from(const std::string& path, const launch_read& from, const settings& values) {
+  fmt::print("read from {} ({}):\n", path == "-" ? "standard input" : path, from.command);
+  for (const auto& r : from.read) {
+    const auto& used = values.at(r.setting);
+    fmt::print("  {} -> {} {}{}\n", r.option, r.setting, r.value,
+               used != from.values.at(r.setting) ? fmt::format(" (--{} {} given)", r.setting, used) : "");
+  }
+  std::string ignored;
+  for (const auto& i : from.ignored) ignored += (ignored.empty() ? "" : ", ") + i.option;
+  if (!ignored.empty()) fmt::print("  ignored: {}\n", ignored);
+  for (const auto& n : from.notes) fmt::print("  note: {}\n", n);
+  fmt::print("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -657,6 +699,17 @@ int main(int argc, char** argv) {
     config["params"] = fmt::format("{:.0f}", checkpoint->elements);  // every GGUF element is a parameter
   }
 
+  std::optional<launch_read> from;
+  if (opt.from_path) {
+    from = read_from(*opt.from_path);
+    if (!from->errors.empty()) {
+      print_errors(from->errors);
+      if (opt.json) fmt::print("{}\n", errors_to_json(from->errors));
+      return exit_usage;
+    }
+    for (const auto& [key, value] : from->values) opt.values.emplace(key, value);  // explicit flags win
+  }
+
   const resolve_inputs inputs{opt.values, config, gguf_file};
   if (opt.sweep) return sweep_command(inputs, opt.json);
   if (opt.gpus) return print_gpu_fit(inputs, opt.json);
@@ -677,10 +730,15 @@ int main(int argc, char** argv) {
     const auto* shown_solve = opt.solve ? &solved : nullptr;
     const auto* shown_advice = opt.advise ? &advice : nullptr;
     const auto* shown_checkpoint = checkpoint ? &*checkpoint : nullptr;
-    fmt::print("{}\n", opt.ways_out ? to_json(r, ways, shown_solve, shown_advice, 2, shown_checkpoint)
-                                    : to_json(r, shown_solve, shown_advice, 2, shown_checkpoint));
+    const auto* shown_ways = opt.ways_out ? &ways : nullptr;
+    if (from)
+      fmt::print("{}\n", to_json(r, *from, shown_ways, shown_solve, shown_advice, 2, shown_checkpoint));
+    else
+      fmt::print("{}\n", opt.ways_out ? to_json(r, ways, shown_solve, shown_advice, 2, shown_checkpoint)
+                                      : to_json(r, shown_solve, shown_advice, 2, shown_checkpoint));
     return 0;
   }
+  if (from) print_from(*opt.from_path, *from, opt.values);
   if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
   if (opt.solve) print_solve(solved);

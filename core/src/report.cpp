@@ -197,6 +197,22 @@ json applies_json(std::string_view column) {
   return list;
 }
 
+json errors_list(const std::vector<error>& errors) {
+  json list = json::array();
+  for (const auto& e : errors) list.push_back({{"setting", e.setting}, {"message", e.message}});
+  return list;
+}
+
+// What a launch command said: {ok, command, settings, read, ignored, notes, errors}.
+json launch_object(const launch_read& r) {
+  json read = json::array();
+  for (const auto& o : r.read) read.push_back({{"option", o.option}, {"setting", o.setting}, {"value", o.value}});
+  json ignored = json::array();
+  for (const auto& o : r.ignored) ignored.push_back({{"option", o.option}, {"why", o.why}});
+  return {{"ok", r.errors.empty()}, {"command", r.command}, {"settings", detail::object_of(r.values)}, {"read", read},
+          {"ignored", ignored},     {"notes", r.notes},     {"errors", errors_list(r.errors)}};
+}
+
 // The estimate's object, as to_json writes it.
 json estimate_object(const estimate_result& r, const solve_result* solved, const advice_result* advice,
                      const checkpoint_summary* checkpoint) {
@@ -242,6 +258,17 @@ std::string to_json(const estimate_result& r, const ways_out_result& ways, const
   out["ways_out"] = ways_out_object(ways);
   return out.dump(indent);
 }
+
+std::string to_json(const estimate_result& r, const launch_read& from, const ways_out_result* ways,
+                    const solve_result* solved, const advice_result* advice, int indent,
+                    const checkpoint_summary* checkpoint) {
+  json out = estimate_object(r, solved, advice, checkpoint);
+  if (ways != nullptr) out["ways_out"] = ways_out_object(*ways);
+  out["from"] = launch_object(from);
+  return out.dump(indent);
+}
+
+std::string launch_to_json(const launch_read& r, int indent) { return launch_object(r).dump(indent); }
 
 std::string ways_out_to_json(const run_answers& a, int indent) {
   json out = ways_out_object(a.ways_out);
@@ -298,9 +325,7 @@ std::string checkpoint_to_json(const checkpoint_summary& c, const settings& laye
 }
 
 std::string errors_to_json(const std::vector<error>& errors, int indent) {
-  json list = json::array();
-  for (const auto& e : errors) list.push_back({{"setting", e.setting}, {"message", e.message}});
-  return json{{"ok", false}, {"errors", list}}.dump(indent);
+  return json{{"ok", false}, {"errors", errors_list(errors)}}.dump(indent);
 }
 
 std::string settings_schema_json(int indent) {

@@ -9,6 +9,7 @@
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/gpu_fit.hpp"
+#include "llm_memory/launch.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
@@ -26,6 +27,16 @@ namespace llm_memory {
 [[nodiscard]] std::string to_json(const estimate_result& r, const ways_out_result& ways, const solve_result* solved,
                                   const advice_result* advice, int indent = 2,
                                   const checkpoint_summary* checkpoint = nullptr);
+
+/// As above (with "ways_out" when `ways` is given), and what --from read from a launch command under "from" (as
+/// launch_to_json writes it).
+[[nodiscard]] std::string to_json(const estimate_result& r, const launch_read& from, const ways_out_result* ways,
+                                  const solve_result* solved, const advice_result* advice, int indent = 2,
+                                  const checkpoint_summary* checkpoint = nullptr);
+
+/// A launch command's reading: {ok, command, settings: {key: text}, read: [{option, setting, value}],
+/// ignored: [{option, why}], notes: [text], errors: [{setting, message}]}; ok is false when errors is not empty.
+[[nodiscard]] std::string launch_to_json(const launch_read& r, int indent = 2);
 
 /// The ways out with the answers they were found from: {fits, ways: [{way, text, total, fits, delta, note}],
 /// solve (as under "solve"), advice (as under "advice")}; a key the way drops is null in its delta.

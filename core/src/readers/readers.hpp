@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// The launch readers' shared parts (private): the shell-like tokenizer, the option walker each reader drives with
+// its own table of options, and the helpers that check a value against its setting before it is kept.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "llm_memory/launch.hpp"
+#include "llm_memory/result.hpp"
+
+namespace llm_memory::detail {
+
+/// A command line split into words.
+struct command_line {
+  std::vector<std::pair<std::string, std::string>> env;  ///< `NAME=value` words before the program, in order
+  std::string program;                                   ///< the program's base name ("llama-server", "vllm")
+  std::vector<std::string> args;                         ///< the words after it
+};
+
+/// Words of the first command in `text` (POSIX-shell quoting, `\`-newline continuations, `#` comments); an error
+/// names "command" (unbalanced quotes, empty input, more than 1 MiB, a NUL byte).
+[[nodiscard]] result<std::vector<std::string>> split_words(std::string_view text, std::vector<std::string>& notes);
+
+/// The words as env assignments, program and arguments (a leading `env` word is skipped).
+[[nodiscard]] command_line to_command(std::vector<std::string> words);
+
+/// How an option takes its value.
+enum class takes {
+  value,     ///< `--opt v` or `--opt=v`
+  flag,      ///< no value (`--enforce-eager`); `--opt=v` still gives v
+  optional,  ///< `-fa` or `-fa on`: the next word is its value only when it is one of on|off|auto|true|false
+};
+
+/// What an option handler receives.
+struct option_hit {
+  std::string_view option{};  ///< as written ("-c", "--ctx-size")
+  std::string_view value{};   ///< its value ("" for a bare flag)
+};
+
+using option_handler = void (*)(const option_hit&, launch_read&);
+
+/// One option of a runtime's parser: its names and what reading it does.
+struct option_row {
+  std::string_view names{};         ///< "|"-separated spellings, as the runtime's parser declares them
+  takes arity = takes::value;       ///< how it takes its value
+  option_handler handle = nullptr;  ///< nullptr: listed as ignored with `why`
+  std::string_view why{};           ///< why it is ignored (handle == nullptr)
+};
+
+/// A reader's rules for walking its arguments.
+struct walk_rules {
+  std::span<const option_row> options{};  ///< the runtime's options, as its parser names them
+  bool underscores_are_dashes = false;    ///< vLLM's parser reads --max_model_len as --max-model-len
+  void (*positional)(std::string_view, launch_read&) = nullptr;  ///< a word that is no option's value
+};
+
+/// Walks `args`: each option's handler runs, or it is listed as ignored; an unknown option is listed as ignored
+/// (with the word after it, when that is no option, taken as its value).
+void walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out);
+
+/// Keeps `key` = `value` read from `option` when the setting's parser accepts it; otherwise an error naming the
+/// option and the setting. A later option for the same setting replaces the earlier one (as the parsers do).
+void set_setting(launch_read& out, std::string_view option, std::string_view key, std::string value);
+
+/// An option listed as ignored.
+void ignore(launch_read& out, std::string_view option, std::string_view why);
+
+/// The model preset a Hub repo id, a directory or a checkpoint name names (`-Instruct`, `-chat`, `-it`, `-pt`,
+/// `-hf`, `-base` and `Meta-` aside): sets `model` when exactly one preset matches, else a note.
+void read_model_name(launch_read& out, std::string_view option, std::string_view name);
+
+/// A GGUF file name (`Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf`): its type suffix as weights_dtype and the rest as
+/// read_model_name() reads it; what it cannot decide is a note.
+void read_gguf_name(launch_read& out, std::string_view option, std::string_view file);
+
+// The readers, one per runtime's command (readers/<command>.cpp).
+void read_vllm_serve(const command_line& cmd, launch_read& out);
+void read_llama_server(const command_line& cmd, launch_read& out);
+void read_llama_cli(const command_line& cmd, launch_read& out);
+
+}  // namespace llm_memory::detail
