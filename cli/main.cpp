@@ -29,10 +29,12 @@
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
 #include "llm_memory/ways_out.hpp"
+#include "print.hpp"
 
 namespace {
 
 using namespace llm_memory;
+using namespace llm_memory::cli;
 
 constexpr int exit_usage = 2;
 
@@ -205,178 +207,6 @@ bool parse_args(int argc, char** argv, options& opt) {
     }
   }
   return true;
-}
-
-std::string group_digits(double v) {
-  const std::string digits = fmt::format("{:.0f}", v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// The runtime's report in its own words: vLLM's log lines, SGLang's and TGI's token counts, llama.cpp's buffers.
-void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, const char* unit_name) {
-  const std::string_view name = runtime_name(rt.name);
-  constexpr double mib = 1048576.0;
-  if (rt.has_buffers) {
-    fmt::print(
-        "{}: model buffer {:.2f} MiB (host {:.2f} MiB) · KV buffer {:.2f} MiB ({} cells) · compute buffer "
-        "{:.2f} MiB (host {:.2f} MiB)\n",
-        name, rt.model_buffer / mib, rt.host_buffer / mib, rt.kv_buffer / mib, rt.kv_cells, rt.compute_buffer / mib,
-        rt.host_compute_buffer / mib);
-    return;
-  }
-  if (rt.budget <= 0) {
-    fmt::print("{}: allocates what it needs (no preallocated budget)\n", name);
-    return;
-  }
-  fmt::print("{}: budget {:.2f} {} · available KV cache memory {:.2f} GiB{}\n", name, rt.budget / unit, unit_name,
-             rt.kv_available / 1073741824.0,
-             rt.kv_shortfall > 0 ? fmt::format(" (the budget is {:.2f} GiB short)", rt.kv_shortfall / 1073741824.0)
-                                 : std::string());
-  if (rt.kv_capacity_tokens > 0)
-    fmt::print("{}: KV cache {} tokens · maximum concurrency for {} tokens per request: {:.2f}x\n", name,
-               group_digits(rt.kv_capacity_tokens), group_digits(static_cast<double>(seq)), rt.max_concurrency);
-  else if (rt.max_concurrency > 0)
-    fmt::print("{}: maximum concurrency for {} tokens per request: {:.2f}x\n", name,
-               group_digits(static_cast<double>(seq)), rt.max_concurrency);
-}
-
-void print_table(const run_spec& spec, const estimate_result& r) {
-  const bool gib = spec.units == display_units::gib;
-  const double unit = gib ? 1073741824.0 : 1e9;
-  const char* unit_name = gib ? "GiB" : "GB";
-  const auto& s = r.settings;
-  fmt::print(
-      "llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n", s.model.empty() ? "custom model" : s.model,
-      s.mode, spec.train() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
-      s.devices == 1
-          ? "1 device"
-          : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices, r.data_parallel, s.tp, s.pp, s.zero),
-      s.batch, s.seq);
-  fmt::print("parameters {} · trainable {}\n", group_digits(r.params), group_digits(r.trainable_params));
-  // The exact count from the architecture, by component (param_breakdown in --json).
-  const auto& p = r.model.params;
-  fmt::print("  embedding {} · lm_head {} · final norm {}", group_digits(p.embedding), group_digits(p.lm_head),
-             group_digits(p.final_norm));
-  if (p.dense_layers > 0)
-    fmt::print(" · {} × layer (attention {} + MLP {} + norms {}){}", p.dense_layers,
-               group_digits(p.dense_layer.attention), group_digits(p.dense_layer.mlp),
-               group_digits(p.dense_layer.norms),
-               p.dense_layers + p.moe_layers < r.model.layers
-                   ? fmt::format(" shared by {} layers (num_hidden_groups)", r.model.layers)
-                   : "");
-  if (p.encoder_layers > 0)
-    fmt::print(" · {} × encoder layer (attention {} + MLP {} + norms {})", p.encoder_layers,
-               group_digits(p.encoder_layer.attention), group_digits(p.encoder_layer.mlp),
-               group_digits(p.encoder_layer.norms));
-  if (p.extra > 0) fmt::print(" · other {}", group_digits(p.extra));
-  if (p.moe_layers > 0)
-    fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {}) · active per token {}",
-               p.moe_layers, group_digits(p.moe_layer.attention), group_digits(p.moe_layer.mlp),
-               group_digits(p.moe_layer.router), group_digits(p.moe_layer.norms), group_digits(p.active));
-  fmt::print("\n\n");
-  fmt::print("{:<58} {:>12}\n", fmt::format("per device{}", r.stage == "only" ? "" : " (" + r.stage + " stage)"),
-             unit_name);
-  for (const auto& b : r.buckets) {
-    fmt::print("{:<58} {:>12.2f}\n", b.label, b.bytes / unit);
-    for (const auto& i : b.items) fmt::print("  {:<56} {:>12.3f}   {}\n", i.name, i.bytes / unit, i.formula);
-  }
-  fmt::print("{:<58} {:>12.2f}\n", "Total", r.total_bytes / unit);
-  if (spec.train()) {
-    // The peak as PyTorch and nvidia-smi report it; the framework's own log prints one of the three.
-    fmt::print("{:<58} {:>12}\n",
-               fmt::format("peak at phase {} (framework {} prints {})", r.peak.phase, s.framework, r.peak.printed), "");
-    fmt::print("  {:<56} {:>12.2f}\n", "allocated (torch.cuda.max_memory_allocated)", r.peak.allocated / unit);
-    fmt::print("  {:<56} {:>12.2f}\n", "reserved (torch.cuda.max_memory_reserved)", r.peak.reserved / unit);
-    fmt::print("  {:<56} {:>12.2f}\n", "device (nvidia-smi; compared with the GPU)", r.peak.device / unit);
-    if (r.phases.size() > 1)
-      for (const auto& ph : r.phases)
-        fmt::print("  {:<56} {:>12.2f}\n", "allocated at " + ph.phase, ph.allocated / unit);
-  }
-  fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
-  if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
-  fmt::print("\n{}\n", r.fits ? "fits"
-                              : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit,
-                                            unit_name));
-  if (r.inference) print_runtime(r.runtime, s.seq, unit, unit_name);
-  for (const auto& note : r.notes) fmt::print("note: {}\n", note);
-}
-
-void print_solve(const solve_result& s) {
-  fmt::print("\nsolve (exact search on the estimate; everything else held):\n");
-  fmt::print("  fits now: {}\n", s.fits ? "yes" : "no");
-  for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) fmt::print("  {:<12} {}\n", a->key, a->message);
-}
-
-// A delta as command-line flags: "--key value ...".
-std::string flags_of(const settings& delta) {
-  std::string out;
-  for (const auto& [key, value] : delta) out += fmt::format("{}--{} {}", out.empty() ? "" : " ", key, value);
-  return out;
-}
-
-void print_cheapest(const knob_combination& c, double unit, const char* u) {
-  if (!c.searched) return;
-  if (!c.found) {
-    fmt::print("  cheapest combination that fits: none of up to {} knobs ({} combinations estimated)\n", c.max_knobs,
-               c.evaluated);
-    return;
-  }
-  std::string names;
-  for (const auto& name : c.names) names += (names.empty() ? "" : " + ") + name;
-  fmt::print("  cheapest combination that fits ({} knob{}, throughput cost {}{}): {}\n", c.names.size(),
-             c.names.size() == 1 ? "" : "s", c.cost, c.same_hardware ? ", same hardware" : ", adds devices", names);
-  fmt::print("    total {:.2f} {}: {}\n", c.total_bytes / unit, u, flags_of(c.delta));
-}
-
-void print_advice(const advice_result& a, display_units units) {
-  const bool gib = units == display_units::gib;
-  const double unit = gib ? 1073741824.0 : 1e9;
-  const char* u = gib ? "GiB" : "GB";
-  fmt::print("\nadvice (each knob moved as far as it goes, re-estimated; same hardware first, by bytes saved):\n");
-  fmt::print("  {:<56} {:>14} {:>12} {:<12} {}\n", "knob", fmt::format("saved {}", u), fmt::format("total {}", u),
-             "drains", "fits");
-  for (const auto& k : a.knobs) {
-    // A knob that adds memory says what it costs (issue 17 item 4).
-    const std::string saved = k.saved_bytes < 0 ? fmt::format("costs +{:.2f}", k.added_bytes() / unit)
-                                                : fmt::format("{:.2f}", k.saved_bytes / unit);
-    fmt::print("  {:<56} {:>14} {:>12.2f} {:<12} {}\n", k.name, saved, k.total_bytes / unit,
-               k.drains.empty() ? "-" : k.drains, k.fits ? "yes" : "no");
-    fmt::print("    {}{}\n", flags_of(k.delta), k.note.empty() ? "" : "  (" + k.note + ")");
-  }
-  for (const auto& k : a.skipped) fmt::print("  skipped: {}: {}\n", k.name, k.reason);
-  print_cheapest(a.cheapest, unit, u);
-}
-
-// A way out's delta as flags, with the settings it drops ("--gpu h200-141gb, drops --gpu_memory").
-std::string way_flags(const way_out& w) {
-  std::string out = flags_of(w.delta);
-  for (const auto& key : w.cleared) out += fmt::format(", drops --{}", key);
-  return out;
-}
-
-void print_ways_out(const ways_out_result& w, display_units units) {
-  const bool gib = units == display_units::gib;
-  const double unit = gib ? 1073741824.0 : 1e9;
-  const char* u = gib ? "GiB" : "GB";
-  if (w.fits) {
-    fmt::print("\nways out: none needed (it fits)\n");
-    return;
-  }
-  if (w.ways.empty()) {
-    fmt::print("\nways out: no single change found that fits\n");
-    return;
-  }
-  fmt::print("\nnearest ways out (one change each):\n");
-  for (const auto& way : w.ways) {
-    fmt::print("  {:<8} {} -> {:.2f} {} ({})\n", way.way, way.text, way.total_bytes / unit, u,
-               way.fits ? "fits" : "does not fit");
-    fmt::print("    {}{}\n", way_flags(way), way.note.empty() ? "" : "  (" + way.note + ")");
-  }
 }
 
 // "79.65 GiB (85.52 GB)": a device's capacity in both units, as the page shows it.
@@ -565,16 +395,6 @@ result<gguf_header> read_gguf(const std::filesystem::path& path) {
   return error{"gguf", "unreachable"};
 }
 
-void print_checkpoint(const checkpoint_summary& c) {
-  fmt::print("checkpoint: {} tensors, {} values, {} bytes\n", c.tensors, group_digits(c.elements),
-             group_digits(c.bytes));
-  for (const auto& [name, d] : c.by_dtype)
-    fmt::print("  {:<12} {:>6} tensors {:>20} values {:>20} bytes\n", name, d.tensors, group_digits(d.elements),
-               group_digits(d.bytes));
-  if (c.packed)
-    fmt::print("  (packed integer containers: values are not parameters; params is not taken from the checkpoint)\n");
-}
-
 int sweep_command(const resolve_inputs& inputs, bool json) {
   const settings& values = inputs.explicit_values;
   sweep_request request{values, inputs.config};
@@ -617,22 +437,6 @@ launch_read read_from(const std::string& path) {
   const auto text = read_input_file("from", path);
   if (!text.ok()) return launch_read{.errors = text.errors()};
   return read_launch(text.value());
-}
-
-// The "read from FILE:" block: each option read (and the explicit flag that overrides it), the ignored ones by
-// name, the notes.
-void print_from(const std::string& path, const launch_read& from, const settings& values) {
-  fmt::print("read from {} ({}):\n", path == "-" ? "standard input" : path, from.command);
-  for (const auto& r : from.read) {
-    const auto& used = values.at(r.setting);
-    fmt::print("  {} -> {} {}{}\n", r.option, r.setting, r.value,
-               used != from.values.at(r.setting) ? fmt::format(" (--{} {} given)", r.setting, used) : "");
-  }
-  std::string ignored;
-  for (const auto& i : from.ignored) ignored += (ignored.empty() ? "" : ", ") + i.option;
-  if (!ignored.empty()) fmt::print("  ignored: {}\n", ignored);
-  for (const auto& n : from.notes) fmt::print("  note: {}\n", n);
-  fmt::print("\n");
 }
 
 }  // namespace
