@@ -24,16 +24,18 @@ std::string value_of(const launch_read& r, const std::string& key) {
 }
 
 bool ignored(const launch_read& r, const std::string& option) {
-  return std::ranges::any_of(r.ignored, [&](const launch_ignored& i) { return i.option == option; });
+  return std::any_of(r.ignored.begin(), r.ignored.end(), [&](const launch_ignored& i) { return i.option == option; });
 }
 
 std::string read_by(const launch_read& r, const std::string& setting) {
-  const auto it = std::ranges::find(r.read, setting, &launch_option::setting);
+  const auto it =
+      std::find_if(r.read.begin(), r.read.end(), [&](const launch_option& o) { return o.setting == setting; });
   return it == r.read.end() ? "(none)" : it->option;
 }
 
 bool noted(const launch_read& r, const std::string& part) {
-  return std::ranges::any_of(r.notes, [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  return std::any_of(r.notes.begin(), r.notes.end(),
+                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 // vLLM's `vllm serve` CLI page (docs.vllm.ai, "Configure memory and context length").

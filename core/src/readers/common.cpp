@@ -27,13 +27,13 @@ bool is_option(std::string_view word) {
 
 bool optional_value(std::string_view word) {
   constexpr std::array<std::string_view, 8> values{"on", "off", "auto", "true", "false", "1", "0", "enabled"};
-  return std::ranges::find(values, lower(word)) != values.end();
+  return std::find(values.begin(), values.end(), lower(word)) != values.end();
 }
 
 // The option's name as the rows spell it: vLLM's FlexibleArgumentParser reads `_` in a long option as `-`.
 std::string option_name(std::string_view word, bool underscores_are_dashes) {
   std::string name(word);
-  if (underscores_are_dashes && name.starts_with("--")) std::ranges::replace(name, '_', '-');
+  if (underscores_are_dashes && name.starts_with("--")) std::replace(name.begin(), name.end(), '_', '-');
   return name;
 }
 
@@ -107,7 +107,7 @@ std::string shape_name(std::string_view name) {
   const std::string lowered = lower(name);
   std::string out;
   for (const auto part : split(lowered, '-')) {
-    if (std::ranges::find(variants, part) != variants.end()) continue;
+    if (std::find(variants.begin(), variants.end(), part) != variants.end()) continue;
     if (!out.empty()) out += '-';
     out += part;
   }

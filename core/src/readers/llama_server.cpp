@@ -100,8 +100,11 @@ constexpr std::pair<std::string_view, std::string_view> env_options[] = {
 
 std::vector<std::string> env_args(const command_line& cmd, launch_read& out) {
   std::vector<std::string> args;
-  for (const auto& [name, value] : cmd.env) {
-    const auto it = std::ranges::find(env_options, name, &std::pair<std::string_view, std::string_view>::first);
+  for (const auto& variable : cmd.env) {
+    // Not a structured binding: clang 14 (Emscripten's) cannot capture one in a lambda.
+    const auto& [name, value] = variable;
+    const auto* it = std::find_if(std::begin(env_options), std::end(env_options),
+                                  [&](const auto& option) { return option.first == variable.first; });
     if (it == std::end(env_options)) {
       ignore(out, name, "an environment variable llm-memory does not read");
       continue;
@@ -137,7 +140,8 @@ void read_llama(const command_line& cmd, launch_read& out, bool server) {
   const walk_rules rules{options, false, nullptr};
   walk(env_args(cmd, out), rules, out);
   walk(cmd.args, rules, out);
-  const auto slots = std::ranges::find(out.read, "batch", &launch_option::setting);
+  const auto slots =
+      std::find_if(out.read.begin(), out.read.end(), [](const launch_option& r) { return r.setting == "batch"; });
   if (!server && slots != out.read.end()) {
     ignore(out, slots->option, "llama-cli runs one sequence");
     out.read.erase(slots);

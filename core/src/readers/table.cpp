@@ -26,6 +26,14 @@ constexpr std::array<reader_row, 4> readers{{
     {"llama-cli", detail::read_llama_cli},
 }};
 
+// The row of a program name ("vllm serve", "llama-server"), or nullptr (a plain loop: Emscripten's libc++ has no
+// std::ranges::find).
+const reader_row* row_of(std::string_view command) {
+  for (const reader_row& row : readers)
+    if (row.command == command) return &row;
+  return nullptr;
+}
+
 // `python3.11 -m module` reads as `python -m module`; the words that select the command leave the arguments.
 const reader_row* find_reader(detail::command_line& cmd) {
   if (cmd.program.starts_with("python") && cmd.args.size() >= 2 && cmd.args[0] == "-m") {
@@ -34,13 +42,12 @@ const reader_row* find_reader(detail::command_line& cmd) {
   }
   if (!cmd.args.empty()) {
     const std::string with_sub = cmd.program + " " + cmd.args[0];
-    if (const auto* row = std::ranges::find(readers, with_sub, &reader_row::command); row != readers.end()) {
+    if (const auto* row = row_of(with_sub); row != nullptr) {
       cmd.args.erase(cmd.args.begin());
       return row;
     }
   }
-  const auto* row = std::ranges::find(readers, cmd.program, &reader_row::command);
-  return row != readers.end() ? row : nullptr;
+  return row_of(cmd.program);
 }
 
 std::string known_commands() {

@@ -24,7 +24,7 @@ void model(const option_hit& h, launch_read& out) {
 
 void positional(std::string_view word, launch_read& out) {
   if (out.values.contains("model") ||
-      std::ranges::any_of(out.ignored, [](const auto& i) { return i.option == "model"; }))
+      std::any_of(out.ignored.begin(), out.ignored.end(), [](const auto& i) { return i.option == "model"; }))
     return ignore(out, word, "a second positional argument: vllm serve takes one model");
   model({"model", word}, out);
 }
@@ -69,8 +69,9 @@ constexpr std::string_view compute_dtype = "the activations' dtype: --quantizati
 
 // Whether one of `options` set a setting.
 bool read_from(const launch_read& out, std::initializer_list<std::string_view> options) {
-  return std::ranges::any_of(
-      out.read, [&](const launch_option& r) { return std::ranges::find(options, r.option) != options.end(); });
+  return std::any_of(out.read.begin(), out.read.end(), [&](const launch_option& r) {
+    return std::find(options.begin(), options.end(), r.option) != options.end();
+  });
 }
 
 // QUANTIZATION_METHODS (vllm/model_executor/layers/quantization/__init__.py) with a weights format of ours.
