@@ -413,7 +413,6 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   if (!errors.empty()) return errors;
   build_model(r);
   if (auto problem = check_model(r)) return std::move(*problem);
-  r.gguf_file = inputs.gguf_file;
   r.inputs = std::make_shared<const resolve_inputs>(inputs);
   return r;
 }

@@ -286,10 +286,9 @@ estimate_result with_file(const std::string& file, settings s) {
   const auto header = parse_gguf_header(file, (file.size() + 31) / 32 * 32 + 7500, "gguf");
   EXPECT_TRUE(header.ok()) << (header.ok() ? "" : to_string(header.errors()[0]));
   if (!header.ok()) return {};
-  auto spec = resolve(s, header.value().fields);
+  auto spec = resolve(s, header.value().fields, std::make_shared<const gguf_placement>(header.value().placement));
   EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : to_string(spec.errors()[0]));
   if (!spec.ok()) return {};
-  spec.value().gguf_file = std::make_shared<const gguf_placement>(header.value().placement);
   return estimate(spec.value());
 }
 

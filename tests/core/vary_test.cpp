@@ -68,15 +68,14 @@ run_spec resolved_gguf(const settings& s = gguf_run) {
 
 TEST(vary, keeps_the_gguf_file_on_both_paths) {
   const run_spec base = resolved_gguf();
-  ASSERT_NE(base.gguf_file, nullptr);
-  EXPECT_EQ(base.inputs->gguf_file, base.gguf_file);
+  ASSERT_NE(base.gguf(), nullptr);
   EXPECT_EQ(estimate(base).bytes("parameters"), file_on_gpu);
   // seq: the fast path (llama.cpp's profile reads nothing); cache_type_k: resolved again from the inputs.
   for (const settings& changes :
        {settings{{"seq", "128"}}, settings{{"cache_type_k", "q8_0"}, {"attention", "flash"}}}) {
     const auto r = vary(base, changes);
     ASSERT_TRUE(r.ok()) << to_string(r.errors()[0]);
-    EXPECT_EQ(r.value().gguf_file, base.gguf_file);
+    EXPECT_EQ(r.value().gguf(), base.gguf());
     EXPECT_EQ(estimate(r.value()).bytes("parameters"), file_on_gpu);
     // The changes are recorded: varying again starts from them.
     for (const auto& [key, value] : changes) EXPECT_EQ(r.value().inputs->explicit_values.at(key), value);

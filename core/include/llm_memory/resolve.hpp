@@ -101,12 +101,13 @@ struct run_spec {
   bool frozen_linears_keep_input = false;
   bool autocast_weights = false;  ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   double params = 0;              ///< total parameters: the `params` override when given [parameters]
-  /// inputs->gguf_file, where estimate() reads it: the weights are the file's bytes, not the mix rule.
-  std::shared_ptr<const gguf_placement> gguf_file;
   /// What the run was resolved from (vary() changes it and resolves it again); never null after resolve().
   std::shared_ptr<const resolve_inputs> inputs;
 
   [[nodiscard]] bool train() const { return mode == run_mode::train; }
+  /// The GGUF file's tensors (--gguf) among the inputs, or null: the inference weights are its bytes where
+  /// llama.cpp places them, not the mix rule.
+  [[nodiscard]] const gguf_placement* gguf() const { return inputs ? inputs->gguf_file.get() : nullptr; }
   [[nodiscard]] bool adapters() const { return finetune != finetune_method::full; }
   /// The phase model (the framework's row says: every framework but generic): the peak is the largest phase, not
   /// the sum of the buckets.

@@ -58,8 +58,8 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     return params.b;
   }
   weight_storage stored = store_weights(c, l.sp);
-  if (r.gguf_file && !c.train)  // the file's bytes, whatever the mix rule would give
-    stored = {r.gguf_file->total(), "the GGUF file's tensors at their stored types"};
+  if (r.gguf() != nullptr && !c.train)  // the file's bytes, whatever the mix rule would give
+    stored = {r.gguf()->total(), "the GGUF file's tensors at their stored types"};
   std::string formula = stored.formula;
   if (c.t > 1) formula += " (tp " + std::to_string(r.values.tp) + ")";
   if (l.zero_params > 1) formula += l.shard;

@@ -48,7 +48,7 @@ weight_split split_gguf_file(const context& c, const gguf_placement& g) {
 // layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
 // are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
 weight_split split_llamacpp(const context& c, const stage_params& sp) {
-  if (c.r.gguf_file) return split_gguf_file(c, *c.r.gguf_file);
+  if (c.r.gguf() != nullptr) return split_gguf_file(c, *c.r.gguf());
   const dtype f = c.r.weights;
   const bool gguf = info(f).family == dtype_family::gguf_mix;
   const double w = bytes_per_value(f);
