@@ -30,6 +30,7 @@
 #include "llm_memory/sweep.hpp"
 #include "llm_memory/ways_out.hpp"
 #include "print.hpp"
+#include "text.hpp"
 
 namespace {
 
@@ -253,7 +254,7 @@ int list_models(bool json) {
     auto r = estimate(settings{{"model", p.id}});
     std::string also;
     for (const auto& alias : p.aliases) also += (also.empty() ? "  also " : ", ") + alias;
-    fmt::print("{:<28} {:<28} {:>18}{}\n", p.id, p.name, group_digits(r.ok() ? r.value().params : 0), also);
+    fmt::print("{:<28} {:<28} {:>18}{}\n", p.id, p.name, detail::group_digits(r.ok() ? r.value().params : 0), also);
   }
   return 0;
 }
@@ -264,7 +265,7 @@ int list_gpus(bool json) {
     return 0;
   }
   for (const auto& g : gpu_presets())
-    fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, group_digits(g.memory_bytes));
+    fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, detail::group_digits(g.memory_bytes));
   return 0;
 }
 

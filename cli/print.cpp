@@ -7,8 +7,12 @@
 #include <cstdint>
 #include <string>
 
+#include "text.hpp"
+
 namespace llm_memory::cli {
 namespace {
+
+using detail::group_digits;
 
 // The runtime's report in its own words: vLLM's log lines, SGLang's and TGI's token counts, llama.cpp's buffers.
 void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, const char* unit_name) {
@@ -67,16 +71,6 @@ std::string way_flags(const way_out& w) {
 }
 
 }  // namespace
-
-std::string group_digits(double v) {
-  const std::string digits = fmt::format("{:.0f}", v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 void print_table(const run_spec& spec, const estimate_result& r) {
   const bool gib = spec.units == display_units::gib;

@@ -15,8 +15,6 @@
 
 namespace llm_memory::cli {
 
-/// A whole number with thousands groups, as the table prints counts.
-[[nodiscard]] std::string group_digits(double v);
 /// The estimate's table: buckets, items, formulas, the peak and the runtime's own terms.
 void print_table(const run_spec& spec, const estimate_result& r);
 /// The solver's answers.

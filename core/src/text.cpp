@@ -25,6 +25,18 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string group_digits(double v) {
+  char buf[320];  // DBL_MAX has 309 digits before the point, a sign and the terminator
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  const std::string_view digits(buf);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 namespace {
 
 void append_hex(std::string& out, unsigned char u) {

@@ -10,6 +10,8 @@ namespace llm_memory::detail {
 
 /// Shortest decimal text that reads back as the same double ("1.2", "7000000000", "4.5e+20").
 [[nodiscard]] std::string format_number(double v);
+/// A whole number with its thousands grouped by commas ("4,096", "-1,234"), rounded as printf's %.0f rounds.
+[[nodiscard]] std::string group_digits(double v);
 /// Input text quoted for an error message, cut to a readable length; `"` and `\` escaped, then
 /// escape_controls().
 [[nodiscard]] std::string quoted(std::string_view text);

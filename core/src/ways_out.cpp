@@ -21,17 +21,6 @@ namespace {
 // Bytes as the JSON reports them (whole bytes): the comparisons below are those a reader of the JSON would make.
 double whole(double bytes) { return std::round(bytes); }
 
-// 4096 -> "4,096": counts (never negative) as the page shows them.
-std::string grouped(std::int64_t count) {
-  const std::string digits = std::to_string(count);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 way_out make_way(std::string way, std::string text, double total_bytes, bool fits, settings delta) {
   way_out w;
   w.way = std::move(way);
@@ -88,7 +77,9 @@ std::optional<solve_answer> fewest_devices(const run_spec& spec, const solve_res
 std::optional<way_out> devices_way(const run_spec& spec, const solve_result& solved, const settings& current) {
   const auto answer = fewest_devices(spec, solved);
   if (!answer || !changes(answer->delta, current)) return std::nullopt;
-  return make_way("devices", grouped(answer->value) + " × " + device_name(spec) + split_of(answer->delta, current),
+  return make_way("devices",
+                  detail::group_digits(static_cast<double>(answer->value)) + " × " + device_name(spec) +
+                      split_of(answer->delta, current),
                   answer->total_bytes, true, answer->delta);
 }
 
@@ -109,8 +100,8 @@ std::optional<way_out> gpu_way(const run_spec& spec, double needed_bytes) {
     if (!on_gpu.ok()) continue;
     const estimate_result r = estimate(on_gpu.value());
     if (beyond_exact_bytes(r) || !r.fits) continue;
-    way_out way =
-        make_way("gpu", grouped(spec.values.devices) + " × " + gpu->name, r.total_bytes, true, {{"gpu", gpu->id}});
+    way_out way = make_way("gpu", detail::group_digits(static_cast<double>(spec.values.devices)) + " × " + gpu->name,
+                           r.total_bytes, true, {{"gpu", gpu->id}});
     way.cleared = {"gpu_memory"};
     return way;
   }
@@ -122,8 +113,10 @@ std::optional<way_out> axis_way(const std::string& way, const solve_answer& answ
                                 const std::string& what) {
   if (!answer.found || answer.value >= now) return std::nullopt;
   const std::string unit = way == "context" ? " tokens" : "";
-  return make_way(way, what + grouped(answer.value) + unit + " (from " + grouped(now) + ")", answer.total_bytes, true,
-                  answer.delta);
+  return make_way(way,
+                  what + detail::group_digits(static_cast<double>(answer.value)) + unit + " (from " +
+                      detail::group_digits(static_cast<double>(now)) + ")",
+                  answer.total_bytes, true, answer.delta);
 }
 
 way_out knob_way(const std::string& way, const knob_advice& knob) {
