@@ -3,12 +3,10 @@
 #   -DOUT=file.cpp         every file but models.json (the GPU table)
 #   -DMODELS_OUT=file.cpp  models.json, model by model (id + that model's JSON), so that an estimate parses only
 #                          the preset it names, not the whole catalogue (core/src/presets.cpp; docs/performance.md,
-#                          "Start-up of the page"). Its own translation unit: the page's wasm module links an empty
-#                          catalogue instead (wasm/no_models.cpp) and is handed the presets by JS.
-#   -DJSON_OUT=dir         the same entries as files for that module: dir/llm-memory.models.json (a JSON array of
-#                          every entry) and dir/models/<id>.json (one entry, written again under each of its
-#                          aliases), the text byte for byte as compiled
-#                          into the native build, so native and wasm parse the same values.
+#                          "Start-up of the page"), with preset_config, the reader of their config.json. Its own
+#                          translation unit: the page's wasm module links an empty catalogue instead
+#                          (wasm/no_models.cpp) and is handed the presets by JS, as wasm/preset_settings.cpp writes
+#                          them from this catalogue.
 file(GLOB files "${DATA_DIR}/*.json")
 list(SORT files)
 
@@ -30,6 +28,9 @@ function(model_entry content i)
       endif()
       list(APPEND names "${name}")
     endforeach()
+  endif()
+  if(NOT model_id MATCHES "^[a-z0-9][a-z0-9._-]*$")
+    message(FATAL_ERROR "core/data/models.json: id \"${model_id}\" is not a file name (a-z, 0-9, . _ -)")
   endif()
   set(id "${model_id}" PARENT_SCOPE)
   set(entry "${text}" PARENT_SCOPE)
@@ -61,14 +62,14 @@ if(DEFINED OUT)
   write_if_changed("${OUT}" "${body}")
 endif()
 
-if(DEFINED MODELS_OUT OR DEFINED JSON_OUT)
+if(DEFINED MODELS_OUT)
   file(READ "${DATA_DIR}/models.json" models_content)
   string(JSON count LENGTH "${models_content}" models)
   math(EXPR last "${count} - 1")
-endif()
-
-if(DEFINED MODELS_OUT)
-  set(body "${header}namespace {\nconst embedded_model models[] = {\n")
+  string(REPLACE "#include \"embedded_data.hpp\"\n" "#include \"embedded_data.hpp\"\n#include \"llm_memory/config_json.hpp\"\n"
+         body "${header}")
+  string(APPEND body "result<settings> preset_config(std::string_view config_json) { return parse_config(config_json); }\n")
+  string(APPEND body "namespace {\nconst embedded_model models[] = {\n")
   foreach(i RANGE ${last})
     model_entry("${models_content}" ${i})
     set(alias_text "")
@@ -79,24 +80,4 @@ if(DEFINED MODELS_OUT)
   endforeach()
   string(APPEND body "};\n}  // namespace\nconst std::span<const embedded_model> model_entries = models;\n}  // namespace llm_memory::detail\n")
   write_if_changed("${MODELS_OUT}" "${body}")
-endif()
-
-if(DEFINED JSON_OUT)
-  set(all "")
-  foreach(i RANGE ${last})
-    model_entry("${models_content}" ${i})
-    if(NOT id MATCHES "^[a-z0-9][a-z0-9._-]*$")
-      message(FATAL_ERROR "core/data/models.json: id \"${id}\" is not a file name (a-z, 0-9, . _ -)")
-    endif()
-    write_if_changed("${JSON_OUT}/models/${id}.json" "${entry}\n")
-    # An alias's file holds the same entry (its id is the preset's), so the page loads a preset by any name.
-    foreach(name ${aliases})
-      write_if_changed("${JSON_OUT}/models/${name}.json" "${entry}\n")
-    endforeach()
-    if(i GREATER 0)
-      string(APPEND all ",\n")
-    endif()
-    string(APPEND all "${entry}")
-  endforeach()
-  write_if_changed("${JSON_OUT}/llm-memory.models.json" "[${all}]\n")
 endif()

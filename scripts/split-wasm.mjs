@@ -21,9 +21,11 @@ import { readU32 } from "./wasm-binary.mjs";
 
 /**
  * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver, the knob search
- * and the ways out (the default page's are prerendered), "Which GPUs fit", the heatmap, checkpoints.
+ * and the ways out (the default page's are prerendered), "Which GPUs fit", the heatmap, checkpoints, and a
+ * config.json handed in (the presets come with their settings written out: wasm/preset_settings.cpp).
  */
-const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
+const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint",
+              "parse_config_json"];
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);

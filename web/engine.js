@@ -209,9 +209,13 @@ export class Engine {
     return this.#callRest((api) => api.sweep(inputs, axes));
   }
 
-  /** A config.json (text) mapped onto architecture settings, or {ok: false, errors}. */
-  parseConfig(text) {
-    return this.#call((api) => api.parseConfig(text));
+  /**
+   * Resolves to a config.json (text) mapped onto architecture settings, or {ok: false, errors}: the config.json
+   * readers are in the rest of the page's core (its presets come with their settings written out).
+   */
+  async parseConfig(text) {
+    await this.ready();
+    return this.#callRest((api) => api.parseConfig(text));
   }
 
   /**

@@ -3,7 +3,11 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
 
 namespace llm_memory::detail {
 
@@ -16,6 +20,15 @@ struct embedded_model {
 
 /// The presets of core/data/models.json, in file order.
 extern const std::span<const embedded_model> model_entries;
+
+/// The settings a preset's "config" (config.json text) maps to: parse_config, in the translation unit of the
+/// catalogue compiled in; the page's module, handed its presets with their settings written out, links an error
+/// instead (wasm/no_models.cpp), so that only its parse_config binding reaches the config.json readers.
+[[nodiscard]] result<settings> preset_config(std::string_view config_json);
+
+/// `entry` as the page's module is handed it (wasm/preset_settings.cpp writes dist/models/): its "config"
+/// replaced by "settings", every setting the preset maps to, so that module parses no config.json at load.
+[[nodiscard]] std::string entry_with_settings(const embedded_model& entry);
 
 /// core/data/gpus.json, compact.
 extern const std::string_view gpus_json;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Presets are parsed from the JSON compiled in from core/data/ (the page's wasm module is handed the models'
-// entries by JS instead): each model when first asked for, the GPUs once.
+// entries by JS instead, each with its config.json's settings written out: entry_with_settings): each model when
+// first asked for, the GPUs once.
 #include "llm_memory/presets.hpp"
 
 #include "json_value.hpp"
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "embedded_data.hpp"
-#include "llm_memory/config_json.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -45,7 +45,7 @@ model_preset make_model(const json& m) {
   if (const auto it = m.find("official_params"); it != m.end() && it->is_number_integer())
     p.official_params = it->get<std::int64_t>();
   if (const auto it = m.find("config"); it != m.end()) {
-    auto fields = parse_config(it->dump());
+    auto fields = detail::preset_config(it->dump());
     if (fields.ok()) p.fields = fields.value();
     // A preset is the architecture: its Hub checkpoint's storage format (quantization_config) is not imposed on
     // every run naming it (weights_dtype chooses; --config applies a checkpoint's format).
@@ -297,8 +297,25 @@ result<std::size_t> add_models(std::string_view json_text) {
                                }));
   if (!valid)
     return error{"models", "must be a model preset object or an array of them, as core/data/models.json holds"};
-  return models().add(entry ? json::array({parsed}) : parsed);
+  const json entries = entry ? json::array({parsed}) : parsed;
+  for (const auto& e : entries)
+    if (const auto it = e.find("config"); it != e.end())
+      if (const auto config = detail::preset_config(it->dump()); !config.ok())
+        return error{"models", "entry " + detail::quoted(str(e, "id")) + ", config." + config.errors().front().setting +
+                                   ": " + config.errors().front().message};
+  return models().add(entries);
 }
+
+namespace detail {
+
+std::string entry_with_settings(const embedded_model& entry) {
+  json out = parse_json(entry.json);
+  std::erase_if(out.members(), [](const auto& member) { return member.first == "config"; });
+  out["settings"] = object_of(make_model(parse_json(entry.json)).fields);
+  return out.dump();
+}
+
+}  // namespace detail
 
 std::span<const gpu_preset> gpu_presets() {
   static const std::vector<gpu_preset> presets = load_gpus();

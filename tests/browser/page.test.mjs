@@ -279,6 +279,8 @@ test("a config.json replaces the preset; its errors show next to the field; GB/G
     tie_word_embeddings: true,
   }));
   await page.click("text=Use this config");
+  // The config.json readers are in the rest of the core, which the click fetches first (docs/wasm.md).
+  await page.waitForFunction(() => document.querySelector("#model-info strong")?.textContent === "Custom architecture");
   const parameters = await bucketBytes(page, "parameters");
   assert.equal(parameters % 2, 0);
   const expected = 50257 * 768 + 1024 * 768 + 12 * 7_087_872 + 1536;
@@ -290,6 +292,7 @@ test("a config.json replaces the preset; its errors show next to the field; GB/G
   assert.equal(parameters, expected * 4 + 2 * 12 * 7_084_800, "fp32 weights of GPT-2 + bf16 autocast copies");
   await page.fill("#config-text", "{not json");
   await page.click("text=Use this config");
+  await page.waitForSelector("#config-error", { state: "visible" });
   assert.match(await page.textContent("#config-error"), /config\.json/);
   assert.equal(await bucketBytes(page, "parameters"), parameters, "a bad config.json changes nothing");
 

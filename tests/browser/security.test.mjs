@@ -127,7 +127,7 @@ for (const csp of [true, false]) {
         // A model_type the importer does not know: its error message quotes the payload.
         await page.fill("#config-text", JSON.stringify({ model_type: payload, [payload]: payload, hidden_size: payload }));
         await page.click("text=Use this config");
-        assert.equal(await page.isVisible("#config-error"), true);
+        await page.waitForSelector("#config-error", { state: "visible" });
         await assertClean(page, dialogs, `pasted config ${payload}`);
         // A valid config whose free-text fields carry the payload.
         await page.fill("#config-text", valid(payload));

@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "embedded_data.hpp"
+#include "json_value.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/model.hpp"
 #include "llm_memory/settings.hpp"
@@ -394,7 +396,37 @@ TEST(presets, add_models_adds_new_ids_and_keeps_known_ones) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.errors().front().setting, "models") << bad;
   }
+  // A config.json the core cannot read: the error names the entry and the field, nothing added.
+  const auto broken = add_models(R"({"id": "test-add-models-broken", "config": {"hidden_size": "wide"}})");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.errors().front().setting, "models");
+  EXPECT_NE(broken.errors().front().message.find("\"test-add-models-broken\", config.hidden_size"), std::string::npos)
+      << broken.errors().front().message;
   EXPECT_EQ(model_presets().size(), count + 1);
+}
+
+// The page's module is handed each preset with its config.json's settings written out (entry_with_settings,
+// wasm/preset_settings.cpp): parse_config's settings without the checkpoint's storage format (a preset is the
+// architecture), under the entry's own "settings"; every other field as the entry gives it.
+TEST(presets, written_out_settings_are_parse_configs) {
+  ASSERT_FALSE(detail::model_entries.empty());
+  for (const auto& entry : detail::model_entries) {
+    const detail::json given = detail::parse_json(entry.json);
+    const detail::json written = detail::parse_json(detail::entry_with_settings(entry));
+    EXPECT_FALSE(written.contains("config")) << entry.id;
+    auto expected = parse_config(given["config"].dump());
+    ASSERT_TRUE(expected.ok()) << entry.id;
+    for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"})
+      expected.value().erase(key);
+    for (const auto& [key, value] : given["settings"].members())
+      expected.value()[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    EXPECT_EQ(written["settings"], detail::object_of(expected.value())) << entry.id;
+    for (const auto& [key, value] : given.members()) {
+      if (key != "config" && key != "settings") {
+        EXPECT_EQ(written[key], value) << entry.id << " " << key;
+      }
+    }
+  }
 }
 
 // Two presets sharing a name: neither is picked; the error names both.

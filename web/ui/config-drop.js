@@ -158,8 +158,8 @@ export class ConfigDrop extends EventTarget {
     this.#text.removeAttribute("aria-invalid");
   }
 
-  #apply() {
-    const result = this.#parse(this.#text.value);
+  async #apply() {
+    const result = await this.#parse(this.#text.value);
     if (!result.ok) {
       this.#showErrors(result.errors);
       return;

@@ -164,7 +164,7 @@ async function fetchCheckpoint(fetcher, checkpoint, id) {
 export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis.fetch.bind(globalThis) }) {
   let settings;
   try {
-    const parsed = parse(await fetchText(fetcher, id, "config.json"));
+    const parsed = await parse(await fetchText(fetcher, id, "config.json"));
     if (!parsed.ok) {
       return { ok: false, id, status: 0, message: `config.json of ${id}: ${parsed.errors.map((e) => `${e.setting}: ${e.message}`).join("; ")}` };
     }
