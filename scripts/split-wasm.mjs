@@ -9,8 +9,9 @@
 // and strips the names from llm-memory.wasm, which stays the whole module (node, the JS API, and the fallback of
 // the page and the widget).
 // The first part keeps every function reachable by direct calls from its exports and from every table entry
-// but LAZY's bindings: whatever JS or an indirect call may reach stays in it, so only those bindings' calls can
-// meet a placeholder, and the script checks that they, and only they, became placeholders.
+// but LAZY's bindings and the family readers (READS_CONFIG): whatever JS or an indirect call may reach stays in
+// it, so only those bindings' calls can meet a placeholder, and the script checks that they, and only they,
+// became placeholders.
 // Usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +27,15 @@ import { readU32 } from "./wasm-binary.mjs";
  */
 const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint",
               "parse_config_json"];
+
+/**
+ * Table entries only the reading of a config.json can call: the family readers (core/src/families/, rows of the
+ * families' tables), each given the `llm_memory::detail::reader` that only the config.json readers build. They
+ * go to the rest with parse_config's binding; the script checks that the first part builds no reader, so none of
+ * them can be called before the rest is in (docs/performance.md, issue 31).
+ */
+const READS_CONFIG = /\(llm_memory::detail::reader&/;
+const READER_BUILT = "llm_memory::detail::reader::reader(";
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);
@@ -86,7 +96,8 @@ function firstPart(wat) {
   }
   const lazy = (name) => LAZY.some((binding) => name.startsWith(`(anonymous namespace)::${binding}(`));
   const left_out = table.filter(lazy);
-  for (const entry of table) if (!lazy(entry)) roots.add(entry);
+  const readers = table.filter((name) => READS_CONFIG.test(name));
+  for (const entry of table) if (!lazy(entry) && !READS_CONFIG.test(entry)) roots.add(entry);
   const reached = new Set();
   const stack = [...roots];
   while (stack.length) {
@@ -96,7 +107,7 @@ function firstPart(wat) {
     for (const callee of calls.get(name) ?? []) stack.push(callee);
   }
   const keep = [...calls.keys()].flatMap((name, index) => (reached.has(name) ? [index] : []));
-  return { keep, left_out, reached, functions: calls.size };
+  return { keep, left_out, readers, reached, functions: calls.size };
 }
 
 const [dir, wasm_dis, wasm_split] = process.argv.slice(2);
@@ -106,11 +117,15 @@ const named = readFileSync(whole);
 if (!sections(named).some(([id, name]) => id === 0 && name === "name")) fail(`${whole} has no function names: link it with --profiling-funcs`);
 
 const wat = execFileSync(wasm_dis, [whole], { maxBuffer: 1 << 28 }).toString();
-const { keep, left_out, reached, functions } = firstPart(wat);
+const { keep, left_out, readers, reached, functions } = firstPart(wat);
 if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
   fail(`expected the ${LAZY.length} bindings ${LAZY.join(", ")} once each in the table, found ${left_out.length}: ${left_out.join("; ")}`);
 }
-for (const binding of left_out) if (reached.has(binding)) fail(`${binding} is reachable from the first part`);
+for (const entry of [...left_out, ...readers]) if (reached.has(entry)) fail(`${entry} is reachable from the first part`);
+for (const name of reached) if (name.startsWith(READER_BUILT)) fail(`the first part builds a config.json reader (${name})`);
+if (!readers.length || ![...wat.matchAll(/^ \(func \$(\S+)/gm)].some(([, name]) => unescape(name).startsWith(READER_BUILT))) {
+  fail(`no family reader in the table, or no ${READER_BUILT}...) to check: READS_CONFIG is out of date`);
+}
 
 const work = mkdtempSync(join(tmpdir(), "llm-memory-split-"));
 try {
@@ -123,12 +138,14 @@ try {
   const rest = stripNames(readFileSync(join(work, "rest.wasm")));
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
   const placeholders = WebAssembly.Module.imports(new WebAssembly.Module(first)).filter((i) => i.module === "placeholder");
-  if (placeholders.length !== LAZY.length) fail(`the first part imports ${placeholders.length} placeholders, expected ${LAZY.length}`);
+  const expected = LAZY.length + readers.length;
+  if (placeholders.length !== expected) fail(`the first part imports ${placeholders.length} placeholders, expected ${expected}`);
   writeFileSync(join(dir, "llm-memory.first.wasm"), first);
   writeFileSync(join(dir, "llm-memory.rest.wasm"), rest);
   writeFileSync(whole, stripped);
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
-  console.log(`split-wasm: ${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
+  console.log(`split-wasm: ${LAZY.length} bindings and ${readers.length} family readers left out; ` +
+              `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
               `${functions - keep.length} in the rest (${size(rest)}); whole ${size(stripped)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
