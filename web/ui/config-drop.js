@@ -27,8 +27,9 @@ export class ConfigDrop extends EventTarget {
   #zone;
 
   /**
-   * `parse(text)` -> {ok: true, settings} | {ok: false, errors} (the engine's parseConfig); `checkpoint` the
-   * engine's readCheckpoint (kind, bytes, size, name), for .safetensors and .gguf files (none: they are refused).
+   * `parse(text)` -> (a promise of) {ok: true, settings} | {ok: false, errors} (the engine's parseConfig);
+   * `checkpoint` the engine's readCheckpoint (kind, bytes, size, name), for .safetensors and .gguf files (none:
+   * they are refused).
    * `page`: where a file dropped or text pasted outside any field is taken (default: the document).
    */
   constructor(container, parse, { checkpoint = null, page = globalThis.document } = {}) {
