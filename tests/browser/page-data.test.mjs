@@ -58,6 +58,35 @@ test("which GPUs fit: one row per GPU preset, data-fits on the current device co
   await page.close();
 });
 
+// Issue 36 item 7: the table fits its panel at 1280 px, every column in view (training with tensor parallel, the
+// split that printed "pipeline undefined"); on a phone it scrolls inside its panel, the GPU column held in view.
+test("which GPUs fit fits its panel at 1280 px and scrolls inside it on a phone; no cell says undefined", async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const page = await open(session.context, `${session.url}?${SEED}`, { viewport });
+    await settled(page);
+    await gpuFitReady(page);
+    const box = await page.evaluate(() => {
+      const panel = document.querySelector("#panel-fits").getBoundingClientRect();
+      const wrap = document.querySelector("#gpu-fit .table-wrap");
+      const last = [...document.querySelectorAll("#gpu-fit thead th")].at(-1).getBoundingClientRect();
+      return { panel_right: panel.right, last_right: last.right, page_width: document.documentElement.scrollWidth,
+               scrolls: wrap.scrollWidth > wrap.clientWidth, text: document.querySelector("#gpu-fit").textContent,
+               sticky: getComputedStyle(document.querySelector("#gpu-fit tbody th")).position };
+    });
+    assert.doesNotMatch(box.text, /undefined|NaN/);
+    assert.match(box.text, /2 \(tensor parallel 2\)/);
+    assert.ok(box.page_width <= viewport.width, `the page scrolls sideways at ${viewport.width} px`);
+    if (viewport.width === 1280) {
+      assert.ok(box.last_right <= box.panel_right + 0.5, `the Use column ends at ${box.last_right}, the panel at ${box.panel_right}`);
+      assert.equal(box.scrolls, false);
+    } else {
+      assert.equal(box.sticky, "sticky", "the GPU column stays in view while the table scrolls");
+    }
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});
+
 test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
   const page = await open(session.context, session.url);
   await settled(page);
