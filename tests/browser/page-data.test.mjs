@@ -87,6 +87,47 @@ test("which GPUs fit fits its panel at 1280 px and scrolls inside it on a phone;
   }
 });
 
+// Issue 36 item 5: the model box reads a name as the CLI's --model does (the core's lookup_model): a preset's
+// Hub repo id or a listed alias, in any case, opens the preset without asking the Hub; a near miss gets the
+// nearest ids; an unknown name shows its error in the verdict box with no numbers of the previous model beside it.
+test("the model box: repo ids and aliases in any case open the preset offline; an unknown name, its error alone", async () => {
+  const page = await open(session.context, session.url);
+  const hub = [];
+  await page.route(/huggingface\.co|hf\.co/, (route) => {
+    hub.push(route.request().url());
+    return route.abort();
+  });
+  await settled(page);
+  for (const [typed, id] of [["Qwen/Qwen3-14B", "qwen3-14b"], ["META-LLAMA/llama-3.1-8b-instruct", "llama-3.1-8b"]]) {
+    await page.fill("#model-search", typed);
+    await page.press("#model-search", "Enter");
+    await page.waitForURL(new RegExp(`model=${id.replaceAll(".", "\\.")}(&|$)`));
+    await settled(page);
+    assert.match(await page.textContent("#verdict-head"), /Fits|Does not fit/);
+  }
+  assert.deepEqual(hub, [], "a preset's repo id is not fetched from the Hub");
+  await page.fill("#model-search", "qwen3-14");
+  await page.press("#model-search", "Enter");
+  await page.waitForSelector("#verdict-head .unknown-model");
+  const shown = await page.evaluate(() => ({
+    verdict: document.querySelector("#verdict-head").textContent, ways: document.querySelector("#ways-out").textContent,
+    summary: document.querySelector("#summary").textContent, table: document.querySelector("#results-table").textContent,
+    error: document.querySelector("#model-error").textContent,
+    suggestions: [...document.querySelectorAll("#model-error button")].map((b) => b.textContent) }));
+  assert.match(shown.verdict, /unknown model "qwen3-14": not a preset; did you mean qwen3-14b/);
+  assert.doesNotMatch(shown.verdict, /Fits|Does not fit/);
+  assert.equal(shown.ways + shown.summary + shown.table, "", "no numbers of the previous model beside the error");
+  assert.ok(shown.suggestions.includes("qwen3-14b"));
+  // A suggestion opens its preset and the results come back.
+  await page.click('#model-error button:text-is("qwen3-14b")');
+  await page.waitForURL(/model=qwen3-14b(&|$)/);
+  await settled(page);
+  assert.match(await page.textContent("#verdict-head"), /Fits|Does not fit/);
+  assert.notEqual(await page.textContent("#summary"), "");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
   const page = await open(session.context, session.url);
   await settled(page);
