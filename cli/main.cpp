@@ -602,7 +602,7 @@ int main(int argc, char** argv) {
   if (from) print_from(*opt.from_path, *from, opt.values);
   if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
-  if (opt.solve) print_solve(solved);
+  if (opt.solve) print_solve(solved, r.inference ? spec.value().values.seq : 0);
   if (opt.advise) print_advice(advice, spec.value().units);
   if (opt.ways_out) print_ways_out(ways, spec.value().units);
   return 0;

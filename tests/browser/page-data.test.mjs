@@ -128,6 +128,27 @@ test("the model box: repo ids and aliases in any case open the preset offline; a
   await page.close();
 });
 
+// Issue 36 item 4: inference says one concurrency figure, in a serving runtime's words, wherever it is shown.
+test("inference: the runtime line, the solver and the verdict's room say the same requests at once", async () => {
+  const page = await open(session.context, `${session.url}?mode=inference&model=llama-3.1-8b&seq=4096`);
+  await settled(page);
+  await showTab(page, "fits");
+  const shown = await page.evaluate(() => ({
+    runtime: document.querySelector(".runtime-line").textContent,
+    card: document.querySelector('[data-answer="max_batch"]').textContent,
+    value: Number(document.querySelector('[data-answer="max_batch"]').dataset.value),
+    room: document.querySelector("#ways-out").textContent,
+    concurrency: window.llmMemoryApp.last.runtime.max_concurrency }));
+  const said = `${Math.floor(shown.concurrency).toLocaleString("en-US")} requests of 4,096 tokens at once`;
+  assert.equal(shown.value, Math.floor(shown.concurrency));
+  assert.match(shown.runtime, /KV cache holds [\d,]+ tokens/);
+  for (const text of [shown.runtime, shown.card, shown.room]) assert.ok(text.includes(said), `${text} does not say ${said}`);
+  assert.match(shown.card, /^Concurrent requests/);
+  assert.doesNotMatch(shown.runtime + shown.room, /\d\.\d\d×|micro-batch/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
   const page = await open(session.context, session.url);
   await settled(page);
