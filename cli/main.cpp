@@ -39,6 +39,16 @@ using namespace llm_memory::cli;
 
 constexpr int exit_usage = 2;
 
+/// The device the page shows when a link names none (web/state.js PAGE_DEFAULTS), so the CLI and the page
+/// answer the same question; --gpu "" or --gpu_memory asks for the settings table's 80 GB device instead.
+constexpr std::string_view default_gpu = "h100-80gb";
+
+// The settings with the page's device when they name none (neither gpu, even empty, nor gpu_memory).
+settings with_default_gpu(settings values) {
+  if (!values.contains("gpu") && !values.contains("gpu_memory")) values.emplace("gpu", default_gpu);
+  return values;
+}
+
 struct options {
   settings values;
   std::optional<std::string> config_path;  ///< --config, when given (an empty path is an error)
@@ -52,14 +62,50 @@ struct options {
   bool ways_out = false;  ///< --ways-out: the nearest ways out of a "does not fit" (ways_out.hpp)
   bool gpus = false;      ///< --gpus: the settings on every GPU preset (gpu_fit.hpp)
   bool help = false;
-  bool version = false;  ///< --version: the project's version (CMakeLists.txt project())
+  bool help_all = false;  ///< --help all: every setting (the short --help lists the common ones)
+  bool version = false;   ///< --version: the project's version (CMakeLists.txt project())
   bool list_models = false;
   bool list_gpus = false;
   bool schema = false;
   bool sweep = false;  ///< the `sweep` subcommand: --batch and --seq are axes
 };
 
+// The short help: the usage, one example per common task and the flags people use first (docs: README.md, "CLI").
 void print_help() {
+  fmt::print(
+      "llm-memory: GPU memory needed to train or run a large language model, per device.\n\n"
+      "Usage: llm-memory [--KEY VALUE ...] [--json]      the estimate, as a table or one JSON object\n"
+      "       llm-memory sweep [--batch 1:256] [--seq 256:131072] [--KEY VALUE ...] [--json]\n"
+      "       llm-memory --help all                       every setting with its default and unit\n\n"
+      "Examples:\n"
+      "  Inference on a GPU (vLLM unless --runtime sglang, tgi, llamacpp, ollama or transformers):\n"
+      "    llm-memory --mode inference --model Qwen/Qwen3-14B --gpu rtx-4090 --seq 32768\n"
+      "  LoRA fine-tune (--finetune qlora: a 4-bit base):\n"
+      "    llm-memory --model llama-3.1-8b --finetune lora --lora_rank 16 --seq 4096 --gpu a100-40gb\n"
+      "  Full fine-tune with DeepSpeed ZeRO-3 on 8 GPUs:\n"
+      "    llm-memory --model llama-3.1-70b --framework deepspeed --zero 3 --devices 8 --gpu h100-80gb\n"
+      "  A launch command's needs (vllm serve ..., llama-server ...; - reads standard input):\n"
+      "    llm-memory --from serve.sh --ways-out\n\n"
+      "Settings people change first (the same keys are the page's URL keys and the widget's attributes):\n"
+      "  --model ID            preset id, alias or Hub repo id, any case (--list-models)\n"
+      "  --mode MODE           train (default) or inference\n"
+      "  --gpu ID              GPU preset (--list-gpus); without --gpu or --gpu_memory: {}, as the page\n"
+      "  --gpu_memory SIZE     memory of one device instead of a preset (80GB, 24GiB)\n"
+      "  --devices N           devices in all; --tp, --pp, --zero split the work over them\n"
+      "  --seq N --batch N     tokens per sequence, sequences per micro-batch (inference: concurrent requests)\n"
+      "  --weights_dtype T     bf16, fp8, int4, nf4, q4_k_m, ...   --finetune full|lora|qlora\n\n"
+      "Other flags:\n"
+      "  --json      one JSON object (its \"version\" and \"schema_version\": docs/wasm.md, \"Versions\")\n"
+      "  --ways-out  the nearest changes that fit      --solve   devices, micro-batch and sequence that fit\n"
+      "  --advise    each knob one step, bytes saved   --gpus    every GPU preset: fits, devices needed\n"
+      "  --from FILE|-, --config PATH, --safetensors PATH, --gguf PATH   read settings from files\n"
+      "  --list-models, --list-gpus, --schema, --version, --batch-json FILE: see --help all\n"
+      "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n",
+      default_gpu);
+}
+
+// --help all: the usage and every row of the settings table, then every other flag.
+void print_help_all() {
   fmt::print(
       "llm-memory: GPU memory needed to train or run a large language model, per device.\n\n"
       "Usage: llm-memory [--KEY VALUE ...] [--config config.json] [--json]\n"
@@ -85,6 +131,8 @@ void print_help() {
                def.default_value.empty() ? "none" : def.default_value, def.unit.empty() ? "" : ", unit: ", def.unit);
   }
   fmt::print(
+      "\nThe CLI's device: without --gpu or --gpu_memory, --gpu {} (the page's default); --gpu \"\" gives the\n"
+      "settings table's gpu_memory (80GB), as the JavaScript API and --batch-json do.\n"
       "\nOther flags:\n"
       "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
       "  --safetensors PATH  read a .safetensors file's header, or a model.safetensors.index.json and the headers\n"
@@ -93,7 +141,8 @@ void print_help() {
       "                      architecture's metadata as settings (config.json and explicit flags win)\n"
       "  --from FILE|-       read a launch command (vllm serve ..., llama-server ...) into settings; explicit\n"
       "                      flags win (docs/readers.md)\n"
-      "  --json              print one JSON object instead of the table\n"
+      "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
+      "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
       "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
       "  --ways-out          also list the nearest ways out of a \"does not fit\": more devices, another GPU, a\n"
@@ -103,8 +152,10 @@ void print_help() {
       "  --schema            print the settings table as JSON\n"
       "  --version           print the version\n"
       "  --batch-json FILE   estimate every settings object of a JSON array; print a JSON array of results\n"
-      "                      (for scripts and tests: one process for many estimates)\n"
-      "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n");
+      "                      (for scripts and tests: one process for many estimates, the settings as the\n"
+      "                      JavaScript API reads them: no default GPU)\n"
+      "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n",
+      default_gpu);
 }
 
 // Every error line goes through here: to_string() escapes control characters, so one problem is one line
@@ -139,8 +190,13 @@ bool parse_args(int argc, char** argv, options& opt) {
       opt.gpus = true;
       continue;
     }
-    if (arg == "--help" || arg == "-h") {
+    if (arg == "--help" || arg == "-h" || arg == "--help=all") {
       opt.help = true;
+      opt.help_all = arg == "--help=all";
+      if (i + 1 < argc && std::string_view(argv[i + 1]) == "all") {
+        opt.help_all = true;
+        ++i;
+      }
       continue;
     }
     if (arg == "--version") {
@@ -446,11 +502,11 @@ int main(int argc, char** argv) {
   options opt;
   if (!parse_args(argc, argv, opt)) return exit_usage;
   if (opt.help) {
-    print_help();
+    opt.help_all ? print_help_all() : print_help();
     return 0;
   }
   if (opt.version) {
-    fmt::print("llm-memory {}\n", LLM_MEMORY_VERSION);
+    fmt::print("llm-memory {}\n", version());
     return 0;
   }
   if (opt.schema) {
@@ -515,10 +571,10 @@ int main(int argc, char** argv) {
     for (const auto& [key, value] : from->values) opt.values.emplace(key, value);  // explicit flags win
   }
 
-  const resolve_inputs inputs{opt.values, config, gguf_file};
+  const resolve_inputs inputs{with_default_gpu(opt.values), config, gguf_file};
   if (opt.sweep) return sweep_command(inputs, opt.json);
   if (opt.gpus) return print_gpu_fit(inputs, opt.json);
-  const auto spec = resolve(opt.values, config, gguf_file);
+  const auto spec = resolve(inputs.explicit_values, config, gguf_file);
   const estimate_result r = spec.ok() ? estimate(spec.value()) : estimate_result{};
   const auto refused = spec.ok() ? beyond_exact_bytes(r) : std::nullopt;
   if (!spec.ok() || refused) {
@@ -546,7 +602,7 @@ int main(int argc, char** argv) {
   if (from) print_from(*opt.from_path, *from, opt.values);
   if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
-  if (opt.solve) print_solve(solved);
+  if (opt.solve) print_solve(solved, r.inference ? spec.value().values.seq : 0);
   if (opt.advise) print_advice(advice, spec.value().units);
   if (opt.ways_out) print_ways_out(ways, spec.value().units);
   return 0;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -13,6 +14,14 @@ namespace llm_memory::cli {
 namespace {
 
 using detail::group_digits;
+
+// Inference's one concurrency figure, in the words of a serving runtime: whole requests of `seq` tokens at once.
+std::string requests_text(double requests, std::int64_t seq) {
+  const double whole = std::floor(requests);
+  const std::string tokens = group_digits(static_cast<double>(seq));
+  if (whole < 1) return "not one request of " + tokens + " tokens at once";
+  return group_digits(whole) + (whole == 1 ? " request of " : " requests of ") + tokens + " tokens at once";
+}
 
 // The runtime's report in its own words: vLLM's log lines, SGLang's and TGI's token counts, llama.cpp's buffers.
 void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, const char* unit_name) {
@@ -34,12 +43,12 @@ void print_runtime(const runtime_report& rt, std::int64_t seq, double unit, cons
              rt.kv_available / 1073741824.0,
              rt.kv_shortfall > 0 ? fmt::format(" (the budget is {:.2f} GiB short)", rt.kv_shortfall / 1073741824.0)
                                  : std::string());
+  // vLLM logs the fraction ("maximum concurrency ... 1.40x"); one whole figure reads as the requests it serves.
   if (rt.kv_capacity_tokens > 0)
-    fmt::print("{}: KV cache {} tokens · maximum concurrency for {} tokens per request: {:.2f}x\n", name,
-               group_digits(rt.kv_capacity_tokens), group_digits(static_cast<double>(seq)), rt.max_concurrency);
+    fmt::print("{}: KV cache holds {} tokens · {}\n", name, group_digits(rt.kv_capacity_tokens),
+               requests_text(rt.max_concurrency, seq));
   else if (rt.max_concurrency > 0)
-    fmt::print("{}: maximum concurrency for {} tokens per request: {:.2f}x\n", name,
-               group_digits(static_cast<double>(seq)), rt.max_concurrency);
+    fmt::print("{}: {}\n", name, requests_text(rt.max_concurrency, seq));
 }
 
 // A delta as command-line flags: "--key value ...".
@@ -133,10 +142,15 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   for (const auto& note : r.notes) fmt::print("note: {}\n", note);
 }
 
-void print_solve(const solve_result& s) {
+void print_solve(const solve_result& s, std::int64_t inference_seq) {
   fmt::print("\nsolve (exact search on the estimate; everything else held):\n");
   fmt::print("  fits now: {}\n", s.fits ? "yes" : "no");
-  for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) fmt::print("  {:<12} {}\n", a->key, a->message);
+  for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) {
+    // Inference's micro-batch is its concurrent requests: said as the runtime line says it.
+    const bool requests = a == &s.max_batch && inference_seq > 0 && a->found;
+    fmt::print("  {:<12} {}\n", a->key,
+               requests ? requests_text(static_cast<double>(a->value), inference_seq) + " fit" : a->message);
+  }
 }
 
 void print_advice(const advice_result& a, display_units units) {

@@ -3,6 +3,7 @@
 // the ways out, a checkpoint's summary and what --from read. --json goes through report.hpp instead.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "llm_memory/advise.hpp"
@@ -17,8 +18,8 @@ namespace llm_memory::cli {
 
 /// The estimate's table: buckets, items, formulas, the peak and the runtime's own terms.
 void print_table(const run_spec& spec, const estimate_result& r);
-/// The solver's answers.
-void print_solve(const solve_result& s);
+/// The solver's answers; `inference_seq` (tokens; 0 in training) words the micro-batch as concurrent requests.
+void print_solve(const solve_result& s, std::int64_t inference_seq = 0);
 /// Each knob's saving and the cheapest combination.
 void print_advice(const advice_result& a, display_units units);
 /// The ways out of a "does not fit".

@@ -435,15 +435,104 @@ export interface ParamBreakdown {
   /** Number of MoE layers (layers); present only for MoE models. */
   moe_layers?: number;
   moe_layer?: LayerParams;
+  /** Layers of an encoder-decoder's encoder stack (layers; dense_layer is then a decoder layer); present only then. */
+  encoder_layers?: number;
+  encoder_layer?: LayerParams;
+  /** Parameters the other fields do not describe (the extra_params setting); present only when above 0. */
+  extra?: number;
   /** All parameters. */
   total: number;
   /** Parameters used per token (MoE: shared + top-k experts). */
   active: number;
 }
 
+/** One phase of a training step (or "inference") and what is allocated in it. */
+export interface PhaseBytes {
+  /** "sum" (framework generic), "forward_end", "backward_start", "recompute", "backward_end", "optimizer_step", "inference". */
+  phase: string;
+  /** Tensors alive in the phase (bytes per device). */
+  allocated: number;
+}
+
+/** The peak as the framework measures it (bytes per device). */
+export interface Peak {
+  /** Tensors alive at the peak: torch.cuda.max_memory_allocated(). */
+  allocated: number;
+  /** allocated + the caching allocator's reserve: max_memory_reserved(). */
+  reserved: number;
+  /** reserved + CUDA context and memory outside PyTorch: what nvidia-smi shows; equals bytes.total. */
+  device: number;
+  /** The phase at the peak (a PhaseBytes phase). */
+  phase: string;
+  /** Which of the three the framework's own log prints. */
+  printed: "allocated" | "reserved" | "device";
+  /** Every phase of the reported stage, in step order. */
+  phases: PhaseBytes[];
+}
+
+/**
+ * Inference: the runtime's own terms (docs/methodology.md, "Inference runtimes"). vLLM, SGLang and TGI: a budget
+ * with its KV capacity; llama.cpp and Ollama: its buffers. Only `name` for the others (transformers), or when the
+ * runtime has no budget.
+ */
+export interface RuntimeReport {
+  /** The resolved runtime. */
+  name: "transformers" | "vllm" | "sglang" | "tgi" | "llamacpp" | "ollama";
+  /** What the engine may use for weights and KV cache (bytes per device; vLLM, SGLang, TGI). */
+  budget?: number;
+  /** What the budget holds before the KV cache. */
+  items?: Item[];
+  /** Left for the KV cache (bytes per device), never negative. */
+  kv_available?: number;
+  /** Tokens the KV cache holds for the instance, as the runtime logs them; 0 when it logs none (tokens). */
+  kv_capacity_tokens?: number;
+  /** Requests of `seq` tokens the KV cache holds at once (requests; fractional, as vLLM logs it). */
+  max_concurrency?: number;
+  /** Longest context one request may have (tokens; vLLM's maximum model length; llama.cpp: n_ctx per sequence). */
+  max_context?: number;
+  /** llama.cpp / Ollama: the buffers its log prints (bytes). */
+  buffers?: {
+    /** Weights on the first device ("CUDA0 model buffer"). */
+    model: number;
+    /** Weights in host memory (token_embd, layers not offloaded). */
+    host: number;
+    /** KV cache on the device. */
+    kv: number;
+    /** The device's compute buffer. */
+    compute: number;
+    /** The host's compute buffer. */
+    host_compute: number;
+  };
+  /** llama.cpp / Ollama: KV cells allocated, n_ctx padded (tokens). */
+  kv_cells?: number;
+}
+
+/** What --from read from a launch command (`llm-memory --from FILE --json`, under "from"). */
+export interface LaunchRead {
+  /** No errors. */
+  ok: boolean;
+  /** The program as read, e.g. "vllm serve", "llama-server". */
+  command: string;
+  /** The settings it gives, as text; explicit flags win over them. */
+  settings: Partial<ResolvedSettings>;
+  /** Each option read, with the setting it set and the value. */
+  read: { option: string; setting: string; value: string }[];
+  /** Options that change no memory (or are not modelled), each with why. */
+  ignored: { option: string; why: string }[];
+  notes: string[];
+  errors: SettingError[];
+}
+
 /** The estimate: exactly what `llm-memory --json` prints for the same settings. */
 export interface Estimate {
   ok: true;
+  /** The project's version, e.g. "0.1.0" (`llm-memory --version`). */
+  version: string;
+  /**
+   * The shape of this object: raised when a field is removed or changes its meaning or unit, never when one is
+   * added (docs/wasm.md, "Versions"). 1 since version 0.1.0.
+   */
+  schema_version: number;
   /** Total parameters (the `params` override when given). */
   params: number;
   /** Parameters that get gradients and optimizer state. */
@@ -466,11 +555,25 @@ export interface Estimate {
   gpu_memory: number;
   /** Every bucket, in BucketKey order, each present (possibly 0 bytes). */
   buckets: Bucket[];
+  /** The peak over the phases of a step, as the framework measures it. */
+  peak: Peak;
   param_breakdown: ParamBreakdown;
   /** Assumptions applied and settings that were ignored. */
   notes: string[];
   /** Every resolved setting as text (defaults, preset and explicit values merged): a full, shareable state. */
   settings: ResolvedSettings;
+  /** Inference only: the runtime's own terms. */
+  runtime?: RuntimeReport;
+  /** The CLI's --solve (the Solve object without ok). */
+  solve?: Omit<Solve, "ok">;
+  /** The CLI's --advise (the Advice object without ok). */
+  advice?: Omit<Advice, "ok">;
+  /** The CLI's --ways-out: {fits, ways} (WaysOut without ok, solve and advice). */
+  ways_out?: Pick<WaysOut, "fits" | "ways">;
+  /** The CLI's --safetensors / --gguf: the checkpoint headers' totals. */
+  checkpoint?: CheckpointRead["checkpoint"];
+  /** The CLI's --from: what the launch command gave. */
+  from?: LaunchRead;
 }
 
 /** How one bucket changes under a knob (bytes per device). */

@@ -124,7 +124,9 @@ class App {
     this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
     // A .gguf brings an architecture (as a config.json); a .safetensors only the exact count, over the model shown.
     this.config.addEventListener("checkpoint", (e) => (e.detail.kind === "gguf" ? this.applyConfig(e.detail.settings) : this.edit(e.detail.settings)));
-    this.hub = new HubModel({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o) }, $("model-picker"));
+    this.models.addEventListener("unknown", (e) => this.showModelError(e.detail.message));
+    this.hub = new HubModel({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o),
+                              isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
     this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS));
@@ -199,19 +201,37 @@ class App {
     status.hidden = false;
     if (failed) {
       // The core could not answer: no numbers at all rather than those of earlier settings.
-      clearTimeout(this.answers_timer);
       status.textContent = `${text}.`;
-      clearTimeout(this.gpu_fit_timer);
-      this.heatmap_for = this.gpu_fit_for = null;
-      for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
-      $("heatmap").hidden = true;
-      this.last = null;
+      this.#clearResults();
       return;
     }
     status.textContent = `${text}. The results below are for the last valid settings.`;
     $("results").classList.add("stale");
     $("verdict").classList.add("stale");
     if (this.last) this.parallel?.update(this.last.settings, { shown: overrides, errors });
+  }
+
+  /**
+   * A model box name that is no preset: the core's message (with its nearest ids) in the verdict box, and no
+   * numbers beside it, which would read as that model's. The settings stay the last valid ones; the next
+   * change draws them again.
+   */
+  showModelError(message) {
+    this.#clearResults();
+    $("input-status").hidden = true;
+    $("change-note").textContent = "";
+    $("verdict-head").replaceChildren(h("p", { class: "verdict-line unknown-model", role: "alert" },
+      h("strong", { text: "No model to estimate: " }), message.replace(/ \(the CLI's [^)]*\)$/, "")));
+  }
+
+  /** Empties every answer (no numbers rather than those of other settings) and stops the ones under way. */
+  #clearResults() {
+    clearTimeout(this.answers_timer);
+    clearTimeout(this.gpu_fit_timer);
+    this.heatmap_for = this.gpu_fit_for = null;
+    for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
+    $("heatmap").hidden = true;
+    this.last = null;
   }
 
   /** The errors of the pending values (what the user typed that does not validate yet), or []. */

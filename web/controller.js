@@ -137,9 +137,19 @@ export class Controller {
 
   /** The model picker in `container`; `models` the presets or a function giving them (ModelPicker). */
   modelPicker(container, models) {
-    const picker = new ModelPicker(container, models);
+    const picker = new ModelPicker(container, models, { lookup: (text) => this.lookupModel(text) });
     picker.addEventListener("model", (e) => this.edit({ model: e.detail.id }, { clear: this.model_keys }));
     return (this.controls.models = picker);
+  }
+
+  /**
+   * The preset `text` names as the core's model setting reads it (an id, an alias or a Hub repo id, any case:
+   * lookup_model, as the CLI's --model): {id}, or {message}, the core's error with the nearest ids.
+   */
+  lookupModel(text) {
+    const resolved = this.engine.resolve({ model: text });
+    if (resolved.ok) return { id: resolved.settings.model };
+    return { message: (resolved.errors.find((e) => e.setting === "model") ?? resolved.errors[0]).message };
   }
 
   /** The GPU picker in `container`: a preset drops an explicit gpu_memory, which would override its memory. */

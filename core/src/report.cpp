@@ -223,6 +223,8 @@ json estimate_object(const estimate_result& r, const solve_result* solved, const
   const json settings_json = detail::object_of(to_settings(r.settings));
 
   json out = {{"ok", true},
+              {"version", version()},
+              {"schema_version", json_schema_version},
               {"params", json_bytes(r.params)},
               {"trainable_params", json_bytes(r.trainable_params)},
               {"bytes", bytes},
@@ -246,6 +248,8 @@ json estimate_object(const estimate_result& r, const solve_result* solved, const
 }
 
 }  // namespace
+
+std::string_view version() { return LLM_MEMORY_VERSION; }
 
 std::string to_json(const estimate_result& r, const solve_result* solved, const advice_result* advice, int indent,
                     const checkpoint_summary* checkpoint) {

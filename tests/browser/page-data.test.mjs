@@ -58,6 +58,97 @@ test("which GPUs fit: one row per GPU preset, data-fits on the current device co
   await page.close();
 });
 
+// Issue 36 item 7: the table fits its panel at 1280 px, every column in view (training with tensor parallel, the
+// split that printed "pipeline undefined"); on a phone it scrolls inside its panel, the GPU column held in view.
+test("which GPUs fit fits its panel at 1280 px and scrolls inside it on a phone; no cell says undefined", async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const page = await open(session.context, `${session.url}?${SEED}`, { viewport });
+    await settled(page);
+    await gpuFitReady(page);
+    const box = await page.evaluate(() => {
+      const panel = document.querySelector("#panel-fits").getBoundingClientRect();
+      const wrap = document.querySelector("#gpu-fit .table-wrap");
+      const last = [...document.querySelectorAll("#gpu-fit thead th")].at(-1).getBoundingClientRect();
+      return { panel_right: panel.right, last_right: last.right, page_width: document.documentElement.scrollWidth,
+               scrolls: wrap.scrollWidth > wrap.clientWidth, text: document.querySelector("#gpu-fit").textContent,
+               sticky: getComputedStyle(document.querySelector("#gpu-fit tbody th")).position };
+    });
+    assert.doesNotMatch(box.text, /undefined|NaN/);
+    assert.match(box.text, /2 \(tensor parallel 2\)/);
+    assert.ok(box.page_width <= viewport.width, `the page scrolls sideways at ${viewport.width} px`);
+    if (viewport.width === 1280) {
+      assert.ok(box.last_right <= box.panel_right + 0.5, `the Use column ends at ${box.last_right}, the panel at ${box.panel_right}`);
+      assert.equal(box.scrolls, false);
+    } else {
+      assert.equal(box.sticky, "sticky", "the GPU column stays in view while the table scrolls");
+    }
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});
+
+// Issue 36 item 5: the model box reads a name as the CLI's --model does (the core's lookup_model): a preset's
+// Hub repo id or a listed alias, in any case, opens the preset without asking the Hub; a near miss gets the
+// nearest ids; an unknown name shows its error in the verdict box with no numbers of the previous model beside it.
+test("the model box: repo ids and aliases in any case open the preset offline; an unknown name, its error alone", async () => {
+  const page = await open(session.context, session.url);
+  const hub = [];
+  await page.route(/huggingface\.co|hf\.co/, (route) => {
+    hub.push(route.request().url());
+    return route.abort();
+  });
+  await settled(page);
+  for (const [typed, id] of [["Qwen/Qwen3-14B", "qwen3-14b"], ["META-LLAMA/llama-3.1-8b-instruct", "llama-3.1-8b"]]) {
+    await page.fill("#model-search", typed);
+    await page.press("#model-search", "Enter");
+    await page.waitForURL(new RegExp(`model=${id.replaceAll(".", "\\.")}(&|$)`));
+    await settled(page);
+    assert.match(await page.textContent("#verdict-head"), /Fits|Does not fit/);
+  }
+  assert.deepEqual(hub, [], "a preset's repo id is not fetched from the Hub");
+  await page.fill("#model-search", "qwen3-14");
+  await page.press("#model-search", "Enter");
+  await page.waitForSelector("#verdict-head .unknown-model");
+  const shown = await page.evaluate(() => ({
+    verdict: document.querySelector("#verdict-head").textContent, ways: document.querySelector("#ways-out").textContent,
+    summary: document.querySelector("#summary").textContent, table: document.querySelector("#results-table").textContent,
+    error: document.querySelector("#model-error").textContent,
+    suggestions: [...document.querySelectorAll("#model-error button")].map((b) => b.textContent) }));
+  assert.match(shown.verdict, /unknown model "qwen3-14": not a preset; did you mean qwen3-14b/);
+  assert.doesNotMatch(shown.verdict, /Fits|Does not fit/);
+  assert.equal(shown.ways + shown.summary + shown.table, "", "no numbers of the previous model beside the error");
+  assert.ok(shown.suggestions.includes("qwen3-14b"));
+  // A suggestion opens its preset and the results come back.
+  await page.click('#model-error button:text-is("qwen3-14b")');
+  await page.waitForURL(/model=qwen3-14b(&|$)/);
+  await settled(page);
+  assert.match(await page.textContent("#verdict-head"), /Fits|Does not fit/);
+  assert.notEqual(await page.textContent("#summary"), "");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+// Issue 36 item 4: inference says one concurrency figure, in a serving runtime's words, wherever it is shown.
+test("inference: the runtime line, the solver and the verdict's room say the same requests at once", async () => {
+  const page = await open(session.context, `${session.url}?mode=inference&model=llama-3.1-8b&seq=4096`);
+  await settled(page);
+  await showTab(page, "fits");
+  const shown = await page.evaluate(() => ({
+    runtime: document.querySelector(".runtime-line").textContent,
+    card: document.querySelector('[data-answer="max_batch"]').textContent,
+    value: Number(document.querySelector('[data-answer="max_batch"]').dataset.value),
+    room: document.querySelector("#ways-out").textContent,
+    concurrency: window.llmMemoryApp.last.runtime.max_concurrency }));
+  const said = `${Math.floor(shown.concurrency).toLocaleString("en-US")} requests of 4,096 tokens at once`;
+  assert.equal(shown.value, Math.floor(shown.concurrency));
+  assert.match(shown.runtime, /KV cache holds [\d,]+ tokens/);
+  for (const text of [shown.runtime, shown.card, shown.room]) assert.ok(text.includes(said), `${text} does not say ${said}`);
+  assert.match(shown.card, /^Concurrent requests/);
+  assert.doesNotMatch(shown.runtime + shown.room, /\d\.\d\d×|micro-batch/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
   const page = await open(session.context, session.url);
   await settled(page);

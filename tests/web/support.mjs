@@ -31,13 +31,22 @@ export async function importEngine() {
   return import(pathToFileURL(join(dir, "engine.js")).href);
 }
 
-const cli = resolve(root, process.env.LLM_MEMORY_CLI ?? "build/release/llm-memory");
+const cliPath = resolve(root, process.env.LLM_MEMORY_CLI ?? "build/release/llm-memory");
 
-/// Runs the native CLI; returns its stdout (a non-zero exit is fine: --json prints errors as JSON).
-export function native(args) {
-  const run = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 30 });
-  if (run.error) throw new Error(`cannot run the native CLI ${cli} (set LLM_MEMORY_CLI): ${run.error.message}`);
+/// Runs the native CLI as it is; returns its stdout (a non-zero exit is fine: --json prints errors as JSON).
+export function cli(args) {
+  const run = spawnSync(cliPath, args, { encoding: "utf8", maxBuffer: 1 << 30 });
+  if (run.error) throw new Error(`cannot run the native CLI ${cliPath} (set LLM_MEMORY_CLI): ${run.error.message}`);
   return run.stdout;
+}
+
+/**
+ * Runs the native CLI as the API reads settings: the CLI's own device, when none is named, is the page's H100
+ * (cli/main.cpp); `--gpu=` asks it for the settings table's 80 GB one, the API's.
+ */
+export function native(args) {
+  const names_gpu = args.some((a) => /^--gpu(_memory)?(=|$)/.test(a));
+  return cli(names_gpu ? args : [...args, "--gpu="]);
 }
 
 /// Native results for many settings objects in one process (llm-memory --batch-json).

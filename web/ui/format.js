@@ -70,3 +70,14 @@ export function bytesSettingText(bytes) {
   }
   return String(n);
 }
+
+/**
+ * Inference's one concurrency figure, in a serving runtime's words (the CLI's too, cli/print.cpp): whole requests
+ * of `seq` tokens at once, "110 requests of 4,096 tokens at once" (vLLM logs the fraction, 110.70x).
+ */
+export function requestsText(requests, seq) {
+  const whole = Math.floor(requests);
+  const tokens = formatCount(Number(seq));
+  if (!(whole >= 1)) return `not one request of ${tokens} tokens at once`;
+  return `${formatCount(whole)} request${whole === 1 ? "" : "s"} of ${tokens} tokens at once`;
+}

@@ -38,8 +38,8 @@ export class HubModel {
   #loading = 0;
 
   /**
-   * `app`: {engine, state, keys, model_keys, edit(changes, {clear})}; `picker`: the model picker's container,
-   * after which the status line goes; `fetcher`: fetch (tests may pass another).
+   * `app`: {engine, state, keys, model_keys, edit(changes, {clear}), isPreset(text)}; `picker`: the model picker's
+   * container, after which the status line goes; `fetcher`: fetch (tests may pass another).
    */
   constructor(app, picker, { fetcher } = {}) {
     this.#app = app;
@@ -50,7 +50,8 @@ export class HubModel {
     picker.addEventListener("change", (event) => {
       if (event.target?.id !== "model-search") return;
       const id = parseHubId(event.target.value);
-      if (id === null) return;  // preset ids hold no "/"
+      // Preset ids hold no "/"; a preset's own repo id or alias opens the preset, offline (the picker's).
+      if (id === null || app.isPreset?.(event.target.value)) return;
       event.stopPropagation();
       this.load(id);
     }, true);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Model preset search and picker: a search box over the presets (id and display name), the chosen preset's
-// facts, and "custom architecture". Events:
-//   "model"  {id}   a preset was chosen
-//   "custom" {}     leave the preset, keep its architecture as editable settings
+// Model preset search and picker: a search box over the presets, the chosen preset's facts, and "custom
+// architecture". The box is forgiving as the CLI's --model is: a display name, or what the core's model setting
+// reads (an id, a listed alias or a Hugging Face repo id, in any case: `lookup`, the core's lookup_model through
+// resolve); an unknown name gets the core's nearest ids ("did you mean"), each a button. Events:
+//   "model"   {id}               a preset was chosen
+//   "unknown" {text, message}    Enter (or leaving the box) on a name that is no preset: the core's message
+//   "custom"  {}                 leave the preset, keep its architecture as editable settings
 import { h, replace } from "./dom.js";
 import { formatCount, formatShortCount } from "./format.js";
 
@@ -15,15 +18,18 @@ export class ModelPicker extends EventTarget {
   #info;
   #error;
   #shown = null;
+  #lookup;
 
   /**
    * `models`: the presets, or a function returning them (or a promise of them: the page fetches the
    * catalogue on first need), called on first need (load(), or a search): the list costs dozens of
-   * estimates' worth of work, which the page's first result should not wait for.
+   * estimates' worth of work, which the page's first result should not wait for. `lookup(text)`: {id} of the
+   * preset the core's model setting reads `text` as, or {message} (its error, with the nearest ids).
    */
-  constructor(container, models) {
+  constructor(container, models, { lookup = null } = {}) {
     super();
     this.#source = typeof models === "function" ? models : () => models;
+    this.#lookup = lookup;
     this.#input = h("input", {
       type: "search", id: "model-search", list: "model-presets", autocomplete: "off", spellcheck: "false",
       placeholder: "Search the presets", "aria-describedby": "model-info model-error",
@@ -73,18 +79,47 @@ export class ModelPicker extends EventTarget {
     if (this.#shown) this.update(...this.#shown);
   }
 
-  // A typed id or display name (any case) picks the preset; `final` (change: Enter or leaving the box)
-  // reports text that matches none.
+  /**
+   * The preset `text` names, or {message} why none: a display name (any case), else the core's reading of it once
+   * the presets are in (before, an unknown name may be one still on its way: {message: null}).
+   */
+  find(text) {
+    const typed = String(text ?? "").trim();
+    const lower = typed.toLowerCase();
+    const named = this.load().find((m) => m.id === lower || m.name.toLowerCase() === lower);
+    if (named) return { id: named.id };
+    if (!typed || !this.#models || !this.#lookup) return { message: null };
+    return this.#lookup(typed);
+  }
+
+  // A name the presets answer to picks its preset; `final` (change: Enter or leaving the box) reports text that
+  // names none, with the core's nearest ids as buttons.
   #pick(final) {
-    const text = this.#input.value.trim().toLowerCase();
-    const match = this.load().find((m) => m.id === text || m.name.toLowerCase() === text);
-    if (match) {
+    const typed = this.#input.value.trim();
+    const found = this.find(typed);
+    if (found.id) {
       this.#error.hidden = true;
-      this.dispatchEvent(new CustomEvent("model", { detail: { id: match.id } }));
-    } else if (final && text && this.#models) {
-      this.#error.textContent = `No preset matches "${this.#input.value.trim()}": pick one from the list, or use a custom architecture.`;
+      this.dispatchEvent(new CustomEvent("model", { detail: { id: found.id } }));
+    } else if (final && typed && this.#models) {
+      const message = found.message ?? `no preset matches "${typed}"`;
+      const shown = message.replace(/ \(the CLI's [^)]*\)$/, "");
+      replace(this.#error, /[.?!]$/.test(shown) ? shown : `${shown}.`, " ", ...this.#suggestions(message));
       this.#error.hidden = false;
+      this.dispatchEvent(new CustomEvent("unknown", { detail: { text: typed, message } }));
     }
+  }
+
+  /** A button per preset the core's "did you mean a, b or c?" names. */
+  #suggestions(message) {
+    const near = /did you mean (.+?)\?/.exec(message)?.[1].split(/, | or /) ?? [];
+    return near.filter((id) => this.#models.some((m) => m.id === id)).map((id) => {
+      const button = h("button", { type: "button", class: "secondary suggestion", text: id });
+      button.addEventListener("click", () => {
+        this.#input.value = id;
+        this.#pick(true);
+      });
+      return button;
+    });
   }
 
   /** Shows the current preset (id "" = custom architecture; params: the resolved total). */

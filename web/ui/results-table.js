@@ -3,7 +3,7 @@
 // data-bucket and data-bytes, the exact byte count), one row per item with the formula that produced it, and
 // the total. A pure render function of an estimate, so the widget can reuse it.
 import { h, replace } from "./dom.js";
-import { formatBytes, formatCapacity, formatCount, formatShare } from "./format.js";
+import { formatBytes, formatCapacity, formatCount, formatShare, requestsText } from "./format.js";
 
 /** container -> the table drawn last, its shape and the nodes an update rewrites (renderResultsTable). */
 const drawn = new WeakMap();
@@ -159,10 +159,10 @@ export function runtimeLine(estimate) {
       `${formatBytes(b.kv, units)} (${tokens(rt.kv_cells)} cells) · compute buffer ${formatBytes(b.compute, units)}`;
   }
   if (rt.budget === undefined) return `${rt.name}: allocates what it needs (no preallocated budget)`;
-  const capacity = rt.kv_capacity_tokens > 0 ? ` · KV cache ${tokens(rt.kv_capacity_tokens)} tokens` : "";
-  return `${rt.name}: budget ${formatBytes(rt.budget, units)}${capacity} · ${rt.max_concurrency.toFixed(2)}× ` +
-    `requests of ${tokens(Number(estimate.settings.seq))} tokens at once`;
+  const capacity = rt.kv_capacity_tokens > 0 ? ` · KV cache holds ${tokens(rt.kv_capacity_tokens)} tokens` : "";
+  return `${rt.name}: budget ${formatBytes(rt.budget, units)}${capacity} · ${requestsText(rt.max_concurrency, estimate.settings.seq)}`;
 }
+
 
 /** Training: the peak as the frameworks measure it (the largest phase of a step); null for inference. */
 function trainingPeak(estimate) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The solver's answers: devices needed, largest micro-batch, longest sequence, each with the core's sentence
-// and a button that applies it. A render function; `onApply(delta, title)` receives the settings to merge and
-// what they are ("largest micro-batch: 5"), for the page's note of what changed.
+// The solver's answers: devices needed, largest micro-batch (inference: concurrent requests), longest sequence,
+// each with the core's sentence and a button that applies it. A render function; `onApply(delta, title)` receives
+// the settings to merge and what they are ("largest micro-batch: 5"), for the page's note of what changed.
 import { h } from "./dom.js";
-import { formatBytes, formatCount } from "./format.js";
+import { formatBytes, formatCount, requestsText } from "./format.js";
 
 const ANSWERS = [
   ["min_devices", "Devices needed", "devices"],
@@ -17,10 +17,15 @@ export function renderSolver(container, solve, { units = "GB", current = {}, onA
     container.replaceChildren(h("p", { class: "muted", text: "No solver answers for these settings." }));
     return;
   }
-  const rows = ANSWERS.map(([key, title, unit]) => {
+  // Inference's micro-batch is its concurrent requests: one figure, worded as the runtime line words it.
+  const inference = current.mode === "inference";
+  const rows = ANSWERS.map(([key, answer_title, unit]) => {
     const answer = solve[key];
+    const requests = inference && key === "max_batch";
+    const title = requests ? "Concurrent requests" : answer_title;
     const unit_text = answer.value === 1 ? unit.replace(/s$/, "") : unit;
-    const value = answer.found ? `${formatCount(answer.value)} ${unit_text}${answer.at_limit ? " or more" : ""}` : "none fits";
+    const count = requests ? requestsText(answer.value, current.seq) : `${formatCount(answer.value)} ${unit_text}`;
+    const value = answer.found ? `${count}${answer.at_limit ? " or more" : ""}` : "none fits";
     const changes = Object.entries(answer.delta).some(([key, text]) => current[key] !== text);
     const apply = answer.found && changes && onApply
       ? h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${title.toLowerCase()} ${answer.value}`, text: "Apply",

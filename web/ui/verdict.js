@@ -7,7 +7,7 @@
 // the sentence, the verdict and the default page's ways out into index.html at build time with the same
 // functions.
 import { h } from "./dom.js";
-import { formatBytes, formatCount } from "./format.js";
+import { formatBytes, formatCount, requestsText } from "./format.js";
 import { STACK_NAMES, TASKS, taskOf } from "./task-picker.js";
 
 /** The bytes the verdict compares with the device: what `fits` compares (the peak on the device, else the total). */
@@ -84,8 +84,11 @@ export function renderWaysOut(container, { estimate, solve, ways }) {
   }
   if (estimate.fits) {
     const room = [];
-    if (solve?.ok && solve.max_batch.found) room.push(`micro-batch up to ${formatCount(solve.max_batch.value)}${solve.max_batch.at_limit ? "+" : ""}`);
-    if (solve?.ok && solve.max_seq.found) room.push(`${estimate.settings.mode === "inference" ? "context" : "sequences"} up to ${formatCount(solve.max_seq.value)} tokens${solve.max_seq.at_limit ? "+" : ""}`);
+    const inference = estimate.settings.mode === "inference";
+    // Inference: the concurrent requests, worded as the runtime line and the solver word them (one figure).
+    const batch = (n) => (inference ? requestsText(n, estimate.settings.seq) : `micro-batch up to ${formatCount(n)}`);
+    if (solve?.ok && solve.max_batch.found) room.push(`${batch(solve.max_batch.value)}${solve.max_batch.at_limit ? "+" : ""}`);
+    if (solve?.ok && solve.max_seq.found) room.push(`${inference ? "context" : "sequences"} up to ${formatCount(solve.max_seq.value)} tokens${solve.max_seq.at_limit ? "+" : ""}`);
     container.replaceChildren(room.length ? h("p", { class: "room", text: `Room on this device: ${room.join(" · ")}.` }) : "");
     return;
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llm_memory/advise.hpp"
@@ -16,6 +17,13 @@
 #include "llm_memory/ways_out.hpp"
 
 namespace llm_memory {
+
+/// The estimate's JSON shape, written as its "schema_version": raised when a field is removed or changes its meaning
+/// or unit, never when one is added (docs/wasm.md, "Versions").
+inline constexpr int json_schema_version = 1;
+
+/// The project's version (the top-level CMakeLists.txt project() VERSION): --version and the estimate's "version".
+[[nodiscard]] std::string_view version();
 
 /// The estimate as a JSON object (byte values as integers, per device), with the solver's answers under "solve",
 /// the knob diagnosis under "advice" and the checkpoint headers' totals under "checkpoint" when given.
