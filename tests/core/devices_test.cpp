@@ -141,7 +141,9 @@ TEST(devices, runtimes_refuse_devices_they_do_not_run_on) {
 //   KV      = 38,068,951,450 - 32,798,091,264 - 565,968,896 - 783,831,531.52 = 3,921,059,758.48 B = 3.65 GiB
 // One 32,768-token request needs 64 x 2 x 4 KV heads x 128 x 2 B x 32,768 = 4 GiB: vLLM does not start. Its
 // blocks: floor(floor(KV / 32,768 B) / 64 layers) = 1869 of 16 tokens = 29,904 tokens, the longest context.
-// On the catalogue's former 40 GiB the same run kept 4,506,813,972.48 B (4.20 GiB) and said it fits.
+// On the catalogue's former 40 GiB the same run kept 4,506,813,972.48 B (4.20 GiB) and said it fits. vLLM 0.21 (the
+// default release) also holds its CUDA-graph estimate, 0.84 GiB = 901,943,132.16 B, in the budget: 3,019,116,626.32
+// B left, floor(floor(KV / 32,768) / 64) = 1439 blocks = 23,024 tokens; it does not start either.
 TEST(devices, qwen25_32b_tp2_on_two_a100_40gb_as_vllm_answers) {
   const settings run = {{"mode", "inference"},
                         {"model", "qwen2.5-32b"},
@@ -162,6 +164,15 @@ TEST(devices, qwen25_32b_tp2_on_two_a100_40gb_as_vllm_answers) {
   EXPECT_DOUBLE_EQ(e.runtime.kv_capacity_tokens, 29904);
   EXPECT_EQ(e.runtime.max_context, 29904);
   EXPECT_FALSE(e.fits);
+
+  settings v0_21 = run;
+  v0_21["vllm_version"] = "0.21";
+  const auto current = estimate(v0_21);
+  ASSERT_TRUE(current.ok());
+  EXPECT_NEAR(current.value().runtime.kv_available,
+              38068951450.0 - 32798091264.0 - 565968896.0 - 0.73 * GiB - 0.84 * GiB, 1);
+  EXPECT_EQ(current.value().runtime.max_context, 23024);
+  EXPECT_FALSE(current.value().fits);
 
   settings nominal = run;
   nominal["gpu_memory"] = "40GiB";
