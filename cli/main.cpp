@@ -320,8 +320,10 @@ int list_gpus(bool json) {
     fmt::print("{}\n", gpus_json());
     return 0;
   }
+  // The memory an estimate compares with, which figure it is, and the marketed size beside it.
   for (const auto& g : gpu_presets())
-    fmt::print("{:<20} {:<36} {:>18} B\n", g.id, g.name, detail::group_digits(g.memory_bytes));
+    fmt::print("{:<22} {:<64} {:>18} B  {} (marketed {:g} GB)\n", g.id, g.name, detail::group_digits(g.memory_bytes),
+               basis_words(g.basis), g.marketed_bytes / 1073741824.0);
   return 0;
 }
 

@@ -834,19 +834,44 @@ export interface ModelPreset {
   note: string;
 }
 
-/** A GPU preset (`llm-memory --list-gpus --json`). */
+/** A GPU preset (`llm-memory --list-gpus --json`; docs/devices.md). A figure not published is null. */
 export interface GpuPreset {
   /** Settings value for `gpu`, e.g. "h100-80gb". */
   id: string;
-  /** e.g. "NVIDIA H100 80GB SXM". */
+  /** Other ids naming it (earlier ids such as "apple-16gb", common names such as "h100"). */
+  aliases: string[];
+  /** e.g. "NVIDIA H100 80GB SXM5". */
   name: string;
-  /** Usable device memory (bytes); Apple silicon: Metal's default working set of the unified memory. */
+  /** "NVIDIA", "AMD", "Intel" or "Apple". */
+  vendor: string;
+  /** "data centre", "workstation", "consumer" or "unified". */
+  segment: string;
+  /** The stack it runs under: "cuda", "rocm", "metal", "xpu" or "gaudi". */
+  backend: string;
+  /** The memory an estimate compares with (bytes): PyTorch's total_memory where published, else the driver's
+   *  total, else the marketed size; Apple silicon: Metal's default working set of the unified memory. */
   memory_bytes: number;
-  /** Unified memory shared with the CPU (bytes; Apple silicon); 0 for a discrete GPU. */
+  /** Which of those memory_bytes is, in words. */
+  memory_basis: string;
+  /** The marketed size, vendor "GB" read as GiB (bytes). */
+  marketed_bytes: number;
+  /** What PyTorch reports as total_memory (bytes). */
+  visible_bytes: number | null;
+  /** The driver's total, nvidia-smi memory.total (bytes). */
+  reported_bytes: number | null;
+  /** Unified memory shared with the CPU (bytes); 0 for a discrete GPU. */
   unified_memory_bytes: number;
-  /** Where the figure comes from. */
+  /** Peak memory bandwidth (bytes/s). */
+  bandwidth_bytes_per_s: number | null;
+  /** Peak dense BF16 tensor throughput (FLOP/s). */
+  bf16_flops: number | null;
+  /** Peak dense FP8 tensor throughput (FLOP/s). */
+  fp8_flops: number | null;
+  /** How devices of a node talk: NVLink, PCIe, unified memory. */
+  interconnect: string;
+  /** Where each figure comes from. */
   source: string;
-  /** Remarks on the figure ("" when none). */
+  /** What is not published and other remarks ("" when none). */
   note: string;
 }
 

@@ -57,24 +57,67 @@ model_preset make_model(const json& m) {
   return p;
 }
 
+// A number field of a catalogue entry, 0 when absent or null (a figure not published).
+double number(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+constexpr double gib = 1073741824.0;
+
+device_backend backend_of(std::string_view name) {
+  for (const device_backend b :
+       {device_backend::cuda, device_backend::rocm, device_backend::metal, device_backend::xpu, device_backend::gaudi})
+    if (backend_name(b) == name) return b;
+  return device_backend::cuda;
+}
+
+// The memory an estimate compares with: what the framework sees where it is published, else the driver's total,
+// else the marketed size; Apple silicon's is Metal's working set of the unified memory (docs/devices.md).
+void pick_memory(gpu_preset& p) {
+  if (p.backend == device_backend::metal) {
+    p.basis = memory_basis::working_set;
+    p.memory_bytes = metal_working_set_bytes(p.unified_memory_bytes);
+  } else if (p.visible_bytes > 0) {
+    p.basis = memory_basis::framework;
+    p.memory_bytes = p.visible_bytes;
+  } else if (p.reported_bytes > 0) {
+    p.basis = memory_basis::driver;
+    p.memory_bytes = p.reported_bytes;
+  } else {
+    p.basis = memory_basis::nominal;
+    p.memory_bytes = p.marketed_bytes;
+  }
+}
+
+gpu_preset make_gpu(const json& g) {
+  gpu_preset p;
+  p.id = str(g, "id");
+  p.aliases = aliases_of(g);
+  p.name = str(g, "name");
+  p.vendor = str(g, "vendor");
+  p.segment = str(g, "segment");
+  p.backend = backend_of(str(g, "backend"));
+  p.marketed_bytes = number(g, "marketed_gb") * gib;
+  p.visible_bytes = number(g, "visible_bytes");
+  p.reported_bytes = number(g, "reported_bytes");
+  if (const auto it = g.find("unified"); it != g.end() && it->is_boolean() && it->get<bool>())
+    p.unified_memory_bytes = p.marketed_bytes;
+  p.bandwidth_bytes_per_s = number(g, "bandwidth_gb_s") * 1e9;
+  p.bf16_flops = number(g, "bf16_tflops") * 1e12;
+  p.fp8_flops = number(g, "fp8_tflops") * 1e12;
+  p.interconnect = str(g, "interconnect");
+  p.source = str(g, "source");
+  p.note = str(g, "note");
+  pick_memory(p);
+  return p;
+}
+
 std::vector<gpu_preset> load_gpus() {
   std::vector<gpu_preset> out;
   const json root = detail::parse_json(detail::gpus_json);
   if (!root.is_object() || !root.contains("gpus")) return out;
-  for (const auto& g : root["gpus"]) {
-    gpu_preset p;
-    p.id = str(g, "id");
-    p.name = str(g, "name");
-    p.source = str(g, "source");
-    p.note = str(g, "note");
-    if (const auto it = g.find("memory_bytes"); it != g.end() && it->is_number()) p.memory_bytes = it->get<double>();
-    // Apple silicon: the JSON gives the unified memory; what a job can use is Metal's working set.
-    if (const auto it = g.find("unified_memory_bytes"); it != g.end() && it->is_number()) {
-      p.unified_memory_bytes = it->get<double>();
-      p.memory_bytes = metal_working_set_bytes(p.unified_memory_bytes);
-    }
-    out.push_back(std::move(p));
-  }
+  for (const auto& g : root["gpus"]) out.push_back(make_gpu(g));
   return out;
 }
 
@@ -324,8 +367,29 @@ std::span<const gpu_preset> gpu_presets() {
 
 const gpu_preset* find_gpu(std::string_view id) {
   for (const auto& p : gpu_presets())
-    if (p.id == id) return &p;
+    if (p.id == id || std::find(p.aliases.begin(), p.aliases.end(), id) != p.aliases.end()) return &p;
   return nullptr;
+}
+
+std::string_view basis_words(memory_basis basis) {
+  switch (basis) {
+    case memory_basis::framework: return "what PyTorch reports (total_memory)";
+    case memory_basis::driver: return "the driver's total (nvidia-smi); PyTorch sees a few hundred MiB less";
+    case memory_basis::nominal: return "the marketed size: no reported figure is published";
+    case memory_basis::working_set: return "Metal's default working set of the unified memory";
+  }
+  return "";
+}
+
+std::string_view backend_name(device_backend backend) {
+  switch (backend) {
+    case device_backend::cuda: return "cuda";
+    case device_backend::rocm: return "rocm";
+    case device_backend::metal: return "metal";
+    case device_backend::xpu: return "xpu";
+    case device_backend::gaudi: return "gaudi";
+  }
+  return "";
 }
 
 }  // namespace llm_memory

@@ -374,13 +374,30 @@ std::string models_json(int indent) {
   return list.dump(indent);
 }
 
+namespace {
+// A figure the catalogue does not publish (0) as null.
+json published(double value) { return value > 0 ? json_bytes(value) : json(); }
+}  // namespace
+
 std::string gpus_json(int indent) {
   json list = json::array();
   for (const auto& g : gpu_presets())
     list.push_back({{"id", g.id},
+                    {"aliases", g.aliases},
                     {"name", g.name},
+                    {"vendor", g.vendor},
+                    {"segment", g.segment},
+                    {"backend", std::string(backend_name(g.backend))},
                     {"memory_bytes", json_bytes(g.memory_bytes)},
+                    {"memory_basis", std::string(basis_words(g.basis))},
+                    {"marketed_bytes", json_bytes(g.marketed_bytes)},
+                    {"visible_bytes", published(g.visible_bytes)},
+                    {"reported_bytes", published(g.reported_bytes)},
                     {"unified_memory_bytes", json_bytes(g.unified_memory_bytes)},
+                    {"bandwidth_bytes_per_s", published(g.bandwidth_bytes_per_s)},
+                    {"bf16_flops", published(g.bf16_flops)},
+                    {"fp8_flops", published(g.fp8_flops)},
+                    {"interconnect", g.interconnect},
                     {"source", g.source},
                     {"note", g.note}});
   return list.dump(indent);

@@ -10,6 +10,7 @@
 #include "llm_memory/presets.hpp"
 #include "profile_axes.hpp"
 #include "profiles.hpp"
+#include "runtimes/devices.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 #include "text.hpp"
@@ -276,6 +277,7 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
 void check_runtime(const run_spec& r, std::vector<error>& errors) {
   const auto check = detail::runtime_of(r.runtime).check;
   if (!r.train() && check != nullptr) check(r, errors);
+  detail::check_device(r, errors);
 }
 
 // The phase model's own settings (framework generic ignores them, stage_notes says so).
@@ -341,6 +343,7 @@ void apply_gpu_preset(const settings& explicit_values, setting_values& values, s
   if (it == explicit_values.end() || detail::trim(it->second).empty()) return;
   values.gpu = detail::lower(detail::trim(it->second));
   if (const gpu_preset* gpu = find_gpu(values.gpu)) {
+    values.gpu = gpu->id;  // an alias (an earlier id) names the preset by its id from here on
     if (!explicit_values.contains("gpu_memory")) values.gpu_memory = gpu->memory_bytes;
   } else {
     errors.push_back({"gpu", "unknown GPU " + quoted(values.gpu) + "; list them with --list-gpus"});

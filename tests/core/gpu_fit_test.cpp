@@ -55,37 +55,39 @@ TEST(gpu_fit, one_row_per_gpu_preset_in_catalogue_order) {
 TEST(gpu_fit, zero0_fits_only_where_one_device_holds_everything) {
   // ZeRO 0: every data-parallel device holds a full replica, so a GPU fits on 1 device or on none.
   const auto fit = fit_of(seed_7b());
-  // H200: 150,754,820,096 B (nvidia-smi 143,771 MiB) >= 142,643,585,024: headroom 8,111,235,072 B.
+  // H200: 150,108,897,280 B (PyTorch's 139.80 GiB = 143,155 MiB) >= 142,643,585,024: headroom 7,465,312,256 B.
   const auto& h200 = row_of(fit, "h200-141gb");
   EXPECT_TRUE(h200.fits);
   EXPECT_EQ(h200.devices, 1);
   EXPECT_DOUBLE_EQ(h200.total_bytes, seed_total);
   EXPECT_TRUE(h200.needed.found);
   EXPECT_EQ(h200.needed.value, 1);
-  EXPECT_DOUBLE_EQ(h200.headroom_bytes, 8111235072.0);
+  EXPECT_DOUBLE_EQ(h200.headroom_bytes, 7465312256.0);
   // Apple 192 GB: Metal's working set 3/4 x 192 GiB = 144 GiB = 154,618,822,656 B: headroom 11,975,237,632 B.
-  const auto& apple = row_of(fit, "apple-192gb");
+  const auto& apple = row_of(fit, "m2-ultra-192gb");  // apple-192gb's preset
   EXPECT_TRUE(apple.fits);
   EXPECT_DOUBLE_EQ(apple.headroom_bytes, 11975237632.0);
-  // H100: 85,520,809,984 B < 142.6e9 on one device. Data parallel alone never helps at ZeRO 0, but the solver
-  // also tries tensor parallel (solve.cpp, docs/solve-and-advise.md "Fewest devices"): tp 2 on 2 devices.
-  // Per device at tp 2 (sequence parallel on): matrices halved, norms replicated (32 x 2 + 1 LayerNorms x 8,192 =
-  // 532,480): (7e9 - 532,480) / 2 + 532,480 = 3,500,266,240 params x 16 B = 56,004,259,840 B; activations
+  // H100: 85,030,076,416 B (PyTorch's 79.19 GiB = 81,091 MiB) < 142.6e9 on one device. Data parallel alone never helps
+  // at ZeRO 0, but the solver also tries tensor parallel (solve.cpp, docs/solve-and-advise.md "Fewest devices"): tp 2
+  // on 2 devices. Per device at tp 2 (sequence parallel on): matrices halved, norms replicated (32 x 2 + 1 LayerNorms x
+  // 8,192 = 532,480): (7e9 - 532,480) / 2 + 532,480 = 3,500,266,240 params x 16 B = 56,004,259,840 B; activations
   // (Korthikanti eq. 5) 32 x s b h (34/2 + 5 a s / (2 h)) = 32 x 8,388,608 x 57 = 15,300,820,992 + embedding
   // dropout mask s b h / 2 = 4,194,304 + final norm and lm_head inputs 2 x 2 s b h / 2 = 16,777,216; total
-  // 71,326,052,352 B, headroom 85,520,809,984 - 71,326,052,352 = 14,194,757,632 B.
+  // 71,326,052,352 B, headroom 85,030,076,416 - 71,326,052,352 = 13,704,024,064 B.
   const auto& h100 = row_of(fit, "h100-80gb");
   EXPECT_FALSE(h100.fits);
   ASSERT_TRUE(h100.needed.found);
   EXPECT_EQ(h100.needed.value, 2);
   EXPECT_DOUBLE_EQ(h100.needed.total_bytes, 71326052352.0);
-  EXPECT_DOUBLE_EQ(h100.headroom_bytes, 14194757632.0);
+  EXPECT_DOUBLE_EQ(h100.headroom_bytes, 13704024064.0);
   EXPECT_EQ(h100.needed.delta.at("tp"), "2");
   // Apple 128 GB: 3/4 x 128 GiB = 96 GiB = 103,079,215,104 B < 142.6e9.
-  EXPECT_FALSE(row_of(fit, "apple-128gb").fits);
-  // The presets that hold 142.6e9 B: H200, B200, MI300X, MI325X and Apple 192 GB.
+  EXPECT_FALSE(row_of(fit, "m4-max-128gb").fits);
+  // The presets that hold 142.6e9 B (132.85 GiB): H200 (139.80 GiB), H200 NVL (141), GH200 144GB (144), B200
+  // (178.36), B300 (288), GB200 (186), GB300 (288), MI300X (192), MI325X (256), MI355X (288), and the Apple
+  // working sets of 192, 256 and 512 GiB (144, 192, 384 GiB).
   const auto fitting = std::count_if(fit.rows.begin(), fit.rows.end(), [](const gpu_fit_row& g) { return g.fits; });
-  EXPECT_EQ(fitting, 5);
+  EXPECT_EQ(fitting, 13);
 }
 
 TEST(gpu_fit, zero1_devices_needed_and_headroom_by_hand) {
@@ -101,19 +103,19 @@ TEST(gpu_fit, zero1_devices_needed_and_headroom_by_hand) {
   ASSERT_TRUE(h100.needed.found);
   EXPECT_EQ(h100.needed.value, 2);
   EXPECT_DOUBLE_EQ(h100.needed.total_bytes, 71326052352.0);
-  EXPECT_DOUBLE_EQ(h100.headroom_bytes, 14194757632.0);
+  EXPECT_DOUBLE_EQ(h100.headroom_bytes, 13704024064.0);
   EXPECT_EQ(h100.needed.delta.at("devices"), "2");
   EXPECT_EQ(h100.needed.delta.at("zero"), "0");
-  // A100 40GB (42,949,672,960 B): tp 2 leaves 71.3e9 B; tp 4 on 4 devices: (7e9 - 532,480) / 4 + 532,480 =
-  // 1,750,399,360 params x 16 B = 28,006,389,760 B + activations 32 x 8,388,608 x (34/4 + 5 x 32 x 2048 /
-  // (4 x 4096) = 28.5) = 7,650,410,496 + 8,388,608 / 4 x 1 B = 2,097,152 + 2 x 2 x 8,388,608 / 4 = 8,388,608;
-  // total 35,667,286,016 B, headroom 7,282,386,944 B.
+  // A100 40GB (42,298,834,944 B, as CUDA reports it): tp 2 leaves 71.3e9 B; tp 4 on 4 devices: (7e9 - 532,480) / 4 +
+  // 532,480 = 1,750,399,360 params x 16 B = 28,006,389,760 B + activations 32 x 8,388,608 x (34/4 + 5 x 32 x 2048 / (4
+  // x 4096) = 28.5) = 7,650,410,496 + 8,388,608 / 4 x 1 B = 2,097,152 + 2 x 2 x 8,388,608 / 4 = 8,388,608; total
+  // 35,667,286,016 B, headroom 6,631,548,928 B.
   const auto& a100 = row_of(fit, "a100-40gb");
   ASSERT_TRUE(a100.needed.found);
   EXPECT_EQ(a100.needed.value, 4);
   EXPECT_EQ(a100.needed.delta.at("tp"), "4");
   EXPECT_DOUBLE_EQ(a100.needed.total_bytes, 35667286016.0);
-  EXPECT_DOUBLE_EQ(a100.headroom_bytes, 7282386944.0);
+  EXPECT_DOUBLE_EQ(a100.headroom_bytes, 6631548928.0);
 }
 
 TEST(gpu_fit, errors_name_the_setting) {
@@ -128,15 +130,16 @@ TEST(gpu_fit, json_rows_carry_the_answer) {
   const auto fit = fit_of(seed_7b());
   const auto j = nlohmann::json::parse(gpu_fit_to_json(fit));
   ASSERT_EQ(j["gpus"].size(), gpu_presets().size());
-  const auto& first = j["gpus"][0];
-  EXPECT_EQ(first["id"], "h100-80gb");
-  EXPECT_EQ(first["memory"], 85520809984LL);
-  EXPECT_EQ(first["fits"], false);
-  EXPECT_EQ(first["needed"]["found"], true);
-  EXPECT_EQ(first["needed"]["value"], 2);  // tp 2, as derived above
+  EXPECT_EQ(j["gpus"][0]["id"], gpu_presets()[0].id);
   for (const auto& row : j["gpus"]) {
+    if (row["id"] == "h100-80gb") {
+      EXPECT_EQ(row["memory"], 85030076416LL);
+      EXPECT_EQ(row["fits"], false);
+      EXPECT_EQ(row["needed"]["found"], true);
+      EXPECT_EQ(row["needed"]["value"], 2);  // tp 2, as derived above
+    }
     if (row["id"] == "h200-141gb") {
-      EXPECT_EQ(row["headroom"], 8111235072LL);
+      EXPECT_EQ(row["headroom"], 7465312256LL);
     }
   }
 }

@@ -387,7 +387,8 @@ TEST(runtime_tgi, tied_head_rows) {
 
 // TGI 3.3 pages every layer at full length, sliding-window layers included (FlashCausalLM.init_kv_cache), and gives
 // a token count for such models. Gemma 3 27B-it (62 layers, n_kv 16, d 128, I 21504, h 5376, V 262208, tied) on
-// 2 x RTX A6000 (T = 51,527,024,640 B), tp 2, seq 8000, prefill 8000, the profile's context 0.45 GiB:
+// 2 x RTX A6000 at nvidia-smi's total (T = 51,527,024,640 B; the preset holds PyTorch's 47.50 GiB), tp 2, seq 8000,
+// prefill 8000, the profile's context 0.45 GiB:
 // - KV of one request: 62 layers x 8000 x 2 x 8 x 128 x 2 B = 2,031,616,000 B (vLLM: 10 x 8000 + 52 x 1024 tokens);
 // - parameters per shard: text weights 27,010,684,928 + vision 423,060,336 + the tied head's own copy
 //   131,104 x 5376 x 2 = 1,409,630,208 -> P = 28,843,375,472 B;
@@ -396,15 +397,10 @@ TEST(runtime_tgi, tied_head_rows) {
 // - free = T - 0.45 GiB - P - 15,998 x 253,952 - forward - logits = 17,360,975,171.2 B; 3.3 keeps
 //   free - 0.10 T = 12,208,272,707.2 B -> 48,073 blocks + 15,998 = 64,071 tokens (the log: 52,125; not asserted).
 TEST(runtime_tgi, sliding_window_model_paged_at_full_length) {
-  const settings gemma{{"mode", "inference"},
-                       {"model", "gemma-3-27b-it"},
-                       {"runtime", "tgi"},
-                       {"tgi_version", "3.3"},
-                       {"gpu", "rtx-a6000"},
-                       {"tp", "2"},
-                       {"devices", "2"},
-                       {"seq", "8000"},
-                       {"max_num_batched_tokens", "8000"}};
+  const settings gemma{
+      {"mode", "inference"}, {"model", "gemma-3-27b-it"},       {"runtime", "tgi"}, {"tgi_version", "3.3"},
+      {"gpu", "rtx-a6000"},  {"gpu_memory", "51527024640"},     {"tp", "2"},        {"devices", "2"},
+      {"seq", "8000"},       {"max_num_batched_tokens", "8000"}};
   const estimate_result r = run(gemma);
   EXPECT_DOUBLE_EQ(r.bytes("kv_cache"), 2031616000.0);
   EXPECT_DOUBLE_EQ(r.bytes("parameters") - 27010684928.0 - 423060336.0, 1409630208.0);

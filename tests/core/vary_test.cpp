@@ -102,8 +102,12 @@ TEST(vary, gpu_fit_keeps_the_files_bytes) {
   const gpu_fit_result fit = gpu_fit(resolved_gguf());
   ASSERT_FALSE(fit.rows.empty());
   for (const auto& row : fit.rows) {
-    const run_spec on_gpu = resolved_gguf(with(gguf_run, {{"gpu", row.id}}));
-    const estimate_result e = estimate(on_gpu);
+    const auto on_gpu = resolve(with(gguf_run, {{"gpu", row.id}}), gguf_config, two_block_file());
+    if (!on_gpu.ok()) {  // a device llama.cpp does not run on (Gaudi): the row says why
+      EXPECT_FALSE(row.needed.message.empty()) << row.id;
+      continue;
+    }
+    const estimate_result e = estimate(on_gpu.value());
     EXPECT_EQ(e.bytes("parameters"), file_on_gpu) << row.id;
     EXPECT_EQ(row.total_bytes, e.total_bytes) << row.id;
   }

@@ -71,8 +71,9 @@ solve_result not_fitting() {
 
 // The 7B's weights and optimizer state alone (112e9 B) exceed the 80e9 B device: the solver's fewest devices
 // come first (2 with tensor parallel 2, ZeRO 0 as set, so not named), then the smallest GPU preset it fits on as
-// it is. The presets of at least 142,643,585,024 B, smallest first: H200 (150,754,820,096 B), Apple 192 GB
-// (Metal's working set 3/4 x 192 GiB = 154,618,822,656 B), B200, MI300X, ...: the H200 fits on one device, and the
+// it is. The presets of at least 142,643,585,024 B, smallest first: H200 (PyTorch's 139.80 GiB = 150,108,897,280 B),
+// H200 NVL (141 GiB marketed), Apple M2 Ultra 192 GB (Metal's working set 3/4 x 192 GiB = 154,618,822,656 B), GH200
+// 144GB, B200, ...: the H200 fits on one device, and the
 // total on it is the same (no framework or runtime reads the device's memory here).
 TEST(ways_out, seed_7b_needs_two_devices_or_a_larger_gpu) {
   const auto a = answers_of(seed_7b());
@@ -86,7 +87,7 @@ TEST(ways_out, seed_7b_needs_two_devices_or_a_larger_gpu) {
   EXPECT_EQ(devices.delta, (settings{{"devices", "2"}, {"tp", "2"}}));  // ZeRO stays at 0: not in the delta
   const way_out& gpu = a.ways_out.ways[1];
   EXPECT_EQ(gpu.way, "gpu");
-  EXPECT_EQ(gpu.text, "1 × NVIDIA H200 141GB");
+  EXPECT_EQ(gpu.text, "1 × NVIDIA H200 141GB SXM");
   EXPECT_EQ(gpu.total_bytes, seed_total);
   EXPECT_EQ(gpu.delta, (settings{{"gpu", "h200-141gb"}}));
   EXPECT_EQ(gpu.cleared, (std::vector<std::string>{"gpu_memory"}));

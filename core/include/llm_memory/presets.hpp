@@ -26,15 +26,49 @@ struct model_preset {
   std::string note;                  ///< why the computed count may differ, when it does
 };
 
-/// A GPU preset.
-struct gpu_preset {
-  std::string id;                   ///< e.g. "h100-80gb"
-  std::string name;                 ///< e.g. "NVIDIA H100 80GB SXM"
-  double memory_bytes = 0;          ///< usable device memory in bytes
-  double unified_memory_bytes = 0;  ///< unified memory shared with the CPU (Apple silicon; bytes); 0 for a discrete GPU
-  std::string source;               ///< where the figure comes from
-  std::string note;                 ///< caveat on how much of it a job can use, when there is one
+/// The software stack a device runs under: what the runtimes' device checks read (runtimes/devices.cpp).
+enum class device_backend {
+  cuda,   ///< NVIDIA CUDA
+  rocm,   ///< AMD ROCm / HIP
+  metal,  ///< Apple Metal
+  xpu,    ///< Intel GPUs (oneAPI / SYCL, PyTorch "xpu")
+  gaudi,  ///< Intel Gaudi (Habana, PyTorch "hpu")
 };
+
+/// Which published figure a preset's memory_bytes is (the first the catalogue has, in this order).
+enum class memory_basis {
+  framework,    ///< what PyTorch reports as total_memory, the figure vLLM multiplies by gpu_memory_utilization
+  driver,       ///< the driver's total (nvidia-smi memory.total): a few hundred MiB above the framework's
+  nominal,      ///< the marketed size read as GiB: no reported figure is published
+  working_set,  ///< Metal's default working set of the unified memory (Apple silicon)
+};
+
+/// A GPU preset: one device of core/data/gpus.json (docs/devices.md has the table and the sources).
+struct gpu_preset {
+  std::string id;                                 ///< e.g. "h100-80gb"
+  std::vector<std::string> aliases;               ///< other ids naming it (earlier ids, common names)
+  std::string name;                               ///< e.g. "NVIDIA H100 80GB SXM5"
+  std::string vendor;                             ///< "NVIDIA", "AMD", "Intel" or "Apple"
+  std::string segment;                            ///< "data centre", "workstation", "consumer" or "unified"
+  device_backend backend = device_backend::cuda;  ///< the stack it runs under
+  double memory_bytes = 0;  ///< the memory an estimate compares with (bytes): `basis` says which figure
+  memory_basis basis = memory_basis::nominal;  ///< which published figure memory_bytes is
+  double marketed_bytes = 0;                   ///< the marketed size, vendor "GB" read as GiB (bytes)
+  double visible_bytes = 0;                    ///< what PyTorch reports as total_memory (bytes); 0: not published
+  double reported_bytes = 0;         ///< the driver's total, nvidia-smi memory.total (bytes); 0: not published
+  double unified_memory_bytes = 0;   ///< memory shared with the CPU (bytes); 0 for a discrete GPU
+  double bandwidth_bytes_per_s = 0;  ///< peak memory bandwidth (bytes/s)
+  double bf16_flops = 0;             ///< peak dense BF16 tensor throughput (FLOP/s); 0: not published / none
+  double fp8_flops = 0;              ///< peak dense FP8 tensor throughput (FLOP/s); 0: not published / none
+  std::string interconnect;          ///< how devices of a node talk: NVLink, PCIe, unified memory
+  std::string source;                ///< where each figure comes from
+  std::string note;                  ///< caveats: what is not published, how much of it a job can use
+};
+
+/// The words for where a preset's memory figure comes from, e.g. "what PyTorch reports (total_memory)".
+[[nodiscard]] std::string_view basis_words(memory_basis basis);
+/// The backend's name as the catalogue spells it ("cuda", "rocm", "metal", "xpu", "gaudi").
+[[nodiscard]] std::string_view backend_name(device_backend backend);
 
 /// Metal's default GPU working set (MTLDevice.recommendedMaxWorkingSetSize) on an Apple silicon machine with
 /// `unified_bytes` of unified memory (bytes): two thirds of it up to 36 GiB, three quarters above, floored to a
@@ -55,6 +89,7 @@ struct gpu_preset {
 [[nodiscard]] result<std::size_t> add_models(std::string_view json_text);
 
 [[nodiscard]] std::span<const gpu_preset> gpu_presets();
+/// The preset whose id or one of whose aliases is `id` (lower-case), or null.
 [[nodiscard]] const gpu_preset* find_gpu(std::string_view id);
 
 }  // namespace llm_memory
