@@ -151,7 +151,7 @@ TEST(presets, computed_count_equals_the_published_count) {
 // 2 x 128,256 x 4,096 = 1,050,673,152; final norm 4,096. Total 8,030,261,248.
 TEST(presets, llama3_8b_by_hand) {
   const auto p = params_of("meta-llama-3-8b");
-  EXPECT_EQ(p.dense_layer.total(), 218112000);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 218112000);
   EXPECT_EQ(p.total, 8030261248.0);
 }
 
@@ -160,7 +160,7 @@ TEST(presets, llama3_8b_by_hand) {
 // Tied embedding 151,936 x 896 = 136,134,656, counted once; final norm 896. Total 494,032,768.
 TEST(presets, qwen25_half_b_tied_with_qkv_bias_by_hand) {
   const auto p = params_of("qwen2.5-0.5b");
-  EXPECT_EQ(p.dense_layer.attention, 1836160);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).attention, 1836160);
   EXPECT_EQ(p.lm_head, 0);
   EXPECT_EQ(p.total, 494032768);
 }
@@ -171,8 +171,8 @@ TEST(presets, qwen25_half_b_tied_with_qkv_bias_by_hand) {
 // active = total - 32 x 6 x 176,160,768 = 12,879,925,248.
 TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
   const auto p = params_of("mixtral-8x7b-v0.1");
-  EXPECT_EQ(p.moe_layers, 32);
-  EXPECT_EQ(p.moe_layer.router, 32768);
+  EXPECT_EQ(p.moe_layers(), 32);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 32768);
   EXPECT_EQ(p.total, 46702792704.0);
   EXPECT_EQ(p.active, 12879925248.0);
 }
@@ -183,7 +183,7 @@ TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
 // checkpoint also stores lm_head.weight (295,469,056): 7,217,189,760, which the Hub page rounds to 7.22B.
 TEST(presets, falcon_7b) {
   const auto p = params_of("falcon-7b");
-  EXPECT_EQ(p.dense_layer.total(), 207070080);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 207070080);
   EXPECT_EQ(p.total, 6921720704.0);
   EXPECT_EQ(find_model("falcon-7b")->official_params, 7217189760);
   EXPECT_EQ(std::llround((p.total + 65024.0 * 4544) / 1e7), 722);
@@ -196,7 +196,7 @@ TEST(presets, falcon_7b) {
 // lm_head, 532,676,608.
 TEST(presets, falcon_40b_new_decoder_by_hand) {
   const auto p = params_of("falcon-40b");
-  EXPECT_EQ(p.dense_layer.total(), 679510016);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 679510016);
   EXPECT_EQ(p.lm_head, 0);
   EXPECT_EQ(p.total, 41303293952.0);
 }
@@ -207,7 +207,7 @@ TEST(presets, falcon_40b_new_decoder_by_hand) {
 // tied lm_head. Total 176,247,271,424 = huggingface.js parse-safetensors-metadata.spec.ts @fe42e680 {BF16: ...}.
 TEST(presets, bloom_by_hand) {
   const auto p = params_of("bloom");
-  EXPECT_EQ(p.dense_layer.total(), 2466437120);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 2466437120);
   EXPECT_EQ(p.embedding, 250880.0 * 14336 + 2 * 14336);
   EXPECT_EQ(p.total, 176247271424);
 }
@@ -218,7 +218,7 @@ TEST(presets, bloom_by_hand) {
 // Total 6,857,302,016 (index total_size 13,731,385,408 B fp16 less the named buffers, research/models).
 TEST(presets, gpt_neox_by_hand) {
   const auto p = params_of("redpajama-incite-7b-base");
-  EXPECT_EQ(p.dense_layer.total(), 201379840);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 201379840);
   EXPECT_EQ(p.total, 6857302016);
 }
 
@@ -227,7 +227,7 @@ TEST(presets, gpt_neox_by_hand) {
 // 5,120; lm_head with bias 131,072,000 + 51,200. Total 2,779,683,840 (fp32 index total_size 11,118,735,360 B / 4).
 TEST(presets, phi2_by_hand) {
   const auto p = params_of("phi-2");
-  EXPECT_EQ(p.dense_layer.total(), 78671360);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 78671360);
   EXPECT_EQ(p.lm_head, 51200.0 * 2560 + 51200);
   EXPECT_EQ(p.total, 2779683840);
 }
@@ -240,10 +240,10 @@ TEST(presets, phi2_by_hand) {
 // 24,891,840 = 4,187,440,704 (OpenAI's 3.61B leaves out the input embedding, 579,133,440).
 TEST(presets, gpt_oss_20b_by_hand) {
   const auto p = params_of("gpt-oss-20b");
-  EXPECT_EQ(p.moe_layers, 24);
-  EXPECT_EQ(p.moe_layer.attention, 26550144);
-  EXPECT_EQ(p.moe_layer.router, 92192);
-  EXPECT_EQ(p.moe_layer.total(), 823186976);
+  EXPECT_EQ(p.moe_layers(), 24);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).attention, 26550144);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 92192);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).total(), 823186976);
   EXPECT_EQ(p.total, 20914757184);
   EXPECT_EQ(p.active, 4187440704);
   EXPECT_EQ(std::llround((p.active - 201088.0 * 2880) / 1e7), 361);
@@ -263,9 +263,9 @@ TEST(presets, gpt_oss_20b_by_hand) {
 // 3 x 144 x 56 = 24,192, 257 experts x 3 x 16 x 56 = 690,816: 3 x 35,640 + 59 x 702,264 = 41,540,496.
 TEST(presets, deepseek_v3) {
   const auto p = params_of("deepseek-v3");
-  EXPECT_EQ(p.dense_layer.attention, 187107328);
-  EXPECT_EQ(p.dense_layer.total(), 583483392);
-  EXPECT_EQ(p.moe_layer.total(), 11507286272.0);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).attention, 187107328);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 583483392);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).total(), 11507286272.0);
   // The total is the checkpoint's (num_nextn_predict_layers 1: the MTP module counted apart); what runtimes load is
   // the main model.
   EXPECT_EQ(p.mtp, 13463426304.0);
@@ -277,7 +277,7 @@ TEST(presets, deepseek_v3) {
 // Qwen1.5-MoE-A2.7B: the shared expert's sigmoid gate adds 2,048 weights to the router of each of 24 layers.
 TEST(presets, qwen2_moe_shared_expert_gate) {
   const auto p = params_of("qwen1.5-moe-a2.7b");
-  EXPECT_EQ(p.moe_layer.router, 2048 * 60 + 2048);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 2048 * 60 + 2048);
 }
 
 TEST(presets, gpus) {
