@@ -86,7 +86,7 @@ double mtp_layer(const setting_values& s, const model_spec& m) {
 // The repeating unit of the layers' kinds: MLA throughout; sliding_window with sliding_window_pattern N: N - 1
 // sliding layers then one full (Gemma 2/3, gpt-oss, Cohere 2), every layer sliding when N is 0 (Mistral).
 std::vector<layer_run> layer_pattern_of(const setting_values& s, bool mla) {
-  if (mla) return {{layer_kind::mla, 1}};
+  if (mla) return {{s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla, 1}};  // DSA: MLA with an indexer
   if (s.sliding_window == 0 || s.sliding_window_pattern == 1) return {{layer_kind::attention, 1}};
   if (s.sliding_window_pattern == 0) return {{layer_kind::sliding_attention, 1}};
   return {{layer_kind::sliding_attention, s.sliding_window_pattern - 1}, {layer_kind::attention, 1}};

@@ -126,6 +126,7 @@ enum class layer_kind : std::uint8_t {
   attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
   sliding_attention,  ///< attention over the last sliding_window tokens
   mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
+  dsa,                ///< MLA plus DeepSeek-V3.2's lightning indexer, which caches one key per token of its own
 };
 
 /// A layer's MLP: one dense MLP, or routed experts (with shared experts and a router). Each kind is one file under

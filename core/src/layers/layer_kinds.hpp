@@ -37,9 +37,10 @@ struct layer_kind_def {
 extern const layer_kind_def attention_layer;
 extern const layer_kind_def sliding_attention_layer;
 extern const layer_kind_def mla_layer;
+extern const layer_kind_def dsa_layer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 3>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 4>& layer_kinds();
 
 /// The definition of kind `k`.
 [[nodiscard]] inline const layer_kind_def& layer_def(layer_kind k) {

@@ -5,8 +5,9 @@
 
 namespace llm_memory::detail {
 
-const std::array<const layer_kind_def*, 3>& layer_kinds() {
-  static const std::array<const layer_kind_def*, 3> table = {&attention_layer, &sliding_attention_layer, &mla_layer};
+const std::array<const layer_kind_def*, 4>& layer_kinds() {
+  static const std::array<const layer_kind_def*, 4> table = {&attention_layer, &sliding_attention_layer, &mla_layer,
+                                                             &dsa_layer};
   return table;
 }
 
