@@ -65,6 +65,17 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       // Qwen3-235B-A22B-2507-FP8: per layer q [8,192, 4,096] 64 x 32 + k, v [512, 4,096] 2 x 4 x 32 + o 32 x 64 + 128
       // experts x (gate, up [1,536, 4,096] and down: 3 x 12 x 32) = 151,808, x 94 = 14,269,952.
       {"qwen3-235b-a22b-instruct-2507-fp8", 94LL * 151808},
+      // Qwen3 0.6B, 1.7B and 8B FP8 (lm_head stored although tied in the first two), per layer scales: 0.6B q [2,048,
+      // 1,024] 16 x 8 + k, v [1,024, 1,024] 2 x 8 x 8 + o 8 x 16 + gate, up [3,072, 1,024] 2 x 24 x 8 + down 8 x 24 =
+      // 960; 1.7B q [2,048, 2,048] 16 x 16 + k, v 2 x 8 x 16 + o 16 x 16 + gate, up [6,144, 2,048] 2 x 48 x 16 + down
+      // 16 x 48 = 3,072; 8B q 32 x 32 + k, v 2 x 8 x 32 + o 32 x 32 + gate, up [12,288, 4,096] 2 x 96 x 32 + down
+      // 32 x 96 = 11,776.
+      {"qwen3-0.6b-fp8", 151936LL * 1024 + 28 * 960},
+      {"qwen3-1.7b-fp8", 151936LL * 2048 + 28 * 3072},
+      {"qwen3-8b-fp8", 36LL * 11776},
+      // Qwen3-30B-A3B-2507-FP8: per layer q [4,096, 2,048] 32 x 16 + k, v [512, 2,048] 2 x 4 x 16 + o 16 x 32 + 128
+      // experts x (gate, up [768, 2,048] and down: 3 x 6 x 16) = 38,016, x 48 = 1,824,768.
+      {"qwen3-30b-a3b-instruct-2507-fp8", 48LL * 38016},
       // Falcon ties its embeddings in transformers but the checkpoints store lm_head.weight, V x h
       // (research/models: every tensor of the falcon-40b and falcon-180B-chat indexes matched by name).
       {"falcon-7b", 65024LL * 4544},
@@ -137,7 +148,7 @@ TEST(presets, aliases_name_their_preset) {
 }
 
 // The catalogue holds at least this many presets, each with an exact published count (the test below).
-TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 183u); }
+TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 187u); }
 
 TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
   const model_preset* found = find_model("llama-2-7b");
