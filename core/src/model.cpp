@@ -91,12 +91,13 @@ std::vector<layer_run> layer_pattern_of(const setting_values& s, bool mla) {
     auto runs = detail::parse_layer_types(s.layer_types);
     if (runs.ok() && !runs.value().empty()) {
       for (layer_run& run : runs.value())
-        if (mla && run.kind == layer_kind::attention) run.kind = layer_kind::mla;
+        if (mla && run.kind == layer_kind::attention)
+          run.kind = s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla;
       return std::move(runs.value());
     }
   }
   const auto run = [](layer_kind kind, std::int64_t count) { return layer_run{kind, count, std::nullopt}; };
-  if (mla) return {run(layer_kind::mla, 1)};
+  if (mla) return {run(s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla, 1)};  // DSA: MLA with an indexer
   if (s.sliding_window == 0 || s.sliding_window_pattern == 1) return {run(layer_kind::attention, 1)};
   if (s.sliding_window_pattern == 0) return {run(layer_kind::sliding_attention, 1)};
   return {run(layer_kind::sliding_attention, s.sliding_window_pattern - 1), run(layer_kind::attention, 1)};

@@ -350,6 +350,19 @@ std::optional<error> check_model(const run_spec& r) {
 
 // ---- layering --------------------------------------------------------------------------------------------------
 
+// Whether the run loads the preset's checkpoint as shipped, so that its format (FP8, MXFP4) is the default: inference
+// on a runtime that reads the checkpoint's own files. Training starts from the dequantised weights, and llama.cpp
+// and Ollama load a GGUF conversion.
+bool loads_as_shipped(const settings& explicit_values, const setting_values& values, const model_preset& preset) {
+  if (preset.shipped.empty()) return false;
+  setting_values run = values;
+  std::vector<error> ignored;  // reported when the explicit values are layered
+  detail::apply_layer(preset.shipped, run, ignored, "");
+  detail::apply_layer(explicit_values, run, ignored, "");
+  if (choice<run_mode>(mode_names, run.mode) == run_mode::train) return false;
+  return !detail::runtime_of(parse_runtime(run)).converts_checkpoint;
+}
+
 void apply_model_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {
   const auto it = explicit_values.find("model");
   const std::string id = detail::lower(detail::trim(it != explicit_values.end() ? it->second : std::string()));
@@ -362,6 +375,8 @@ void apply_model_preset(const settings& explicit_values, setting_values& values,
     return;
   }
   detail::apply_layer(preset.value()->fields, values, errors, " (from model preset)");
+  if (loads_as_shipped(explicit_values, values, *preset.value()))
+    detail::apply_layer(preset.value()->shipped, values, errors, " (from model preset)");
   values.model = preset.value()->id;
 }
 

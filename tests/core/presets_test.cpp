@@ -47,6 +47,35 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       // counted too (num_nextn_predict_layers); the Hub's count adds the fp32 scale of every 128 x 128 FP8 block:
       // 40,838,232 in the 61 layers + 702,264 in the MTP layer (quant_test.cpp fp8_block_deepseek_v3_by_hand).
       {"deepseek-v3", 41540496},
+      // DeepSeek-V3.2-Exp: DeepSeek-V3's scales plus the indexer's FP8 wq_b [8,192, 1,536] (64 x 12 blocks) and wk
+      // [128, 7,168] (1 x 56) in each of the 61 layers and the MTP layer: 40,838,232 + 61 x 824 = 40,888,496 and
+      // 702,264 + 824 = 703,088 (weights_proj stays bf16).
+      {"deepseek-v3.2-exp", 40888496 + 703088},
+      // MiniMax-M2 ships FP8 in 128 x 128 blocks: per layer q [6,144, 3,072] 48 x 24 = 1,152, k and v [1,024, 3,072]
+      // 2 x 8 x 24 = 384, o [3,072, 6,144] 1,152, 256 experts x (gate, up [1,536, 3,072] and down [3,072, 1,536]:
+      // 3 x 12 x 24 = 864) = 221,184: 223,872, x 62 = 13,880,064.
+      {"minimax-m2", 13880064},
+      // GLM-4.6's Hub total is GLM-4.5's (the same architecture) less exactly 2 x 151,552 x 5,120: its MTP layer's
+      // own embedding and head copies are not in the checkpoint.
+      {"glm-4.6", -2LL * 151552 * 5120},
+      // Qwen3-4B-Instruct-2507-FP8: lm_head.weight stored although tied (151,936 x 2,560) and the FP8 block scales,
+      // per layer q [4,096, 2,560] 32 x 20 + k, v [1,024, 2,560] 2 x 8 x 20 + o 20 x 32 + gate, up [9,728, 2,560]
+      // 2 x 76 x 20 + down 20 x 76 = 6,160, x 36 = 221,760.
+      {"qwen3-4b-instruct-2507-fp8", 151936LL * 2560 + 36 * 6160},
+      // Qwen3-235B-A22B-2507-FP8: per layer q [8,192, 4,096] 64 x 32 + k, v [512, 4,096] 2 x 4 x 32 + o 32 x 64 + 128
+      // experts x (gate, up [1,536, 4,096] and down: 3 x 12 x 32) = 151,808, x 94 = 14,269,952.
+      {"qwen3-235b-a22b-instruct-2507-fp8", 94LL * 151808},
+      // Qwen3 0.6B, 1.7B and 8B FP8 (lm_head stored although tied in the first two), per layer scales: 0.6B q [2,048,
+      // 1,024] 16 x 8 + k, v [1,024, 1,024] 2 x 8 x 8 + o 8 x 16 + gate, up [3,072, 1,024] 2 x 24 x 8 + down 8 x 24 =
+      // 960; 1.7B q [2,048, 2,048] 16 x 16 + k, v 2 x 8 x 16 + o 16 x 16 + gate, up [6,144, 2,048] 2 x 48 x 16 + down
+      // 16 x 48 = 3,072; 8B q 32 x 32 + k, v 2 x 8 x 32 + o 32 x 32 + gate, up [12,288, 4,096] 2 x 96 x 32 + down
+      // 32 x 96 = 11,776.
+      {"qwen3-0.6b-fp8", 151936LL * 1024 + 28 * 960},
+      {"qwen3-1.7b-fp8", 151936LL * 2048 + 28 * 3072},
+      {"qwen3-8b-fp8", 36LL * 11776},
+      // Qwen3-30B-A3B-2507-FP8: per layer q [4,096, 2,048] 32 x 16 + k, v [512, 2,048] 2 x 4 x 16 + o 16 x 32 + 128
+      // experts x (gate, up [768, 2,048] and down: 3 x 6 x 16) = 38,016, x 48 = 1,824,768.
+      {"qwen3-30b-a3b-instruct-2507-fp8", 48LL * 38016},
       // Falcon ties its embeddings in transformers but the checkpoints store lm_head.weight, V x h
       // (research/models: every tensor of the falcon-40b and falcon-180B-chat indexes matched by name).
       {"falcon-7b", 65024LL * 4544},
@@ -119,7 +148,7 @@ TEST(presets, aliases_name_their_preset) {
 }
 
 // The catalogue holds at least this many presets, each with an exact published count (the test below).
-TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 174u); }
+TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 187u); }
 
 TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
   const model_preset* found = find_model("llama-2-7b");

@@ -90,6 +90,7 @@ enum class layer_kind : std::uint8_t {
   attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
   sliding_attention,  ///< attention over the last sliding_window tokens
   mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
+  dsa,                ///< MLA plus DeepSeek-V3.2's lightning indexer, which caches one key per token of its own
   linear_attention,   ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
   mamba,              ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
   short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence

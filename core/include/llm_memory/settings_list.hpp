@@ -120,6 +120,11 @@
   X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width",                   \
     "MLA rotary head width", "")                                                                                       \
   X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width", "MLA value head width", "")        \
+  X(index_n_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                         \
+    "DSA (DeepSeek-V3.2): heads of the lightning indexer that picks the top-k keys; 0 = no indexer",                   \
+    "DSA indexer heads", "")                                                                                           \
+  X(index_head_dim, integer, "128", 1, 1e5, "", "", "model",                                                           \
+    "DSA: width of one indexer head and of the indexer key cached per token and layer", "DSA indexer head width", "")  \
   X(lm_head_bias, flag, "off", 0, 0, "", "", "model",                                                                  \
     "lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE)", "Output layer bias", "")                  \
   X(embedding_norm, flag, "off", 0, 0, "", "", "model", "A norm right after the token embedding (BLOOM)",              \

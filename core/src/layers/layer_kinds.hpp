@@ -45,13 +45,14 @@ struct layer_kind_def {
 extern const layer_kind_def attention_layer;
 extern const layer_kind_def sliding_attention_layer;
 extern const layer_kind_def mla_layer;
+extern const layer_kind_def dsa_layer;
 extern const layer_kind_def linear_attention_layer;
 extern const layer_kind_def mamba_layer;
 extern const layer_kind_def short_conv_layer;
 extern const layer_kind_def no_mixer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 7>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 8>& layer_kinds();
 
 /// config.json's layer list as runs of kinds (the layer_types setting: "full_attention,3*linear_attention",
 /// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).

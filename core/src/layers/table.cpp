@@ -10,9 +10,9 @@
 
 namespace llm_memory::detail {
 
-const std::array<const layer_kind_def*, 7>& layer_kinds() {
-  static const std::array<const layer_kind_def*, 7> table = {
-      &attention_layer, &sliding_attention_layer, &mla_layer, &linear_attention_layer,
+const std::array<const layer_kind_def*, 8>& layer_kinds() {
+  static const std::array<const layer_kind_def*, 8> table = {
+      &attention_layer, &sliding_attention_layer, &mla_layer, &dsa_layer, &linear_attention_layer,
       &mamba_layer,     &short_conv_layer,        &no_mixer};
   return table;
 }

@@ -206,6 +206,7 @@ runtime_def llamacpp_runtime() {
   d.picked_for = picked_for;
   d.picked_because = " (GGUF weights)";
   d.check = check;
+  d.converts_checkpoint = true;  // convert_hf_to_gguf.py writes the GGUF it loads (FP8 dequantised first)
   d.place_weights = split_llamacpp;
   d.activations = activations;
   d.kv = kv_buffer;
