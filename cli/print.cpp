@@ -81,6 +81,16 @@ std::string way_flags(const way_out& w) {
 
 }  // namespace
 
+// A hybrid's layers group by group: "12 × full_attention + moe layer (mixer … + MLP … + norms …)".
+void print_hybrid_layers(const param_breakdown& p) {
+  for (const layer_group& g : p.groups) {
+    if (g.count == 0) continue;
+    fmt::print(" · {} × {} + {} layer (mixer {} + {} {}{} + norms {})", g.count, name_of(g.mixer), name_of(g.mlp),
+               group_digits(g.params.attention), g.mlp == mlp_kind::moe ? "experts" : "MLP", group_digits(g.params.mlp),
+               g.params.router > 0 ? " + router " + group_digits(g.params.router) : "", group_digits(g.params.norms));
+  }
+}
+
 void print_table(const run_spec& spec, const estimate_result& r) {
   const bool gib = spec.units == display_units::gib;
   const double unit = gib ? 1073741824.0 : 1e9;
@@ -98,22 +108,26 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   const auto& p = r.model.params;
   fmt::print("  embedding {} · lm_head {} · final norm {}", group_digits(p.embedding), group_digits(p.lm_head),
              group_digits(p.final_norm));
-  if (p.dense_layers > 0)
-    fmt::print(" · {} × layer (attention {} + MLP {} + norms {}){}", p.dense_layers,
-               group_digits(p.dense_layer.attention), group_digits(p.dense_layer.mlp),
-               group_digits(p.dense_layer.norms),
-               p.dense_layers + p.moe_layers < r.model.layers
-                   ? fmt::format(" shared by {} layers (num_hidden_groups)", r.model.layers)
-                   : "");
+  if (r.model.hybrid()) {
+    print_hybrid_layers(p);
+  } else if (const auto dense = p.layers_with(mlp_kind::dense); dense > 0) {
+    const layer_params& layer = p.layer_with(mlp_kind::dense);
+    fmt::print(
+        " · {} × layer (attention {} + MLP {} + norms {}){}", dense, group_digits(layer.attention),
+        group_digits(layer.mlp), group_digits(layer.norms),
+        p.layer_sets() < r.model.layers ? fmt::format(" shared by {} layers (num_hidden_groups)", r.model.layers) : "");
+  }
   if (p.encoder_layers > 0)
     fmt::print(" · {} × encoder layer (attention {} + MLP {} + norms {})", p.encoder_layers,
                group_digits(p.encoder_layer.attention), group_digits(p.encoder_layer.mlp),
                group_digits(p.encoder_layer.norms));
   if (p.extra > 0) fmt::print(" · other {}", group_digits(p.extra));
-  if (p.moe_layers > 0)
-    fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {}) · active per token {}",
-               p.moe_layers, group_digits(p.moe_layer.attention), group_digits(p.moe_layer.mlp),
-               group_digits(p.moe_layer.router), group_digits(p.moe_layer.norms), group_digits(p.active));
+  if (p.moe_layers() > 0 && !r.model.hybrid()) {
+    const layer_params& moe = p.layer_with(mlp_kind::moe);
+    fmt::print(" · {} × MoE layer (attention {} + experts {} + router {} + norms {})", p.moe_layers(),
+               group_digits(moe.attention), group_digits(moe.mlp), group_digits(moe.router), group_digits(moe.norms));
+  }
+  if (p.moe_layers() > 0) fmt::print(" · active per token {}", group_digits(p.active));
   fmt::print("\n\n");
   fmt::print("{:<58} {:>12}\n", fmt::format("per device{}", r.stage == "only" ? "" : " (" + r.stage + " stage)"),
              unit_name);

@@ -87,6 +87,10 @@ export interface Settings {
   qk_rope_head_dim?: number | string | null;
   /** MLA value head width: MLA: per-head value width. Default `0`. */
   v_head_dim?: number | string | null;
+  /** DSA indexer heads: DSA (DeepSeek-V3.2): heads of the lightning indexer that picks the top-k keys; 0 = no indexer [heads]. Default `0`. */
+  index_n_heads?: number | string | null;
+  /** DSA indexer head width: DSA: width of one indexer head and of the indexer key cached per token and layer. Default `128`. */
+  index_head_dim?: number | string | null;
   /** Output layer bias: lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE). Default `off`. */
   lm_head_bias?: FlagValue | null;
   /** Embedding norm: A norm right after the token embedding (BLOOM). Default `off`. */
@@ -280,6 +284,8 @@ export interface ResolvedSettings {
   qk_nope_head_dim: string;
   qk_rope_head_dim: string;
   v_head_dim: string;
+  index_n_heads: string;
+  index_head_dim: string;
   lm_head_bias: "on" | "off";
   embedding_norm: "on" | "off";
   attention_sinks: "on" | "off";

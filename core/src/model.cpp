@@ -45,13 +45,13 @@ using detail::add_linear;
 using detail::linear_params;
 using detail::norm_params;
 
-layer_params make_layer(const setting_values& s, const model_spec& m, bool moe) {
+layer_params make_layer(const setting_values& s, const model_spec& m, layer_kind mixer, mlp_kind mlp) {
   layer_params layer;
-  // Every layer has the shapes of the pattern's first kind (attention and sliding_attention share them).
-  const double extra = detail::layer_def(m.layer_pattern.front().kind).add_params(s, m, layer);
+  // The token mixer of the layer's kind (layers/): its matrices, and its other parameters (norms, sinks, A_log...).
+  const double extra = detail::layer_def(mixer).add_params(s, m, layer);
   layer.attention = linear_params(layer, false) + extra;
   // The MLP of the layer's kind (layers/dense_mlp.cpp, layers/moe_mlp.cpp): its matrices, and a MoE's router.
-  detail::mlp_def(moe ? mlp_kind::moe : mlp_kind::dense).add_params(s, m, layer);
+  detail::mlp_def(mlp).add_params(s, m, layer);
   layer.mlp = linear_params(layer, false) - layer.attention + extra;
   layer.norms = static_cast<double>(s.norms_per_layer) * norm_params(m, m.hidden);
   return layer;
@@ -79,20 +79,103 @@ void add_cross_attention(const model_spec& m, layer_params& layer) {
 // embed_tokens (V x h), shared_head.norm (h) and shared_head.head (V x h).
 double mtp_layer(const setting_values& s, const model_spec& m) {
   const double h = m.hidden;
-  const double layer = s.num_experts > 0 ? m.params.moe_layer.total() : m.params.dense_layer.total();
+  const double layer = m.params.layer_with(s.num_experts > 0 ? mlp_kind::moe : mlp_kind::dense).total();
   return layer + 3 * norm_params(m, h) + 2 * h * h + 2 * m.vocab * h;
 }
 
-// The repeating unit of the layers' kinds: MLA throughout; sliding_window with sliding_window_pattern N: N - 1
+// The repeating unit of the layers' kinds: the layer list when config.json declares one (layer_types, with full
+// attention as MLA in an MLA model); else MLA throughout; sliding_window with sliding_window_pattern N: N - 1
 // sliding layers then one full (Gemma 2/3, gpt-oss, Cohere 2), every layer sliding when N is 0 (Mistral).
 std::vector<layer_run> layer_pattern_of(const setting_values& s, bool mla) {
-  if (mla) return {{layer_kind::mla, 1}};
-  if (s.sliding_window == 0 || s.sliding_window_pattern == 1) return {{layer_kind::attention, 1}};
-  if (s.sliding_window_pattern == 0) return {{layer_kind::sliding_attention, 1}};
-  return {{layer_kind::sliding_attention, s.sliding_window_pattern - 1}, {layer_kind::attention, 1}};
+  if (!s.layer_types.empty()) {
+    auto runs = detail::parse_layer_types(s.layer_types);
+    if (runs.ok() && !runs.value().empty()) {
+      for (layer_run& run : runs.value())
+        if (mla && run.kind == layer_kind::attention)
+          run.kind = s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla;
+      return std::move(runs.value());
+    }
+  }
+  const auto run = [](layer_kind kind, std::int64_t count) { return layer_run{kind, count, std::nullopt}; };
+  if (mla) return {run(s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla, 1)};  // DSA: MLA with an indexer
+  if (s.sliding_window == 0 || s.sliding_window_pattern == 1) return {run(layer_kind::attention, 1)};
+  if (s.sliding_window_pattern == 0) return {run(layer_kind::sliding_attention, 1)};
+  return {run(layer_kind::sliding_attention, s.sliding_window_pattern - 1), run(layer_kind::attention, 1)};
+}
+
+// The mixer whose shapes a layer of kind `k` has: sliding layers are full attention's, one group with them.
+layer_kind shapes_of(layer_kind k) { return k == layer_kind::sliding_attention ? layer_kind::attention : k; }
+
+// The layers grouped by (mixer, MLP) in the order each first appears, the first mixer's dense group always present
+// (a per-layer rule reads its shapes even in an all-MoE model); ALBERT's shared layers count their weight sets.
+void group_layers(const setting_values& s, model_spec& m) {
+  auto& groups = m.params.groups;
+  groups.push_back({shapes_of(m.layer_pattern.front().kind), mlp_kind::dense, 0, {}});
+  for (std::int64_t l = 0; l < m.layers; ++l) {
+    const layer_kind mixer = shapes_of(m.run_at(l).kind);
+    const mlp_kind mlp = m.mlp_at(l);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const layer_group& g) { return g.mixer == mixer && g.mlp == mlp; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {mixer, mlp, 0, {}});
+    ++it->count;
+  }
+  if (s.num_hidden_groups > 0 && !m.params.experts) groups.front().count = std::min(s.num_hidden_groups, m.layers);
+  for (layer_group& g : groups) g.params = make_layer(s, m, g.mixer, g.mlp);
 }
 
 }  // namespace
+
+std::int64_t param_breakdown::layers_with(mlp_kind k) const {
+  std::int64_t n = 0;
+  for (const layer_group& g : groups)
+    if (g.mlp == k) n += g.count;
+  return n;
+}
+
+std::int64_t param_breakdown::layer_sets() const {
+  std::int64_t n = 0;
+  for (const layer_group& g : groups) n += g.count;
+  return n;
+}
+
+const layer_params& param_breakdown::layer_with(mlp_kind k) const {
+  for (const layer_group& g : groups)
+    if (g.mlp == k) return g.params;
+  return groups.front().params;
+}
+
+const layer_run& model_spec::run_at(std::int64_t l) const {
+  std::int64_t unit = 0;
+  for (const layer_run& run : layer_pattern) unit += run.count;
+  std::int64_t at = l % unit;
+  for (const layer_run& run : layer_pattern) {
+    if (at < run.count) return run;
+    at -= run.count;
+  }
+  return layer_pattern.back();
+}
+
+mlp_kind model_spec::mlp_at(std::int64_t l) const {
+  if (const auto named = run_at(l).mlp) return *named;
+  const auto& p = params;
+  return p.experts && l >= p.first_moe && (l + 1) % p.moe_step == 0 ? mlp_kind::moe : mlp_kind::dense;
+}
+
+std::size_t model_spec::group_of(std::int64_t l) const {
+  const layer_kind mixer = shapes_of(run_at(l).kind);
+  const mlp_kind mlp = mlp_at(l);
+  for (std::size_t i = 0; i < params.groups.size(); ++i)
+    if (params.groups[i].mixer == mixer && params.groups[i].mlp == mlp) return i;
+  return 0;
+}
+
+bool model_spec::hybrid() const {
+  for (const layer_group& g : params.groups)
+    if (g.count > 0 &&
+        (g.mixer != params.groups.front().mixer || g.mixer == layer_kind::none || g.mlp == mlp_kind::none))
+      return true;
+  return false;
+}
 
 double model_spec::layers_of(layer_kind k, double first_layers) const {
   double unit = 0, in_unit = 0;
@@ -132,27 +215,20 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   p.lm_head = (s.tie_word_embeddings ? 0 : m.vocab * e) + (s.lm_head_bias ? m.vocab : 0);
   // Encoders keep their final norms (when the family has them) in extra_params: BERT has none, T5 one per stack.
   p.final_norm = choices.stack == stack_kind::decoder ? norm_params(m, m.hidden) : 0;
-  const bool moe = s.num_experts > 0;
+  p.experts = s.num_experts > 0;
   p.first_moe = s.first_k_dense_replace;
   p.moe_step = s.moe_layer_step;
-  // Layers l in [first_moe, L) with (l + 1) % step == 0: floor(L / step) - floor(first_moe / step).
-  p.moe_layers = moe ? s.num_hidden_layers / s.moe_layer_step - s.first_k_dense_replace / s.moe_layer_step : 0;
-  p.dense_layers = s.num_hidden_layers - p.moe_layers;
-  // ALBERT: the layers run num_hidden_groups sets of weights; the parameters (and gradients, optimizer states) are
-  // those sets, the activations stay per layer (m.layers).
-  if (s.num_hidden_groups > 0 && !moe) p.dense_layers = std::min(s.num_hidden_groups, s.num_hidden_layers);
-  p.dense_layer = make_layer(s, m, false);
+  group_layers(s, m);
   if (m.cross_attention()) {
-    p.encoder_layer = p.dense_layer;
+    layer_params& decoder = p.groups.front().params;
+    p.encoder_layer = decoder;
     p.encoder_layers = s.encoder_layers > 0 ? s.encoder_layers : s.num_hidden_layers;
     p.encoder = static_cast<double>(p.encoder_layers) * p.encoder_layer.total();
-    add_cross_attention(m, p.dense_layer);
+    add_cross_attention(m, decoder);
   }
-  if (moe) p.moe_layer = make_layer(s, m, true);
-  const auto dense = static_cast<double>(p.dense_layers);
-  const auto sparse = static_cast<double>(p.moe_layers);
-  p.total = p.embedding + p.lm_head + p.final_norm + dense * p.dense_layer.total() + sparse * p.moe_layer.total();
-  p.active = p.total - sparse * p.moe_layer.routed_inactive;
+  const double layers = p.over_layers([](const layer_params& l) { return l.total(); });
+  p.total = p.embedding + p.lm_head + p.final_norm + layers;
+  p.active = p.total - p.over_layers([](const layer_params& l) { return l.routed_inactive; });
   p.vision = s.vision_params;
   p.mtp = static_cast<double>(s.num_nextn_predict_layers) * mtp_layer(s, m);
   p.extra = s.extra_params;

@@ -47,9 +47,13 @@ model_preset make_model(const json& m) {
   if (const auto it = m.find("config"); it != m.end()) {
     auto fields = detail::preset_config(it->dump());
     if (fields.ok()) p.fields = fields.value();
-    // A preset is the architecture: its Hub checkpoint's storage format (quantization_config) is not imposed on
-    // every run naming it (weights_dtype chooses; --config applies a checkpoint's format).
-    for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"}) p.fields.erase(key);
+    // The Hub checkpoint's storage format (quantization_config) is kept apart: resolve makes it the default of the
+    // runs that load the checkpoint as shipped (inference outside llama.cpp / Ollama), not of every run naming it.
+    for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"})
+      if (const auto field = p.fields.find(key); field != p.fields.end()) {
+        p.shipped.insert(*field);
+        p.fields.erase(field);
+      }
   }
   if (const auto it = m.find("settings"); it != m.end() && it->is_object())
     for (const auto& [key, value] : it->members())

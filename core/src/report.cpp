@@ -129,16 +129,28 @@ json peak_json(const estimate_result& r) {
           {"phases", phases}};
 }
 
-json breakdown_json(const param_breakdown& p) {
+// A hybrid's layers, group by group: the token mixer, the MLP, how many and one layer's parameters.
+json groups_json(const param_breakdown& p) {
+  json groups = json::array();
+  for (const layer_group& g : p.groups)
+    if (g.count > 0)
+      groups.push_back(
+          {{"mixer", name_of(g.mixer)}, {"mlp", name_of(g.mlp)}, {"layers", g.count}, {"layer", layer_json(g.params)}});
+  return groups;
+}
+
+json breakdown_json(const model_spec& m) {
+  const param_breakdown& p = m.params;
   json breakdown = {{"embedding", json_bytes(p.embedding)},
                     {"lm_head", json_bytes(p.lm_head)},
                     {"final_norm", json_bytes(p.final_norm)},
-                    {"dense_layers", p.dense_layers},
-                    {"dense_layer", layer_json(p.dense_layer)}};
-  if (p.moe_layers > 0) {
-    breakdown["moe_layers"] = p.moe_layers;
-    breakdown["moe_layer"] = layer_json(p.moe_layer);
+                    {"dense_layers", p.layers_with(mlp_kind::dense)},
+                    {"dense_layer", layer_json(p.layer_with(mlp_kind::dense))}};
+  if (p.moe_layers() > 0) {
+    breakdown["moe_layers"] = p.moe_layers();
+    breakdown["moe_layer"] = layer_json(p.layer_with(mlp_kind::moe));
   }
+  if (m.hybrid()) breakdown["layer_groups"] = groups_json(p);
   if (p.encoder_layers > 0) {  // an encoder-decoder's encoder stack (dense_layer is then the decoder layer)
     breakdown["encoder_layers"] = p.encoder_layers;
     breakdown["encoder_layer"] = layer_json(p.encoder_layer);
@@ -237,7 +249,7 @@ json estimate_object(const estimate_result& r, const solve_result* solved, const
               {"gpu_memory", json_bytes(r.gpu_memory_bytes)},
               {"peak", peak_json(r)},
               {"buckets", buckets_json(r)},
-              {"param_breakdown", breakdown_json(r.model.params)},
+              {"param_breakdown", breakdown_json(r.model)},
               {"notes", r.notes},
               {"settings", settings_json}};
   if (r.inference) out["runtime"] = runtime_json(r.runtime);

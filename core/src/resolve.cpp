@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "layers/layer_kinds.hpp"
 #include "llm_memory/presets.hpp"
 #include "profile_axes.hpp"
 #include "profiles.hpp"
@@ -183,6 +184,9 @@ run_spec parse_choices(setting_values values) {
   // saves A only when B needs a gradient, which a frozen 4-bit base never does.
   r.frozen_linears_keep_input = v.bnb_version == "before_0.43.2" && r.adapters() && r.weights == dtype::nf4;
   r.kv = dtype_choice(v.kv_dtype, r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16);
+  const dtype activations = r.weights == dtype::fp32 ? dtype::fp32 : dtype::bf16;
+  r.state = dtype_choice(v.state_dtype,
+                         r.train() ? activations : detail::runtime_of(r.runtime).state_dtype.value_or(activations));
   r.lora_targets = parse_targets(v.lora_targets);
   r.model_parallel = v.tp * v.pp;
   r.data_parallel = v.devices / r.model_parallel;
@@ -199,6 +203,27 @@ void build_model(run_spec& r) {
 
 void fail(std::vector<error>& errors, std::string setting, std::string message) {
   errors.push_back({std::move(setting), std::move(message)});
+}
+
+// The layer list, and the sizes each recurrent kind it names needs.
+void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
+  const auto runs = detail::parse_layer_types(v.layer_types);
+  if (!runs.ok()) {
+    errors.push_back(runs.errors().front());
+    return;
+  }
+  const auto has = [&](layer_kind k) {
+    return std::any_of(runs.value().begin(), runs.value().end(), [&](const layer_run& r) { return r.kind == k; });
+  };
+  if (has(layer_kind::linear_attention) && (v.linear_num_value_heads < 1 || v.linear_num_key_heads < 1 ||
+                                            v.linear_key_head_dim < 1 || v.linear_value_head_dim < 1))
+    fail(errors, "linear_num_value_heads",
+         "linear_attention layers need linear_num_value_heads, linear_num_key_heads, linear_key_head_dim and "
+         "linear_value_head_dim >= 1");
+  if (has(layer_kind::mamba) && (v.mamba_num_heads < 1 || v.mamba_head_dim < 1))
+    fail(errors, "mamba_num_heads", "mamba layers need mamba_num_heads and mamba_head_dim >= 1");
+  if (has(layer_kind::mamba) && (v.mamba_num_heads * v.mamba_head_dim) % v.mamba_n_groups != 0)
+    fail(errors, "mamba_n_groups", "must divide mamba_num_heads x mamba_head_dim");
 }
 
 void check_architecture(const setting_values& v, std::vector<error>& errors) {
@@ -225,6 +250,7 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
   // Encoders and encoder-decoders are dense multi-head stacks (docs/models.md, "Encoders and encoder-decoders").
   if (v.architecture != "decoder" && (v.num_experts > 0 || v.kv_lora_rank > 0))
     fail(errors, "architecture", "an " + v.architecture + " stack with experts or MLA is not modelled");
+  check_layer_kinds(v, errors);
   // ALBERT's shared layers: groups of consecutive layers run one set of weights (modeling_albert.py).
   if (v.num_hidden_groups > 0 &&
       (v.num_hidden_groups > v.num_hidden_layers || v.num_hidden_layers % v.num_hidden_groups != 0))
@@ -294,14 +320,17 @@ void check_phases(const run_spec& r, std::vector<error>& errors) {
 
 void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
   if (!r.adapters()) return;
-  const auto named = projection_names.begin() + 7;  // the projections a user can name (model.hpp)
-  for (auto name : detail::split(r.values.lora_targets, ','))
-    if (name != "all-linear" && std::find(projection_names.begin(), named, name) == named) {
+  for (auto name : detail::split(r.values.lora_targets, ',')) {
+    const auto it = std::find(projection_names.begin(), projection_names.end(), name);
+    if (name != "all-linear" &&
+        (it == projection_names.end() || !nameable(static_cast<projection>(it - projection_names.begin())))) {
       fail(errors, "lora_targets",
            "unknown module " + quoted(name) +
-               "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear");
+               "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj (hybrid layers: in_proj_qkvz, "
+               "in_proj_ba, in_proj, out_proj) or all-linear");
       return;
     }
+  }
 }
 
 // Checks that need the model: the first problem only.
@@ -323,6 +352,19 @@ std::optional<error> check_model(const run_spec& r) {
 
 // ---- layering --------------------------------------------------------------------------------------------------
 
+// Whether the run loads the preset's checkpoint as shipped, so that its format (FP8, MXFP4) is the default: inference
+// on a runtime that reads the checkpoint's own files. Training starts from the dequantised weights, and llama.cpp
+// and Ollama load a GGUF conversion.
+bool loads_as_shipped(const settings& explicit_values, const setting_values& values, const model_preset& preset) {
+  if (preset.shipped.empty()) return false;
+  setting_values run = values;
+  std::vector<error> ignored;  // reported when the explicit values are layered
+  detail::apply_layer(preset.shipped, run, ignored, "");
+  detail::apply_layer(explicit_values, run, ignored, "");
+  if (choice<run_mode>(mode_names, run.mode) == run_mode::train) return false;
+  return !detail::runtime_of(parse_runtime(run)).converts_checkpoint;
+}
+
 void apply_model_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {
   const auto it = explicit_values.find("model");
   const std::string id = detail::lower(detail::trim(it != explicit_values.end() ? it->second : std::string()));
@@ -335,6 +377,8 @@ void apply_model_preset(const settings& explicit_values, setting_values& values,
     return;
   }
   detail::apply_layer(preset.value()->fields, values, errors, " (from model preset)");
+  if (loads_as_shipped(explicit_values, values, *preset.value()))
+    detail::apply_layer(preset.value()->shipped, values, errors, " (from model preset)");
   values.model = preset.value()->id;
 }
 

@@ -31,7 +31,7 @@ TEST(model, gpt2_small_exact_count) {
                                     {"mlp_bias", "on"}}));
   EXPECT_EQ(m.params.embedding, 38597376 + 786432);
   EXPECT_EQ(m.params.lm_head, 0);
-  EXPECT_EQ(m.params.dense_layer.total(), 7087872);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).total(), 7087872);
   EXPECT_EQ(m.params.total, 124439808);
 }
 
@@ -46,8 +46,8 @@ TEST(model, llama2_7b_exact_count) {
                                     {"norm", "rmsnorm"},
                                     {"mlp", "gated"},
                                     {"dropout", "off"}}));
-  EXPECT_EQ(m.params.dense_layer.attention, 4.0 * 4096 * 4096);
-  EXPECT_EQ(m.params.dense_layer.mlp, 3.0 * 4096 * 11008);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).attention, 4.0 * 4096 * 4096);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).mlp, 3.0 * 4096 * 11008);
   EXPECT_EQ(m.params.total, 6738415616);
 }
 
@@ -59,7 +59,7 @@ TEST(model, gqa_narrows_k_and_v) {
                                     {"num_key_value_heads", "8"},
                                     {"norm", "rmsnorm"},
                                     {"mlp", "gated"}}));
-  EXPECT_EQ(m.params.dense_layer.attention, 41943040);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).attention, 41943040);
 }
 
 // Mixture of experts: active = total - (E - k) experts per MoE layer.
@@ -73,8 +73,8 @@ TEST(model, moe_active_parameters) {
                                     {"num_experts", "8"},
                                     {"num_experts_per_tok", "2"}}));
   const double expert = 3.0 * 64 * 128;
-  EXPECT_EQ(m.params.moe_layer.mlp, 8 * expert);
-  EXPECT_EQ(m.params.moe_layer.router, 64 * 8);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).mlp, 8 * expert);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).router, 64 * 8);
   EXPECT_EQ(m.params.total - m.params.active, 2 * 6 * expert);
 }
 
@@ -87,7 +87,7 @@ TEST(model, qk_norm_variants) {
   auto with = [&](const char* qk) {
     settings s = base;
     s["qk_norm"] = qk;
-    return model_of(settings(s)).params.dense_layer.attention;
+    return model_of(settings(s)).params.layer_with(mlp_kind::dense).attention;
   };
   EXPECT_EQ(with("none"), 24576);
   EXPECT_EQ(with("head"), 24576 + 64);
@@ -101,12 +101,12 @@ TEST(model, router_bias_and_shared_expert_gate) {
       {"hidden_size", "64"},    {"num_hidden_layers", "2"}, {"num_attention_heads", "4"}, {"intermediate_size", "128"},
       {"mlp", "gated"},         {"norm", "rmsnorm"},        {"num_experts", "8"},         {"num_experts_per_tok", "2"},
       {"n_shared_experts", "1"}};
-  EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512);
+  EXPECT_EQ(model_of(settings(s)).params.layer_with(mlp_kind::moe).router, 512);
   s["router_bias"] = "on";
-  EXPECT_EQ(model_of(settings(s)).params.moe_layer.router, 512 + 8);
+  EXPECT_EQ(model_of(settings(s)).params.layer_with(mlp_kind::moe).router, 512 + 8);
   s["shared_expert_gate"] = "on";
   const auto p = model_of(settings(s)).params;
-  EXPECT_EQ(p.moe_layer.router, 512 + 8 + 64);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 512 + 8 + 64);
   // The router and the shared expert are active for every token: only 6 routed experts per layer idle.
   EXPECT_EQ(p.total - p.active, 2 * 6 * 3.0 * 64 * 128);
 }
@@ -116,9 +116,9 @@ TEST(model, router_bias_and_shared_expert_gate) {
 TEST(model, falcon_style_layer) {
   const auto m = model_of(settings(
       {{"hidden_size", "64"}, {"num_attention_heads", "4"}, {"num_key_value_heads", "1"}, {"norms_per_layer", "1"}}));
-  EXPECT_EQ(m.params.dense_layer.attention, 10240);
-  EXPECT_EQ(m.params.dense_layer.mlp, 32768);
-  EXPECT_EQ(m.params.dense_layer.norms, 128);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).attention, 10240);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).mlp, 32768);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).norms, 128);
 }
 
 // Interleaved experts (Llama 4 Maverick: interleave_moe_layer_step 2): layer l is MoE when (l + 1) % 2 == 0, from
@@ -137,11 +137,11 @@ TEST(model, interleaved_moe_layers) {
                                     {"num_experts_per_tok", "1"},
                                     {"first_k_dense_replace", "2"},
                                     {"moe_layer_step", "2"}}));
-  EXPECT_EQ(m.params.moe_layers, 2);
-  EXPECT_EQ(m.params.dense_layers, 5);
-  for (std::int64_t l = 0; l < 7; ++l) EXPECT_EQ(m.params.is_moe(l), l == 3 || l == 5) << l;
-  EXPECT_EQ(m.params.dense_layer.total(), 16384 + 49152 + 128);
-  EXPECT_EQ(m.params.moe_layer.total(), 16384 + 24576 + 256 + 128);
+  EXPECT_EQ(m.params.moe_layers(), 2);
+  EXPECT_EQ(m.params.layers_with(mlp_kind::dense), 5);
+  for (std::int64_t l = 0; l < 7; ++l) EXPECT_EQ(m.mlp_at(l) == mlp_kind::moe, l == 3 || l == 5) << l;
+  EXPECT_EQ(m.params.layer_with(mlp_kind::dense).total(), 16384 + 49152 + 128);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).total(), 16384 + 24576 + 256 + 128);
   EXPECT_EQ(m.params.total, 5 * 65664 + 2 * 41344 + 64);
 }
 

@@ -49,6 +49,35 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       // counted too (num_nextn_predict_layers); the Hub's count adds the fp32 scale of every 128 x 128 FP8 block:
       // 40,838,232 in the 61 layers + 702,264 in the MTP layer (quant_test.cpp fp8_block_deepseek_v3_by_hand).
       {"deepseek-v3", 41540496},
+      // DeepSeek-V3.2-Exp: DeepSeek-V3's scales plus the indexer's FP8 wq_b [8,192, 1,536] (64 x 12 blocks) and wk
+      // [128, 7,168] (1 x 56) in each of the 61 layers and the MTP layer: 40,838,232 + 61 x 824 = 40,888,496 and
+      // 702,264 + 824 = 703,088 (weights_proj stays bf16).
+      {"deepseek-v3.2-exp", 40888496 + 703088},
+      // MiniMax-M2 ships FP8 in 128 x 128 blocks: per layer q [6,144, 3,072] 48 x 24 = 1,152, k and v [1,024, 3,072]
+      // 2 x 8 x 24 = 384, o [3,072, 6,144] 1,152, 256 experts x (gate, up [1,536, 3,072] and down [3,072, 1,536]:
+      // 3 x 12 x 24 = 864) = 221,184: 223,872, x 62 = 13,880,064.
+      {"minimax-m2", 13880064},
+      // GLM-4.6's Hub total is GLM-4.5's (the same architecture) less exactly 2 x 151,552 x 5,120: its MTP layer's
+      // own embedding and head copies are not in the checkpoint.
+      {"glm-4.6", -2LL * 151552 * 5120},
+      // Qwen3-4B-Instruct-2507-FP8: lm_head.weight stored although tied (151,936 x 2,560) and the FP8 block scales,
+      // per layer q [4,096, 2,560] 32 x 20 + k, v [1,024, 2,560] 2 x 8 x 20 + o 20 x 32 + gate, up [9,728, 2,560]
+      // 2 x 76 x 20 + down 20 x 76 = 6,160, x 36 = 221,760.
+      {"qwen3-4b-instruct-2507-fp8", 151936LL * 2560 + 36 * 6160},
+      // Qwen3-235B-A22B-2507-FP8: per layer q [8,192, 4,096] 64 x 32 + k, v [512, 4,096] 2 x 4 x 32 + o 32 x 64 + 128
+      // experts x (gate, up [1,536, 4,096] and down: 3 x 12 x 32) = 151,808, x 94 = 14,269,952.
+      {"qwen3-235b-a22b-instruct-2507-fp8", 94LL * 151808},
+      // Qwen3 0.6B, 1.7B and 8B FP8 (lm_head stored although tied in the first two), per layer scales: 0.6B q [2,048,
+      // 1,024] 16 x 8 + k, v [1,024, 1,024] 2 x 8 x 8 + o 8 x 16 + gate, up [3,072, 1,024] 2 x 24 x 8 + down 8 x 24 =
+      // 960; 1.7B q [2,048, 2,048] 16 x 16 + k, v 2 x 8 x 16 + o 16 x 16 + gate, up [6,144, 2,048] 2 x 48 x 16 + down
+      // 16 x 48 = 3,072; 8B q 32 x 32 + k, v 2 x 8 x 32 + o 32 x 32 + gate, up [12,288, 4,096] 2 x 96 x 32 + down
+      // 32 x 96 = 11,776.
+      {"qwen3-0.6b-fp8", 151936LL * 1024 + 28 * 960},
+      {"qwen3-1.7b-fp8", 151936LL * 2048 + 28 * 3072},
+      {"qwen3-8b-fp8", 36LL * 11776},
+      // Qwen3-30B-A3B-2507-FP8: per layer q [4,096, 2,048] 32 x 16 + k, v [512, 2,048] 2 x 4 x 16 + o 16 x 32 + 128
+      // experts x (gate, up [768, 2,048] and down: 3 x 6 x 16) = 38,016, x 48 = 1,824,768.
+      {"qwen3-30b-a3b-instruct-2507-fp8", 48LL * 38016},
       // Falcon ties its embeddings in transformers but the checkpoints store lm_head.weight, V x h
       // (research/models: every tensor of the falcon-40b and falcon-180B-chat indexes matched by name).
       {"falcon-7b", 65024LL * 4544},
@@ -121,7 +150,7 @@ TEST(presets, aliases_name_their_preset) {
 }
 
 // The catalogue holds at least this many presets, each with an exact published count (the test below).
-TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 174u); }
+TEST(presets, catalogue_size) { EXPECT_GE(model_presets().size(), 187u); }
 
 TEST(presets, find_model_and_the_listing_share_one_mapped_preset) {
   const model_preset* found = find_model("llama-2-7b");
@@ -153,7 +182,7 @@ TEST(presets, computed_count_equals_the_published_count) {
 // 2 x 128,256 x 4,096 = 1,050,673,152; final norm 4,096. Total 8,030,261,248.
 TEST(presets, llama3_8b_by_hand) {
   const auto p = params_of("meta-llama-3-8b");
-  EXPECT_EQ(p.dense_layer.total(), 218112000);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 218112000);
   EXPECT_EQ(p.total, 8030261248.0);
 }
 
@@ -162,7 +191,7 @@ TEST(presets, llama3_8b_by_hand) {
 // Tied embedding 151,936 x 896 = 136,134,656, counted once; final norm 896. Total 494,032,768.
 TEST(presets, qwen25_half_b_tied_with_qkv_bias_by_hand) {
   const auto p = params_of("qwen2.5-0.5b");
-  EXPECT_EQ(p.dense_layer.attention, 1836160);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).attention, 1836160);
   EXPECT_EQ(p.lm_head, 0);
   EXPECT_EQ(p.total, 494032768);
 }
@@ -173,8 +202,8 @@ TEST(presets, qwen25_half_b_tied_with_qkv_bias_by_hand) {
 // active = total - 32 x 6 x 176,160,768 = 12,879,925,248.
 TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
   const auto p = params_of("mixtral-8x7b-v0.1");
-  EXPECT_EQ(p.moe_layers, 32);
-  EXPECT_EQ(p.moe_layer.router, 32768);
+  EXPECT_EQ(p.moe_layers(), 32);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 32768);
   EXPECT_EQ(p.total, 46702792704.0);
   EXPECT_EQ(p.active, 12879925248.0);
 }
@@ -185,7 +214,7 @@ TEST(presets, mixtral_8x7b_total_and_active_by_hand) {
 // checkpoint also stores lm_head.weight (295,469,056): 7,217,189,760, which the Hub page rounds to 7.22B.
 TEST(presets, falcon_7b) {
   const auto p = params_of("falcon-7b");
-  EXPECT_EQ(p.dense_layer.total(), 207070080);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 207070080);
   EXPECT_EQ(p.total, 6921720704.0);
   EXPECT_EQ(find_model("falcon-7b")->official_params, 7217189760);
   EXPECT_EQ(std::llround((p.total + 65024.0 * 4544) / 1e7), 722);
@@ -198,7 +227,7 @@ TEST(presets, falcon_7b) {
 // lm_head, 532,676,608.
 TEST(presets, falcon_40b_new_decoder_by_hand) {
   const auto p = params_of("falcon-40b");
-  EXPECT_EQ(p.dense_layer.total(), 679510016);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 679510016);
   EXPECT_EQ(p.lm_head, 0);
   EXPECT_EQ(p.total, 41303293952.0);
 }
@@ -209,7 +238,7 @@ TEST(presets, falcon_40b_new_decoder_by_hand) {
 // tied lm_head. Total 176,247,271,424 = huggingface.js parse-safetensors-metadata.spec.ts @fe42e680 {BF16: ...}.
 TEST(presets, bloom_by_hand) {
   const auto p = params_of("bloom");
-  EXPECT_EQ(p.dense_layer.total(), 2466437120);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 2466437120);
   EXPECT_EQ(p.embedding, 250880.0 * 14336 + 2 * 14336);
   EXPECT_EQ(p.total, 176247271424);
 }
@@ -220,7 +249,7 @@ TEST(presets, bloom_by_hand) {
 // Total 6,857,302,016 (index total_size 13,731,385,408 B fp16 less the named buffers, research/models).
 TEST(presets, gpt_neox_by_hand) {
   const auto p = params_of("redpajama-incite-7b-base");
-  EXPECT_EQ(p.dense_layer.total(), 201379840);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 201379840);
   EXPECT_EQ(p.total, 6857302016);
 }
 
@@ -229,7 +258,7 @@ TEST(presets, gpt_neox_by_hand) {
 // 5,120; lm_head with bias 131,072,000 + 51,200. Total 2,779,683,840 (fp32 index total_size 11,118,735,360 B / 4).
 TEST(presets, phi2_by_hand) {
   const auto p = params_of("phi-2");
-  EXPECT_EQ(p.dense_layer.total(), 78671360);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 78671360);
   EXPECT_EQ(p.lm_head, 51200.0 * 2560 + 51200);
   EXPECT_EQ(p.total, 2779683840);
 }
@@ -242,10 +271,10 @@ TEST(presets, phi2_by_hand) {
 // 24,891,840 = 4,187,440,704 (OpenAI's 3.61B leaves out the input embedding, 579,133,440).
 TEST(presets, gpt_oss_20b_by_hand) {
   const auto p = params_of("gpt-oss-20b");
-  EXPECT_EQ(p.moe_layers, 24);
-  EXPECT_EQ(p.moe_layer.attention, 26550144);
-  EXPECT_EQ(p.moe_layer.router, 92192);
-  EXPECT_EQ(p.moe_layer.total(), 823186976);
+  EXPECT_EQ(p.moe_layers(), 24);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).attention, 26550144);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 92192);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).total(), 823186976);
   EXPECT_EQ(p.total, 20914757184);
   EXPECT_EQ(p.active, 4187440704);
   EXPECT_EQ(std::llround((p.active - 201088.0 * 2880) / 1e7), 361);
@@ -265,9 +294,9 @@ TEST(presets, gpt_oss_20b_by_hand) {
 // 3 x 144 x 56 = 24,192, 257 experts x 3 x 16 x 56 = 690,816: 3 x 35,640 + 59 x 702,264 = 41,540,496.
 TEST(presets, deepseek_v3) {
   const auto p = params_of("deepseek-v3");
-  EXPECT_EQ(p.dense_layer.attention, 187107328);
-  EXPECT_EQ(p.dense_layer.total(), 583483392);
-  EXPECT_EQ(p.moe_layer.total(), 11507286272.0);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).attention, 187107328);
+  EXPECT_EQ(p.layer_with(mlp_kind::dense).total(), 583483392);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).total(), 11507286272.0);
   // The total is the checkpoint's (num_nextn_predict_layers 1: the MTP module counted apart); what runtimes load is
   // the main model.
   EXPECT_EQ(p.mtp, 13463426304.0);
@@ -279,7 +308,7 @@ TEST(presets, deepseek_v3) {
 // Qwen1.5-MoE-A2.7B: the shared expert's sigmoid gate adds 2,048 weights to the router of each of 24 layers.
 TEST(presets, qwen2_moe_shared_expert_gate) {
   const auto p = params_of("qwen1.5-moe-a2.7b");
-  EXPECT_EQ(p.moe_layer.router, 2048 * 60 + 2048);
+  EXPECT_EQ(p.layer_with(mlp_kind::moe).router, 2048 * 60 + 2048);
 }
 
 TEST(presets, gpus) {

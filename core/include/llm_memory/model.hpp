@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -23,14 +24,21 @@ enum class projection : std::uint8_t {
   q_a_proj,
   q_b_proj,
   kv_a_proj_with_mqa,
-  kv_b_proj,  // MLA (adapted by all-linear only)
+  kv_b_proj,     // MLA (adapted by all-linear only)
+  in_proj_qkvz,  // Gated DeltaNet: q, k, v and the output gate z
+  in_proj_ba,    // Gated DeltaNet: beta and the decay's input a
+  in_proj,       // Mamba-2 and LFM2's short convolution: the mixer's input projection
+  out_proj,      // Gated DeltaNet, Mamba-2 and short convolution: the mixer's output projection
 };
 
 /// PEFT's names, in the order of `projection`.
-inline constexpr std::array<std::string_view, 11> projection_names = {
-    "q_proj",   "k_proj",    "v_proj",   "o_proj",   "gate_proj",
-    "up_proj",  "down_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa",
-    "kv_b_proj"};
+inline constexpr std::array<std::string_view, 15> projection_names = {
+    "q_proj",    "k_proj",       "v_proj",     "o_proj",   "gate_proj",
+    "up_proj",   "down_proj",    "q_a_proj",   "q_b_proj", "kv_a_proj_with_mqa",
+    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",  "out_proj"};
+
+/// Whether a user can name `p` in lora_targets (MLA's projections are adapted by all-linear only).
+[[nodiscard]] constexpr bool nameable(projection p) { return p < projection::q_a_proj || p > projection::kv_b_proj; }
 
 [[nodiscard]] constexpr std::string_view name_of(projection p) { return projection_names[static_cast<std::size_t>(p)]; }
 
@@ -76,15 +84,49 @@ struct layer_params {
   [[nodiscard]] double total() const { return attention + mlp + router + norms; }
 };
 
+/// A layer's token mixer: what it caches and how its attention is shaped. Each kind is one file under
+/// core/src/layers/ and one row of its table (docs/architecture.md, "Layer kinds").
+enum class layer_kind : std::uint8_t {
+  attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
+  sliding_attention,  ///< attention over the last sliding_window tokens
+  mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
+  dsa,                ///< MLA plus DeepSeek-V3.2's lightning indexer, which caches one key per token of its own
+  linear_attention,   ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
+  mamba,              ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
+  short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
+  none,               ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
+};
+
+/// A layer's MLP: one dense MLP, or routed experts (with shared experts and a router), or none. Each kind is one
+/// file under core/src/layers/ and one row of its table.
+enum class mlp_kind : std::uint8_t {
+  dense,  ///< one MLP every token passes through (gated: gate/up/down; plain: up/down)
+  moe,    ///< num_experts routed MLPs, num_experts_per_tok per token, plus shared experts and the router
+  none,   ///< no MLP: a mixer-only block (Nemotron-H's "M" and "*")
+};
+
+/// A mixer's name as the layer_types setting spells it ("full_attention", "linear_attention", "mamba"...).
+[[nodiscard]] std::string_view name_of(layer_kind k);
+/// An MLP kind's name ("dense", "moe", "none").
+[[nodiscard]] std::string_view name_of(mlp_kind k);
+
+/// Layers that share one token mixer and one MLP kind, and so one parameter shape.
+struct layer_group {
+  layer_kind mixer = layer_kind::attention;  ///< their token mixer
+  mlp_kind mlp = mlp_kind::dense;            ///< their MLP
+  std::int64_t count = 0;                    ///< how many sets of these weights the model holds [layers]
+  layer_params params;                       ///< one layer's parameters
+};
+
 /// Exact parameter count of the architecture, by component.
 struct param_breakdown {
-  double embedding = 0;             ///< token (+ learned position) embeddings
-  double lm_head = 0;               ///< output projection; 0 when tied to the embedding
-  double final_norm = 0;            ///< norm after the last layer
-  layer_params dense_layer;         ///< one dense layer
-  layer_params moe_layer;           ///< one MoE layer (empty for dense models)
-  std::int64_t dense_layers = 0;    ///< number of dense layers
-  std::int64_t moe_layers = 0;      ///< number of MoE layers
+  double embedding = 0;   ///< token (+ learned position) embeddings
+  double lm_head = 0;     ///< output projection; 0 when tied to the embedding
+  double final_norm = 0;  ///< norm after the last layer
+  /// The layers by (mixer, MLP) kind, in the order the first layer of each appears; a model with one mixer has a
+  /// dense group (possibly of 0 layers, for the shapes) and, with experts, a MoE group.
+  std::vector<layer_group> groups;
+  bool experts = false;             ///< the model has routed experts somewhere
   std::int64_t first_moe = 0;       ///< index of the first layer that may be MoE (first_k_dense_replace) [layer]
   std::int64_t moe_step = 1;        ///< from first_moe on, layer l is MoE when (l + 1) % moe_step == 0 [layers]
   double vision = 0;                ///< vision tower + projector of a multimodal model (loaded with the text model)
@@ -97,10 +139,21 @@ struct param_breakdown {
   double active = 0;                ///< parameters used per token (MoE: shared + top-k experts; no vision, no MTP)
   /// The parameters a runtime or trainer loads: everything but the MTP module [parameters].
   [[nodiscard]] double loaded() const { return total - mtp; }
-  /// Whether layer `l` (0-based) holds experts (Llama 4 / Qwen2-MoE interleaving after DeepSeek's dense prefix).
-  [[nodiscard]] bool is_moe(std::int64_t l) const {
-    return moe_layers > 0 && l >= first_moe && (l + 1) % moe_step == 0;
+  /// Layers holding experts [layers].
+  [[nodiscard]] std::int64_t moe_layers() const { return layers_with(mlp_kind::moe); }
+  /// Layers whose MLP is `k` [layers].
+  [[nodiscard]] std::int64_t layers_with(mlp_kind k) const;
+  /// Sets of layer weights in all (ALBERT's shared groups count once) [layers].
+  [[nodiscard]] std::int64_t layer_sets() const;
+  /// Sum over the groups of count x f(one layer's parameters) [parameters, or what f returns per layer].
+  template <class F>
+  [[nodiscard]] double over_layers(F f) const {
+    double sum = 0;
+    for (const layer_group& g : groups) sum += static_cast<double>(g.count) * f(g.params);
+    return sum;
   }
+  /// The group of the first layer whose MLP is `k`, else the first group: the shapes a per-layer rule reads.
+  [[nodiscard]] const layer_params& layer_with(mlp_kind k) const;
 };
 
 enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
@@ -120,25 +173,12 @@ struct model_choices {
   stack_kind stack = stack_kind::decoder;        ///< architecture
 };
 
-/// A layer's token mixer: what it caches and how its attention is shaped. Each kind is one file under
-/// core/src/layers/ and one row of its table (docs/architecture.md, "Layer kinds").
-enum class layer_kind : std::uint8_t {
-  attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
-  sliding_attention,  ///< attention over the last sliding_window tokens
-  mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
-};
-
-/// A layer's MLP: one dense MLP, or routed experts (with shared experts and a router). Each kind is one file under
-/// core/src/layers/ and one row of its table.
-enum class mlp_kind : std::uint8_t {
-  dense,  ///< one MLP every token passes through (gated: gate/up/down; plain: up/down)
-  moe,    ///< num_experts routed MLPs, num_experts_per_tok per token, plus shared experts and the router
-};
-
 /// Consecutive layers of one kind in the model's repeating unit of layers.
 struct layer_run {
   layer_kind kind = layer_kind::attention;  ///< their token mixer
   std::int64_t count = 1;                   ///< how many in a row [layers]
+  /// Their MLP when the layer list names it (Nemotron-H); empty: experts where the MoE placement puts them.
+  std::optional<mlp_kind> mlp;
 };
 
 /// Derived architecture: every default resolved (head_dim, n_kv, intermediate size...).
@@ -156,6 +196,14 @@ struct model_spec {
   std::vector<layer_run> layer_pattern = {layer_run{}};
   /// Layers of kind `k` among the first `first_layers` layers [layers].
   [[nodiscard]] double layers_of(layer_kind k, double first_layers) const;
+  /// The pattern's entry for layer `l` (0-based).
+  [[nodiscard]] const layer_run& run_at(std::int64_t l) const;
+  /// The MLP of layer `l` (0-based): the layer list's, else experts where the MoE placement puts them.
+  [[nodiscard]] mlp_kind mlp_at(std::int64_t l) const;
+  /// The index in params.groups of layer `l` (0-based).
+  [[nodiscard]] std::size_t group_of(std::int64_t l) const;
+  /// Whether the layers mix tokens in more than one way, or some layer lacks a mixer or an MLP.
+  [[nodiscard]] bool hybrid() const;
   /// Encoder-decoder: every decoder layer also holds a cross-attention block (q/k/v/o and one more norm).
   [[nodiscard]] bool cross_attention() const { return choices.stack == stack_kind::encoder_decoder; }
   model_choices choices;   ///< norm, position embedding, biases, q/k norm, MLP shape

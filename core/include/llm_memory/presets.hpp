@@ -21,6 +21,9 @@ struct model_preset {
   std::string name;                  ///< display name, e.g. "Llama 2 7B"
   std::string hf_repo;               ///< e.g. "meta-llama/Llama-2-7b-hf"
   settings fields;                   ///< settings keys -> values (hidden_size, num_hidden_layers, ...)
+  /// The checkpoint's storage format, its config's quantization_config read as settings (weights_dtype,
+  /// quant_group_size, ...): the default of inference runtimes that load the checkpoint itself; empty: bf16
+  settings shipped;
   std::int64_t official_params = 0;  ///< published exact parameter count; 0 when none is published
   std::string source;                ///< where official_params comes from
   std::string note;                  ///< why the computed count may differ, when it does

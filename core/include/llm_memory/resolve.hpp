@@ -86,6 +86,7 @@ struct run_spec {
   dtype gradients = dtype::bf16;         ///< grads_dtype, auto resolved to `trainable`
   dtype optimizer_states = dtype::fp32;  ///< optimizer_dtype
   dtype kv = dtype::bf16;                ///< kv_dtype, auto resolved to the activation dtype
+  dtype state = dtype::bf16;             ///< state_dtype, auto resolved to the runtime's (runtimes/)
   lora_target_set lora_targets;          ///< the adapted projections
 
   std::int64_t model_parallel = 1;   ///< tp x pp: devices one replica spans [devices]

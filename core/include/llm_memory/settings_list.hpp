@@ -62,6 +62,38 @@
   X(sliding_window_pattern, integer, "0", 0, 1e5, "", "layers", "model",                                               \
     "Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide",                      \
     "Global layer every", "")                                                                                          \
+  X(layer_types, text, "", 0, 0, "", "", "model",                                                                      \
+    "The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, "               \
+    "sliding_attention, linear_attention, mamba, conv or none, mlp dense, moe or none (mlp / moe alone: an MLP-only "  \
+    "block); empty = from sliding_window_pattern",                                                                     \
+    "Layer kinds", "")                                                                                                 \
+  X(attention_output_gate, flag, "off", 0, 0, "", "", "model",                                                         \
+    "Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value", "Attention gate", "") \
+  X(linear_num_value_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                \
+    "Gated DeltaNet value heads (linear_attention layers)", "Linear-attention value heads", "")                        \
+  X(linear_num_key_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                  \
+    "Gated DeltaNet query/key heads (linear_attention layers)", "Linear-attention key heads", "")                      \
+  X(linear_key_head_dim, integer, "0", 0, 1e5, "", "", "model", "Gated DeltaNet width of one key head",                \
+    "Linear-attention key head width", "")                                                                             \
+  X(linear_value_head_dim, integer, "0", 0, 1e5, "", "", "model", "Gated DeltaNet width of one value head",            \
+    "Linear-attention value head width", "")                                                                           \
+  X(linear_conv_kernel_dim, integer, "4", 1, 1024, "", "", "model",                                                    \
+    "Gated DeltaNet causal convolution width (its state keeps kernel - 1 columns)", "Linear-attention conv width", "") \
+  X(mamba_num_heads, integer, "0", 0, 1e5, "", "heads", "model", "Mamba-2 heads (mamba layers)", "Mamba heads", "")    \
+  X(mamba_head_dim, integer, "0", 0, 1e5, "", "", "model", "Mamba-2 width of one head", "Mamba head width", "")        \
+  X(mamba_d_state, integer, "128", 1, 1e5, "", "", "model", "Mamba-2 SSM state size per head value (ssm_state_size)",  \
+    "Mamba state size", "")                                                                                            \
+  X(mamba_n_groups, integer, "1", 1, 1e5, "", "", "model", "Mamba-2 groups of B and C (n_groups)", "Mamba groups", "") \
+  X(mamba_d_conv, integer, "4", 1, 1024, "", "", "model", "Mamba-2 causal convolution width (conv_kernel)",            \
+    "Mamba conv width", "")                                                                                            \
+  X(mamba_conv_bias, flag, "on", 0, 0, "", "", "model", "Mamba-2 conv1d has a bias (use_conv_bias)",                   \
+    "Mamba conv bias", "")                                                                                             \
+  X(mamba_proj_bias, flag, "off", 0, 0, "", "", "model", "Mamba-2 in_proj and out_proj have biases (use_bias)",        \
+    "Mamba projection biases", "")                                                                                     \
+  X(conv_l_cache, integer, "3", 1, 1024, "", "", "model",                                                              \
+    "Short-convolution width (LFM2 conv_L_cache; its state keeps L_cache - 1 columns)", "Short conv width", "")        \
+  X(conv_bias, flag, "off", 0, 0, "", "", "model", "Short-convolution projections and conv have biases (LFM2)",        \
+    "Short conv biases", "")                                                                                           \
   X(num_experts, integer, "0", 0, 1e5, "", "experts", "model", "Routed experts per MoE layer; 0 = dense model",        \
     "Routed experts", "")                                                                                              \
   X(num_experts_per_tok, integer, "0", 0, 1e5, "", "experts", "model", "Experts each token is routed to (top-k)",      \
@@ -88,6 +120,11 @@
   X(qk_rope_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head rotary query/key width",                   \
     "MLA rotary head width", "")                                                                                       \
   X(v_head_dim, integer, "0", 0, 1e5, "", "", "model", "MLA: per-head value width", "MLA value head width", "")        \
+  X(index_n_heads, integer, "0", 0, 1e5, "", "heads", "model",                                                         \
+    "DSA (DeepSeek-V3.2): heads of the lightning indexer that picks the top-k keys; 0 = no indexer",                   \
+    "DSA indexer heads", "")                                                                                           \
+  X(index_head_dim, integer, "128", 1, 1e5, "", "", "model",                                                           \
+    "DSA: width of one indexer head and of the indexer key cached per token and layer", "DSA indexer head width", "")  \
   X(lm_head_bias, flag, "off", 0, 0, "", "", "model",                                                                  \
     "lm_head has a bias of vocab_size values (GPT-J, Phi-1/2, Phi-3.5-MoE)", "Output layer bias", "")                  \
   X(embedding_norm, flag, "off", 0, 0, "", "", "model", "A norm right after the token embedding (BLOOM)",              \
@@ -307,6 +344,9 @@
   X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                              \
     "KV-cache storage; auto = the activation dtype", "KV cache precision", "Automatic|fp32|bf16|fp16|fp8|int8|int4",   \
     "inference")                                                                                                       \
+  X(state_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
+    "Recurrent state of linear-attention, Mamba and conv layers; auto = the runtime's default (docs/methodology.md)",  \
+    "Recurrent state precision", "Automatic|fp32|bf16|fp16", "inference")                                              \
   /* ---- parallelism ---- */                                                                                          \
   X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)",           \
     "Devices", "")                                                                                                     \

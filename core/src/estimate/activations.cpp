@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "estimate/stage.hpp"
 #include "layers/layer_kinds.hpp"
@@ -82,7 +83,7 @@ void scores_saved(const context& c, double scores, layer_activations& out) {
 }
 
 // Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
-void attention_saved(const context& c, const layer_params& layer, layer_activations& out) {
+void attention_saved(const context& c, const layer_kind_def& kind, const layer_params& layer, layer_activations& out) {
   const auto& s = c.s;
   const auto& m = c.m;
   const double T = c.tokens, h = m.hidden, B = c.act;
@@ -90,7 +91,7 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
   const double b = static_cast<double>(s.batch), sq = static_cast<double>(s.seq);
   const bool drop = s.dropout;
   // The widths the layer's kind keeps (layers/): q, k, v, the output projection's input, and MLA's latents.
-  const attention_widths w = layer_def(m.layer_pattern.front().kind).saved_widths(c);
+  const attention_widths w = kind.saved_widths(c);
   out.linear_terms += B * T * w.latent;
   // q, k and v are kept by the attention's own backward.
   const double qkv_input = T * input_bytes(c, layer,
@@ -109,16 +110,20 @@ void attention_saved(const context& c, const layer_params& layer, layer_activati
 // Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only
 // the weight): under LoRA a frozen linear keeps its input only if it is adapted (lora_A needs the same input;
 // lora_dropout = 0 assumed) or another op keeps that tensor anyway.
-layer_activations layer_saved(const context& c, const layer_params& layer, bool moe) {
+layer_activations layer_saved(const context& c, layer_kind mixer, mlp_kind mlp, const layer_params& layer) {
   const auto& s = c.s;
   const double T = c.tokens, h = c.m.hidden;
   layer_activations out;
   // Norm inputs (Korthikanti: 2sbh each).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
-  attention_saved(c, layer, out);
-  // The MLP saves what its kind keeps (layers/dense_mlp.cpp, layers/moe_mlp.cpp).
-  mlp_def(moe ? mlp_kind::moe : mlp_kind::dense).saved(c, layer, out);
+  // The token mixer and the MLP save what their kinds keep (layers/).
+  const layer_kind_def& kind = layer_def(mixer);
+  if (kind.saved != nullptr)
+    kind.saved(c, layer, out);
+  else
+    attention_saved(c, kind, layer, out);
+  mlp_def(mlp).saved(c, layer, out);
   if (s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
   // LoRA: each adapted matrix keeps its rank-r intermediate (lora_A's output) for lora_B's gradient; routed
   // experts' adapters see each token k times.
@@ -131,8 +136,8 @@ layer_activations layer_saved(const context& c, const layer_params& layer, bool 
   return out;
 }
 
-layer_activations layer_saved(const context& c, bool moe) {
-  return layer_saved(c, moe ? c.m.params.moe_layer : c.m.params.dense_layer, moe);
+layer_activations layer_saved(const context& c, const layer_group& g) {
+  return layer_saved(c, g.mixer, g.mlp, g.params);
 }
 
 // An encoder-decoder's cross-attention in one decoder layer (docs/methodology.md, "Encoders and encoder-decoders"):
@@ -149,8 +154,8 @@ void cross_attention_saved(const context& c, layer_activations& out) {
   const double kv_width =
       kernel == attention_kernel::eager || kernel == attention_kernel::sdpa ? a * d : m.kv_heads * d;
   const double norm = norm_saved_bytes(c) * T * h;
-  const double q_input = T * input_bytes(c, m.params.dense_layer, {projection::q_proj}, h);
-  const bool o_input = keeps_attention_output(c, m.params.dense_layer);
+  const double q_input = T * input_bytes(c, m.params.layer_with(mlp_kind::dense), {projection::q_proj}, h);
+  const bool o_input = keeps_attention_output(c, m.params.layer_with(mlp_kind::dense));
   out.linear_terms += norm + q_input + B * T * (a * d + (o_input ? a * d : 0)) + B * T_enc * 2 * kv_width;
   out.outside_tp += norm + q_input;
   if (c.s.dropout) out.linear_terms += T * h, out.outside_tp += T * h;
@@ -159,7 +164,7 @@ void cross_attention_saved(const context& c, layer_activations& out) {
 
 // The encoder's output, read by k_proj and v_proj of every cross-attention: one B x T_enc x h tensor.
 double encoder_output_bytes(const context& c) {
-  if (!trains(c, c.m.params.dense_layer, {projection::k_proj, projection::v_proj})) return 0;
+  if (!trains(c, c.m.params.layer_with(mlp_kind::dense), {projection::k_proj, projection::v_proj})) return 0;
   return c.act * static_cast<double>(c.s.batch) * c.r.encoder_seq / c.cp * c.m.hidden;
 }
 
@@ -173,7 +178,7 @@ struct stack_bytes {
 stack_bytes encoder_layer_bytes(const context& c, double t_seq) {
   const run_spec r = with_workload(c.r, c.s.batch, static_cast<std::int64_t>(c.r.encoder_seq), c.s.devices);
   const context e = make_context(r, c.first_stage, c.last_stage, c.phase);
-  const layer_activations l = layer_saved(e, c.m.params.encoder_layer, false);
+  const layer_activations l = layer_saved(e, layer_kind::attention, mlp_kind::dense, c.m.params.encoder_layer);
   return {(l.linear_terms - l.outside_tp) / c.t + l.outside_tp / t_seq, l.square_terms / c.t};
 }
 
@@ -191,6 +196,27 @@ void encoder_stack(const context& c, double t_seq, builder& out) {
   else
     out.add("encoder layer inputs (checkpoints)", c.r.residual_bytes * enc_tokens * c.m.hidden * L * mb / t_seq,
             what + n(c.r.residual_bytes) + " B x tokens x h");
+}
+
+// Each group's share of the layers that run (ALBERT's shared weights run as every layer): count / sets, the
+// first and the last group taking the rest so that the shares sum to exactly 1.
+std::vector<double> group_shares(const param_breakdown& p) {
+  const auto sets = static_cast<double>(p.layer_sets());
+  std::vector<double> shares(p.groups.size(), 0.0);
+  std::size_t first = shares.size(), last = 0;
+  for (std::size_t i = 0; i < shares.size(); ++i)
+    if (p.groups[i].count > 0) first = std::min(first, i), last = i;
+  if (first == shares.size()) return shares;
+  double others = 0;
+  for (std::size_t i = first + 1; i < shares.size(); ++i)
+    others += shares[i] = static_cast<double>(p.groups[i].count) / sets;
+  shares[first] = 1 - others;
+  if (last != first) {
+    double before = 0;
+    for (std::size_t i = first; i < last; ++i) before += shares[i];
+    shares[last] = 1 - before;
+  }
+  return shares;
 }
 
 // The textbook logits peak (framework generic): 16-bit logits, the fp32 log-softmax and two fp32 gradients.
@@ -298,20 +324,24 @@ bucket activations_train(const context& c) {
                "parallelism divides the tensors inside its regions by tp, and sequence parallelism the rest; "
                "intermediate buffers freed within an op are not counted",
                {}}};
-  // Of the layers that run (m.layers), those without experts (dense_layers counts ALBERT's shared weights once).
-  const double dense_share = 1 - static_cast<double>(m.params.moe_layers) / static_cast<double>(m.layers);
-  layer_activations dense = layer_saved(c, false);
-  if (m.cross_attention()) cross_attention_saved(c, dense);
-  const layer_activations moe = m.params.moe_layers > 0 ? layer_saved(c, true) : dense;
-  const double L = c.layers_on_stage, mb = c.in_flight, t = c.t;
+  const double t = c.t;
   // Without sequence parallelism the tensors outside the tensor-parallel regions stay whole on every rank
   // (Korthikanti et al. 2022, eq. 3 against eq. 4: sbh(10 + 24/t) against sbh·34/t).
   const double t_seq = s.sequence_parallel ? t : 1;
   auto on_device = [&](const layer_activations& l) {
     return (l.linear_terms - l.outside_tp) / t + l.outside_tp / t_seq;
   };
-  const double per_layer_linear = dense_share * on_device(dense) + (1 - dense_share) * on_device(moe);
-  const double per_layer_square = (dense_share * dense.square_terms + (1 - dense_share) * moe.square_terms) / t;
+  double per_layer_linear = 0, per_layer_square = 0;
+  const std::vector<double> shares = group_shares(m.params);
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    if (shares[i] == 0) continue;
+    layer_activations l = layer_saved(c, m.params.groups[i]);
+    if (m.cross_attention()) cross_attention_saved(c, l);
+    per_layer_linear += shares[i] * on_device(l);
+    per_layer_square += shares[i] * l.square_terms;
+  }
+  per_layer_square /= t;
+  const double L = c.layers_on_stage, mb = c.in_flight;
   const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
   const std::string whole = t > 1 && !s.sequence_parallel ? " (no sequence parallelism: not divided by tp)" : "";
   const double T = c.tokens, h = m.hidden, B = c.act;
@@ -378,10 +408,10 @@ bucket activations_prefill(const context& c) {
   if (c.r.attention == attention_kernel::standard) scores = B * a * sq * sq * b / t;
   if (c.r.attention == attention_kernel::eager) scores = (fp32_bytes + B) * a * sq * sq * b / t;
   const double qkvo = B * T * (2 * a + 2 * m.kv_heads) * d / t;
-  const auto expert_tokens = m.params.moe_layers > 0 ? static_cast<double>(s.num_experts_per_tok) : 1.0;
-  const double inner = m.params.moe_layers > 0 && s.moe_intermediate_size > 0
-                           ? static_cast<double>(s.moe_intermediate_size)
-                           : m.intermediate;
+  const bool moe = m.params.moe_layers() > 0;
+  const auto expert_tokens = moe ? static_cast<double>(s.num_experts_per_tok) : 1.0;
+  const double inner =
+      moe && s.moe_intermediate_size > 0 ? static_cast<double>(s.moe_intermediate_size) : m.intermediate;
   const double mlp = B * T * expert_tokens * (m.choices.gated_mlp ? 3 : 2) * inner / t;
   if (qkvo + scores >= mlp)
     out.add("attention workspace (largest transient)", qkvo + scores,
@@ -393,8 +423,8 @@ bucket activations_prefill(const context& c) {
   // bitsandbytes dequantises one weight at a time into the compute dtype for its matmul.
   if (c.r.weights == dtype::nf4 || c.r.weights == dtype::int8) {
     double largest = 0;
-    for (const layer_params* layer : {&m.params.dense_layer, &m.params.moe_layer})
-      for (const auto& l : layer->linears) largest = std::max(largest, l.in_features * l.out_features / t);
+    for (const layer_group& g : m.params.groups)
+      for (const auto& l : g.params.linears) largest = std::max(largest, l.in_features * l.out_features / t);
     out.add("bitsandbytes dequantisation workspace", largest * B, "largest matrix " + n(largest) + " x " + n(B) + " B");
   }
   return out.b;

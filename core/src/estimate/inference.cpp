@@ -19,7 +19,7 @@ bool factor_rule(const context& c) { return !c.train && c.r.overhead == overhead
 
 double mlp_inner(const context& c) {
   const auto& s = c.s;
-  if (c.m.params.moe_layers == 0) return c.m.intermediate;
+  if (c.m.params.moe_layers() == 0) return c.m.intermediate;
   const auto inner = static_cast<double>(s.moe_intermediate_size > 0 ? s.moe_intermediate_size : s.intermediate_size);
   return static_cast<double>(s.num_experts_per_tok) * inner;
 }

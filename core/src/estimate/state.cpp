@@ -22,8 +22,7 @@ state_layout layout_state(const context& c) {
   l.zero_opt = r.values.zero >= 1 ? c.dp : 1;
   l.shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
   if (r.adapters()) {
-    l.trainable_model = static_cast<double>(p.dense_layers) * adapter_params(p.dense_layer, r) +
-                        static_cast<double>(p.moe_layers) * adapter_params(p.moe_layer, r) +
+    l.trainable_model = p.over_layers([&](const layer_params& layer) { return adapter_params(layer, r); }) +
                         static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, r);
   } else {
     const double given = r.values.trainable_params;
@@ -115,7 +114,7 @@ namespace {
 double largest_tensor(const context& c, const state_layout& l) {
   if (c.r.adapters()) return l.trainable_dev;  // adapters are small: all of them, conservatively
   double largest = std::max(l.sp.embed, l.sp.head);
-  for (const auto& lin : c.m.params.dense_layer.linears)
+  for (const auto& lin : c.m.params.layer_with(mlp_kind::dense).linears)
     largest = std::max(largest, lin.in_features * lin.out_features / c.t);
   return std::min(l.trainable_dev, l.trainable_fraction * largest);
 }
@@ -205,8 +204,7 @@ double adafactor_values(const context& c, const state_layout& l) {
     for (const auto& lin : layer.linears) f += (lin.in_features + lin.out_features + lin.bias) * lin.copies;
     return f;
   };
-  const double factored = static_cast<double>(p.dense_layers) * layer_factored(p.dense_layer) +
-                          static_cast<double>(p.moe_layers) * layer_factored(p.moe_layer);
+  const double factored = p.over_layers(layer_factored);
   const double full = r.adapters() ? 0
                                    : (p.embedding > 0 ? c.m.vocab + c.m.hidden : 0) +
                                          (p.lm_head > 0 ? c.m.vocab + c.m.hidden : 0) + p.final_norm;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "estimate/stage.hpp"
 #include "settings_apply.hpp"
@@ -27,10 +28,9 @@ double rows(const layer_params& layer) {
 
 stage_params count_stage(const context& c) {
   const auto& p = c.m.params;
-  const auto dense = static_cast<double>(p.dense_layers), sparse = static_cast<double>(p.moe_layers);
   const double share = c.layers_on_stage / static_cast<double>(c.m.layers);
-  const double layer_norms = dense * p.dense_layer.norms + sparse * p.moe_layer.norms;
-  const double layer_all = dense * p.dense_layer.total() + sparse * p.moe_layer.total();
+  const double layer_norms = p.over_layers([](const layer_params& l) { return l.norms; });
+  const double layer_all = p.over_layers([](const layer_params& l) { return l.total(); });
   stage_params sp;
   double embed = c.first_stage ? p.embedding : 0;
   double head = c.last_stage ? p.lm_head : 0;
@@ -55,19 +55,24 @@ stage_params count_stage(const context& c) {
   sp.vision = vision / c.t;
   sp.matrices = matrices / c.t;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
-  sp.matrix_rows = (share * (dense * rows(p.dense_layer) + sparse * rows(p.moe_layer)) + encoder_rows) / c.t;
+  sp.matrix_rows = (share * p.over_layers(rows) + encoder_rows) / c.t;
   sp.embed = embed / c.t;
   sp.head = head / c.t;
   sp.norms = norms;
-  const double adapters_all = dense * adapter_params(p.dense_layer, c.r) + sparse * adapter_params(p.moe_layer, c.r);
+  const double adapters_all = p.over_layers([&](const layer_params& l) { return adapter_params(l, c.r); });
   const double encoder_adapters =
       c.first_stage ? static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, c.r) : 0;
   sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t : 0;
-  sp.largest_layer = std::max(p.dense_layer.total(), p.moe_layer.total()) / c.t;
-  double routed = 0;
-  for (const auto& l : p.moe_layer.linears)
-    if (l.routed) routed += l.in_features * l.out_features * l.copies;
-  sp.routed = c.s.params > 0 ? 0 : share * sparse * routed / c.t;
+  double largest = 0;
+  for (const layer_group& g : p.groups) largest = std::max(largest, g.params.total());
+  sp.largest_layer = largest / c.t;
+  const double routed = p.over_layers([](const layer_params& layer) {
+    double n = 0;
+    for (const auto& l : layer.linears)
+      if (l.routed) n += l.in_features * l.out_features * l.copies;
+    return n;
+  });
+  sp.routed = c.s.params > 0 ? 0 : share * routed / c.t;
   return sp;
 }
 
@@ -87,18 +92,19 @@ double gguf_bytes_per_matrix_weight(const context& c) {
     std::int64_t count = 0;        // layers in the class
     gguf_layer_position position;  // their position
   };
-  layer_class classes[2 * gguf_position_keys];
+  const auto keys = static_cast<std::size_t>(gguf_position_keys);
+  std::vector<layer_class> classes(p.groups.size() * keys);
   for (std::int64_t i = 0; i < layers; ++i) {
     const gguf_layer_position at = gguf_position(i, layers);
-    layer_class& k = classes[at.key() | (p.is_moe(i) ? 0 : gguf_position_keys)];
+    layer_class& k = classes[c.m.group_of(i) * keys + static_cast<std::size_t>(at.key())];
     if (k.count++ == 0) k.position = at;
   }
   const gguf_model_facts facts = gguf_facts(c);
   double weights = 0, bytes = 0;
-  for (int key = 0; key < 2 * gguf_position_keys; ++key) {
+  for (std::size_t key = 0; key < classes.size(); ++key) {
     const layer_class& k = classes[key];
     if (k.count == 0) continue;
-    const layer_params& layer = key >= gguf_position_keys ? p.dense_layer : p.moe_layer;
+    const layer_params& layer = p.groups[key / keys].params;
     for (const auto& l : layer.linears) {
       const double count = l.in_features * l.out_features * l.copies * static_cast<double>(k.count);
       weights += count;
@@ -136,8 +142,9 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
   const auto& p = c.m.params;
   const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
   double params = 0, bytes = 0;
-  for (const auto* layer : {&p.dense_layer, &p.moe_layer}) {
-    const double count = static_cast<double>(layer == &p.dense_layer ? p.dense_layers : p.moe_layers);
+  for (const layer_group& g : p.groups) {
+    const auto count = static_cast<double>(g.count);
+    const layer_params* layer = &g.params;
     if (count == 0) continue;
     double linear_params = 0, linear_bytes = 0;
     for (const auto& l : layer->linears) {

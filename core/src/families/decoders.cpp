@@ -94,6 +94,17 @@ void switch_biases(reader& r, const char* name, bool mlp_too) {
 void starcoder2_fields(reader& r, std::string_view) { switch_biases(r, "use_bias", true); }
 void internlm2_fields(reader& r, std::string_view) { switch_biases(r, "bias", false); }
 
+// MiniMax-M2 (transformers models/minimax_m2/modular_minimax_m2.py @v4.57): Mixtral's experts, intermediate_size
+// being each expert's width, behind a sigmoid router with e_score_correction_bias; FlexOlmo's attention, q_norm and
+// k_norm over all heads (qk_norm full) whatever use_qk_norm says. The config's MTP modules (num_mtp_modules) are
+// not in the checkpoint.
+void minimax_m2_fields(reader& r, std::string_view) {
+  if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
+    r.out["moe_intermediate_size"] = it->second;
+    r.out.erase(it);
+  }
+}
+
 // Qwen2-MoE / Qwen3-MoE: a dense layer listed in mlp_only_layers breaks the every-layer MoE count.
 void qwen_moe_fields(reader& r, std::string_view) { require_empty(r, "mlp_only_layers", "moe_layer_step"); }
 
@@ -143,7 +154,12 @@ constexpr std::array families = {
     family{"gemma2", "rmsnorm", "gated", "rope", true, "", "none", 4, 2},
     family{"gemma3_text", "rmsnorm", "gated", "rope", true, "", "head", 4, 6},
     family{"olmo2", "rmsnorm", "gated", "rope", false, "", "full"},
+    // OLMo 3 (modular_olmo3.py): OLMo 2's layers, three sliding-window layers to one full (layer_types).
+    family{.model_type = "olmo3", .qk_norm = "full", .sliding_pattern = 4},
+    family{.model_type = "minimax_m2", .qk_norm = "full", .router_bias = true, .fields = minimax_m2_fields},
     family{"deepseek_v2"}, family{"deepseek_v3"},
+    // DeepSeek-V3.2: DeepSeek-V3 with the lightning indexer in every layer (index_n_heads: layers/dsa.cpp).
+    family{"deepseek_v32"},
     family{.model_type = "falcon", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "none",
            .fields = falcon_fields},
     // Issue 18's families; the derivations are in docs/models.md.
@@ -191,6 +207,8 @@ const family* find_family(std::string_view type) {
   if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")
     type = "qwen2";
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
+  // Kimi K2 runs DeepSeek-V3's modeling code (its remote modeling_deepseek.py; architectures DeepseekV3ForCausalLM).
+  if (type == "kimi_k2") type = "deepseek_v3";
   // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.
   if (type == "qwen3_vl" || type == "qwen3_vl_text") type = "qwen3";
   if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") type = "qwen3_moe";

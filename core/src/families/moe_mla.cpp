@@ -24,6 +24,9 @@ void read_mla(reader& r) {
   r.integer({"qk_rope_head_dim"}, "qk_rope_head_dim");
   r.integer({"v_head_dim"}, "v_head_dim");
   r.integer({"num_nextn_predict_layers"}, "num_nextn_predict_layers");
+  // DeepSeek-V3.2's lightning indexer (configuration of deepseek_v32; index_topk changes no size).
+  r.integer({"index_n_heads"}, "index_n_heads");
+  r.integer({"index_head_dim"}, "index_head_dim");
 }
 
 // DeepSeek places MoE layers by l % moe_layer_freq == 0, which agrees with moe_layer_step only at 1.

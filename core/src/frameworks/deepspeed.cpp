@@ -29,7 +29,8 @@ double largest_leaf_module(const context& c, const state_layout& l) {
   double largest = std::max(l.sp.embed, l.sp.head);
   if (c.last_stage && l.sp.head == 0 && c.s.tie_word_embeddings)
     largest = std::max(largest, c.m.params.embedding / c.t);
-  for (const layer_params* layer : {&c.m.params.dense_layer, &c.m.params.moe_layer}) {
+  for (const layer_group& g : c.m.params.groups) {
+    const layer_params* layer = &g.params;
     double routed = 0;
     for (const auto& lin : layer->linears) {
       const double w = lin.in_features * lin.out_features / c.t;

@@ -13,7 +13,10 @@ double add_attention_params(const setting_values& s, const model_spec& m, layer_
   const double h = m.hidden;
   const bool qkv_bias = m.choices.attention_bias != bias_kind::none;
   const bool o_bias = m.choices.attention_bias == bias_kind::all;
-  add_linear(layer, projection::q_proj, h, m.heads * m.head_dim, 1, qkv_bias);
+  // Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs the sigmoid gate, one value per query value
+  // (modeling_qwen3_next.py Qwen3NextAttention: q_proj's output is chunked into query and gate).
+  const double q_out = m.heads * m.head_dim * (s.attention_output_gate ? 2 : 1);
+  add_linear(layer, projection::q_proj, h, q_out, 1, qkv_bias);
   add_linear(layer, projection::k_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
   add_linear(layer, projection::v_proj, h, m.kv_heads * m.head_dim, 1, qkv_bias);
   add_linear(layer, projection::o_proj, m.heads * m.head_dim, h, 1, o_bias);
@@ -27,7 +30,8 @@ double add_attention_params(const setting_values& s, const model_spec& m, layer_
 
 attention_widths attention_saved_widths(const context& c) {
   const double a = c.m.heads, d = c.m.head_dim;
-  attention_widths w{a * d, c.m.kv_heads * d, c.m.kv_heads * d, a * d, 0};
+  // The gate's logits are kept for the gate's backward (sigmoid(gate) x output).
+  attention_widths w{a * d, c.m.kv_heads * d, c.m.kv_heads * d, a * d, c.s.attention_output_gate ? a * d : 0};
   // repeat_kv materialises grouped K/V at full width.
   if (c.r.attention == attention_kernel::eager || c.r.attention == attention_kernel::sdpa) w.k = w.v = a * d;
   return w;

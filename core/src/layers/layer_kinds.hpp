@@ -6,9 +6,11 @@
 
 #include <array>
 #include <string_view>
+#include <vector>
 
 #include "estimate/stage.hpp"
 #include "llm_memory/model.hpp"
+#include "llm_memory/result.hpp"
 
 namespace llm_memory::detail {
 
@@ -29,17 +31,35 @@ struct layer_kind_def {
   double (*add_params)(const setting_values& s, const model_spec& m, layer_params& layer) = nullptr;
   /// The widths one layer of this kind keeps for backward under the run's attention kernel.
   attention_widths (*saved_widths)(const context& c) = nullptr;
-  /// Adds the KV cache item of `layers` layers of this kind on this device (inference).
+  /// Adds the KV cache item of `layers` layers of this kind on this device (inference); a recurrent kind adds its
+  /// state per sequence instead.
   void (*kv_cache)(const context& c, double layers, builder& out) = nullptr;
+  /// What one layer keeps for backward when the kind is not attention (nullptr: attention's rule over
+  /// saved_widths, estimate/activations.cpp).
+  void (*saved)(const context& c, const layer_params& layer, layer_activations& out) = nullptr;
+  /// The state one layer keeps per sequence whatever the context, on this device (0 for caching kinds) [bytes].
+  double (*state_bytes)(const context& c) = nullptr;
 };
 
 /// Each kind, defined in its own file.
 extern const layer_kind_def attention_layer;
 extern const layer_kind_def sliding_attention_layer;
 extern const layer_kind_def mla_layer;
+extern const layer_kind_def dsa_layer;
+extern const layer_kind_def linear_attention_layer;
+extern const layer_kind_def mamba_layer;
+extern const layer_kind_def short_conv_layer;
+extern const layer_kind_def no_mixer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 3>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 8>& layer_kinds();
+
+/// config.json's layer list as runs of kinds (the layer_types setting: "full_attention,3*linear_attention",
+/// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).
+[[nodiscard]] result<std::vector<layer_run>> parse_layer_types(std::string_view text);
+
+/// The recurrent state of every layer of the model per sequence on this device, summed over the kinds [bytes].
+[[nodiscard]] double state_bytes_per_sequence(const context& c, double layers);
 
 /// The definition of kind `k`.
 [[nodiscard]] inline const layer_kind_def& layer_def(layer_kind k) {
@@ -59,9 +79,10 @@ struct mlp_kind_def {
 /// Each MLP kind, defined in its own file.
 extern const mlp_kind_def dense_mlp;
 extern const mlp_kind_def moe_mlp;
+extern const mlp_kind_def no_mlp;
 
 /// The table of MLP kinds, in the order of mlp_kind (table.cpp).
-[[nodiscard]] const std::array<const mlp_kind_def*, 2>& mlp_kinds();
+[[nodiscard]] const std::array<const mlp_kind_def*, 3>& mlp_kinds();
 
 /// The definition of MLP kind `k`.
 [[nodiscard]] inline const mlp_kind_def& mlp_def(mlp_kind k) { return *mlp_kinds()[static_cast<std::size_t>(k)]; }

@@ -86,7 +86,7 @@ struct llamacpp_layout {
 // The largest matrix of the first layer (the first CPU layer under -ngl), at its GGUF type [bytes].
 double llamacpp_first_layer_matrix(const context& c) {
   const auto& p = c.m.params;
-  const layer_params& layer = p.is_moe(0) ? p.moe_layer : p.dense_layer;
+  const layer_params& layer = p.groups[c.m.group_of(0)].params;
   const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
   const gguf_model_facts facts = gguf_facts(c);
   double largest = 0;
@@ -206,6 +206,7 @@ runtime_def llamacpp_runtime() {
   d.picked_for = picked_for;
   d.picked_because = " (GGUF weights)";
   d.check = check;
+  d.converts_checkpoint = true;  // convert_hf_to_gguf.py writes the GGUF it loads (FP8 dequantised first)
   d.place_weights = split_llamacpp;
   d.activations = activations;
   d.kv = kv_buffer;

@@ -67,6 +67,11 @@ struct runtime_def {
   /// The MLA cache's item for `layers` MLA layers when the runtime does not cache the latent (layers/mla.cpp).
   void (*mla_cache)(const context& c, double layers, builder& kv) = nullptr;
   bool sliding_at_full_length = false;  ///< pages sliding-window layers at the whole context (layers/)
+  /// The recurrent states' storage when state_dtype is auto; empty: the activation dtype.
+  std::optional<dtype> state_dtype;
+  /// Loads a GGUF conversion, not the checkpoint's own files: a preset's shipped format (FP8, MXFP4) is not its
+  /// default (resolve.cpp)
+  bool converts_checkpoint = false;
   /// The activations bucket: the runtime's transient workspace.
   bucket (*activations)(const context& c) = activations_prefill;
   /// The KV cache bucket; `cpu` gets what stays in host memory [bytes].

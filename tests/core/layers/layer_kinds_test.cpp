@@ -44,9 +44,9 @@ TEST(layer_kinds, moe_mlp_params) {
                                          {"num_experts_per_tok", "2"},
                                          {"moe_intermediate_size", "512"}}))
                            .model;
-  EXPECT_EQ(m.params.moe_layer.router, 2048);
-  EXPECT_EQ(m.params.moe_layer.routed_inactive, 2359296);
-  EXPECT_EQ(m.params.moe_layer.mlp, 3145728);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).router, 2048);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).routed_inactive, 2359296);
+  EXPECT_EQ(m.params.layer_with(mlp_kind::moe).mlp, 3145728);
 }
 
 // Gemma 3's rule (every 6th layer global, the rest sliding): of 62 layers, floor(62 / 6) = 10 full and 52 sliding;
