@@ -30,7 +30,7 @@ export function load(options) {
  */
 const llm_memory_limits = Object.freeze({
   value_chars: 65_536, key_chars: 256, keys: 4096, object_chars: 1 << 20, config_chars: 4 << 20, presets_chars: 16 << 20,
-  header_bytes: { safetensors: 8 + 100_000_000, gguf: 256 << 20 },
+  safetensors_bytes: 8 + 100_000_000, gguf_bytes: 256 << 20,
 });
 
 async function llm_memory_instantiate(options, on_retire = () => {}) {
@@ -159,47 +159,19 @@ function llm_memory_config_text(config) {
   return { text: llm_memory_well_formed(text), errors: [] };
 }
 
-/** A failure naming `setting`, as the core writes its errors. */
-const llm_memory_failure = (setting, message) => ({ ok: false, errors: [{ setting, message }] });
+/** A short string the binding checks itself (a kind, a kernel), else "" (which it refuses by name). */
+const llm_memory_word = (value) => (typeof value === "string" && value.length <= 16 ? value : "");
 
-/**
- * readCheckpoint's inputs checked, none of the caller's conversions trusted: {kind, data, size, label}, or
- * {failure}. The bytes are cut to the reader's limit: a header never goes past it (the core asks for more only
- * within it).
- */
-function llm_memory_checkpoint_inputs(kind, bytes, fileSize, name) {
-  const fail = (message) => ({ failure: llm_memory_failure("checkpoint", message) });
-  if (kind !== "safetensors" && kind !== "gguf") return fail("kind must be safetensors or gguf");
-  const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-  if (!(data instanceof Uint8Array)) return fail("the bytes must be a Uint8Array or an ArrayBuffer");
-  if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
-    return fail("the file size must be a whole number of bytes up to 2^53");
-  }
-  let label = "";
+/** A count the binding checks itself (sweepKernelMs), else 0 (which it refuses by name): never a wrapped int32. */
+const llm_memory_count = (n) => (Number.isInteger(n) && n >= 1 && n <= 4096 ? n : 0);
+
+/** readCheckpoint's name, whatever its toString does, at most 200 characters. */
+function llm_memory_label(name) {
   try {
-    label = String(name ?? "").slice(0, 200);
+    return llm_memory_well_formed(String(name ?? "").slice(0, 200));
   } catch {
-    label = "(a name that could not be read)";
+    return "(a name that could not be read)";
   }
-  const most = llm_memory_limits.header_bytes[kind];
-  return { kind, data: data.length > most ? data.subarray(0, most) : data, size: fileSize, label: llm_memory_well_formed(label) };
-}
-
-/** sweepKernelMs's counts and kernel checked in JS (the core checks them again): the errors, naming each. */
-function llm_memory_kernel_errors(nBatch, nSeq, kernel, reps) {
-  const errors = [];
-  const count = (n, name, most) => {
-    if (!(typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= most)) errors.push({ setting: name, message: `must be a whole number from 1 to ${most}` });
-  };
-  // The sweep's own limits (sweep.hpp: max_axis_values, max_sweep_cells).
-  count(nBatch, "nBatch", 4096);
-  count(nSeq, "nSeq", 4096);
-  count(reps, "reps", 1000);
-  if (!errors.length && nBatch * nSeq > 1 << 20) {
-    errors.push({ setting: nBatch >= nSeq ? "nBatch" : "nSeq", message: `the grid of ${nBatch} x ${nSeq} has more than ${1 << 20} cells` });
-  }
-  if (kernel !== "simd" && kernel !== "scalar") errors.push({ setting: "kernel", message: "must be simd or scalar" });
-  return errors;
 }
 
 // The raw bindings take JSON text and return JSON text (the CLI's --json shape); the API returns plain objects.
@@ -324,9 +296,15 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
     // from the file's first bytes (a Uint8Array or ArrayBuffer) by the CLI's readers; {ok: false, need: n} asks
     // for the first n bytes (docs/wasm.md, "Checkpoint headers").
     readCheckpoint: (kind, bytes, fileSize, name) => {
-      const given = llm_memory_checkpoint_inputs(kind, bytes, fileSize, name);
-      if (given.failure) return given.failure;
-      return JSON.parse(call("read_checkpoint", given.kind, given.data, given.size, given.label));
+      let data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+      if (!(data instanceof Uint8Array)) return { ok: false, errors: [{ setting: "checkpoint", message: "the bytes must be a Uint8Array or an ArrayBuffer" }] };
+      if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
+        return { ok: false, errors: [{ setting: "checkpoint", message: "the file size must be a whole number of bytes up to 2^53" }] };
+      }
+      // Cut to the reader's limit: a header never goes past it (the core asks for more only within it).
+      const most = kind === "gguf" ? llm_memory_limits.gguf_bytes : llm_memory_limits.safetensors_bytes;
+      if (data.length > most) data = data.subarray(0, most);
+      return JSON.parse(call("read_checkpoint", llm_memory_word(kind), data, fileSize, llm_memory_label(name)));
     },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
@@ -336,12 +314,11 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       const found = [...given.errors, ...grid.errors];
       return merge(found, call("sweep", given.values, given.config, grid.text));
     },
-    // Milliseconds (a number), or {ok: false, errors} naming the argument.
+    // Milliseconds (a number), or {ok: false, errors} naming the argument (checked by the binding).
     sweepKernelMs: (settings, nBatch, nSeq, kernel, reps) => {
       const given = llm_memory_plain(settings, "settings");
-      const errors = [...given.errors, ...llm_memory_kernel_errors(nBatch, nSeq, kernel, reps)];
-      if (errors.length) return { ok: false, errors };
-      return JSON.parse(call("sweep_kernel_ms", given.text, nBatch, nSeq, kernel, reps));
+      const value = JSON.parse(call("sweep_kernel_ms", given.text, llm_memory_count(nBatch), llm_memory_count(nSeq), llm_memory_word(kernel), llm_memory_count(reps)));
+      return given.errors.length ? merge(given.errors, typeof value === "number" ? {} : value) : value;
     },
     /** Why this instance stopped (an abort or a trap inside wasm), or null while it answers. */
     get retired() {

@@ -53,6 +53,8 @@ export class Engine {
   /** The swap under way after a failed call (a promise), else null; `#why`: what the failed call threw. */
   #swap = null;
   #why = "";
+  /** Swaps since the last call that answered: a call that fails on every fresh core stops them after three. */
+  #swaps = 0;
   /** Called with `#why` once a fresh core has been swapped in (onRestart). */
   #listeners = new Set();
 
@@ -123,7 +125,9 @@ export class Engine {
   #call(compute) {
     if (this.#swap) return failure(`the calculator is restarting after an error (${this.#why}); your settings are kept`);
     try {
-      return compute(this.#api);
+      const answer = compute(this.#api);
+      this.#swaps = 0;
+      return answer;
     } catch (error) {
       let why = "unknown error";
       try {
@@ -139,10 +143,12 @@ export class Engine {
    * Swaps a new instance of the core in for this one, which threw (an abort leaves its heap as it was mid-call:
    * issue 37): with the presets this one had read and, when this one's rest was in, its rest; then the recent
    * answers are dropped and the listeners called. A swap that fails leaves this instance, and the next failed
-   * call tries again.
+   * call tries again; three swaps with no call answered between them stop the swaps (the message then says to
+   * reload), so a call that fails on every core cannot loop.
    */
   #retire(why) {
-    if (!this.#renew || this.#swap) return;
+    if (!this.#renew || this.#swap || this.#swaps >= 3) return;
+    this.#swaps++;
     this.#why = why;
     const whole = this.#api.presetsComplete;
     const read = [...this.#presets].filter(([, state]) => state === true).map(([id]) => id);

@@ -124,3 +124,23 @@ test("the engine swaps a fresh core in after an abort, and its answers equal a f
   assert.equal(again.failed, undefined);
   assert.equal(again.errors[0].setting, "safetensors small");
 });
+
+test("a call that fails on every fresh core stops the swaps after three", async () => {
+  const { Engine } = await importEngine();
+  const broken = {
+    settingsSchema: () => [],
+    presetsComplete: true,
+    loadPresets: async () => {},
+    estimate: () => {
+      throw new Error("broken");
+    },
+  };
+  let made = 0;
+  const engine = new Engine(broken, null, [], async () => (made++, new Engine(broken)));
+  for (let i = 0; i < 6; ++i) {
+    engine.estimate({ i });
+    await engine.restarting;
+  }
+  assert.equal(made, 3);
+  assert.equal(engine.estimate({ last: 1 }).errors[0].message, "the calculation failed (broken); reload the page if it persists");
+});

@@ -202,6 +202,10 @@ function shardNames(id, text) {
   return names;
 }
 
+/** Asks the reader before a request per shard (the browser's confirm dialog); false where there is none. */
+const askShards = (id) => (count) => globalThis.confirm?.(`${id} is split into ${count} safetensors files: fetch ` +
+  `the first bytes of each from huggingface.co (${count} requests) for the exact parameter count?`) ?? false;
+
 /** Adds one header's totals to `sum` (checkpoint_summary::add). */
 function addCheckpoint(sum, one) {
   sum.tensors += one.tensors;
@@ -251,10 +255,11 @@ async function fetchCheckpoint(fetcher, checkpoint, id, confirm) {
  * Loads repo `id` (checked by parseHubId): {ok: true, id, settings, checkpoint, files, note} or {ok: false, id,
  * message, status}. `parse` and `checkpoint` are the engine's parseConfig and readCheckpoint; `fetcher` fetch;
  * `confirm(count)`: whether to read the headers of an index's `count` shards when they are more than ASK_SHARDS
- * (a boolean or its promise; without it, they are not read). config.json must load and parse; the safetensors
- * headers, when they fail, leave a note and the config's count.
+ * (a boolean or its promise; by default the browser's confirm dialog asks the reader, and where there is none
+ * they are not read). config.json must load and parse; the safetensors headers, when they fail, leave a note and
+ * the config's count.
  */
-export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis.fetch.bind(globalThis), confirm = () => false }) {
+export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis.fetch.bind(globalThis), confirm = askShards(id) }) {
   let settings;
   try {
     const parsed = parse(await fetchText(fetcher, id, "config.json"));

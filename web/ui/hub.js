@@ -78,9 +78,6 @@ export class HubModel {
       parse: (text) => app.engine.parseConfig(text),
       checkpoint: (...args) => app.engine.readCheckpoint(...args),
       fetcher: this.fetcher,
-      // Over ASK_SHARDS shards (hub-load.js): one request each, so the reader is asked first.
-      confirm: (count) => globalThis.confirm?.(`${id} is split into ${count} safetensors files: fetch the first bytes of ` +
-        `each from huggingface.co (${count} requests) for the exact parameter count?`) ?? false,
     });
     if (ticket !== this.#loading) return result;  // another id was asked for meanwhile
     if (!result.ok) {
