@@ -8,14 +8,32 @@ let llm_memory_default_api;
 
 /**
  * Instantiates the WebAssembly core and resolves to the synchronous API. Without options the instance is
- * shared by every caller of the page; options (Emscripten module settings such as wasmBinary) give a new one.
+ * shared by every caller of the page (a new one once it has stopped: `retired`); options (Emscripten module
+ * settings such as wasmBinary) give a new one.
  */
 export function load(options) {
-  if (options === undefined) return (llm_memory_default_api ??= llm_memory_instantiate({}));
-  return llm_memory_instantiate(options);
+  if (options !== undefined) return llm_memory_instantiate(options);
+  const shared = (llm_memory_default_api ??= llm_memory_instantiate({}, () => {
+    if (llm_memory_default_api === shared) llm_memory_default_api = undefined;
+  }));
+  return shared;
 }
 
-async function llm_memory_instantiate(options) {
+/**
+ * The most a core call is handed (issue 37): a wasm heap that cannot hold an input aborts the instance, and an
+ * aborted call leaks what it had allocated, so inputs are refused in JS, naming the argument, long before.
+ * Characters of one setting's value, of one key, keys of one object, characters of the object as JSON, of a
+ * config.json (the page's own cap, MAX_CONFIG_BYTES in web/ui/checkpoint-read.js), of model presets handed over
+ * at once; bytes of a
+ * checkpoint header handed to the readers (their limits: checkpoint.hpp, 8 + max_safetensors_header_bytes and
+ * max_gguf_header_bytes; longer inputs are cut to them, the rest of a file is never read).
+ */
+const llm_memory_limits = Object.freeze({
+  value_chars: 65_536, key_chars: 256, keys: 4096, object_chars: 1 << 20, config_chars: 4 << 20, presets_chars: 16 << 20,
+  safetensors_bytes: 8 + 100_000_000, gguf_bytes: 256 << 20,
+});
+
+async function llm_memory_instantiate(options, on_retire = () => {}) {
   const { presets, ...module_settings } = { ...options };
   const url = llm_memory_wasm_file === null ? null : new URL(llm_memory_wasm_file, import.meta.url);
   const node = typeof process === "object" && typeof process.versions?.node === "string";
@@ -32,7 +50,7 @@ async function llm_memory_instantiate(options) {
   // Nor the settings' help texts: read beside it while the core compiles (null where they cannot be read).
   const docs = catalogue === null ? null : catalogue.docs();
   const [core, texts, docs_text] = await Promise.all([llm_memory_core(module_settings), Promise.all(first), docs]);
-  return llm_memory_wrap(core, catalogue, texts, presets === undefined, docs_text);
+  return llm_memory_wrap(core, catalogue, texts, presets === undefined, docs_text, on_retire);
 }
 
 /**
@@ -97,7 +115,13 @@ function llm_memory_plain(value, what) {
   } catch {
     return { text: "{}", errors: [{ setting: what, message: "could not be read (listing its keys threw an exception)" }] };
   }
+  const { keys: most_keys, key_chars, value_chars } = llm_memory_limits;
+  if (keys.length > most_keys) return { text: "{}", errors: [{ setting: what, message: `has ${keys.length} keys; at most ${most_keys} are read` }] };
   for (const key of keys) {
+    if (key.length > key_chars) {
+      errors.push({ setting: what, message: `has a key of ${key.length} characters; at most ${key_chars}` });
+      continue;
+    }
     const name = llm_memory_well_formed(key);
     let item;
     try {
@@ -108,40 +132,76 @@ function llm_memory_plain(value, what) {
     }
     const kind = typeof item;
     if (item === null || item === undefined) continue;
-    if (kind === "string") out[name] = llm_memory_well_formed(item);
+    if (kind === "string" && item.length > value_chars) errors.push({ setting: name, message: `is ${item.length} characters long; at most ${value_chars}` });
+    else if (kind === "string") out[name] = llm_memory_well_formed(item);
     else if (kind === "number" || kind === "boolean") out[name] = String(item);
     else errors.push({ setting: name, message: `must be text, a number or a boolean, not ${Array.isArray(item) ? "an array" : kind === "object" ? "an object" : `a ${kind}`}` });
   }
-  return { text: JSON.stringify(out), errors };
+  const text = JSON.stringify(out);
+  const most = llm_memory_limits.object_chars;
+  if (text.length > most) return { text: "{}", errors: [...errors, { setting: what, message: `is ${text.length} characters as JSON; at most ${most}` }] };
+  return { text, errors };
 }
 
-/** A config.json as text: a string as it is, anything else through JSON.stringify, which may throw. */
+/**
+ * A config.json as text: a string as it is, anything else through JSON.stringify, which may throw; at most
+ * llm_memory_limits.config_chars characters.
+ */
 function llm_memory_config_text(config) {
-  if (typeof config === "string") return { text: llm_memory_well_formed(config), errors: [] };
+  let text;
   try {
-    return { text: JSON.stringify(config) ?? "", errors: [] };
+    text = typeof config === "string" ? config : JSON.stringify(config) ?? "";
   } catch {
     return { text: "", errors: [{ setting: "config.json", message: "cannot be written as JSON (a cycle, a BigInt, or a getter or toJSON that throws)" }] };
+  }
+  const most = llm_memory_limits.config_chars;
+  if (text.length > most) return { text: "", errors: [{ setting: "config.json", message: `is ${text.length} characters long; at most ${most} are read` }] };
+  return { text: llm_memory_well_formed(text), errors: [] };
+}
+
+/** A short string the binding checks itself (a kind, a kernel), else "" (which it refuses by name). */
+const llm_memory_word = (value) => (typeof value === "string" && value.length <= 16 ? value : "");
+
+/** A count the binding checks itself (sweepKernelMs), else 0 (which it refuses by name): never a wrapped int32. */
+const llm_memory_count = (n) => (Number.isInteger(n) && n >= 1 && n <= 4096 ? n : 0);
+
+/** readCheckpoint's name, whatever its toString does, at most 200 characters. */
+function llm_memory_label(name) {
+  try {
+    return llm_memory_well_formed(String(name ?? "").slice(0, 200));
+  } catch {
+    return "(a name that could not be read)";
   }
 }
 
 // The raw bindings take JSON text and return JSON text (the CLI's --json shape); the API returns plain objects.
 // `catalogue`: where the model presets are read (null when they are compiled in); `texts`: the presets read
 // so far (entries' JSON text, null where one could not be read); `whole`: whether texts is the catalogue;
-// `docs_text`: llm-memory.docs.json ({key: doc}) for the module compiled without the help texts, else null.
-function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
+// `docs_text`: llm-memory.docs.json ({key: doc}) for the module compiled without the help texts, else null;
+// `on_retire`: called once when the instance stops.
+function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
+  /** Why the instance stopped (an abort or a trap inside wasm), else null. */
+  let retired = null;
   /**
    * Calls the binding `name`. Should anything throw while it runs (a RangeError when the caller's recursion
    * has used up the stack, an out-of-memory abort), the wasm stack pointer is put back where it was: a throw
    * across wasm frames skips their epilogues, and every lost frame would shrink the stack for good until
-   * each later call failed with "memory access out of bounds" (issue 20).
+   * each later call failed with "memory access out of bounds" (issue 20). An abort or a trap
+   * (WebAssembly.RuntimeError) leaves the heap as it was mid-call, its allocations lost: the instance is
+   * retired, and every later call throws saying so (load() then gives a new one; web/engine.js swaps one in).
    */
   const call = (name, ...args) => {
+    if (retired !== null) throw new Error(`this llm-memory core stopped (${retired}); load a new one`);
     const top = core.stackSave();
     try {
       return core[name](...args);
     } catch (error) {
-      core.stackRestore(top);
+      if (error instanceof WebAssembly.RuntimeError) {
+        retired = String(error.message).slice(0, 200);
+        on_retire();
+      } else {
+        core.stackRestore(top);
+      }
       throw error;
     }
   };
@@ -166,7 +226,7 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
   };
   // The model presets handed to the core (the module with a separate .wasm compiles none in).
   const add = (text) => {
-    if (typeof text === "string") call("add_models", text);
+    if (typeof text === "string" && text.length <= llm_memory_limits.presets_chars) call("add_models", text);
   };
   texts.forEach(add);
   let complete = catalogue === null || (whole && typeof texts[0] === "string");
@@ -236,13 +296,15 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
     // from the file's first bytes (a Uint8Array or ArrayBuffer) by the CLI's readers; {ok: false, need: n} asks
     // for the first n bytes (docs/wasm.md, "Checkpoint headers").
     readCheckpoint: (kind, bytes, fileSize, name) => {
-      const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+      let data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
       if (!(data instanceof Uint8Array)) return { ok: false, errors: [{ setting: "checkpoint", message: "the bytes must be a Uint8Array or an ArrayBuffer" }] };
       if (typeof fileSize !== "number" || !Number.isSafeInteger(fileSize) || fileSize < 0) {
         return { ok: false, errors: [{ setting: "checkpoint", message: "the file size must be a whole number of bytes up to 2^53" }] };
       }
-      const label = llm_memory_well_formed(String(name ?? "").slice(0, 200));
-      return JSON.parse(call("read_checkpoint", String(kind), data, fileSize, label));
+      // Cut to the reader's limit: a header never goes past it (the core asks for more only within it).
+      const most = kind === "gguf" ? llm_memory_limits.gguf_bytes : llm_memory_limits.safetensors_bytes;
+      if (data.length > most) data = data.subarray(0, most);
+      return JSON.parse(call("read_checkpoint", llm_memory_word(kind), data, fileSize, llm_memory_label(name)));
     },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
@@ -252,11 +314,15 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text) {
       const found = [...given.errors, ...grid.errors];
       return merge(found, call("sweep", given.values, given.config, grid.text));
     },
+    // Milliseconds (a number), or {ok: false, errors} naming the argument (checked by the binding).
     sweepKernelMs: (settings, nBatch, nSeq, kernel, reps) => {
-      const count = (n) => (typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 1e6 ? n : 0);
       const given = llm_memory_plain(settings, "settings");
-      if (given.errors.length || typeof kernel !== "string") return -1;
-      return call("sweep_kernel_ms", given.text, count(nBatch), count(nSeq), kernel, count(reps));
+      const value = JSON.parse(call("sweep_kernel_ms", given.text, llm_memory_count(nBatch), llm_memory_count(nSeq), llm_memory_word(kernel), llm_memory_count(reps)));
+      return given.errors.length ? merge(given.errors, typeof value === "number" ? {} : value) : value;
+    },
+    /** Why this instance stopped (an abort or a trap inside wasm), or null while it answers. */
+    get retired() {
+      return retired;
     },
   });
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -163,16 +164,34 @@ val sweep_js(const std::string& explicit_values, const std::string& config, cons
   return out;
 }
 
+// An error naming `what` unless 1 <= n <= most (a count sweep_kernel_ms allocates for).
+std::optional<error> count_error(const char* what, int n, std::size_t most) {
+  if (n >= 1 && static_cast<std::size_t>(n) <= most) return std::nullopt;
+  return error{what, "must be a whole number from 1 to " + std::to_string(most)};
+}
+
 // For benchmarks/sweep_bench.mjs: milliseconds per evaluation of the kernel alone on an n_batch x n_seq grid
-// (batch 1..n_batch, seq evenly spaced over 256..131072), the mean of `reps` runs, timed inside wasm.
-double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name,
-                       int reps) {
+// (batch 1..n_batch, seq evenly spaced over 256..131072), the mean of `reps` runs, timed inside wasm; as JSON
+// text, or the errors object naming the argument. The grid is held to the sweep's own limits (max_axis_values,
+// max_sweep_cells): 1e6 x 1e6 once threw a bare number out of std::vector and leaked ~55 MiB a call (issue 37).
+std::string sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_seq, const std::string& kernel_name,
+                            int reps) {
+  std::vector<error> errors;
+  for (auto e : {count_error("nBatch", n_batch, max_axis_values), count_error("nSeq", n_seq, max_axis_values),
+                 count_error("reps", reps, 1000)})
+    if (e) errors.push_back(*e);
+  if (errors.empty() && std::uint64_t(n_batch) * std::uint64_t(n_seq) > max_sweep_cells)
+    errors.push_back({n_batch >= n_seq ? "nBatch" : "nSeq", "the grid of " + std::to_string(n_batch) + " x " +
+                                                                std::to_string(n_seq) + " has more than " +
+                                                                std::to_string(max_sweep_cells) + " cells"});
+  if (kernel_name != "simd" && kernel_name != "scalar") errors.push_back({"kernel", "must be simd or scalar"});
   const auto values = settings_from(explicit_values, "settings");
-  if (!values.ok()) return -1;
+  if (!values.ok()) errors.insert(errors.end(), values.errors().begin(), values.errors().end());
+  if (!errors.empty()) return errors_to_json(errors);
   const auto spec = resolve(values.value());
-  if (!spec.ok() || n_batch < 1 || n_seq < 1 || reps < 1) return -1;
+  if (!spec.ok()) return errors_to_json(spec.errors());
   const auto lowered = lower(spec.value());
-  if (!lowered.ok()) return -1;
+  if (!lowered.ok()) return errors_to_json(lowered.errors());
   std::vector<double> batch, seq;
   for (int i = 0; i < n_batch; ++i) batch.push_back(i + 1);
   for (int j = 0; j < n_seq; ++j) seq.push_back(std::round(256 + (131072.0 - 256) * j / std::max(1, n_seq - 1)));
@@ -181,7 +200,7 @@ double sweep_kernel_ms(const std::string& explicit_values, int n_batch, int n_se
   const kernel k = kernel_name == "scalar" ? kernel::scalar : kernel::simd;
   const double start = emscripten_get_now();
   for (int r = 0; r < reps; ++r) evaluate(c, batch, out, k);
-  return (emscripten_get_now() - start) / reps;
+  return detail::format_number((emscripten_get_now() - start) / reps);
 }
 
 // add_models(text): model presets (one entry of core/data/models.json or an array of them) that wasm/api.js

@@ -909,8 +909,13 @@ export interface LlmMemory {
   gpuFit(settings: Settings, config?: Settings): GpuFit | Failure;
   /** Total memory over a micro-batch x sequence grid and the largest micro-batch per sequence. */
   sweep(settings: Settings, axes?: SweepAxes, config?: Settings): Sweep | Failure;
-  /** Milliseconds per run of the sweep kernel alone on an nBatch x nSeq grid, timed in wasm (benchmarks). */
-  sweepKernelMs(settings: Settings, nBatch: number, nSeq: number, kernel: "simd" | "scalar", reps: number): number;
+  /**
+   * Milliseconds per run of the sweep kernel alone on an nBatch x nSeq grid, timed in wasm (benchmarks); errors
+   * name nBatch, nSeq (1 to 4096 each, at most 2^20 cells), reps (1 to 1000), kernel or a setting.
+   */
+  sweepKernelMs(settings: Settings, nBatch: number, nSeq: number, kernel: "simd" | "scalar", reps: number): number | Failure;
+  /** Why this instance stopped (an abort or a trap inside wasm; every later call throws), or null. */
+  readonly retired: string | null;
   /** The settings table the forms are built from. */
   settingsSchema(): SettingSchema[];
   /**

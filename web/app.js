@@ -97,6 +97,11 @@ class App {
     // A link with settings never shows the default's ways out, even while its own are computed.
     else if (!("default" in document.documentElement.dataset)) $("ways-out").replaceChildren();
     this.state.addEventListener("change", () => this.render());
+    // A core call that threw: the engine swaps a fresh core in (Engine#retire), and the page draws the same settings.
+    engine.onRestart((why) => {
+      this.notice.show("The calculator stopped and was restarted; your settings are kept:", [{ message: why }]);
+      this.render();
+    });
     this.render();
     delete document.documentElement.dataset.prerendered;
     performance.mark("llm-memory:first-result");

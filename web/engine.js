@@ -48,14 +48,25 @@ export class Engine {
   #ways = new Map();
   #models;
   #gpus;
+  /** Makes a new engine on a new instance of the core (createEngine), for a swap; null: none (restarting says so). */
+  #renew;
+  /** The swap under way after a failed call (a promise), else null; `#why`: what the failed call threw. */
+  #swap = null;
+  #why = "";
+  /** Swaps since the last call that answered: a call that fails on every fresh core stops them after three. */
+  #swaps = 0;
+  /** Called with `#why` once a fresh core has been swapped in (onRestart). */
+  #listeners = new Set();
 
   /**
    * `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none.
    * `presets`: the ids of the model presets the API was loaded with (when it was not given the whole catalogue).
+   * `renew`: resolves to a new Engine on a new instance of the core (createEngine), swapped in after a failed call.
    */
-  constructor(api, loadRest = null, presets = []) {
+  constructor(api, loadRest = null, presets = [], renew = null) {
     this.#api = api;
     this.#load_rest = loadRest;
+    this.#renew = renew;
     for (const id of presets) this.#presets.set(presetId(id), true);
     /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc). */
     this.schema = api.settingsSchema();
@@ -106,16 +117,68 @@ export class Engine {
 
   /**
    * Runs one core call. The API answers bad input with errors, never exceptions; a call that throws all the
-   * same (the browser ran out of stack or memory) becomes {ok: false, failed: true, errors}, so the page shows
-   * the failure instead of keeping the numbers of an earlier call (docs/robustness.md).
+   * same (the browser ran out of stack or memory, the core aborted) becomes {ok: false, failed: true, errors},
+   * so the page shows the failure instead of keeping the numbers of an earlier call, and retires the instance:
+   * a fresh one is swapped in (#retire), and the page and the widgets draw their settings again (onRestart;
+   * docs/robustness.md). Calls made while the swap runs answer that it does.
    */
   #call(compute) {
+    if (this.#swap) return failure(`the calculator is restarting after an error (${this.#why}); your settings are kept`);
     try {
-      return compute(this.#api);
+      const answer = compute(this.#api);
+      this.#swaps = 0;
+      return answer;
     } catch (error) {
-      const message = `the calculation failed (${String(error?.message ?? "unknown error").slice(0, 200)}); reload the page if it persists`;
-      return { ok: false, failed: true, errors: [{ setting: "calculator", message }] };
+      let why = "unknown error";
+      try {
+        why = String(error?.message ?? error).slice(0, 200);
+      } catch {}
+      this.#retire(why);
+      const then = this.#swap ? "it is restarting; your settings are kept" : "reload the page if it persists";
+      return failure(`the calculation failed (${why}); ${then}`);
     }
+  }
+
+  /**
+   * Swaps a new instance of the core in for this one, which threw (an abort leaves its heap as it was mid-call:
+   * issue 37): with the presets this one had read and, when this one's rest was in, its rest; then the recent
+   * answers are dropped and the listeners called. A swap that fails leaves this instance, and the next failed
+   * call tries again; three swaps with no call answered between them stop the swaps (the message then says to
+   * reload), so a call that fails on every core cannot loop.
+   */
+  #retire(why) {
+    if (!this.#renew || this.#swap || this.#swaps >= 3) return;
+    this.#swaps++;
+    this.#why = why;
+    const whole = this.#api.presetsComplete;
+    const read = [...this.#presets].filter(([, state]) => state === true).map(([id]) => id);
+    const rest_in = !this.#load_rest;
+    this.#swap = (async () => {
+      const fresh = await this.#renew();
+      await fresh.#api.loadPresets(whole ? undefined : read);
+      if (rest_in) await fresh.ready();
+      this.#api = fresh.#api;
+      this.#load_rest = fresh.#load_rest;
+      this.#rest = fresh.#rest;
+      this.#rest_error = null;
+      for (const cache of [this.#recent, this.#resolved, this.#ways]) cache.clear();
+    })().then(() => {
+      this.#swap = null;
+      for (const listener of this.#listeners) listener(why);
+    }, () => {
+      this.#swap = null;
+    });
+  }
+
+  /** The swap of a fresh core under way after a failed call (a promise that never rejects), else null. */
+  get restarting() {
+    return this.#swap;
+  }
+
+  /** Calls `listener(why)` after each swap of a fresh core (a failed call's message); returns the way to stop. */
+  onRestart(listener) {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The estimate (or {ok: false, errors}); recent answers are reused for identical inputs. */
@@ -274,15 +337,17 @@ export class Engine {
  * none and reads each element's model with loadPresets before its first estimate). Where the parts cannot be
  * used, the whole llm-memory.wasm is loaded instead.
  */
-export async function createEngine({ presets } = {}) {
+export async function createEngine({ presets, fresh = false } = {}) {
   // Whether this bundle loads the core's two parts from its own folder: the widget's bundles do (the page's
   // web/boot.js starts them itself). The bundler replaces globalThis.LLM_MEMORY_CORE_PARTS by true or false
   // (scripts/esbuild-common.mjs); unbundled (node, the tests) it is undefined.
   const parts = globalThis.LLM_MEMORY_CORE_PARTS === true && WebAssembly.compileStreaming;
   const boot = globalThis.llmMemoryBoot ?? (parts ? { ...coreParts(import.meta.url), presets } : null);
   const ids = boot ? boot.presets : presets;
+  // After a failed call, the engine swaps in a new instance made the same way (`fresh`: never the shared one).
+  const renew = () => createEngine({ presets, fresh: true });
   // The whole module, which the glue fetches and compiles itself (or decodes from the inlined copy).
-  const whole = async () => new Engine(await load(ids && { presets: ids }), null, ids);
+  const whole = async () => new Engine(await load(ids ? { presets: ids } : fresh ? {} : undefined), null, ids, renew);
   if (!boot) return whole();
   // Should the early compile have failed (a host without the two parts): the whole module.
   const module = await boot.module.catch(() => null);
@@ -303,8 +368,11 @@ export async function createEngine({ presets } = {}) {
   const api = await Promise.race([load({ presets: ids, instantiateWasm }), failure]).catch(() => null);
   // A first part that does not fit this glue (two deploys mixed in a cache, say): the whole module instead.
   if (!api) return whole();
-  return new Engine(api, () => loadRest(boot.rest, first), ids);
+  return new Engine(api, () => loadRest(boot.rest, first), ids, renew);
 }
+
+/** A failed call's answer: no numbers, the message against "calculator". */
+const failure = (message) => ({ ok: false, failed: true, errors: [{ setting: "calculator", message }] });
 
 /** A preset id as the API reads it (models/<id>.json). */
 const presetId = (id) => String(id).trim().toLowerCase();

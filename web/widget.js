@@ -144,6 +144,8 @@ export class LlmMemoryElement extends HTMLElement {
   #observer = null;
   #scheduled = false;
   #estimate = null;
+  /** What the failed call threw after which the engine swapped a fresh core in, until the next render says so. */
+  #restarted = null;
   #settingsNotes = [];
   /** {entries, notes} given to the settings property and not yet written (readSettings). */
   #pending_settings = null;
@@ -194,6 +196,10 @@ export class LlmMemoryElement extends HTMLElement {
         // Settings keys are known once the core has loaded its table; they are observed from then on.
         this.#observer = new MutationObserver(() => this.#schedule());
         this.#observer.observe(this, { attributes: true });
+        engine.onRestart((why) => {
+          this.#restarted = why;
+          this.#schedule();
+        });
         this.#schedule();
       },
       (error) => {
@@ -372,6 +378,10 @@ export class LlmMemoryElement extends HTMLElement {
     const { overrides, problems, estimate } = view.check(attributes);
     const inputs = view.inputs(overrides);
     const notes = this.#unknownAttributes();
+    if (this.#restarted !== null) {
+      notes.push({ setting: "calculator", message: `The calculator stopped (${this.#restarted}) and was restarted; these settings are kept` });
+      this.#restarted = null;
+    }
     if (estimate.ok) {
       for (const problem of problems) {
         notes.push({ setting: problem.setting, message: `${problem.message}, using ${JSON.stringify(estimate.settings[problem.setting] ?? "")}` });

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Issue 20 in headless Chromium: a core call that fails shows an error and no earlier numbers (item 2); the
+// Issue 20 in headless Chromium: a core call that fails shows an error and no earlier numbers (item 2), and the
+// engine swaps a fresh core in under the same settings (issue 37); the
 // notice of a hostile link is capped (item 5); only embed.html may be framed by another site (item 5,
 // frame-ancestors, sent as a header by scripts/serve.mjs because browsers ignore it in a <meta> CSP).
 import assert from "node:assert/strict";
@@ -47,9 +48,14 @@ test("a core call that throws shows an error and no numbers of earlier settings;
     };
   });
   assert.equal(failed.status_hidden, false);
-  assert.match(failed.status, /calculator: the calculation failed \(Maximum call stack size exceeded\)/);
+  assert.match(failed.status, /calculator: the calculation failed \(Maximum call stack size exceeded\); it is restarting; your settings are kept/);
   assert.deepEqual([failed.rows, failed.summary, failed.bar, failed.heatmap_hidden], [0, "", "", true]);
-  // The settings were kept; the next edit computes again (8192 tokens: twice the KV cache).
+  // The engine swaps a fresh core in (issue 37); the page says so, as text, and draws the settings it kept.
+  await page.waitForFunction(() => /restarted/.test(document.getElementById("notice").textContent));
+  assert.match(await page.textContent("#notice"), /The calculator stopped and was restarted; your settings are kept:\s*Maximum call stack size exceeded/);
+  await page.waitForSelector("#results-table tr[data-bucket]");
+  assert.equal(await bucketBytes(page, "kv_cache"), 2_147_483_648);
+  // The next edit computes again (8192 tokens: twice the KV cache).
   await page.evaluate(() => window.llmMemoryApp.edit({ seq: "8192" }));
   await page.waitForSelector("#results-table tr[data-bucket]");
   assert.equal(await bucketBytes(page, "kv_cache"), 2 * 2_147_483_648);

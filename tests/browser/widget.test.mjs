@@ -93,6 +93,26 @@ describe("<llm-memory>", () => {
     await done(page);
   });
 
+  test("a core call that throws: the engine swaps a fresh core in, and the widget keeps its settings and says so", async () => {
+    const page = await openPage('<llm-memory model="llama-2-7b" mode="inference" seq="4096"></llm-memory>');
+    await page.evaluate(() => {
+      // The next answer's JSON.parse throws once (as a call that ran out of stack would; wasm/api.js), then the
+      // real one is back for the fresh core (issue 37).
+      const parse = JSON.parse;
+      JSON.parse = () => {
+        JSON.parse = parse;
+        throw new RangeError("Maximum call stack size exceeded");
+      };
+      document.querySelector("llm-memory").setAttribute("seq", "8192");
+    });
+    await page.waitForFunction(() => /restarted/.test(document.querySelector("llm-memory").shadowRoot.querySelector(".problems").textContent));
+    const note = await page.evaluate(() => document.querySelector("llm-memory").shadowRoot.querySelector(".problems").textContent);
+    assert.match(note, /The calculator stopped \(Maximum call stack size exceeded\) and was restarted; these settings are kept/);
+    // The settings drawn again on the fresh core: 8192 tokens, twice the KV cache of 4096.
+    assert.equal((await rows(page)).kv_cache, 2 * KV_LLAMA2_7B_4096);
+    await done(page);
+  });
+
   test("two widgets with different attributes show their own totals, equal to the CLI's", async () => {
     const a = { model: "llama-2-7b", mode: "inference", seq: "4096", gpu: "rtx-4090" };
     const b = { model: "meta-llama-3-8b", mode: "train", finetune: "lora", seq: "4096", gpu: "h100-80gb", batch: "2" };

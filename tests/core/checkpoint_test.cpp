@@ -132,6 +132,25 @@ TEST(checkpoint, duplicate_tensor_names) {
             "tensor \"model.embed.weight\": in more than one shard (its values would be counted twice)");
 }
 
+// Entries t1000000..t1199999 (i = 0..199,999) map to shard i % 10000: the 10,000 shards each once, in order of first
+// use (the keys are read sorted), and one more shard is refused. A search of the list per entry made this about 1e9
+// comparisons (issue 37).
+TEST(checkpoint, index_with_many_entries_lists_each_shard_once) {
+  const auto index = [](int shards) {
+    std::string text = R"({"weight_map": {)";
+    for (int i = 0; i < 200'000; ++i)
+      text += (i ? ",\"t" : "\"t") + std::to_string(1'000'000 + i) + "\": \"s" + std::to_string(i % shards) +
+              ".safetensors\"";
+    return text + "}}";
+  };
+  const auto r = parse_safetensors_index(index(10'000), "safetensors");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.value().size(), 10'000u);
+  EXPECT_EQ(r.value().front(), "s0.safetensors");
+  EXPECT_EQ(r.value().back(), "s9999.safetensors");
+  EXPECT_TRUE(has_error(parse_safetensors_index(index(10'001), "safetensors"), "more than 10000 shards"));
+}
+
 TEST(checkpoint, index_names_shards_beside_it) {
   const auto r = parse_safetensors_index(R"({"metadata": {"total_size": 10}, "weight_map": {
       "a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",

@@ -12,6 +12,9 @@ export const HUB_ORIGIN = "https://huggingface.co";
 /** Most shards read (huggingface.js MAX_SHARD_COUNT, the core's max_safetensors_shards). */
 export const MAX_SHARDS = 10_000;
 
+/** Most shards read without asking (loadHubModel's `confirm`): the largest open checkpoints have ~200. */
+export const ASK_SHARDS = 48;
+
 /** Shard headers fetched at once. */
 const PARALLEL = 6;
 
@@ -52,6 +55,37 @@ async function request(fetcher, id, file, headers = {}) {
   }
 }
 
+/**
+ * A response's body, at most `most` bytes (a Uint8Array), or null when it is longer: read as a stream and
+ * cancelled once past `most`, so a body sent without (or with a false) Content-Length is never held whole.
+ */
+async function readBounded(response, most) {
+  const reader = response.body?.getReader();
+  if (!reader) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return bytes.length > most ? null : bytes;
+  }
+  const chunks = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > most) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
 /** A small JSON file of the repo (config.json, the index), at most MAX_CONFIG_BYTES; null for a 404 when `optional`. */
 async function fetchText(fetcher, id, file, { optional = false } = {}) {
   const response = await request(fetcher, id, file);
@@ -62,9 +96,9 @@ async function fetchText(fetcher, id, file, { optional = false } = {}) {
     await response.body?.cancel();
     throw new HubError(`${file} of ${id} has ${declared} bytes; it is read up to ${MAX_CONFIG_BYTES}`);
   }
-  const text = await response.text();
-  if (text.length > MAX_CONFIG_BYTES) throw new HubError(`${file} of ${id} is longer than ${MAX_CONFIG_BYTES} bytes`);
-  return text;
+  const bytes = await readBounded(response, MAX_CONFIG_BYTES);
+  if (bytes === null) throw new HubError(`${file} of ${id} is longer than ${MAX_CONFIG_BYTES} bytes`);
+  return new TextDecoder().decode(bytes);
 }
 
 /**
@@ -79,18 +113,50 @@ async function fetchRange(fetcher, id, file, start, end) {
     if (response.ok) throw new HubError(`huggingface.co sent the whole of ${file} of ${id} instead of its first bytes; not read`);
     throw new HubError(refusal(id, file, response.status), response.status);
   }
-  const total = /^bytes \d+-\d+\/(\d+)$/.exec(response.headers.get("content-range") ?? "");
-  if (!total) throw new HubError(`huggingface.co did not say the size of ${file} of ${id} (no readable Content-Range)`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.length > end - start) throw new HubError(`huggingface.co sent more of ${file} of ${id} than asked for`);
-  return { bytes, size: Number(total[1]) };
+  const range = /^bytes (\d+)-\d+\/(\d+)$/.exec(response.headers.get("content-range") ?? "");
+  if (!range) {
+    await response.body?.cancel();
+    throw new HubError(`huggingface.co did not say the size of ${file} of ${id} (no readable Content-Range)`);
+  }
+  // Bytes from elsewhere in the file, read as if they were the ones asked for, would be a wrong header.
+  if (Number(range[1]) !== start) {
+    await response.body?.cancel();
+    throw new HubError(`huggingface.co sent ${file} of ${id} from byte ${range[1]}, not ${start} as asked`);
+  }
+  const bytes = await readBounded(response, end - start);
+  if (bytes === null) throw new HubError(`huggingface.co sent more of ${file} of ${id} than asked for`);
+  return { bytes, size: Number(range[2]) };
 }
 
-/** One safetensors file's header from the Hub (readCheckpoint's answer), or null when the repo lacks it. */
+/**
+ * The tensor names of a safetensors header the core has read (`bytes`: the file's first bytes, the header whole):
+ * its JSON object's keys but __metadata__, a name given twice once (the core keeps the last entry, as
+ * safetensors' own reader does).
+ */
+function tensorNames(bytes, id, file) {
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
+  } catch {
+    throw new HubError(`the tensor names of ${file} of ${id} could not be listed`);
+  }
+  return Object.keys(header).filter((name) => name !== "__metadata__");
+}
+
+/**
+ * One safetensors file's header from the Hub (readCheckpoint's answer, with `names`, its tensor names, when it
+ * was read), or null when the repo lacks it.
+ */
 async function shardHeader(fetcher, checkpoint, id, file) {
   const first = await fetchRange(fetcher, id, file, 0, 100_000);
   if (first === null) return null;
-  return readCheckpointHeader(checkpoint, {
+  let last = first.bytes;
+  const read = (kind, bytes, ...rest) => {
+    last = bytes;
+    return checkpoint(kind, bytes, ...rest);
+  };
+  const answer = await readCheckpointHeader(read, {
     kind: "safetensors", size: first.size, name: file,
     read: async (start, end) => {
       if (end <= first.bytes.length) return first.bytes.slice(start, end);
@@ -99,6 +165,24 @@ async function shardHeader(fetcher, checkpoint, id, file) {
       return more.bytes;
     },
   });
+  return answer.ok ? { ...answer, names: tensorNames(last, id, file) } : answer;
+}
+
+/**
+ * A tensor named in more than one shard, as the CLI refuses it (duplicate_tensor, core/src/checkpoint.cpp): its
+ * values would be counted twice. `reads`: the shards' answers (shardHeader), `files` their names.
+ */
+function duplicateTensor(id, files, reads) {
+  const seen = new Map();
+  for (const [at, read] of reads.entries()) {
+    for (const name of read.names) {
+      const other = seen.get(name);
+      if (other !== undefined) {
+        throw new HubError(`tensor ${JSON.stringify(name.slice(0, 100))} of ${id} is in both ${files[other]} and ${files[at]} (its values would be counted twice)`);
+      }
+      seen.set(name, at);
+    }
+  }
 }
 
 /** The shard names of a model.safetensors.index.json, each once, checked as plain file names. */
@@ -118,6 +202,10 @@ function shardNames(id, text) {
   return names;
 }
 
+/** Asks the reader before a request per shard (the browser's confirm dialog); false where there is none. */
+const askShards = (id) => (count) => globalThis.confirm?.(`${id} is split into ${count} safetensors files: fetch ` +
+  `the first bytes of each from huggingface.co (${count} requests) for the exact parameter count?`) ?? false;
+
 /** Adds one header's totals to `sum` (checkpoint_summary::add). */
 function addCheckpoint(sum, one) {
   sum.tensors += one.tensors;
@@ -133,10 +221,16 @@ function addCheckpoint(sum, one) {
   return sum;
 }
 
-/** The repo's safetensors headers summed: {checkpoint, files} or null when it has no safetensors weights. */
-async function fetchCheckpoint(fetcher, checkpoint, id) {
+/**
+ * The repo's safetensors headers summed: {checkpoint, files} or null when it has no safetensors weights. An index
+ * naming more than ASK_SHARDS shards is read only once `confirm(count)` resolves to true.
+ */
+async function fetchCheckpoint(fetcher, checkpoint, id, confirm) {
   const index = await fetchText(fetcher, id, "model.safetensors.index.json", { optional: true });
   const files = index === null ? ["model.safetensors"] : shardNames(id, index);
+  if (files.length > ASK_SHARDS && !(await confirm(files.length))) {
+    throw new HubError(`its index names ${files.length} shards; over ${ASK_SHARDS} are fetched only when you agree, and that was declined`);
+  }
   const reads = new Array(files.length);
   let next = 0;
   const worker = async () => {
@@ -153,15 +247,19 @@ async function fetchCheckpoint(fetcher, checkpoint, id) {
     if (!read.ok) throw new HubError(read.errors.map((e) => `${e.setting}: ${e.message}`).join("; "));
     addCheckpoint(sum, read.checkpoint);
   }
+  duplicateTensor(id, files, reads);
   return { checkpoint: sum, files };
 }
 
 /**
  * Loads repo `id` (checked by parseHubId): {ok: true, id, settings, checkpoint, files, note} or {ok: false, id,
- * message, status}. `parse` and `checkpoint` are the engine's parseConfig and readCheckpoint; `fetcher` fetch.
- * config.json must load and parse; the safetensors headers, when they fail, leave a note and the config's count.
+ * message, status}. `parse` and `checkpoint` are the engine's parseConfig and readCheckpoint; `fetcher` fetch;
+ * `confirm(count)`: whether to read the headers of an index's `count` shards when they are more than ASK_SHARDS
+ * (a boolean or its promise; by default the browser's confirm dialog asks the reader, and where there is none
+ * they are not read). config.json must load and parse; the safetensors headers, when they fail, leave a note and
+ * the config's count.
  */
-export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis.fetch.bind(globalThis) }) {
+export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis.fetch.bind(globalThis), confirm = askShards(id) }) {
   let settings;
   try {
     const parsed = await parse(await fetchText(fetcher, id, "config.json"));
@@ -174,7 +272,7 @@ export async function loadHubModel(id, { parse, checkpoint, fetcher = globalThis
     return { ok: false, id, status: error.status, message: error.message };
   }
   try {
-    const read = await fetchCheckpoint(fetcher, checkpoint, id);
+    const read = await fetchCheckpoint(fetcher, checkpoint, id, confirm);
     if (read === null) return { ok: true, id, settings, checkpoint: null, files: [], note: "no safetensors weights in the repo: the count is computed from config.json" };
     // As the CLI's --safetensors: the headers' element count is the parameter count unless integers pack several values.
     if (read.checkpoint.params_are_parameters) settings = { ...settings, params: String(read.checkpoint.params) };
