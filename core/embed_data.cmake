@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Writes core/data/*.json as raw string literals: one source of truth for CLI and wasm.
 #   -DOUT=file.cpp         every file but models.json (the GPU table)
+#   -DSTRIP_SOURCES=ON     leaves the devices' "source" fields out (the WebAssembly module)
 #   -DMODELS_OUT=file.cpp  models.json, model by model (id + that model's JSON), so that an estimate parses only
 #                          the preset it names, not the whole catalogue (core/src/presets.cpp; docs/performance.md,
 #                          "Start-up of the page"), with preset_config, the reader of their config.json. Its own
@@ -53,6 +54,15 @@ if(DEFINED OUT)
       continue()
     endif()
     file(READ "${f}" content)
+    # The WebAssembly module leaves out each device's "source" (docs/devices.md lists them; the page shows none):
+    # they were half its gzip bytes.
+    if(name STREQUAL "gpus" AND STRIP_SOURCES)
+      string(JSON gpu_count LENGTH "${content}" gpus)
+      math(EXPR last_gpu "${gpu_count} - 1")
+      foreach(g RANGE ${last_gpu})
+        string(JSON content REMOVE "${content}" gpus ${g} source)
+      endforeach()
+    endif()
     # Line breaks and indentation go (a JSON string cannot hold a raw line break, so no value changes): the
     # WebAssembly module carries these bytes.
     string(REGEX REPLACE "\n *" "" content "${content}")
