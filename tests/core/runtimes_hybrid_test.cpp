@@ -107,11 +107,12 @@ TEST(runtimes_hybrid, vllm_pages_and_pool) {
   EXPECT_EQ(r.runtime.max_context, static_cast<std::int64_t>(std::floor((std::floor(avail / page) - 36) / 12) * 544));
 }
 
-// SGLang: the state per request 36 x 1,097,728 = 39,518,208 B (mamba_cache_per_req); the mamba pool gets
+// SGLang (configs/mamba_utils.py: conv bf16, temporal "float32" by default): the state per request 36 x (49,152 +
+// 32 x 128 x 128 x 4 = 2,097,152) = 77,266,944 B (mamba_cache_per_req); the mamba pool gets
 // rest x 0.9 / 1.9; the KV pool (12 layers x 2,048 B a token = 24,576 B) what it leaves.
 TEST(runtimes_hybrid, sglang_mamba_pool) {
   const estimate_result r = run(qwen3_next("sglang"));
-  const double rest = r.runtime.kv_available, per_req = 39518208;
+  const double rest = r.runtime.kv_available, per_req = 77266944;
   ASSERT_GT(rest, 0);
   const double states = std::floor(rest * 0.9 / 1.9 / per_req);
   const double tokens = std::floor((rest - states * per_req) / 24576);

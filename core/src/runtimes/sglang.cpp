@@ -109,6 +109,9 @@ runtime_def sglang_runtime() {
   d.overhead = overhead;
   d.report = report;
   d.pooled_kv = true;
+  // The SSM / delta-rule state: SGLANG_MAMBA_SSM_DTYPE, else the config's mamba_ssm_dtype, else "float32"; the conv
+  // state bf16 (python/sglang/srt/configs/mamba_utils.py mamba2_state_dtype, CONV_DTYPE).
+  d.state_dtype = dtype::fp32;
   // vLLM's QKV split and serving layout: tp within a node, pp across nodes.
   d.splits = device_split::tensor_then_pipeline;
   d.split_limits = "tp within a node of 8, dividing the heads; pp across nodes, up to the layers";
