@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -46,7 +47,8 @@ gdn_state state_of(const context& c) {
   const gdn_widths w = widths_of(c.s);
   const double heads = std::max(1.0, w.heads / c.t);
   return {
-      w.conv / c.t * static_cast<double>(c.s.linear_conv_kernel_dim - 1) * c.act,
+      w.conv / c.t * (static_cast<double>(c.s.linear_conv_kernel_dim - 1) + runtime_of(c.r.runtime).conv_state_extra) *
+          c.act,
       heads * static_cast<double>(c.s.linear_key_head_dim * c.s.linear_value_head_dim) * bytes_per_value(c.r.state)};
 }
 

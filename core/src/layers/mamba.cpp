@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -43,7 +44,7 @@ struct mamba_state {
 mamba_state state_of(const context& c) {
   const mamba_widths w = widths_of(c.s);
   const double heads = std::max(1.0, w.heads / c.t);
-  return {w.conv / c.t * static_cast<double>(c.s.mamba_d_conv - 1) * c.act,
+  return {w.conv / c.t * (static_cast<double>(c.s.mamba_d_conv - 1) + runtime_of(c.r.runtime).conv_state_extra) * c.act,
           heads * static_cast<double>(c.s.mamba_head_dim * c.s.mamba_d_state) * bytes_per_value(c.r.state)};
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -20,7 +21,8 @@ double add_conv_params(const setting_values& s, const model_spec& m, layer_param
 
 // Per sequence on this device: h / tp channels x (L_cache - 1) in the activation dtype.
 double conv_state_bytes(const context& c) {
-  return c.m.hidden / c.t * static_cast<double>(c.s.conv_l_cache - 1) * c.act;
+  return c.m.hidden / c.t * (static_cast<double>(c.s.conv_l_cache - 1) + runtime_of(c.r.runtime).conv_state_extra) *
+         c.act;
 }
 
 void conv_kv_cache(const context& c, double layers, builder& out) {
