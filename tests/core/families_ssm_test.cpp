@@ -91,7 +91,7 @@ TEST(families_ssm, nemotron_nano_9b_v2_state_beside_kv) {
 // 2 x 2,688 x 4,096, k, v 2 x 2,688 x 256, norm) 23,399,040 x 6 = 140,394,240; embedding and lm_head
 // 2 x 131,072 x 2,688 = 704,643,072; final norm 2,688: 31,577,940,288, llama.cpp's n-params.
 TEST(families_ssm, nemotron_3_nano_by_hand) {
-  const run_spec r = resolved({{"model", "nemotron-3-nano-30b-a3b"}});
+  const run_spec r = resolved({{"model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"}});
   EXPECT_EQ(r.model.params.total, 31577940288.0);
   EXPECT_EQ(r.model.layers_of(layer_kind::mamba, 52), 23);
   EXPECT_EQ(r.state, dtype::fp32);  // mamba_ssm_cache_dtype
@@ -189,3 +189,35 @@ TEST(families_ssm, bad_layer_lists_name_the_setting) {
 }
 
 }  // namespace
+
+namespace {
+
+// The activations bucket of a two-layer Mamba-2 model in full bf16 training (s 2,048, b 1).
+double mamba_activations(const std::string& groups, const std::string& heads, const std::string& head_dim) {
+  auto r = estimate({{"framework", "generic"},
+                     {"hidden_size", "64"},
+                     {"num_attention_heads", "4"},
+                     {"num_hidden_layers", "2"},
+                     {"vocab_size", "100"},
+                     {"seq", "2048"},
+                     {"layer_types", "mamba+none"},
+                     {"norms_per_layer", "1"},
+                     {"mamba_num_heads", heads},
+                     {"mamba_head_dim", head_dim},
+                     {"mamba_d_state", "16"},
+                     {"mamba_n_groups", groups}});
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
+  return r.ok() ? r.value().buckets[3].items[0].bytes : -1;
+}
+
+}  // namespace
+
+// What the fused mamba_split_conv1d_scan_combined saves per token (docs/methodology.md): zxbcdt 2I + 2GN + H values,
+// out_x I values, the gated norm's fp32 rstd per group. One more group (N 16) adds 2 x 16 values in bf16 and one
+// fp32 rstd: 2,048 x (64 + 4) = 139,264 B per layer; four more heads (I fixed at 64) add four dt values in bf16:
+// 2,048 x 8 = 16,384 B per layer. Two layers.
+TEST(families_ssm, mamba_training_saves_what_the_fused_kernel_saves) {
+  const double base = mamba_activations("1", "4", "16");
+  EXPECT_EQ(mamba_activations("2", "4", "16") - base, 2 * 139264.0);
+  EXPECT_EQ(mamba_activations("1", "8", "8") - base, 2 * 16384.0);
+}
