@@ -221,3 +221,22 @@ TEST(families_ssm, mamba_training_saves_what_the_fused_kernel_saves) {
   EXPECT_EQ(mamba_activations("2", "4", "16") - base, 2 * 139264.0);
   EXPECT_EQ(mamba_activations("1", "8", "8") - base, 2 * 16384.0);
 }
+
+// LFM2-MoE (modeling_lfm2_moe.py) with LFM2-8B-A1B's fields: the first num_dense_layers 2 dense (SwiGLU of
+// intermediate_size 7,168, no width rule), the other 22 with 32 experts of 1,792, a router 32 x 2,048 and the
+// expert_bias buffer (32): 18 conv layers x 16,783,360 + 6 attention x 10,485,888 + 2 x 3 x 2,048 x 7,168 +
+// 22 x (65,536 + 32 x 3 x 1,792 x 2,048 + 32) + 24 x 2 norms 4,096 + tied embedding 65,536 x 2,048 + final norm
+// 2,048 = 8,339,930,560 (the card says 8.3B; no exact published total was found, so there is no preset).
+TEST(families_ssm, lfm2_moe_by_hand) {
+  auto config = parse_config(R"({"model_type": "lfm2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 7168, "moe_intermediate_size": 1792,
+      "num_experts": 32, "num_experts_per_tok": 4, "num_dense_layers": 2, "use_expert_bias": true,
+      "conv_L_cache": 3, "vocab_size": 65536, "tie_embedding": true,
+      "layer_types": ["conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv", "conv",
+                      "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv", "conv", "conv",
+                      "full_attention", "conv", "conv", "full_attention", "conv", "conv"]})");
+  ASSERT_TRUE(config.ok()) << to_string(config.errors().front());
+  EXPECT_EQ(resolved({}, config.value()).model.params.total, 18 * 16783360.0 + 6 * 10485888.0 + 2 * 3 * 2048.0 * 7168 +
+                                                                 22 * (65536.0 + 32 * 3 * 1792.0 * 2048 + 32) +
+                                                                 24 * 4096.0 + 65536.0 * 2048 + 2048);
+}
