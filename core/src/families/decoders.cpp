@@ -190,6 +190,14 @@ constexpr std::array families = {
            .mlp_bias = true, .fields = starcoder2_fields},
     family{.model_type = "internlm2", .attention_bias = "all", .fields = internlm2_fields},
     family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
+    // State-space and short-convolution hybrids (ssm.cpp reads their layer lists; docs/models.md).
+    family{.model_type = "nemotron_h", .mlp = "plain", .attention_bias = "none", .norms_per_layer = 1,
+           .router_bias = true, .fields = nemotron_h_fields},
+    family{.model_type = "granitemoehybrid", .fields = granitemoehybrid_fields},
+    family{.model_type = "lfm2", .tie = true, .attention_bias = "none", .qk_norm = "head", .fields = lfm2_fields},
+    family{.model_type = "lfm2_moe", .tie = true, .attention_bias = "none", .qk_norm = "head",
+           .fields = lfm2_fields},
+    family{.model_type = "mamba2", .position = "none", .norms_per_layer = 1, .fields = mamba2_fields},
 };
 // clang-format on
 
@@ -223,6 +231,7 @@ void text_defaults(settings& out, std::string_view family_type, std::string_view
   if (family_type == "gemma3_text") gemma3_defaults(out);
   if (root_type == "llava" && family_type == "llama") llama_defaults(out);
   if (root_type == "mllama") mllama_defaults(out);
+  ssm_defaults(out, family_type);
 }
 
 }  // namespace llm_memory::detail

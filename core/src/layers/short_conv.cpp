@@ -32,8 +32,9 @@ void conv_kv_cache(const context& c, double layers, builder& out) {
               " B per layer, whatever the context");
 }
 
-// B, C and x (in_proj's output), B x x (the convolution's input), C and the convolution's output (the gate's
-// inputs), out_proj's input.
+// B, C and x (in_proj's output, views of one tensor that B x x and C x conv keep alive), B x x (the convolution's
+// input: causal-conv1d causal_conv1d_interface.py CausalConv1dFn saves x, weight and bias @17f4f2f; nn.Conv1d on the
+// slow path keeps the same), the convolution's output (C x conv's other input), out_proj's input.
 void conv_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const double T = c.tokens, h = c.m.hidden, B = c.act;
   const double input = T * input_bytes(c, layer, {projection::in_proj}, h);
