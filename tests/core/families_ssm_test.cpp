@@ -62,10 +62,11 @@ TEST(families_ssm, nemotron_nano_9b_v2_by_hand) {
   EXPECT_EQ(resolved({{"model", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"}}).model.params.total, 8888227328.0);
 }
 
-// Per sequence and Mamba layer as vLLM keeps it (mamba_utils.py mamba2_state_shape): the conv state (d_conv - 1) x conv_dim = 3 x 12,288 = 36,864 values in bf16
-// (73,728 B) and the SSM state heads x head_dim x d_state = 128 x 80 x 128 = 1,310,720 values in fp32 (5,242,880 B):
-// 5,316,608 B x 27 layers = 143,548,416 B per sequence, whatever the context. Beside it the four attention layers
-// keep 2 x 8 x 128 x 2 B = 4,096 B per token each: 2 sequences x 1,000 tokens x 4 x 4,096 = 32,768,000 B.
+// Per sequence and Mamba layer as vLLM keeps it (mamba_utils.py mamba2_state_shape): the conv state (d_conv - 1) x
+// conv_dim = 3 x 12,288 = 36,864 values in bf16 (73,728 B) and the SSM state heads x head_dim x d_state = 128 x 80 x
+// 128 = 1,310,720 values in fp32 (5,242,880 B): 5,316,608 B x 27 layers = 143,548,416 B per sequence, whatever the
+// context. Beside it the four attention layers keep 2 x 8 x 128 x 2 B = 4,096 B per token each: 2 sequences x 1,000
+// tokens x 4 x 4,096 = 32,768,000 B.
 TEST(families_ssm, nemotron_nano_9b_v2_state_beside_kv) {
   const settings run = {{"model", "nvidia-nemotron-nano-9b-v2"},
                         {"mode", "inference"},
@@ -155,8 +156,8 @@ TEST(families_ssm, lfm2_sizes_by_hand) {
 // LFM2's short-convolution state as vLLM keeps it (mamba_utils.py short_conv_state_shape): h x (L_cache - 1) = 2,048
 // x 2 values per conv layer, 10 layers, bf16: 81,920 B per sequence.
 TEST(families_ssm, lfm2_conv_state_by_hand) {
-  const estimate_result e = estimated(
-      {{"model", "lfm2-1.2b"}, {"mode", "inference"}, {"runtime", "vllm"}, {"batch", "3"}, {"seq", "500"}});
+  const estimate_result e =
+      estimated({{"model", "lfm2-1.2b"}, {"mode", "inference"}, {"runtime", "vllm"}, {"batch", "3"}, {"seq", "500"}});
   EXPECT_EQ(item(e, "short-convolution state (per sequence)"), 3 * 10 * 2048.0 * 2 * 2);
 }
 
