@@ -61,6 +61,38 @@ export interface Settings {
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
   sliding_window_pattern?: number | string | null;
+  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, conv or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
+  layer_types?: string | null;
+  /** Attention gate: Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value. Default `off`. */
+  attention_output_gate?: FlagValue | null;
+  /** Linear-attention value heads: Gated DeltaNet value heads (linear_attention layers) [heads]. Default `0`. */
+  linear_num_value_heads?: number | string | null;
+  /** Linear-attention key heads: Gated DeltaNet query/key heads (linear_attention layers) [heads]. Default `0`. */
+  linear_num_key_heads?: number | string | null;
+  /** Linear-attention key head width: Gated DeltaNet width of one key head. Default `0`. */
+  linear_key_head_dim?: number | string | null;
+  /** Linear-attention value head width: Gated DeltaNet width of one value head. Default `0`. */
+  linear_value_head_dim?: number | string | null;
+  /** Linear-attention conv width: Gated DeltaNet causal convolution width (its state keeps kernel - 1 columns). Default `4`. */
+  linear_conv_kernel_dim?: number | string | null;
+  /** Mamba heads: Mamba-2 heads (mamba layers) [heads]. Default `0`. */
+  mamba_num_heads?: number | string | null;
+  /** Mamba head width: Mamba-2 width of one head. Default `0`. */
+  mamba_head_dim?: number | string | null;
+  /** Mamba state size: Mamba-2 SSM state size per head value (ssm_state_size). Default `128`. */
+  mamba_d_state?: number | string | null;
+  /** Mamba groups: Mamba-2 groups of B and C (n_groups). Default `1`. */
+  mamba_n_groups?: number | string | null;
+  /** Mamba conv width: Mamba-2 causal convolution width (conv_kernel). Default `4`. */
+  mamba_d_conv?: number | string | null;
+  /** Mamba conv bias: Mamba-2 conv1d has a bias (use_conv_bias). Default `on`. */
+  mamba_conv_bias?: FlagValue | null;
+  /** Mamba projection biases: Mamba-2 in_proj and out_proj have biases (use_bias). Default `off`. */
+  mamba_proj_bias?: FlagValue | null;
+  /** Short conv width: Short-convolution width (LFM2 conv_L_cache; its state keeps L_cache - 1 columns). Default `3`. */
+  conv_l_cache?: number | string | null;
+  /** Short conv biases: Short-convolution projections and conv have biases (LFM2). Default `off`. */
+  conv_bias?: FlagValue | null;
   /** Routed experts: Routed experts per MoE layer; 0 = dense model [experts]. Default `0`. */
   num_experts?: number | string | null;
   /** Experts per token: Experts each token is routed to (top-k) [experts]. Default `0`. */
@@ -101,6 +133,8 @@ export interface Settings {
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
   num_nextn_predict_layers?: number | string | null;
+  /** MTP has its own embedding: Each multi-token-prediction module stores its own embedding and output head (DeepSeek-V3); off = it shares the model's (Qwen3-Next, Qwen3.5: vLLM qwen3_next_mtp.py). Default `on`. */
+  mtp_own_embedding?: FlagValue | null;
   /** Vision tower parameters: Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only [parameters]. Default `0`. */
   vision_params?: number | string | null;
   /** Architecture: Layer stack: a causal decoder (KV cache), an encoder only (bidirectional, no KV cache: BERT, RoBERTa, DeBERTa, ModernBERT) or an encoder-decoder (T5, BART: every decoder layer cross-attends to the encoder). Default `decoder`. */
@@ -215,6 +249,8 @@ export interface Settings {
   fused_ce?: FlagValue | null;
   /** KV cache precision: KV-cache storage; auto = the activation dtype. Default `auto`. */
   kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | null;
+  /** Recurrent state precision: Recurrent state of linear-attention, Mamba and conv layers; auto = the runtime's default (docs/methodology.md). Default `auto`. */
+  state_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
   /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
   devices?: number | string | null;
   /** ZeRO stage: ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters [stage]. Default `0`. */
@@ -271,6 +307,22 @@ export interface ResolvedSettings {
   dropout: "on" | "off";
   sliding_window: string;
   sliding_window_pattern: string;
+  layer_types: string;
+  attention_output_gate: "on" | "off";
+  linear_num_value_heads: string;
+  linear_num_key_heads: string;
+  linear_key_head_dim: string;
+  linear_value_head_dim: string;
+  linear_conv_kernel_dim: string;
+  mamba_num_heads: string;
+  mamba_head_dim: string;
+  mamba_d_state: string;
+  mamba_n_groups: string;
+  mamba_d_conv: string;
+  mamba_conv_bias: "on" | "off";
+  mamba_proj_bias: "on" | "off";
+  conv_l_cache: string;
+  conv_bias: "on" | "off";
   num_experts: string;
   num_experts_per_tok: string;
   moe_intermediate_size: string;
@@ -291,6 +343,7 @@ export interface ResolvedSettings {
   attention_sinks: "on" | "off";
   moe_layer_step: string;
   num_nextn_predict_layers: string;
+  mtp_own_embedding: "on" | "off";
   vision_params: string;
   architecture: "decoder" | "encoder" | "encoder_decoder";
   encoder_layers: string;
@@ -348,6 +401,7 @@ export interface ResolvedSettings {
   recompute: "none" | "selective" | "full";
   fused_ce: "on" | "off";
   kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4";
+  state_dtype: "auto" | "fp32" | "bf16" | "fp16";
   devices: string;
   zero: string;
   tp: string;

@@ -37,9 +37,8 @@ std::string type_list(std::span<const detail::stack_family> families) {
 error unsupported(std::string_view type) {
   constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
   constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
-  constexpr std::array recurrent = {
-      "mamba", "mamba2",          "rwkv",  "jamba",  "falcon_h1",  "granitemoehybrid", "qwen3_next",
-      "lfm2",  "recurrent_gemma", "zamba", "zamba2", "nemotron_h", "minimax"};
+  constexpr std::array recurrent = {"mamba",           "rwkv",  "jamba",  "falcon_h1",
+                                    "recurrent_gemma", "zamba", "zamba2", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
   const std::string why =
       in(encoders)
@@ -111,6 +110,9 @@ result<settings> parse_config(std::string_view json_text) {
   const json& j = has_text ? *nested : root;
   std::string type = detail::reader(j).text("model_type");
   if (type.empty()) type = detail::reader(root).text("model_type");
+  // state-spaces/mamba* (mamba_ssm's MambaConfig) write no model_type; ssm_cfg's layer says Mamba-2 or Mamba-1.
+  if (const auto ssm = root.find("ssm_cfg"); type.empty() && ssm != root.end() && ssm->is_object())
+    type = detail::reader(*ssm).text("layer") == "mamba2" ? "mamba2" : "mamba";
   if (const detail::stack_family* stack = has_text ? nullptr : find_stack(type))
     return detail::parse_encoder(root, *stack);
   const detail::family* found = detail::find_family(type);

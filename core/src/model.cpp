@@ -73,14 +73,23 @@ void add_cross_attention(const model_spec& m, layer_params& layer) {
   layer.norms += norm_params(m, m.hidden);
 }
 
-// One multi-token-prediction module as DeepSeek-V3's checkpoint stores it (model.layers.61.*; DeepSeek-V3 technical
-// report section 2.2, modeling_deepseek.py's layer names): one more decoder layer (MoE when the model has experts,
-// as layer L is past first_k_dense_replace), enorm and hnorm (RMSNorm h each), eh_proj (2h -> h, no bias), its own
-// embed_tokens (V x h), shared_head.norm (h) and shared_head.head (V x h).
+// The decoder layer of a multi-token-prediction module: full attention (MLA, or DSA, in an MLA model), even in a
+// hybrid model, with the MLP its MoE layers have (its dense layers' when it has no experts).
+layer_params mtp_decoder_layer(const setting_values& s, const model_spec& m) {
+  const layer_kind mixer = !m.mla ? layer_kind::attention : s.index_n_heads > 0 ? layer_kind::dsa : layer_kind::mla;
+  return make_layer(s, m, mixer, s.num_experts > 0 ? mlp_kind::moe : mlp_kind::dense);
+}
+
+// One multi-token-prediction module as the checkpoint stores it. DeepSeek-V3 (model.layers.61.*; technical report
+// section 2.2, modeling_deepseek.py's layer names): one more decoder layer (MoE when the model has experts, as layer
+// L is past first_k_dense_replace), enorm and hnorm (RMSNorm h each), eh_proj (2h -> h, no bias), its own
+// embed_tokens (V x h), shared_head.norm (h) and shared_head.head (V x h). Qwen3-Next / Qwen3.5 (mtp_own_embedding
+// off; vLLM model_executor/models/qwen3_next_mtp.py @055e47c2): a full-attention layer with the model's FFN,
+// pre_fc_norm_embedding, pre_fc_norm_hidden and norm (h each), fc (2h -> h), the model's embedding and head.
 double mtp_layer(const setting_values& s, const model_spec& m) {
   const double h = m.hidden;
-  const double layer = m.params.layer_with(s.num_experts > 0 ? mlp_kind::moe : mlp_kind::dense).total();
-  return layer + 3 * norm_params(m, h) + 2 * h * h + 2 * m.vocab * h;
+  const double layer = mtp_decoder_layer(s, m).total();
+  return layer + 3 * norm_params(m, h) + 2 * h * h + (s.mtp_own_embedding ? 2 * m.vocab * h : 0);
 }
 
 // The repeating unit of the layers' kinds: the layer list when config.json declares one (layer_types, with full

@@ -95,7 +95,9 @@ constexpr bool all_labelled() {
 }
 static_assert(all_labelled(), "a settings row lacks its label or one label per choice");
 
-constexpr std::size_t max_text_length = 256;
+// Long enough for a hybrid's layer list in N*entry runs (Nemotron-H's irregular patterns: about 460 characters for
+// 56 layers, about 1,000 for 118).
+constexpr std::size_t max_text_length = 2048;
 
 // A plain decimal number: digits, one point, optional exponent. No inf, nan, hex or spaces.
 bool parse_decimal(std::string_view text, double& out) {

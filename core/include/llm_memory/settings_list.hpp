@@ -138,6 +138,10 @@
     "Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads "     \
     "them only for speculative decoding)",                                                                             \
     "Multi-token-prediction layers", "")                                                                               \
+  X(mtp_own_embedding, flag, "on", 0, 0, "", "", "model",                                                              \
+    "Each multi-token-prediction module stores its own embedding and output head (DeepSeek-V3); off = it shares the "  \
+    "model's (Qwen3-Next, Qwen3.5: vLLM qwen3_next_mtp.py)",                                                           \
+    "MTP has its own embedding", "")                                                                                   \
   X(vision_params, count, "0", 0, 1e13, "", "parameters", "model",                                                     \
     "Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only",              \
     "Vision tower parameters", "")                                                                                     \

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "estimate/stage.hpp"
+#include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
@@ -28,10 +29,29 @@ double chunk_tokens(const context& c) {
   return c.s.max_num_batched_tokens > 0 ? static_cast<double>(c.s.max_num_batched_tokens) : c.tokens;
 }
 
+double recurrent_layers(const context& c) {
+  const double L = c.layers_on_stage;
+  return c.m.layers_of(layer_kind::linear_attention, L) + c.m.layers_of(layer_kind::mamba, L) +
+         c.m.layers_of(layer_kind::short_conv, L);
+}
+
+double attention_layers(const context& c) {
+  return c.layers_on_stage - recurrent_layers(c) - c.m.layers_of(layer_kind::none, c.layers_on_stage);
+}
+
+double state_bytes_per_layer(const context& c) {
+  double most = 0;
+  for (const layer_kind_def* kind : layer_kinds())
+    if (kind->state_bytes != nullptr && c.m.layers_of(kind->kind, c.layers_on_stage) > 0)
+      most = std::max(most, kind->state_bytes(c));
+  return most;
+}
+
+// Recurrent and MLP-only layers cache no token: only the attention layers count.
 double full_length_kv_bytes_per_token(const context& c) {
-  const double kv = bytes_per_value(c.r.kv);
-  if (c.m.mla) return c.layers_on_stage * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
-  return c.layers_on_stage * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
+  const double kv = bytes_per_value(c.r.kv), L = attention_layers(c);
+  if (c.m.mla) return L * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
+  return L * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
 }
 
 double kv_bytes_per_token(const context& c) { return c.s.sliding_window > 0 ? 0 : full_length_kv_bytes_per_token(c); }

@@ -2,35 +2,48 @@
 // What every decoder's config.json is read for: the sizes, the sliding windows, the family's conventions and the
 // fields that override them, then the family's own fields (its row in decoders.cpp), quantization_config and the
 // vision tower.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "families/families.hpp"
+#include "layers/layer_kinds.hpp"
 
 namespace llm_memory::detail {
 namespace {
 
-// layer_types ["sliding_attention", ..., "full_attention"] -> sliding_window_pattern (every Nth layer global).
-// Irregular lists are summarised by their ratio of layers to global layers. False when absent.
-bool read_layer_types(const json& j, reader& r) {
-  const auto it = j.find("layer_types");
-  if (it == j.end() || it->is_null()) return false;
-  if (!it->is_array()) {
-    r.fail("sliding_window_pattern", "config.json field \"layer_types\" must be a list of strings");
-    return true;
+// The runs of a layer list over its shortest period, in the layer_types setting's form: Qwen3-Next's 48 layers
+// ["linear_attention" x 3, "full_attention"] x 12 -> "3*linear_attention,full_attention".
+std::string layer_runs(const std::vector<std::string>& kinds) {
+  std::size_t period = kinds.size();
+  for (std::size_t p = 1; p < kinds.size(); ++p) {
+    bool repeats = kinds.size() % p == 0;
+    for (std::size_t i = p; i < kinds.size() && repeats; ++i) repeats = kinds[i] == kinds[i % p];
+    if (repeats) {
+      period = p;
+      break;
+    }
   }
+  std::string runs;
+  for (std::size_t i = 0, j = 0; i < period; i = j) {
+    while (j < period && kinds[j] == kinds[i]) ++j;
+    runs += (runs.empty() ? "" : ",") + (j - i > 1 ? std::to_string(j - i) + "*" : "") + kinds[i];
+  }
+  return runs;
+}
+
+// ["sliding_attention", ..., "full_attention"] -> sliding_window_pattern (every Nth layer global); irregular lists
+// are summarised by their ratio of layers to global layers.
+void read_attention_types(const std::vector<std::string>& kinds, reader& r) {
   std::int64_t layers = 0, global = 0, period = 0;
   bool periodic = true;
-  for (const auto& t : *it) {
-    if (!t.is_string()) {
-      r.fail("sliding_window_pattern", "config.json field \"layer_types\" must be a list of strings");
-      return true;
-    }
+  for (const auto& t : kinds) {
     ++layers;
-    if (t.get<std::string>() == "full_attention") {
+    if (t == "full_attention") {
       ++global;
       if (period == 0) period = layers;
       periodic = periodic && layers % period == 0;
@@ -45,6 +58,34 @@ bool read_layer_types(const json& j, reader& r) {
   } else {
     const auto pattern = periodic ? period : std::llround(static_cast<double>(layers) / static_cast<double>(global));
     r.out["sliding_window_pattern"] = std::to_string(pattern);
+  }
+}
+
+// layer_types: a list of sliding/full attention -> sliding_window_pattern (unless `windows` is false: the config
+// turned sliding windows off); one with other kinds (linear_attention, mamba, conv...) -> the layer_types setting in
+// run form (layers/table.cpp's syntax). False when absent.
+bool read_layer_types(reader& r, bool windows) {
+  const json* it = r.find({"layer_types"});
+  if (it == nullptr) return false;
+  std::vector<std::string> kinds;
+  if (it->is_array())
+    for (const auto& t : *it)
+      if (t.is_string()) kinds.push_back(t.get<std::string>());
+  if (!it->is_array() || kinds.size() != it->size()) {
+    r.fail("sliding_window_pattern", "config.json field \"layer_types\" must be a list of strings");
+    return true;
+  }
+  const bool attention_only = std::all_of(kinds.begin(), kinds.end(), [](const std::string& t) {
+    return t == "full_attention" || t == "sliding_attention";
+  });
+  if (attention_only) {
+    if (windows) read_attention_types(kinds, r);
+  } else if (const std::string runs = layer_runs(kinds); parse_layer_types(runs).ok()) {
+    r.out["layer_types"] = runs;
+  } else {
+    r.fail("layer_types",
+           "config.json layer_types holds a kind llm-memory does not count (it counts full_attention, "
+           "sliding_attention, linear_attention, mamba and conv)");
   }
   return true;
 }
@@ -79,15 +120,16 @@ void read_sizes(reader& r) {
 }
 
 // Sliding windows: Qwen2 carries a window it does not use unless use_sliding_window is true.
-void read_windows(reader& r, const json& text, const family& fam) {
+void read_windows(reader& r, const family& fam) {
   const auto use_window = r.boolean("use_sliding_window", "sliding_window");
   if (use_window.value_or(true)) {
     r.integer({"sliding_window"}, "sliding_window");
-    if (!read_layer_types(text, r) && !r.integer({"sliding_window_pattern"}, "sliding_window_pattern") &&
+    if (!read_layer_types(r, true) && !r.integer({"sliding_window_pattern"}, "sliding_window_pattern") &&
         fam.sliding_pattern > 0)
       r.out["sliding_window_pattern"] = std::to_string(fam.sliding_pattern);
   } else {
     r.set("sliding_window", "0");
+    read_layer_types(r, false);
   }
 }
 
@@ -123,7 +165,7 @@ result<settings> parse_decoder(const json& root, const json& text, bool nested, 
   read_sizes(r);
   read_moe(r);
   read_mla(r);
-  read_windows(r, text, fam);
+  read_windows(r, fam);
   read_conventions(r, root, nested, fam);
   if (fam.fields != nullptr) fam.fields(r, written);
   check_moe_placement(r);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "families/families.hpp"
+#include "text.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -108,6 +109,52 @@ void minimax_m2_fields(reader& r, std::string_view) {
 // Qwen2-MoE / Qwen3-MoE: a dense layer listed in mlp_only_layers breaks the every-layer MoE count.
 void qwen_moe_fields(reader& r, std::string_view) { require_empty(r, "mlp_only_layers", "moe_layer_step"); }
 
+// ---- Gated DeltaNet hybrids (issue 32): Qwen3-Next, Qwen3.5, Qwen3.6 ----------------------------------------------
+
+// The Gated DeltaNet fields every Qwen hybrid writes, gated attention (on unless attn_output_gate says otherwise), the
+// layer sequence (layer_types, else full attention every full_attention_interval-th layer, default 4:
+// configuration_qwen3_next.py __post_init__) and MTP modules that share the model's embedding and head.
+void read_gdn(reader& r) {
+  r.require({"linear_num_value_heads"}, "linear_num_value_heads");
+  r.require({"linear_num_key_heads"}, "linear_num_key_heads");
+  r.require({"linear_key_head_dim"}, "linear_key_head_dim");
+  r.require({"linear_value_head_dim"}, "linear_value_head_dim");
+  r.integer({"linear_conv_kernel_dim"}, "linear_conv_kernel_dim");
+  r.out["attention_output_gate"] = r.boolean("attn_output_gate", "attention_output_gate").value_or(true) ? "on" : "off";
+  r.out["mtp_own_embedding"] = "off";
+  // Qwen3.5's mamba_ssm_dtype float32: vLLM keeps the recurrent state in it (models/config.py
+  // Qwen3_5ForConditionalGenerationConfig), transformers' fla kernels always do.
+  if (r.text("mamba_ssm_dtype") == "float32") r.out["state_dtype"] = "fp32";
+  if (r.find({"layer_types"}) != nullptr) return;  // read_windows read it
+  const double interval = field(r, "full_attention_interval", 4, "layer_types");
+  if (interval < 1) return r.fail("layer_types", "config.json full_attention_interval must be at least 1");
+  const std::string linear = interval == 2 ? "linear_attention," : format_number(interval - 1) + "*linear_attention,";
+  r.out["layer_types"] = (interval == 1 ? "" : linear) + "full_attention";
+}
+
+// Qwen3-Next (transformers models/qwen3_next/configuration_qwen3_next.py @008e5743, modeling_qwen3_next.py
+// @01cdc608): Qwen3-MoE's gated shared expert and per-head q/k norms around read_gdn's layers; MoE where
+// (i + 1) % decoder_sparse_step == 0 outside mlp_only_layers. Its checkpoints store MTP modules (mtp.*) the config
+// does not count: vLLM's qwen3_next_mtp.py (@055e47c2) reads num_nextn_predict_layers, default 1.
+void qwen3_next_fields(reader& r, std::string_view) {
+  read_gdn(r);
+  require_empty(r, "mlp_only_layers", "moe_layer_step");
+  if (!r.integer({"num_nextn_predict_layers"}, "num_nextn_predict_layers")) r.out["num_nextn_predict_layers"] = "1";
+}
+
+// Qwen3.5 / Qwen3.6 (models/qwen3_5/modular_qwen3_5.py @009e78d6, qwen3_5_moe/modular_qwen3_5_moe.py @0960594c):
+// Qwen3-Next's layers with the GDN projections split (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a: the same
+// counts), every MLP dense (qwen3_5) or MoE (qwen3_5_moe: no mlp_only_layers, no decoder_sparse_step), the MTP
+// modules counted by mtp_num_hidden_layers; the vision tower is read_vision_tower's.
+void qwen3_5_fields(reader& r, std::string_view) {
+  read_gdn(r);
+  r.integer({"mtp_num_hidden_layers"}, "num_nextn_predict_layers");
+  if (r.boolean("mtp_use_dedicated_embeddings", "mtp_own_embedding").value_or(false))
+    r.fail("mtp_own_embedding",
+           "config.json mtp_use_dedicated_embeddings true (MTP with its own embedding): not "
+           "modelled");
+}
+
 // Gemma 3's multimodal configs list only what differs from Gemma3TextConfig's defaults
 // (configuration_gemma3.py): fill those in so the text model is complete.
 void gemma3_defaults(settings& out) {
@@ -190,6 +237,18 @@ constexpr std::array families = {
            .mlp_bias = true, .fields = starcoder2_fields},
     family{.model_type = "internlm2", .attention_bias = "all", .fields = internlm2_fields},
     family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
+    // State-space and short-convolution hybrids (ssm.cpp reads their layer lists; docs/models.md).
+    family{.model_type = "nemotron_h", .mlp = "plain", .attention_bias = "none", .norms_per_layer = 1,
+           .router_bias = true, .fields = nemotron_h_fields},
+    family{.model_type = "granitemoehybrid", .fields = granitemoehybrid_fields},
+    family{.model_type = "lfm2", .tie = true, .attention_bias = "none", .qk_norm = "head", .fields = lfm2_fields},
+    family{.model_type = "lfm2_moe", .tie = true, .attention_bias = "none", .qk_norm = "head",
+           .fields = lfm2_fields},
+    family{.model_type = "mamba2", .position = "none", .norms_per_layer = 1, .fields = mamba2_fields},
+    // Issue 32's Gated DeltaNet hybrids; the derivations are in docs/models.md.
+    family{.model_type = "qwen3_next", .qk_norm = "head", .shared_expert_gate = true, .fields = qwen3_next_fields},
+    family{.model_type = "qwen3_5", .qk_norm = "head", .fields = qwen3_5_fields},
+    family{.model_type = "qwen3_5_moe", .qk_norm = "head", .shared_expert_gate = true, .fields = qwen3_5_fields},
 };
 // clang-format on
 
@@ -212,6 +271,9 @@ const family* find_family(std::string_view type) {
   // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.
   if (type == "qwen3_vl" || type == "qwen3_vl_text") type = "qwen3";
   if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") type = "qwen3_moe";
+  // Qwen3.5 / Qwen3.6: the language model in text_config.
+  if (type == "qwen3_5_text") type = "qwen3_5";
+  if (type == "qwen3_5_moe_text") type = "qwen3_5_moe";
   // Llama 3.2 Vision: Llama layers, some of them cross-attention layers (mllama_text).
   if (type == "mllama" || type == "mllama_text_model") type = "llama";
   for (const auto& f : families)
@@ -223,6 +285,7 @@ void text_defaults(settings& out, std::string_view family_type, std::string_view
   if (family_type == "gemma3_text") gemma3_defaults(out);
   if (root_type == "llava" && family_type == "llama") llama_defaults(out);
   if (root_type == "mllama") mllama_defaults(out);
+  ssm_defaults(out, family_type);
 }
 
 }  // namespace llm_memory::detail

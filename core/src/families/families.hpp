@@ -90,6 +90,15 @@ void read_mla(reader& r);
 void check_moe_placement(reader& r);
 void require_empty(reader& r, const char* name, std::string_view setting);
 
+// ---- ssm.cpp: the state-space and short-convolution families' readers (issue 32) ------------------------------------
+
+void nemotron_h_fields(reader& r, std::string_view written);
+void granitemoehybrid_fields(reader& r, std::string_view written);
+void lfm2_fields(reader& r, std::string_view written);
+void mamba2_fields(reader& r, std::string_view written);
+// What mamba_ssm's configs leave out, before the shared sizes are read.
+void ssm_defaults(settings& out, std::string_view family_type);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

@@ -189,7 +189,8 @@ double list_length(reader& r, const json& obj, const char* name, double fallback
 // linear_fc2 (w -> out_hidden_size), biased; the merger normalises before the shuffle, and each of the
 // deepstack_merger_list (one per deepstack_visual_indexes entry) after it. Qwen3VLVisionConfig defaults: hidden 1152,
 // intermediate 4304, depth 27, out 3584, 2304 positions, patch 16, temporal patch 2, merge 2, deepstack [8, 16, 24].
-std::optional<double> qwen3_vl_tower(reader& r, const json& v) {
+// Qwen3.5 / 3.6 (models/qwen3_5/modular_qwen3_5.py @009e78d6): Qwen3-VL's tower without deepstack_merger_list.
+std::optional<double> qwen3_vl_tower(reader& r, const json& v, bool deepstack_mergers) {
   double e = 1152, inner = 4304, depth = 27, out = 3584, positions = 2304;
   double channels = 3, patch = 16, temporal = 2, merge = 2;
   const auto errors = r.errors.size();
@@ -203,7 +204,7 @@ std::optional<double> qwen3_vl_tower(reader& r, const json& v) {
   number("patch_size", patch);
   number("temporal_patch_size", temporal);
   number("spatial_merge_size", merge);
-  const double deepstack = list_length(r, v, "deepstack_visual_indexes", 3);
+  const double deepstack = deepstack_mergers ? list_length(r, v, "deepstack_visual_indexes", 3) : 0;
   if (r.errors.size() != errors) return std::nullopt;
   const double block = 4 * e + 3 * e * e + 3 * e + e * e + e + e * inner + inner + inner * e + e;
   const double wide = e * merge * merge;
@@ -286,7 +287,9 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
   } else if (root_type == "qwen2_vl" || root_type == "qwen2_5_vl") {
     count = qwen2_vl_tower(r, *it, root_type == "qwen2_5_vl");
   } else if (root_type == "qwen3_vl" || root_type == "qwen3_vl_moe") {
-    count = qwen3_vl_tower(r, *it);
+    count = qwen3_vl_tower(r, *it, true);
+  } else if (root_type == "qwen3_5" || root_type == "qwen3_5_moe") {
+    count = qwen3_vl_tower(r, *it, false);
   } else if (root_type == "mllama") {
     count = mllama_tower(r, *it, text_hidden);
   }  // Other towers are not counted: docs/models.md says so, vision_params can be typed.

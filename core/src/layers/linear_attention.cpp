@@ -7,9 +7,12 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
+
+constexpr double chunk_tokens = 64;  // fla's chunk_gated_delta_rule: BT = 64, hard-coded
 
 struct gdn_widths {
   double key = 0;    // linear_num_key_heads x linear_key_head_dim
@@ -46,7 +49,8 @@ gdn_state state_of(const context& c) {
   const gdn_widths w = widths_of(c.s);
   const double heads = std::max(1.0, w.heads / c.t);
   return {
-      w.conv / c.t * static_cast<double>(c.s.linear_conv_kernel_dim - 1) * c.act,
+      w.conv / c.t * (static_cast<double>(c.s.linear_conv_kernel_dim - 1) + runtime_of(c.r.runtime).conv_state_extra) *
+          c.act,
       heads * static_cast<double>(c.s.linear_key_head_dim * c.s.linear_value_head_dim) * bytes_per_value(c.r.state)};
 }
 
@@ -63,16 +67,22 @@ void gdn_kv_cache(const context& c, double layers, builder& out) {
               " B): value heads x d_k x d_v x " + n(bytes_per_value(c.r.state)) + " B, whatever the context");
 }
 
-// The chunked delta rule (fla ops/gated_delta_rule/chunk.py) keeps q, k, v, the gate, beta and the decay; the
-// convolution keeps its input; the gated norm keeps its input and z; out_proj its input.
+// Saved for backward per token, as transformers' Qwen3NextGatedDeltaNet (modeling_qwen3_next.py @01cdc608) runs
+// fla's kernels: causal_conv1d keeps its input, conv_dim wide (causal-conv1d causal_conv1d_interface.py @17f4f2fe
+// CausalConv1dFn); chunk_gated_delta_rule keeps q, k (after the in-kernel l2norm) and their fp32 rstd, v, the gate
+// cumsum g (fp32), beta and A, the WY inverse of each 64-token chunk (Hv x 64, activation dtype), and recomputes the
+// per-chunk states in backward (fla ops/gated_delta_rule/chunk.py @0315a70e ChunkGatedDeltaRuleFunction). q and k
+// have Hv heads: transformers repeat_interleaves them from Hk when Hv > Hk before the call. The gated norm keeps its
+// input and z; out_proj its input.
 void gdn_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const gdn_widths w = widths_of(c.s);
   const double T = c.tokens, h = c.m.hidden, B = c.act;
+  const double qk_heads = static_cast<double>(std::max(c.s.linear_num_key_heads, c.s.linear_num_value_heads));
+  const double qk = 2 * qk_heads * static_cast<double>(c.s.linear_key_head_dim);
   const double input = T * input_bytes(c, layer, {projection::in_proj_qkvz, projection::in_proj_ba}, h);
   const bool o_input = trains(c, layer, {projection::out_proj});
-  // conv input and output (q, k, v), z, the norm's input, beta and the decay g (fp32), out_proj's input.
-  out.linear_terms +=
-      input + B * T * (2 * w.conv + 2 * w.value) + 2 * fp32_bytes * T * w.heads + (o_input ? B * T * w.value : 0);
+  const double kernel = B * (qk + w.value + w.heads * (chunk_tokens + 1)) + fp32_bytes * (2 * qk_heads + w.heads);
+  out.linear_terms += input + T * (B * w.conv + kernel + B * 2 * w.value) + (o_input ? B * T * w.value : 0);
   out.outside_tp += input;
 }
 

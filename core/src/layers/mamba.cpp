@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -43,7 +44,7 @@ struct mamba_state {
 mamba_state state_of(const context& c) {
   const mamba_widths w = widths_of(c.s);
   const double heads = std::max(1.0, w.heads / c.t);
-  return {w.conv / c.t * static_cast<double>(c.s.mamba_d_conv - 1) * c.act,
+  return {w.conv / c.t * (static_cast<double>(c.s.mamba_d_conv - 1) + runtime_of(c.r.runtime).conv_state_extra) * c.act,
           heads * static_cast<double>(c.s.mamba_head_dim * c.s.mamba_d_state) * bytes_per_value(c.r.state)};
 }
 
@@ -60,16 +61,17 @@ void mamba_kv_cache(const context& c, double layers, builder& out) {
               " B): heads x head_dim x d_state x " + n(bytes_per_value(c.r.state)) + " B, whatever the context");
 }
 
-// The chunked scan (mamba_ssm ops/triton/ssd_combined.py MambaChunkScanCombinedFn) keeps x, dt, B, C, z and its
-// output; the convolution keeps its input; the gated norm its input and z; out_proj its input.
+// Training runs the fused mamba_split_conv1d_scan_combined (transformers' NemotronHMamba2Mixer and
+// GraniteMoeHybridMambaLayer take it in training without a cache; mamba_ssm ops/triton/ssd_combined.py
+// MambaSplitConv1dScanCombinedFn @e9594ce), which saves in_proj's output zxbcdt (2 inner + 2 groups x state +
+// heads), its output before the gated norm out_x (inner) and the norm's fp32 rstd (one per group and token), and
+// recomputes the conv output, the normed output and out_proj's input in backward; in_proj keeps its input.
 void mamba_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const mamba_widths w = widths_of(c.s);
   const double T = c.tokens, h = c.m.hidden, B = c.act;
   const double input = T * input_bytes(c, layer, {projection::in_proj}, h);
-  const bool o_input = trains(c, layer, {projection::out_proj});
-  // conv input and output (x, B, C), z, dt (fp32), the scan's output (the norm's input), out_proj's input.
-  out.linear_terms +=
-      input + B * T * (2 * w.conv + 2 * w.inner) + fp32_bytes * T * w.heads + (o_input ? B * T * w.inner : 0);
+  const auto groups = static_cast<double>(c.s.mamba_n_groups);
+  out.linear_terms += input + B * T * (w.inner + w.conv + w.heads) + B * T * w.inner + fp32_bytes * T * groups;
   out.outside_tp += input;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -20,7 +21,8 @@ double add_conv_params(const setting_values& s, const model_spec& m, layer_param
 
 // Per sequence on this device: h / tp channels x (L_cache - 1) in the activation dtype.
 double conv_state_bytes(const context& c) {
-  return c.m.hidden / c.t * static_cast<double>(c.s.conv_l_cache - 1) * c.act;
+  return c.m.hidden / c.t * (static_cast<double>(c.s.conv_l_cache - 1) + runtime_of(c.r.runtime).conv_state_extra) *
+         c.act;
 }
 
 void conv_kv_cache(const context& c, double layers, builder& out) {
@@ -30,8 +32,9 @@ void conv_kv_cache(const context& c, double layers, builder& out) {
               " B per layer, whatever the context");
 }
 
-// B, C and x (in_proj's output), B x x (the convolution's input), C and the convolution's output (the gate's
-// inputs), out_proj's input.
+// B, C and x (in_proj's output, views of one tensor that B x x and C x conv keep alive), B x x (the convolution's
+// input: causal-conv1d causal_conv1d_interface.py CausalConv1dFn saves x, weight and bias @17f4f2f; nn.Conv1d on the
+// slow path keeps the same), the convolution's output (C x conv's other input), out_proj's input.
 void conv_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const double T = c.tokens, h = c.m.hidden, B = c.act;
   const double input = T * input_bytes(c, layer, {projection::in_proj}, h);

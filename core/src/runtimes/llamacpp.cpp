@@ -4,7 +4,9 @@
 // docs/methodology.md ("Runtimes").
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
+#include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
@@ -141,7 +143,19 @@ bucket activations(const context& c) {
   return out.b;
 }
 
-// llama.cpp's KV buffer: padded cells x (K + V) in the cache types, layers on the GPU only.
+// llama.cpp's recurrent memory (src/llama-memory-recurrent.cpp, b6500+): per recurrent layer an R tensor of
+// n_embd_r = (d_conv - 1) x conv channels and an S tensor of n_embd_s = the SSM / delta-rule state
+// (src/llama-hparams.cpp), both GGML_TYPE_F32 and mem_size = max(1, n_seq_max) rows (llama_model::create_memory,
+// the hybrid's recurrent_type_k/v): the layer files' state at 4 B a value, tp 1, times -np.
+double rs_bytes_per_sequence(const context& c) {
+  run_spec f32 = c.r;
+  f32.state = dtype::fp32;
+  context fc = make_context(f32, c.first_stage, c.last_stage, step_phase::inference);
+  fc.act = fp32_bytes;
+  return state_bytes_per_sequence(fc, c.layers_on_stage);
+}
+
+// llama.cpp's KV buffer: padded cells x (K + V) in the cache types, layers on the GPU only; the RS buffer beside it.
 bucket kv_buffer(const context& c, double& cpu) {
   builder out{{"kv_cache",
                "KV cache",
@@ -154,19 +168,24 @@ bucket kv_buffer(const context& c, double& cpu) {
   const double kb = info(c.r.cache_k).bytes_per_value(), vb = info(c.r.cache_v).bytes_per_value();
   const double per_cell =
       m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb : m.kv_heads * m.head_dim * (kb + vb);
-  const double L = c.layers_on_stage;
-  // Every layer but the sliding-window ones keeps a cell per token of the context (the model's layer kinds).
-  const double global = L - m.layers_of(layer_kind::sliding_attention, L);
-  const double gpu_share = L > 0 ? l.gpu_layers / L : 0;
+  const double L = attention_layers(c);  // recurrent and MLP-only layers keep no cell
+  // Every attention layer but the sliding-window ones keeps a cell per token of the context (the model's layers).
+  const double global = L - m.layers_of(layer_kind::sliding_attention, c.layers_on_stage);
+  const double gpu_share = c.layers_on_stage > 0 ? l.gpu_layers / c.layers_on_stage : 0;
   const double full = global * static_cast<double>(l.cells.total) * per_cell;
   const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;
-  cpu += std::ceil((full + swa) * (1 - gpu_share));
+  const double seqs = static_cast<double>(std::max<std::int64_t>(1, c.s.batch));  // mem_size = max(1, -np)
+  const double rs = recurrent_layers(c) > 0 ? rs_bytes_per_sequence(c) * seqs : 0;
+  cpu += std::ceil((full + swa + rs) * (1 - gpu_share));
   if (global > 0)
     out.add("full-attention layers", full * gpu_share,
             n(global) + " layers x " + std::to_string(l.cells.total) + " cells x " + n(per_cell) + " B");
   if (L > global)
     out.add("sliding-window layers", swa * gpu_share,
             n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");
+  if (rs > 0)
+    out.add("RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
+            n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B");
   return out.b;
 }
 
@@ -174,15 +193,22 @@ void overhead(const context& c, double /*allocated*/, double /*weights*/, builde
   over.add("beyond the logged buffers (CUDA context, cuBLAS)", c.s.cuda_context, "cuda_context setting");
 }
 
-void report(const context& c, const runtime_term& /*weights*/, runtime_report& out,
-            std::vector<std::string>& /*notes*/) {
+void report(const context& c, const runtime_term& /*weights*/, runtime_report& out, std::vector<std::string>& notes) {
   const llamacpp_layout l = layout_llamacpp(c);
   const weight_split split = split_llamacpp(c, count_stage(c));
   double cpu = 0;
   out.has_buffers = true;
   out.model_buffer = std::ceil(split.device);
   out.host_buffer = std::ceil(split.host);
-  out.kv_buffer = kv_buffer(c, cpu).bytes;
+  const bucket kv = kv_buffer(c, cpu);
+  out.kv_buffer = kv.bytes;
+  for (const item& i : kv.items)
+    if (i.name.rfind("RS buffer", 0) == 0) {
+      out.kv_buffer -= i.bytes;  // llama.cpp logs its recurrent memory on a line of its own
+      char line[96];
+      std::snprintf(line, sizeof line, "llama_memory_recurrent: CUDA0 RS buffer size = %8.2f MiB", i.bytes / 1048576);
+      notes.emplace_back(line);
+    }
   out.compute_buffer = llamacpp_compute_buffer(l.graph, l.offload);
   out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph, l.offload);
   out.kv_cells = l.cells.total;

@@ -23,7 +23,13 @@ namespace llm_memory::detail {
 [[nodiscard]] double mlp_inner(const context& c);
 /// The prefill chunk: max_num_batched_tokens, or the whole prompt when 0 [tokens].
 [[nodiscard]] double chunk_tokens(const context& c);
-/// KV bytes of one token in every layer of this device, each layer at full length; MLA as its latent [bytes].
+/// Layers of this device that keep a fixed state per sequence (linear attention, Mamba, short convolution) [layers].
+[[nodiscard]] double recurrent_layers(const context& c);
+/// Layers of this device that cache keys and values per token: neither recurrent nor MLP-only [layers].
+[[nodiscard]] double attention_layers(const context& c);
+/// The largest state one recurrent layer of this device keeps per sequence (runtimes page every kind alike) [bytes].
+[[nodiscard]] double state_bytes_per_layer(const context& c);
+/// KV bytes of one token in every attention layer of this device, each at full length; MLA as its latent [bytes].
 [[nodiscard]] double full_length_kv_bytes_per_token(const context& c);
 /// KV bytes of one token in every layer of this device, when every layer attends to the whole context; 0 for
 /// hybrids (sliding windows), which vLLM groups and SGLang reports as concurrency only [bytes].
@@ -69,6 +75,9 @@ struct runtime_def {
   bool sliding_at_full_length = false;  ///< pages sliding-window layers at the whole context (layers/)
   /// The recurrent states' storage when state_dtype is auto; empty: the activation dtype.
   std::optional<dtype> state_dtype;
+  /// Columns a causal convolution's state keeps beyond kernel - 1: transformers pads it to the whole kernel (1)
+  /// [columns]
+  double conv_state_extra = 0;
   /// Loads a GGUF conversion, not the checkpoint's own files: a preset's shipped format (FP8, MXFP4) is not its
   /// default (resolve.cpp)
   bool converts_checkpoint = false;

@@ -2,8 +2,10 @@
 // SGLang: its defaults from the device's memory, and weights + KV cache within mem_fraction_static of the memory
 // free at start (runtime.hpp has the arithmetic). Sources: docs/methodology.md ("Runtimes").
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
+#include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
@@ -47,8 +49,31 @@ void overhead(const context& c, double /*allocated*/, double /*weights*/, builde
                (all_reduce > 0 ? " - custom all-reduce)" : ")"));
 }
 
+// SGLang with recurrent layers (HybridReqToTokenPool's MambaPool beside the KV pool): without max_mamba_cache_size
+// the memory left after the weights splits by mamba_full_memory_ratio (default 0.9): the mamba pool gets
+// rest x r / (1 + r), max_mamba_cache_size = that // mamba_cache_per_req states, the KV pool what they leave
+// (sgl-project/sglang python/sglang/srt/model_executor, the ratio split of handle_max_mamba_cache, no speculative
+// decoding). mamba_cache_per_req: every recurrent layer's conv and temporal state on this rank.
+constexpr double mamba_full_memory_ratio = 0.9;
+
+void report_mamba_pool(const context& c, double rest, double per_token, runtime_report& out,
+                       std::vector<std::string>& notes) {
+  const double per_request = state_bytes_per_sequence(c, c.layers_on_stage);
+  if (per_request <= 0 || rest <= 0) return;
+  const double states = std::floor(rest * mamba_full_memory_ratio / (1 + mamba_full_memory_ratio) / per_request);
+  const double pool = states * per_request;
+  notes.push_back("SGLang's mamba pool: max_mamba_cache_size " + n(states) + " states of " + n(per_request) +
+                  " B (mamba_cache_per_req) = " + n(pool) +
+                  " B, mamba_full_memory_ratio 0.9 of what the weights leave");
+  out.max_concurrency = states;
+  if (per_token <= 0) return;
+  out.kv_capacity_tokens = std::floor((rest - pool) / per_token);
+  out.max_concurrency = std::min(states, out.kv_capacity_tokens / static_cast<double>(c.s.seq));
+  out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+}
+
 // SGLang: weights + KV cache within mem_fraction_static of the memory free at start.
-void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& /*notes*/) {
+void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
   const auto& s = c.s;
   const double total_free = s.gpu_memory - s.cuda_context - custom_all_reduce_bytes(s.tp);
   out.budget = total_free * s.mem_fraction_static;
@@ -56,6 +81,10 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   out.kv_available = std::max(0.0, out.budget - weights.bytes);  // never negative: the shortfall is its own field
   out.kv_shortfall = std::max(0.0, weights.bytes - out.budget);
   const double per_token = kv_bytes_per_token(c);
+  if (recurrent_layers(c) > 0) {
+    report_mamba_pool(c, total_free - weights.bytes - total_free * (1 - s.mem_fraction_static), per_token, out, notes);
+    return;
+  }
   if (per_token > 0) {
     out.kv_capacity_tokens =
         static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, per_token));
@@ -80,6 +109,9 @@ runtime_def sglang_runtime() {
   d.overhead = overhead;
   d.report = report;
   d.pooled_kv = true;
+  // The SSM / delta-rule state: SGLANG_MAMBA_SSM_DTYPE, else the config's mamba_ssm_dtype, else "float32"; the conv
+  // state bf16 (python/sglang/srt/configs/mamba_utils.py mamba2_state_dtype, CONV_DTYPE).
+  d.state_dtype = dtype::fp32;
   // vLLM's QKV split and serving layout: tp within a node, pp across nodes.
   d.splits = device_split::tensor_then_pipeline;
   d.split_limits = "tp within a node of 8, dividing the heads; pp across nodes, up to the layers";

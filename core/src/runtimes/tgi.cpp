@@ -6,6 +6,7 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
@@ -27,7 +28,29 @@ settings profile(const setting_values& v) {
 
 // TGI gives each shard num_kv_heads // tp heads: FlashCausalLM.__init__ asserts at least one, and the Llama
 // family's attention refuses a remainder (flash_llama_modeling.py @v3.3.4); no KV head is replicated.
+// TGI v3.3.x serves no Gated DeltaNet, Mamba-2 or short-convolution model: docs/source/supported_models.md and
+// server/text_generation_server/models/__init__.py list no qwen3_next, qwen3_5, nemotron_h, granitemoehybrid,
+// falcon_h1 or lfm2; its one state-space model is Mamba-1 (state-spaces/mamba-2.8b-slimpj).
+// Checked on the settings: the runtime's checks run before the model is built (resolve.cpp).
+bool recurrent(const setting_values& v) {
+  if (v.linear_num_value_heads > 0 || v.mamba_num_heads > 0) return true;
+  const auto runs = parse_layer_types(v.layer_types);
+  return runs.ok() && std::any_of(runs.value().begin(), runs.value().end(), [](const layer_run& run) {
+           return run.kind == layer_kind::linear_attention || run.kind == layer_kind::mamba ||
+                  run.kind == layer_kind::short_conv;
+         });
+}
+
+void check_recurrent(const run_spec& r, std::vector<error>& errors) {
+  if (recurrent(r.values))
+    errors.push_back({"runtime",
+                      "TGI does not serve models with linear-attention, Mamba or short-convolution layers (no "
+                      "qwen3_next, nemotron_h, granitemoehybrid, falcon_h1 or lfm2 in its model list); choose "
+                      "runtime vllm, sglang, llamacpp or transformers"});
+}
+
 void check(const run_spec& r, std::vector<error>& errors) {
+  check_recurrent(r, errors);
   const setting_values& v = r.values;
   const std::int64_t kv_heads = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
   if (kv_heads > 1 && kv_heads % v.tp != 0)

@@ -20,6 +20,12 @@ runtime_def transformers_runtime() {
   d.profile = profile;
   d.picked_for = picked_for;
   d.picked_because = " (bitsandbytes weights)";
+  // The caches keep the whole kernel, not kernel - 1: Qwen3NextGatedDeltaNet / NemotronHMamba2Mixer pad the prefill's
+  // conv state to conv_kernel_size (F.pad), Lfm2HybridConvCache allocates (batch, hidden, L_cache) (v4.57).
+  d.conv_state_extra = 1;
+  // The recurrent state in fp32: fla's chunk_gated_delta_rule returns final_state in float32, the torch fallback
+  // computes in float32 (modeling_qwen3_next.py); NemotronHConfig.mamba_ssm_cache_dtype defaults to "float32".
+  d.state_dtype = dtype::fp32;
   // device_map="auto": layers split over devices.
   d.splits = device_split::layers;
   d.split_limits = "layers split over devices, up to one per layer";

@@ -113,6 +113,76 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
                     ": the estimated maximum model length is " + std::to_string(out.max_context));
 }
 
+// vLLM with recurrent layers (Gated DeltaNet, Mamba, short convolution; v0.11, mamba prefix caching off): one pool
+// of one page size. HybridAttentionMambaModelConfig.verify_and_update_config (vllm/model_executor/models/config.py)
+// raises the attention block to 16 x cdiv(state page, 16 x one token's attention page) tokens when the block_size
+// setting is smaller, then pads the state's page up to the attention page (mamba_page_size_padded).
+struct recurrent_pages {
+  double token = 0;         // one token's K and V in one attention layer [bytes]
+  double state = 0;         // one recurrent layer's state per sequence, unpadded [bytes]
+  std::int64_t block = 0;   // the attention block [tokens]
+  std::int64_t raised = 0;  // the block the state needs; above block_size vLLM sets it [tokens]
+  double page = 0;          // the one page size: the attention block's, the state padded to it [bytes]
+};
+
+recurrent_pages pages_of(const context& c) {
+  recurrent_pages p;
+  p.token = 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * bytes_per_value(c.r.kv);
+  p.state = state_bytes_per_layer(c);
+  constexpr double align = 16;  // kernel_block_alignment_size (FlashAttention)
+  p.raised = static_cast<std::int64_t>(align * std::ceil(p.state / (align * p.token)));
+  p.block = std::max(c.s.block_size, p.raised);
+  p.page = static_cast<double>(p.block) * p.token;
+  return p;
+}
+
+// The KV cache bucket: kv_cache()'s items, plus each state's padding to the attention page.
+bucket kv(const context& c, double& cpu) {
+  builder out{device_kv(c, cpu)};
+  const double R = recurrent_layers(c);
+  if (R == 0 || attention_layers(c) == 0 || c.m.mla) return out.b;
+  const recurrent_pages p = pages_of(c);
+  const double b = static_cast<double>(c.s.batch);
+  out.add("recurrent state padded to the attention page (mamba_page_size_padded)", R * b * (p.page - p.state),
+          n(R) + " layers x b " + n(b) + " x (page " + n(p.page) + " B = block " + std::to_string(p.block) + " x " +
+              n(p.token) + " B - state " + n(p.state) + " B)");
+  return out.b;
+}
+
+// kv_cache_utils.py groups the layers by type into groups of group_size (vllm_hybrid_grouping); each running request
+// takes cdiv(max_model_len, block) blocks per attention group and one block per state group (MambaSpec
+// max_memory_usage_bytes = its page); "GPU KV cache size" = num_blocks // groups x block tokens.
+void report_recurrent(const context& c, runtime_report& out, std::vector<std::string>& notes) {
+  const auto& s = c.s;
+  const auto A = static_cast<std::int64_t>(attention_layers(c)), R = static_cast<std::int64_t>(recurrent_layers(c));
+  if (A == 0 || c.m.mla || c.m.kv_heads <= 0) {  // a state-only model: one unpadded page per layer and sequence
+    const double per_sequence = static_cast<double>(R) * state_bytes_per_layer(c);
+    if (per_sequence > 0) out.max_concurrency = std::floor(out.kv_available / per_sequence);
+    return;
+  }
+  const recurrent_pages p = pages_of(c);
+  if (p.raised > s.block_size)
+    notes.push_back("vLLM: Setting attention block size to " + std::to_string(p.block) +
+                    " tokens to ensure that attention page size is >= mamba page size.");
+  if (p.state > 0 && p.page > p.state) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.2f", 100 * (p.page - p.state) / p.state);
+    notes.push_back(std::string("vLLM: Padding mamba page size by ") + pct +
+                    "% to ensure that mamba page size and attention page size are exactly equal.");
+  }
+  const vllm_hybrid_groups g = vllm_hybrid_grouping(A, R);
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, p.page, static_cast<double>(g.group_size));
+  out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, p.block));
+  const std::int64_t per_request = g.full_groups * ((s.seq + p.block - 1) / p.block) + g.sliding_groups;
+  out.max_concurrency = static_cast<double>(blocks) / static_cast<double>(per_request);
+  // check_enough_kv_cache_memory: every layer's max_memory_usage_bytes, A x cdiv(M, block) + R pages.
+  const double spare = out.kv_available / p.page - static_cast<double>(R);
+  out.max_context = spare <= 0 ? 0 : static_cast<std::int64_t>(std::floor(spare / static_cast<double>(A))) * p.block;
+  if (s.seq > out.max_context)
+    notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) +
+                    ": the estimated maximum model length is " + std::to_string(out.max_context));
+}
+
 // `bytes` in the run's display units, two decimals ("86.38 GiB").
 std::string in_units(double bytes, display_units units) {
   const bool gib = units == display_units::gib;
@@ -140,6 +210,10 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
         "vLLM stops: no available memory for the cache blocks (weights, activations, non-torch memory "
         "and CUDA graphs pass its budget by " +
         in_units(out.kv_shortfall, c.r.units) + "); raise gpu_memory_utilization or free memory");
+    return;
+  }
+  if (recurrent_layers(c) > 0) {
+    report_recurrent(c, out, notes);
     return;
   }
   if (per_token == 0) {
@@ -171,6 +245,7 @@ runtime_def vllm_runtime() {
   d.extra_weights = rotary_cache;
   d.activations = activations;
   d.overhead = overhead;
+  d.kv = kv;
   d.report = report;
   // Tensor parallel at a power of two within a node of 8, pipeline stages only across nodes (tp = the node's
   // largest valid degree, pp = nodes: vLLM's distributed serving guide).
