@@ -209,8 +209,8 @@ export interface Settings {
   recompute?: "none" | "selective" | "full" | null;
   /** Fused cross-entropy: Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised. Default `off`. */
   fused_ce?: FlagValue | null;
-  /** KV cache precision: KV-cache storage; auto = the activation dtype. Default `auto`. */
-  kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | null;
+  /** KV cache precision: KV-cache storage; auto = the activation dtype. Runtimes' names read too: f16, f32 (llama.cpp), fp8_e4m3, fp8_e5m2 (vLLM, SGLang). The llama.cpp types (q8_0 ... iq4_nl) are llama.cpp's and Ollama's only: there they set cache_type_k and cache_type_v left at f16. Default `auto`. */
+  kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl" | null;
   /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
   devices?: number | string | null;
   /** ZeRO stage: ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters [stage]. Default `0`. */
@@ -341,7 +341,7 @@ export interface ResolvedSettings {
   norm_upcast: "on" | "off";
   recompute: "none" | "selective" | "full";
   fused_ce: "on" | "off";
-  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4";
+  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
   devices: string;
   zero: string;
   tp: string;
