@@ -77,6 +77,9 @@ constexpr option_row options[] = {
     {"-kvu|--kv-unified", takes::flag, nullptr, "a unified KV buffer: llm-memory models one stream per slot"},
     {"-ts|--tensor-split|-sm|--split-mode|-ot|--override-tensor|-ncmoe|--n-cpu-moe|-mg|--main-gpu", takes::value,
      nullptr, "placement over several devices is not read yet: every layer -ngl names is on one device"},
+    {"-fit|--fit", takes::optional, nullptr,
+     "fits -c and -ngl to the free memory at start; the estimate takes the -c and -ngl given (or the defaults)"},
+    {"-fitt|--fit-target|-fitc|--fit-ctx", takes::value, nullptr, "a --fit target: --fit is not modelled"},
     {"--mlock|--no-mmap|--jinja|--cont-batching|-cb|--no-webui|--verbose|-v|--metrics|-cnv|--conversation", takes::flag,
      nullptr, serving},
     {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-n|--predict|-p|--prompt|--temp|-s|--seed|"
@@ -86,7 +89,7 @@ constexpr option_row options[] = {
 
 // The options llama.cpp also reads from the environment (set_env), as the option they stand for; the command
 // line wins, so they are walked first.
-constexpr std::pair<std::string_view, std::string_view> env_options[] = {
+constexpr env_option env_options[] = {
     {"LLAMA_ARG_MODEL", "--model"},
     {"LLAMA_ARG_CTX_SIZE", "--ctx-size"},
     {"LLAMA_ARG_N_GPU_LAYERS", "--n-gpu-layers"},
@@ -97,22 +100,6 @@ constexpr std::pair<std::string_view, std::string_view> env_options[] = {
     {"LLAMA_ARG_CACHE_TYPE_K", "--cache-type-k"},
     {"LLAMA_ARG_CACHE_TYPE_V", "--cache-type-v"},
 };
-
-std::vector<std::string> env_args(const command_line& cmd, launch_read& out) {
-  std::vector<std::string> args;
-  for (const auto& variable : cmd.env) {
-    // Not a structured binding: clang 14 (Emscripten's) cannot capture one in a lambda.
-    const auto& [name, value] = variable;
-    const auto* it = std::find_if(std::begin(env_options), std::end(env_options),
-                                  [&](const auto& option) { return option.first == variable.first; });
-    if (it == std::end(env_options)) {
-      ignore(out, name, "an environment variable llm-memory does not read");
-      continue;
-    }
-    args.push_back(std::string(it->second) + "=" + value);
-  }
-  return args;
-}
 
 // llama-server's -c is the context of all slots: each holds -c / -np (n_ctx_seq, llama-context.cpp).
 void split_context(launch_read& out) {
@@ -138,7 +125,7 @@ void read_llama(const command_line& cmd, launch_read& out, bool server) {
   set_setting(out, out.command, "mode", "inference");
   set_setting(out, out.command, "runtime", "llamacpp");
   const walk_rules rules{options, false, nullptr};
-  walk(env_args(cmd, out), rules, out);
+  walk(env_as_options(cmd, env_options, out), rules, out);
   walk(cmd.args, rules, out);
   const auto slots =
       std::find_if(out.read.begin(), out.read.end(), [](const launch_option& r) { return r.setting == "batch"; });

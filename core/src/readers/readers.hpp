@@ -3,6 +3,7 @@
 // its own table of options, and the helpers that check a value against its setting before it is kept.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,12 +67,33 @@ void walk(std::span<const std::string> args, const walk_rules& rules, launch_rea
 /// option and the setting. A later option for the same setting replaces the earlier one (as the parsers do).
 void set_setting(launch_read& out, std::string_view option, std::string_view key, std::string value);
 
+/// devices = tp x pp (one engine; llm-memory's devices = data x tensor x pipeline) when either was read, with a note.
+void devices_from_parallel(launch_read& out);
+
+/// An environment variable a runtime reads as one of its options (llama.cpp's LLAMA_ARG_CTX_SIZE, TGI's clap env).
+struct env_option {
+  std::string_view variable{};  ///< "LLAMA_ARG_CTX_SIZE"
+  std::string_view option{};    ///< the option it stands for ("--ctx-size")
+};
+
+/// `cmd`'s environment as `--option=value` words to walk before the command line (which wins); a variable the
+/// table does not name is listed as ignored.
+[[nodiscard]] std::vector<std::string> env_as_options(const command_line& cmd, std::span<const env_option> table,
+                                                      launch_read& out);
+
 /// An option listed as ignored.
 void ignore(launch_read& out, std::string_view option, std::string_view why);
 
 /// The model preset a Hub repo id, a directory or a checkpoint name names (`-Instruct`, `-chat`, `-it`, `-pt`,
 /// `-hf`, `-base` and `Meta-` aside): sets `model` when exactly one preset matches, else a note.
 void read_model_name(launch_read& out, std::string_view option, std::string_view name);
+
+/// The one preset a Hub repo id, directory or checkpoint name names (as read_model_name matches), if exactly one.
+[[nodiscard]] std::optional<std::string> single_preset(std::string_view name);
+
+/// A GGUF type name ("Q4_K_M", "f16", lower or upper case) as weights_dtype spells it ("q4_k_m", "fp16"); "" when
+/// weights_dtype has no such choice.
+[[nodiscard]] std::string gguf_weights(std::string_view type);
 
 /// A GGUF file name (`Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf`): its type suffix as weights_dtype and the rest as
 /// read_model_name() reads it; what it cannot decide is a note.
@@ -81,5 +103,19 @@ void read_gguf_name(launch_read& out, std::string_view option, std::string_view 
 void read_vllm_serve(const command_line& cmd, launch_read& out);
 void read_llama_server(const command_line& cmd, launch_read& out);
 void read_llama_cli(const command_line& cmd, launch_read& out);
+void read_sglang(const command_line& cmd, launch_read& out);
+void read_tgi(const command_line& cmd, launch_read& out);
+void read_docker(const command_line& cmd, launch_read& out);
+void read_ollama(const command_line& cmd, launch_read& out);
+/// An Ollama Modelfile (FROM, PARAMETER lines), read whole: errors and ignored lines name "line N".
+void read_modelfile(std::string_view text, launch_read& out);
+/// Whether `text` is a Modelfile: its first line that is neither blank nor a comment starts with FROM.
+[[nodiscard]] bool is_modelfile(std::string_view text);
+
+/// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
+bool read_command(command_line cmd, launch_read& out);
+
+/// An Ollama model name (llama3.1:8b-instruct-q4_K_M, hf.co/ORG/NAME-GGUF:Q4_K_M) -> model and weights_dtype.
+void read_ollama_model(launch_read& out, std::string_view option, std::string_view name);
 
 }  // namespace llm_memory::detail

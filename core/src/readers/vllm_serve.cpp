@@ -142,17 +142,6 @@ constexpr option_row options[] = {
     {"--swap-space|--cpu-offload-gb", takes::value, nullptr, "host memory: not on the GPU the estimate sizes"},
 };
 
-// The devices a tp x pp engine holds: llm-memory's devices = data x tensor x pipeline.
-void devices_of(launch_read& out) {
-  if (!out.values.contains("tp") && !out.values.contains("pp")) return;
-  const auto degree = [&](const char* key) {
-    const auto v = out.values.find(key);
-    return v == out.values.end() ? 1.0 : parse_number(*find_setting(key), v->second).value();  // checked when read
-  };
-  set_setting(out, "tp x pp", "devices", format_number(degree("tp") * degree("pp")));
-  out.notes.push_back("devices = tensor x pipeline parallel = " + out.values["devices"] + " (one engine)");
-}
-
 }  // namespace
 
 void read_vllm_serve(const command_line& cmd, launch_read& out) {
@@ -161,7 +150,7 @@ void read_vllm_serve(const command_line& cmd, launch_read& out) {
   for (const auto& [name, value] : cmd.env)
     if (name == "CUDA_VISIBLE_DEVICES") out.notes.push_back("CUDA_VISIBLE_DEVICES is not read: devices = tp x pp");
   walk(cmd.args, {options, true, positional}, out);
-  devices_of(out);
+  devices_from_parallel(out);
 }
 
 }  // namespace llm_memory::detail
