@@ -21,9 +21,9 @@ import { readU32 } from "./wasm-binary.mjs";
 
 /**
  * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver, the knob search
- * and the ways out (the default page's are prerendered), "Which GPUs fit", the heatmap, checkpoints.
+ * and the ways out (the default page's are prerendered), "Which GPUs fit", the heatmap, checkpoints, launch commands.
  */
-const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint"];
+const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "sweep_js", "sweep_kernel_ms", "read_checkpoint", "read_launch_json"];
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);

@@ -802,6 +802,24 @@ export interface LlmMemory {
    */
   readCheckpoint(kind: "safetensors" | "gguf", bytes: Uint8Array | ArrayBuffer, fileSize: number, name: string):
     CheckpointRead | { ok: false; need: number } | Failure;
+  /**
+   * A pasted launch command (vllm serve, llama-server, SGLang, TGI, docker run, Ollama) or Modelfile read into
+   * settings (docs/readers.md); every option listed as read or ignored, errors naming the option or line.
+   */
+  readLaunch(text: string): LaunchRead | Failure;
+}
+
+/** What readLaunch read (the `from` object of `llm-memory --json --from FILE`). */
+export interface LaunchRead {
+  ok: boolean;
+  /** The command as the readers' table names it ("vllm serve", "Modelfile"). */
+  command: string;
+  /** Settings keys -> text, to apply under the user's own. */
+  settings: Record<string, string>;
+  read: { option: string; setting: string; value: string }[];
+  ignored: { option: string; why: string }[];
+  notes: string[];
+  errors: { setting: string; message: string }[];
 }
 
 /** Tensors of one dtype in a checkpoint's headers. */

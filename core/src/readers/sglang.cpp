@@ -26,7 +26,6 @@ constexpr char tp_key[] = "tp";
 constexpr char pp_key[] = "pp";
 constexpr char seq_key[] = "seq";
 constexpr char fraction_key[] = "mem_fraction_static";
-constexpr char chunk_key[] = "max_num_batched_tokens";
 constexpr char page_key[] = "block_size";
 
 // --chunked-prefill-size -1 turns chunking off: the whole prompt in one pass (max_num_batched_tokens 0).
