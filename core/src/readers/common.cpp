@@ -41,19 +41,22 @@ std::string option_name(std::string_view word, bool underscores_are_dashes) {
 
 }  // namespace
 
-void walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out) {
+std::vector<walk_hit> walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out) {
+  std::vector<walk_hit> hits;
+  const auto positional = [&](std::string_view word) {
+    if (rules.positionals)
+      hits.push_back({positional_action, std::string(word), std::string(word)});
+    else
+      ignore(out, word, "an argument this command does not take");
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view word = args[i];
     if (word == "--") {
-      for (++i; i < args.size(); ++i)
-        if (rules.positional != nullptr) rules.positional(args[i], out);
+      for (++i; i < args.size(); ++i) positional(args[i]);
       break;
     }
     if (!is_option(word)) {
-      if (rules.positional != nullptr)
-        rules.positional(word, out);
-      else
-        ignore(out, word, "an argument this command does not take");
+      positional(word);
       continue;
     }
     const auto eq = word.find('=');
@@ -76,11 +79,12 @@ void walk(std::span<const std::string> args, const walk_rules& rules, launch_rea
     } else if (!inline_value && row->arity == takes::optional && next_is_value && optional_value(args[i + 1])) {
       value = args[++i];
     }
-    if (row->handle != nullptr)
-      row->handle({name, value}, out);
+    if (row->action != 0)
+      hits.push_back({row->action, name, std::string(value)});
     else
       ignore(out, name, row->why);
   }
+  return hits;
 }
 
 void set_setting(launch_read& out, std::string_view option, std::string_view key, std::string value) {

@@ -75,9 +75,9 @@ void positional(std::string_view word, launch_read& out) {
 }
 
 constexpr option_row run_options[] = {
-    {"--verbose|--insecure|--nowordwrap|--hidethinking", takes::flag, nullptr,
+    {"--verbose|--insecure|--nowordwrap|--hidethinking", takes::flag, 0,
      "serving only: no memory setting depends on it"},
-    {"--keepalive|--format|--think", takes::value, nullptr, "serving only: no memory setting depends on it"},
+    {"--keepalive|--format|--think", takes::value, 0, "serving only: no memory setting depends on it"},
 };
 
 void start(launch_read& out) {
@@ -121,10 +121,10 @@ void read_ollama_model(launch_read& out, std::string_view option, std::string_vi
 void read_ollama(const command_line& cmd, launch_read& out) {
   start(out);
   read_environment(cmd, out);
-  if (out.command == "ollama run")
-    walk(cmd.args, {run_options, false, positional}, out);
-  else
-    walk(cmd.args, {{}, false, nullptr}, out);
+  // `ollama run`'s words are the model (and a prompt); `ollama serve` takes none.
+  const bool run = out.command == "ollama run";
+  const walk_rules rules{run ? std::span<const option_row>(run_options) : std::span<const option_row>{}, false, run};
+  for (const auto& w : walk(cmd.args, rules, out)) positional(w.option, out);
   kv_needs_flash(out);
 }
 

@@ -36,32 +36,46 @@ enum class takes {
   optional,  ///< `-fa` or `-fa on`: the next word is its value only when it is one of on|off|auto|true|false
 };
 
-/// What an option handler receives.
+/// What an option's action receives.
 struct option_hit {
-  std::string_view option{};  ///< as written ("-c", "--ctx-size")
-  std::string_view value{};   ///< its value ("" for a bare flag)
+  std::string_view option{};  ///< as written ("-c", "--ctx-size"); "model" for a positional word
+  std::string_view value{};   ///< its value ("" for a bare flag); the word itself for a positional
 };
 
-using option_handler = void (*)(const option_hit&, launch_read&);
+/// The action of a positional word (an argument that is no option's value).
+inline constexpr int positional_action = -1;
 
-/// One option of a runtime's parser: its names and what reading it does.
+/// One option of a runtime's parser: its names and what reading it does. Actions are numbers each reader
+/// switches on, not function pointers: a function whose address is taken stays in the page's first wasm part
+/// (scripts/split-wasm.mjs), and the readers load with the rest.
 struct option_row {
-  std::string_view names{};         ///< "|"-separated spellings, as the runtime's parser declares them
-  takes arity = takes::value;       ///< how it takes its value
-  option_handler handle = nullptr;  ///< nullptr: listed as ignored with `why`
-  std::string_view why{};           ///< why it is ignored (handle == nullptr)
+  std::string_view names{};    ///< "|"-separated spellings, as the runtime's parser declares them
+  takes arity = takes::value;  ///< how it takes its value
+  int action = 0;              ///< the reader's action; 0: listed as ignored with `why`
+  std::string_view why{};      ///< why it is ignored (action == 0)
 };
 
 /// A reader's rules for walking its arguments.
 struct walk_rules {
   std::span<const option_row> options{};  ///< the runtime's options, as its parser names them
   bool underscores_are_dashes = false;    ///< vLLM's parser reads --max_model_len as --max-model-len
-  void (*positional)(std::string_view, launch_read&) = nullptr;  ///< a word that is no option's value
+  bool positionals = false;               ///< a word that is no option's value is the reader's (else ignored)
 };
 
-/// Walks `args`: each option's handler runs, or it is listed as ignored; an unknown option is listed as ignored
-/// (with the word after it, when that is no option, taken as its value).
-void walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out);
+/// One action to take, in command order.
+struct walk_hit {
+  int action = 0;        ///< the row's action, or positional_action
+  std::string option{};  ///< as written (the option's name, or the positional word)
+  std::string value{};   ///< its value
+  [[nodiscard]] option_hit hit() const {
+    return {action == positional_action ? std::string_view("model") : std::string_view(option), value};
+  }
+};
+
+/// Walks `args`: the options with an action (and the positional words, when the rules take them) are returned in
+/// order for the reader to act on; the others are listed as ignored, an unknown option with the word after it,
+/// when that is no option, taken as its value.
+[[nodiscard]] std::vector<walk_hit> walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out);
 
 /// Keeps `key` = `value` read from `option` when the setting's parser accepts it; otherwise an error naming the
 /// option and the setting. A later option for the same setting replaces the earlier one (as the parsers do).

@@ -75,42 +75,75 @@ void dtype(const option_hit& h, launch_read& out) {
 
 constexpr std::string_view serving = "serving only: no memory setting depends on it";
 
+// The options' actions (option_row::action), each run by act().
+enum action : int {
+  a_none,
+  a_model,
+  a_direct_tp_key,
+  a_direct_pp_key,
+  a_direct_seq_key,
+  a_direct_fraction_key,
+  a_chunked_prefill,
+  a_direct_page_key,
+  a_kv_cache_dtype,
+  a_quantization,
+  a_dtype
+};
+
 constexpr option_row options[] = {
-    {"--model-path|--model", takes::value, model, ""},
-    {"--tensor-parallel-size|--tp-size|--tp", takes::value, direct<tp_key>, ""},
-    {"--pipeline-parallel-size|--pp-size|--pp", takes::value, direct<pp_key>, ""},
-    {"--context-length", takes::value, direct<seq_key>, ""},
-    {"--mem-fraction-static", takes::value, direct<fraction_key>, ""},
-    {"--chunked-prefill-size", takes::value, chunked_prefill, ""},
-    {"--page-size", takes::value, direct<page_key>, ""},
-    {"--kv-cache-dtype", takes::value, kv_cache_dtype, ""},
-    {"--quantization", takes::value, quantization, ""},
-    {"--dtype", takes::value, dtype, ""},
-    {"--max-running-requests", takes::value, nullptr,
+    {"--model-path|--model", takes::value, a_model, ""},
+    {"--tensor-parallel-size|--tp-size|--tp", takes::value, a_direct_tp_key, ""},
+    {"--pipeline-parallel-size|--pp-size|--pp", takes::value, a_direct_pp_key, ""},
+    {"--context-length", takes::value, a_direct_seq_key, ""},
+    {"--mem-fraction-static", takes::value, a_direct_fraction_key, ""},
+    {"--chunked-prefill-size", takes::value, a_chunked_prefill, ""},
+    {"--page-size", takes::value, a_direct_page_key, ""},
+    {"--kv-cache-dtype", takes::value, a_kv_cache_dtype, ""},
+    {"--quantization", takes::value, a_quantization, ""},
+    {"--dtype", takes::value, a_dtype, ""},
+    {"--max-running-requests", takes::value, 0,
      "caps the requests running at once; SGLang sizes its KV pool from mem_fraction_static, not from it"},
-    {"--max-total-tokens", takes::value, nullptr,
+    {"--max-total-tokens", takes::value, 0,
      "caps the KV pool below what mem_fraction_static gives: llm-memory sizes the pool from the fraction"},
-    {"--max-prefill-tokens|--cuda-graph-max-bs|--cuda-graph-bs", takes::value, nullptr,
+    {"--max-prefill-tokens|--cuda-graph-max-bs|--cuda-graph-bs", takes::value, 0,
      "no memory setting models it (the prefill chunk is --chunked-prefill-size)"},
-    {"--data-parallel-size|--dp-size|--dp", takes::value, nullptr,
+    {"--data-parallel-size|--dp-size|--dp", takes::value, 0,
      "each data-parallel rank is a whole engine: the estimate is one's"},
     {"--disable-cuda-graph|--disable-radix-cache|--enable-dp-attention|--enable-torch-compile|--enable-mixed-chunk|"
      "--disable-overlap-schedule",
-     takes::flag, nullptr, "no memory setting models it"},
-    {"--trust-remote-code|--enable-metrics|--log-requests|--skip-server-warmup", takes::flag, nullptr, serving},
+     takes::flag, 0, "no memory setting models it"},
+    {"--trust-remote-code|--enable-metrics|--log-requests|--skip-server-warmup", takes::flag, 0, serving},
     {"--host|--port|--served-model-name|--api-key|--tokenizer-path|--chat-template|--tool-call-parser|"
      "--reasoning-parser|--log-level|--random-seed|--attention-backend|--grammar-backend|--load-format",
-     takes::value, nullptr, serving},
+     takes::value, 0, serving},
 };
+
+// Runs one option's action, in command order.
+void act(const walk_hit& w, launch_read& out) {
+  const option_hit h = w.hit();
+  switch (w.action) {
+    case a_model: return model(h, out);
+    case a_direct_tp_key: return direct<tp_key>(h, out);
+    case a_direct_pp_key: return direct<pp_key>(h, out);
+    case a_direct_seq_key: return direct<seq_key>(h, out);
+    case a_direct_fraction_key: return direct<fraction_key>(h, out);
+    case a_chunked_prefill: return chunked_prefill(h, out);
+    case a_direct_page_key: return direct<page_key>(h, out);
+    case a_kv_cache_dtype: return kv_cache_dtype(h, out);
+    case a_quantization: return quantization(h, out);
+    case a_dtype: return dtype(h, out);
+    default: return;
+  }
+}
 
 }  // namespace
 
 void read_sglang(const command_line& cmd, launch_read& out) {
   set_setting(out, out.command, "mode", "inference");
   set_setting(out, out.command, "runtime", "sglang");
-  const walk_rules rules{options, false, nullptr};
-  walk(env_as_options(cmd, {}, out), rules, out);  // no variable is read: each is listed by name
-  walk(cmd.args, rules, out);
+  const walk_rules rules{options, false, false};
+  for (const auto& w : walk(env_as_options(cmd, {}, out), rules, out)) act(w, out);  // each variable listed by name
+  for (const auto& w : walk(cmd.args, rules, out)) act(w, out);
   devices_from_parallel(out);
 }
 

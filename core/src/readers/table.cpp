@@ -12,29 +12,43 @@ namespace llm_memory {
 
 namespace {
 
-using reader = void (*)(const detail::command_line&, launch_read&);
-
 // A Modelfile is read line by line; as large a text as a command line.
 constexpr std::size_t max_modelfile_bytes = std::size_t{1} << 20;
 
+// The readers, by row (a switch, not function pointers: see option_row).
+enum class reader { vllm, llama_server, llama_cli, sglang, tgi, docker, ollama, modelfile };
+
 struct reader_row {
   std::string_view command;  ///< program [subcommand | -m module], as the table matches it
-  reader read = nullptr;
+  reader read = reader::vllm;
 };
 
 constexpr std::array<reader_row, 11> readers{{
-    {"vllm serve", detail::read_vllm_serve},
-    {"python -m vllm.entrypoints.openai.api_server", detail::read_vllm_serve},
-    {"llama-server", detail::read_llama_server},
-    {"llama-cli", detail::read_llama_cli},
-    {"python -m sglang.launch_server", detail::read_sglang},
-    {"text-generation-launcher", detail::read_tgi},
-    {"docker run", detail::read_docker},
-    {"podman run", detail::read_docker},
-    {"ollama serve", detail::read_ollama},
-    {"ollama run", detail::read_ollama},
-    {"Modelfile", nullptr},  // read whole by read_modelfile(): not a command line
+    {"vllm serve", reader::vllm},
+    {"python -m vllm.entrypoints.openai.api_server", reader::vllm},
+    {"llama-server", reader::llama_server},
+    {"llama-cli", reader::llama_cli},
+    {"python -m sglang.launch_server", reader::sglang},
+    {"text-generation-launcher", reader::tgi},
+    {"docker run", reader::docker},
+    {"podman run", reader::docker},
+    {"ollama serve", reader::ollama},
+    {"ollama run", reader::ollama},
+    {"Modelfile", reader::modelfile},  // read whole by read_modelfile(): not a command line
 }};
+
+void run(reader r, const detail::command_line& cmd, launch_read& out) {
+  switch (r) {
+    case reader::vllm: return detail::read_vllm_serve(cmd, out);
+    case reader::llama_server: return detail::read_llama_server(cmd, out);
+    case reader::llama_cli: return detail::read_llama_cli(cmd, out);
+    case reader::sglang: return detail::read_sglang(cmd, out);
+    case reader::tgi: return detail::read_tgi(cmd, out);
+    case reader::docker: return detail::read_docker(cmd, out);
+    case reader::ollama: return detail::read_ollama(cmd, out);
+    case reader::modelfile: return;
+  }
+}
 
 // The row of a program name ("vllm serve", "llama-server"), or nullptr (a plain loop: Emscripten's libc++ has no
 // std::ranges::find).
@@ -66,9 +80,9 @@ namespace detail {
 
 bool read_command(command_line cmd, launch_read& out) {
   const auto* row = find_reader(cmd);
-  if (row == nullptr || row->read == nullptr) return false;
+  if (row == nullptr || row->read == reader::modelfile) return false;
   out.command = row->command;
-  row->read(cmd, out);
+  run(row->read, cmd, out);
   return true;
 }
 

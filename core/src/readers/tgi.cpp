@@ -70,28 +70,56 @@ void kv_cache_dtype(const option_hit& h, launch_read& out) {
 
 constexpr std::string_view serving = "serving only: no memory setting depends on it";
 
+// The options' actions (option_row::action), each run by act().
+enum action : int {
+  a_none,
+  a_model,
+  a_num_shard,
+  a_max_total_tokens,
+  a_max_batch_prefill,
+  a_memory_fraction,
+  a_quantize,
+  a_dtype,
+  a_kv_cache_dtype
+};
+
 constexpr option_row options[] = {
-    {"--model-id", takes::value, model, ""},
-    {"--num-shard", takes::value, num_shard, ""},
-    {"--max-total-tokens", takes::value, max_total_tokens, ""},
-    {"--max-batch-prefill-tokens", takes::value, max_batch_prefill, ""},
-    {"--cuda-memory-fraction", takes::value, memory_fraction, ""},
-    {"--quantize", takes::value, quantize, ""},
-    {"--dtype", takes::value, dtype, ""},
-    {"--kv-cache-dtype", takes::value, kv_cache_dtype, ""},
-    {"--max-input-tokens|--max-input-length", takes::value, nullptr,
+    {"--model-id", takes::value, a_model, ""},
+    {"--num-shard", takes::value, a_num_shard, ""},
+    {"--max-total-tokens", takes::value, a_max_total_tokens, ""},
+    {"--max-batch-prefill-tokens", takes::value, a_max_batch_prefill, ""},
+    {"--cuda-memory-fraction", takes::value, a_memory_fraction, ""},
+    {"--quantize", takes::value, a_quantize, ""},
+    {"--dtype", takes::value, a_dtype, ""},
+    {"--kv-cache-dtype", takes::value, a_kv_cache_dtype, ""},
+    {"--max-input-tokens|--max-input-length", takes::value, 0,
      "the prompt's cap: each sequence holds --max-total-tokens"},
-    {"--max-batch-total-tokens", takes::value, nullptr,
+    {"--max-batch-total-tokens", takes::value, 0,
      "TGI infers it from the memory its warmup leaves; llm-memory models that warmup"},
     {"--max-concurrent-requests|--max-batch-size|--max-waiting-tokens|--waiting-served-ratio|--cuda-graphs",
-     takes::value, nullptr, "no memory setting models it"},
-    {"--sharded", takes::value, nullptr, "--num-shard gives the shards"},
-    {"--trust-remote-code|--disable-custom-kernels|--json-output|--disable-grammar-support", takes::flag, nullptr,
-     serving},
+     takes::value, 0, "no memory setting models it"},
+    {"--sharded", takes::value, 0, "--num-shard gives the shards"},
+    {"--trust-remote-code|--disable-custom-kernels|--json-output|--disable-grammar-support", takes::flag, 0, serving},
     {"--hostname|--port|--revision|--max-best-of|--max-stop-sequences|--max-top-n-tokens|--huggingface-hub-cache|"
      "--otlp-endpoint|--cors-allow-origin|--payload-limit|--lora-adapters",
-     takes::value, nullptr, serving},
+     takes::value, 0, serving},
 };
+
+// Runs one option's action, in command order.
+void act(const walk_hit& w, launch_read& out) {
+  const option_hit h = w.hit();
+  switch (w.action) {
+    case a_model: return model(h, out);
+    case a_num_shard: return num_shard(h, out);
+    case a_max_total_tokens: return max_total_tokens(h, out);
+    case a_max_batch_prefill: return max_batch_prefill(h, out);
+    case a_memory_fraction: return memory_fraction(h, out);
+    case a_quantize: return quantize(h, out);
+    case a_dtype: return dtype(h, out);
+    case a_kv_cache_dtype: return kv_cache_dtype(h, out);
+    default: return;
+  }
+}
 
 constexpr env_option env_options[] = {
     {"MODEL_ID", "--model-id"},
@@ -111,9 +139,9 @@ constexpr env_option env_options[] = {
 void read_tgi(const command_line& cmd, launch_read& out) {
   set_setting(out, out.command, "mode", "inference");
   set_setting(out, out.command, "runtime", "tgi");
-  const walk_rules rules{options, false, nullptr};
-  walk(env_as_options(cmd, env_options, out), rules, out);
-  walk(cmd.args, rules, out);
+  const walk_rules rules{options, false, false};
+  for (const auto& w : walk(env_as_options(cmd, env_options, out), rules, out)) act(w, out);
+  for (const auto& w : walk(cmd.args, rules, out)) act(w, out);
 }
 
 }  // namespace llm_memory::detail
