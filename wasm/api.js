@@ -306,6 +306,13 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       if (data.length > most) data = data.subarray(0, most);
       return JSON.parse(call("read_checkpoint", llm_memory_word(kind), data, fileSize, llm_memory_label(name)));
     },
+    // readLaunch(text): a pasted launch command (vllm serve, llama-server, SGLang, TGI, Ollama) or Modelfile read
+    // into settings by the CLI's readers: {ok, command, settings, read, ignored, notes, errors} (docs/readers.md).
+    readLaunch: (text) => {
+      if (typeof text !== "string") return { ok: false, errors: [{ setting: "command", message: "the launch command must be text" }] };
+      if (text.length > 1 << 20) return { ok: false, errors: [{ setting: "command", message: "longer than 1 MiB" }] };
+      return JSON.parse(call("read_launch", llm_memory_well_formed(text)));
+    },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
     sweep: (settings, axes, config) => {

@@ -22,6 +22,7 @@
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/gpu_fit.hpp"
+#include "llm_memory/launch.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -256,6 +257,10 @@ std::string read_checkpoint(const std::string& kind, const std::string& bytes, d
   return errors_to_json({error{"checkpoint", "kind must be safetensors or gguf"}});
 }
 
+// read_launch_json(text): a pasted launch command or Modelfile read into settings (launch.hpp), as the CLI's
+// --from reads it: launch_to_json's {ok, command, settings, read, ignored, notes, errors}.
+std::string read_launch_json(const std::string& text) { return launch_to_json(read_launch(text), -1); }
+
 std::string settings_schema() { return settings_schema_json(); }
 std::string list_models() { return models_json(); }
 std::string list_gpus() { return gpus_json(); }
@@ -277,4 +282,5 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("sweep", &sweep_js);
   emscripten::function("read_checkpoint", &read_checkpoint);
   emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);
+  emscripten::function("read_launch", &read_launch_json);
 }

@@ -133,8 +133,6 @@ export interface Settings {
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
   num_nextn_predict_layers?: number | string | null;
-  /** MTP has its own embedding: Each multi-token-prediction module stores its own embedding and output head (DeepSeek-V3); off = it shares the model's (Qwen3-Next, Qwen3.5: vLLM qwen3_next_mtp.py). Default `on`. */
-  mtp_own_embedding?: FlagValue | null;
   /** Vision tower parameters: Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only [parameters]. Default `0`. */
   vision_params?: number | string | null;
   /** Architecture: Layer stack: a causal decoder (KV cache), an encoder only (bidirectional, no KV cache: BERT, RoBERTa, DeBERTa, ModernBERT) or an encoder-decoder (T5, BART: every decoder layer cross-attends to the encoder). Default `decoder`. */
@@ -343,7 +341,6 @@ export interface ResolvedSettings {
   attention_sinks: "on" | "off";
   moe_layer_step: string;
   num_nextn_predict_layers: string;
-  mtp_own_embedding: "on" | "off";
   vision_params: string;
   architecture: "decoder" | "encoder" | "encoder_decoder";
   encoder_layers: string;
@@ -565,22 +562,6 @@ export interface RuntimeReport {
   };
   /** llama.cpp / Ollama: KV cells allocated, n_ctx padded (tokens). */
   kv_cells?: number;
-}
-
-/** What --from read from a launch command (`llm-memory --from FILE --json`, under "from"). */
-export interface LaunchRead {
-  /** No errors. */
-  ok: boolean;
-  /** The program as read, e.g. "vllm serve", "llama-server". */
-  command: string;
-  /** The settings it gives, as text; explicit flags win over them. */
-  settings: Partial<ResolvedSettings>;
-  /** Each option read, with the setting it set and the value. */
-  read: { option: string; setting: string; value: string }[];
-  /** Options that change no memory (or are not modelled), each with why. */
-  ignored: { option: string; why: string }[];
-  notes: string[];
-  errors: SettingError[];
 }
 
 /** The estimate: exactly what `llm-memory --json` prints for the same settings. */
@@ -995,6 +976,24 @@ export interface LlmMemory {
    */
   readCheckpoint(kind: "safetensors" | "gguf", bytes: Uint8Array | ArrayBuffer, fileSize: number, name: string):
     CheckpointRead | { ok: false; need: number } | Failure;
+  /**
+   * A pasted launch command (vllm serve, llama-server, SGLang, TGI, docker run, Ollama) or Modelfile read into
+   * settings (docs/readers.md); every option listed as read or ignored, errors naming the option or line.
+   */
+  readLaunch(text: string): LaunchRead | Failure;
+}
+
+/** What readLaunch read (the `from` object of `llm-memory --json --from FILE`). */
+export interface LaunchRead {
+  ok: boolean;
+  /** The command as the readers' table names it ("vllm serve", "Modelfile"). */
+  command: string;
+  /** Settings keys -> text, to apply under the user's own. */
+  settings: Record<string, string>;
+  read: { option: string; setting: string; value: string }[];
+  ignored: { option: string; why: string }[];
+  notes: string[];
+  errors: { setting: string; message: string }[];
 }
 
 /** Tensors of one dtype in a checkpoint's headers. */

@@ -134,6 +134,8 @@ class App {
                               isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
     this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
+    // The launch-command box and the readers' code load when it is first opened (docs/readers.md).
+    $("launch-paste").addEventListener("toggle", () => this.#openLaunch($("launch-paste")), { once: true });
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS));
     $("copy-link").addEventListener("click", () => this.copyLink());
     embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
@@ -197,6 +199,13 @@ class App {
 
   applyConfig(settings) {
     this.edit({ model: "", ...settings }, { clear: this.view.model_keys });
+  }
+
+  async #openLaunch(details) {
+    const { LaunchPaste } = await import("./ui/launch-paste.js");
+    const box = new LaunchPaste(details, (text) => this.engine.readLaunch(text));
+    // A command naming a model replaces the architecture shown, as a preset pick does; the user's other settings stay.
+    box.addEventListener("launch", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {

@@ -290,6 +290,12 @@ export class Engine {
     return this.#callRest((api) => api.readCheckpoint(kind, bytes, size, name));
   }
 
+  /** A pasted launch command or Modelfile read into settings (api.readLaunch): resolves to {ok, settings, notes...}. */
+  async readLaunch(text) {
+    await this.ready();
+    return this.#callRest((api) => api.readLaunch(text));
+  }
+
   /**
    * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.

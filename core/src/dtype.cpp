@@ -79,22 +79,35 @@ constexpr bool in_enum_order() {
 }
 static_assert(in_enum_order(), "the tables are indexed by their enums");
 
-// Each choice of a settings row named *_dtype is auto or a format of `dtypes`: resolve.cpp's dtype_choice reads a
-// name it does not find as auto, so a choice misspelt in the table would otherwise be ignored in silence.
-constexpr bool names_formats(std::string_view choices) {
+// Whether `lower` is `upper` ("q5_1", "Q5_1") in lower case.
+constexpr bool lower_case_of(std::string_view lower, std::string_view upper) {
+  if (lower.size() != upper.size()) return false;
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    const char u = upper[i] >= 'A' && upper[i] <= 'Z' ? static_cast<char>(upper[i] - 'A' + 'a') : upper[i];
+    if (lower[i] != u) return false;
+  }
+  return true;
+}
+
+// Each choice of a settings row named *_dtype is auto or a format of `dtypes` (kv_dtype: or a GGUF tensor type,
+// llama.cpp's cache types): resolve.cpp's dtype_choice reads a name it does not find as auto, so a choice misspelt
+// in the table would otherwise be ignored in silence.
+constexpr bool names_formats(std::string_view choices, bool ggml_names) {
   while (!choices.empty()) {
     const std::size_t bar = choices.find('|');
     const std::string_view name = choices.substr(0, bar);
     choices = bar == std::string_view::npos ? std::string_view{} : choices.substr(bar + 1);
     bool found = name == "auto";
     for (const auto& d : dtypes) found = found || d.name == name;
+    for (const auto& t : ggml_types) found = found || (ggml_names && lower_case_of(name, t.name));
     if (!found) return false;
   }
   return true;
 }
 constexpr bool dtype_rows_name_formats() {
-#define LLM_MEMORY_DTYPE_ROW(key, kind, def, lo, hi, choices, ...) \
-  if (std::string_view(#key).ends_with("_dtype") && !names_formats(choices)) return false;
+#define LLM_MEMORY_DTYPE_ROW(key, kind, def, lo, hi, choices, ...)                                                 \
+  if (std::string_view(#key).ends_with("_dtype") && !names_formats(choices, std::string_view(#key) == "kv_dtype")) \
+    return false;
   LLM_MEMORY_SETTINGS(LLM_MEMORY_DTYPE_ROW)
 #undef LLM_MEMORY_DTYPE_ROW
   return true;

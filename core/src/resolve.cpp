@@ -145,6 +145,25 @@ void derive(run_spec& r) {
       v.architecture != "encoder_decoder" ? 0 : static_cast<double>(v.encoder_seq > 0 ? v.encoder_seq : v.seq);
 }
 
+// kv_dtype as a llama.cpp cache type (fp16 and fp32 as f16 and f32), or npos when it names none.
+std::size_t llama_kv_type(std::string_view kv_dtype) {
+  const std::string_view name = kv_dtype == "fp16" ? "f16" : kv_dtype == "fp32" ? "f32" : kv_dtype;
+  const auto it = std::find(cache_type_names.begin(), cache_type_names.end(), name);
+  return it == cache_type_names.end() ? std::string_view::npos
+                                      : static_cast<std::size_t>(it - cache_type_names.begin());
+}
+
+bool llama_server(runtime_kind k) { return k == runtime_kind::llamacpp || k == runtime_kind::ollama; }
+
+// Under llama.cpp or Ollama, a kv_dtype llama.cpp has (-ctk/-ctv types, OLLAMA_KV_CACHE_TYPE) is the type of both
+// caches; a cache_type_k or cache_type_v given beside it (not f16) wins for its cache.
+void llama_kv_types(run_spec& r) {
+  const std::size_t type = llama_kv_type(r.values.kv_dtype);
+  if (!llama_server(r.runtime) || type == std::string_view::npos) return;
+  if (r.values.cache_type_k == "f16") r.cache_k = cache_types[type];
+  if (r.values.cache_type_v == "f16") r.cache_v = cache_types[type];
+}
+
 // Every choice as its enum; the model and the derived facts come after the checks.
 run_spec parse_choices(setting_values values) {
   run_spec r;
@@ -164,6 +183,7 @@ run_spec parse_choices(setting_values values) {
   r.vllm = choice<vllm_release>(vllm_version_names, v.vllm_version);
   r.cache_k = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_k)];
   r.cache_v = cache_types[choice<std::size_t>(cache_type_names, v.cache_type_v)];
+  llama_kv_types(r);
   r.framework = choice<framework_kind>(framework_names, v.framework);
   r.grad_lifetime = choice<gradient_lifetime>(lifetime_names, v.grad_lifetime);
   r.optimizer_impl = choice<optimizer_step_impl>(optimizer_impl_names, v.optimizer_impl);
@@ -304,6 +324,15 @@ void check_runtime(const run_spec& r, std::vector<error>& errors) {
   const auto check = detail::runtime_of(r.runtime).check;
   if (!r.train() && check != nullptr) check(r, errors);
   detail::check_device(r, errors);
+}
+
+// The quantized llama.cpp cache types (q8_0 ... iq4_nl) are llama.cpp's and Ollama's only.
+void check_kv_dtype(const run_spec& r, std::vector<error>& errors) {
+  const std::size_t type = llama_kv_type(r.values.kv_dtype);
+  if (r.train() || llama_server(r.runtime) || type == std::string_view::npos || type < 3) return;
+  fail(errors, "kv_dtype",
+       "\"" + r.values.kv_dtype + "\" is a llama.cpp KV-cache type; runtime " + std::string(runtime_name(r.runtime)) +
+           " stores auto, fp32, bf16, fp16, fp8, int8 or int4 (runtime = llamacpp or ollama reads it)");
 }
 
 // The phase model's own settings (framework generic ignores them, stage_notes says so).
@@ -456,6 +485,7 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   check_parallelism(r, errors);
   check_lora_targets(r, errors);
   check_runtime(r, errors);
+  check_kv_dtype(r, errors);
   check_phases(r, errors);
   if (!errors.empty()) return errors;
   build_model(r);

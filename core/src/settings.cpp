@@ -147,11 +147,28 @@ error bad(const setting_def& def, std::string_view what, std::string_view text) 
   return {std::string(def.key), std::string(what) + ", got " + quoted(text)};
 }
 
-// The table's spelling of `value`, matched case-insensitively ("gib" -> "GiB"); empty when not a choice.
+// A runtime's own name for a choice: llama.cpp's -ctk f16 / f32, vLLM's and SGLang's --kv-cache-dtype fp8_e4m3 /
+// fp8_e5m2 (one byte each, as fp8).
+struct choice_alias {
+  std::string_view key;     ///< the settings row
+  std::string_view alias;   ///< the runtime's name, lower case
+  std::string_view choice;  ///< the row's choice it reads as
+};
+constexpr std::array choice_aliases = {
+    choice_alias{"kv_dtype", "f16", "fp16"},
+    choice_alias{"kv_dtype", "f32", "fp32"},
+    choice_alias{"kv_dtype", "fp8_e4m3", "fp8"},
+    choice_alias{"kv_dtype", "fp8_e5m2", "fp8"},
+};
+
+// The table's spelling of `value`, matched case-insensitively ("gib" -> "GiB"), or of the choice it is a runtime's
+// name for; empty when not a choice.
 std::string_view canonical_choice(const setting_def& def, std::string_view value) {
   const std::string low = detail::lower(value);
   for (auto option : detail::split(def.choices, '|'))
     if (detail::lower(option) == low) return option;
+  for (const auto& a : choice_aliases)
+    if (a.key == def.key && a.alias == low) return a.choice;
   return {};
 }
 

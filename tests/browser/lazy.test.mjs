@@ -3,8 +3,8 @@
 // (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
 // and the core's first part (llm-memory.first.wasm) without its rest, which the visitor's first action fetches
 // once (the default page's ways out come prerendered; a link with settings fetches the rest at once);
-// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file and a Hub repo id each fetch
-// theirs, which then works; after the five every chunk has been fetched. The heatmap and the GPU table are
+// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file, a Hub repo id and the launch box each
+// fetch theirs, which then works; after the six every chunk has been fetched. The heatmap and the GPU table are
 // drawn only while their tab is open.
 // Run after `npm run build`: node --test tests/browser/lazy.test.mjs
 import assert from "node:assert/strict";
@@ -34,7 +34,7 @@ const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
   renders: Number(figure.dataset.renders),
 }));
 
-test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file and a Hub id each fetch theirs, which works", async () => {
+test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file, a Hub id and the launch box each fetch theirs, which works", async () => {
   const chunks = (await chunkFiles(dist)).map((file) => `/${file}`);
   const eager = await preloaded();
   for (const file of eager) assert.ok(chunks.includes(file), `${file} is a chunk`);
@@ -117,7 +117,12 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
     await page.waitForFunction(() => document.getElementById("hub-status").textContent.startsWith("Could not load test-org/Tiny-Model"));
   })).length >= 1, "a repo id fetches the Hub loader");
   assert.match(await page.textContent("#hub-status"), /could not reach huggingface\.co/);
-  assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the five actions, every chunk has been fetched");
+  // The launch-command box: opened, it fetches its code (tests/browser/launch.test.mjs uses it).
+  assert.ok((await fetchedBy(async () => {
+    await page.click("#launch-paste > summary");
+    await page.waitForSelector("#launch-text");
+  })).length >= 1, "opening the launch box fetches its code");
+  assert.deepEqual(fetched().sort(), [...chunks].sort(), "after the six actions, every chunk has been fetched");
   assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the rest of the core fetched once in all");
   assert.deepEqual(errors, []);
   await page.close();

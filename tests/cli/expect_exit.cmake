@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Runs the CLI with ARGS (a ;-list) and checks its exit code, that stderr matches PATTERN and that stderr holds
+# Runs the CLI with ARGS (a ;-list; STDIN its standard input) and checks its exit code, that stderr matches PATTERN and that stderr holds
 # no control character but its line ends (issue 20: errors escape them).
 # DEEP_FILE: first written with DEEP_PREFIX, DEEP_LEVELS nested arrays and DEEP_SUFFIX (deep JSON, made at test
 # time rather than committed).
@@ -8,7 +8,12 @@ if(DEFINED DEEP_FILE)
   string(REPEAT "]" ${DEEP_LEVELS} close)
   file(WRITE "${DEEP_FILE}" "${DEEP_PREFIX}${open}${close}${DEEP_SUFFIX}")
 endif()
-execute_process(COMMAND "${CLI}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# STDIN: a file given to the CLI as its standard input (--from -).
+set(input)
+if(DEFINED STDIN)
+  set(input INPUT_FILE "${STDIN}")
+endif()
+execute_process(COMMAND "${CLI}" ${ARGS} ${input} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL EXIT)
   message(FATAL_ERROR "exit code ${rc}, expected ${EXIT}\nstdout: ${out}\nstderr: ${err}")
 endif()

@@ -255,9 +255,10 @@ TEST(Launch, BadInputNamesTheOption) {
   EXPECT_EQ(first("vllm serve m -tp 1024 -pp 1024"),
             "tp x pp: devices: must be an integer from 1 to 1000000, got \"1048576\"");
   EXPECT_EQ(first("llama-server -fa maybe"), "(none)");  // not a -fa value: an argument, listed as ignored
-  EXPECT_EQ(first("docker run vllm/vllm-openai"),
-            "command: \"docker\" is not a launch command llm-memory reads (vllm serve, python -m "
-            "vllm.entrypoints.openai.api_server, llama-server, llama-cli)");
+  EXPECT_EQ(first("kubectl run vllm --image=vllm/vllm-openai"),
+            "command: \"kubectl\" is not a launch command llm-memory reads (vllm serve, python -m "
+            "vllm.entrypoints.openai.api_server, llama-server, llama-cli, python -m sglang.launch_server, "
+            "text-generation-launcher, docker run, podman run, ollama serve, ollama run, Modelfile)");
   EXPECT_EQ(first(std::string("vllm serve\0x", 12)), "command: holds a NUL byte: not a command line");
   EXPECT_EQ(first(std::string((1 << 20) + 1, 'a')), "command: longer than 1 MiB");
 }

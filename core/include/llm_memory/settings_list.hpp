@@ -345,8 +345,14 @@
   X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                  \
     "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised",                \
     "Fused cross-entropy", "", "training")                                                                             \
-  X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4", "", "precision",                              \
-    "KV-cache storage; auto = the activation dtype", "KV cache precision", "Automatic|fp32|bf16|fp16|fp8|int8|int4",   \
+  X(kv_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16|fp8|int8|int4|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "",           \
+    "precision",                                                                                                       \
+    "KV-cache storage; auto = the activation dtype. Runtimes' names read too: f16, f32 (llama.cpp), fp8_e4m3, "        \
+    "fp8_e5m2 (vLLM, SGLang). The llama.cpp types (q8_0 ... iq4_nl) are llama.cpp's and Ollama's only: there they "    \
+    "set cache_type_k and cache_type_v left at f16",                                                                   \
+    "KV cache precision",                                                                                              \
+    "Automatic|fp32|bf16|fp16|fp8|int8|int4|q8_0 (llama.cpp)|q5_1 (llama.cpp)|q5_0 (llama.cpp)|q4_1 (llama.cpp)|"      \
+    "q4_0 (llama.cpp)|iq4_nl (llama.cpp)",                                                                             \
     "inference")                                                                                                       \
   X(state_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
     "Recurrent state of linear-attention, Mamba and conv layers; auto = the runtime's default (docs/methodology.md)",  \

@@ -2,9 +2,11 @@
 // The launch readers' shared parts: the option walker, the checked setter and the model-name readers.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "decimal.hpp"
 #include "llm_memory/presets.hpp"
 #include "readers/readers.hpp"
 #include "settings_apply.hpp"
@@ -39,19 +41,22 @@ std::string option_name(std::string_view word, bool underscores_are_dashes) {
 
 }  // namespace
 
-void walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out) {
+std::vector<walk_hit> walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out) {
+  std::vector<walk_hit> hits;
+  const auto positional = [&](std::string_view word) {
+    if (rules.positionals)
+      hits.push_back({positional_action, std::string(word), std::string(word)});
+    else
+      ignore(out, word, "an argument this command does not take");
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view word = args[i];
     if (word == "--") {
-      for (++i; i < args.size(); ++i)
-        if (rules.positional != nullptr) rules.positional(args[i], out);
+      for (++i; i < args.size(); ++i) positional(args[i]);
       break;
     }
     if (!is_option(word)) {
-      if (rules.positional != nullptr)
-        rules.positional(word, out);
-      else
-        ignore(out, word, "an argument this command does not take");
+      positional(word);
       continue;
     }
     const auto eq = word.find('=');
@@ -74,11 +79,12 @@ void walk(std::span<const std::string> args, const walk_rules& rules, launch_rea
     } else if (!inline_value && row->arity == takes::optional && next_is_value && optional_value(args[i + 1])) {
       value = args[++i];
     }
-    if (row->handle != nullptr)
-      row->handle({name, value}, out);
+    if (row->action != 0)
+      hits.push_back({row->action, name, std::string(value)});
     else
       ignore(out, name, row->why);
   }
+  return hits;
 }
 
 void set_setting(launch_read& out, std::string_view option, std::string_view key, std::string value) {
@@ -92,6 +98,30 @@ void set_setting(launch_read& out, std::string_view option, std::string_view key
   std::erase_if(out.read, [&](const launch_option& r) { return r.setting == key; });
   out.read.push_back({std::string(option), std::string(key), value});
   out.values[std::string(key)] = std::move(value);
+}
+
+void devices_from_parallel(launch_read& out) {
+  if (!out.values.contains("tp") && !out.values.contains("pp")) return;
+  const auto degree = [&](const char* key) {
+    const auto v = out.values.find(key);
+    return v == out.values.end() ? 1.0 : parse_number(*find_setting(key), v->second).value();  // checked when read
+  };
+  set_setting(out, "tp x pp", "devices", format_number(degree("tp") * degree("pp")));
+  out.notes.push_back("devices = tensor x pipeline parallel = " + out.values["devices"] + " (one engine)");
+}
+
+std::vector<std::string> env_as_options(const command_line& cmd, std::span<const env_option> table, launch_read& out) {
+  std::vector<std::string> args;
+  for (const auto& [name, value] : cmd.env) {
+    const env_option* found = nullptr;
+    for (const auto& row : table)
+      if (row.variable == name) found = &row;
+    if (found == nullptr)
+      ignore(out, name, "an environment variable llm-memory does not read");
+    else
+      args.push_back(std::string(found->option) + "=" + value);
+  }
+  return args;
 }
 
 void ignore(launch_read& out, std::string_view option, std::string_view why) {
@@ -136,12 +166,19 @@ std::string listed(const std::set<std::string>& ids) {
 
 }  // namespace
 
-void read_model_name(launch_read& out, std::string_view option, std::string_view name) {
+std::optional<std::string> single_preset(std::string_view name) {
   const auto base = name.substr(name.find_last_of('/') == std::string_view::npos ? 0 : name.find_last_of('/') + 1);
-  if (const auto* exact = find_model(lower(base))) return set_setting(out, option, "model", exact->id);
+  if (const auto* exact = find_model(lower(base))) return exact->id;
+  const auto ids = presets_named(shape_name(base), false);
+  if (ids.size() == 1) return *ids.begin();
+  return std::nullopt;
+}
+
+void read_model_name(launch_read& out, std::string_view option, std::string_view name) {
+  if (const auto id = single_preset(name)) return set_setting(out, option, "model", *id);
+  const auto base = name.substr(name.find_last_of('/') == std::string_view::npos ? 0 : name.find_last_of('/') + 1);
   const auto shape = shape_name(base);
   const auto ids = presets_named(shape, false);
-  if (ids.size() == 1) return set_setting(out, option, "model", *ids.begin());
   const auto near = ids.empty() ? presets_named(shape, true) : ids;
   const std::string quoted_name = quoted(name);
   if (near.empty())
@@ -163,16 +200,20 @@ std::string_view without_split_part(std::string_view stem) {
   return digits(stem.substr(of - 5, 5)) && digits(stem.substr(of + 4)) ? stem.substr(0, of - 6) : stem;
 }
 
-// The GGUF type a file name ends with, as weights_dtype spells it ("q4_k_m", "fp16"); "" when it names none.
-std::string weights_of(std::string_view type) {
-  if (type == "f16") return "fp16";
-  if (type == "f32") return "fp32";
-  if (type == "bf16") return "bf16";
+}  // namespace
+
+std::string gguf_weights(std::string_view type) {
+  const std::string t = lower(type);
+  if (t == "f16" || t == "fp16") return "fp16";
+  if (t == "f32" || t == "fp32") return "fp32";
+  if (t == "bf16") return "bf16";
   const auto* row = find_setting("weights_dtype");
   for (const auto choice : split(row->choices, '|'))
-    if (choice == type && (choice.starts_with("q") || choice.starts_with("iq"))) return std::string(choice);
+    if (choice == t && (choice.starts_with("q") || choice.starts_with("iq"))) return std::string(choice);
   return "";
 }
+
+namespace {
 
 bool looks_like_type(std::string_view word) {
   const auto digit_at = word.starts_with("iq") ? 2U : word.starts_with("q") ? 1U : 0U;
@@ -192,7 +233,7 @@ void read_gguf_name(launch_read& out, std::string_view option, std::string_view 
     out.notes.push_back("model file " + quoted(file) + " names no GGUF type: give --weights_dtype");
     return read_model_name(out, option, stem);
   }
-  if (const auto weights = weights_of(type); !weights.empty())
+  if (const auto weights = gguf_weights(type); !weights.empty())
     set_setting(out, option, "weights_dtype", weights);
   else
     out.notes.push_back("GGUF type " + quoted(type) + " has no weights_dtype choice: give --weights_dtype");

@@ -63,30 +63,66 @@ void cache_type_v(const option_hit& h, launch_read& out) { set_setting(out, h.op
 
 constexpr std::string_view serving = "serving only: no memory setting depends on it";
 
+// The options' actions (option_row::action), each run by act().
+enum action : int {
+  a_none,
+  a_model,
+  a_hf_repo,
+  a_ctx_size,
+  a_gpu_layers,
+  a_parallel,
+  a_batch_size,
+  a_ubatch_size,
+  a_flash_attn,
+  a_cache_type_k,
+  a_cache_type_v
+};
+
 constexpr option_row options[] = {
-    {"-m|--model", takes::value, model, ""},
-    {"-hf|-hfr|--hf-repo", takes::value, hf_repo, ""},
-    {"-c|--ctx-size", takes::value, ctx_size, ""},
-    {"-ngl|--gpu-layers|--n-gpu-layers", takes::value, gpu_layers, ""},
-    {"-np|--parallel", takes::value, parallel, ""},
-    {"-b|--batch-size", takes::value, batch_size, ""},
-    {"-ub|--ubatch-size", takes::value, ubatch_size, ""},
-    {"-fa|--flash-attn", takes::optional, flash_attn, ""},
-    {"-ctk|--cache-type-k", takes::value, cache_type_k, ""},
-    {"-ctv|--cache-type-v", takes::value, cache_type_v, ""},
-    {"-kvu|--kv-unified", takes::flag, nullptr, "a unified KV buffer: llm-memory models one stream per slot"},
-    {"-ts|--tensor-split|-sm|--split-mode|-ot|--override-tensor|-ncmoe|--n-cpu-moe|-mg|--main-gpu", takes::value,
-     nullptr, "placement over several devices is not read yet: every layer -ngl names is on one device"},
+    {"-m|--model", takes::value, a_model, ""},
+    {"-hf|-hfr|--hf-repo", takes::value, a_hf_repo, ""},
+    {"-c|--ctx-size", takes::value, a_ctx_size, ""},
+    {"-ngl|--gpu-layers|--n-gpu-layers", takes::value, a_gpu_layers, ""},
+    {"-np|--parallel", takes::value, a_parallel, ""},
+    {"-b|--batch-size", takes::value, a_batch_size, ""},
+    {"-ub|--ubatch-size", takes::value, a_ubatch_size, ""},
+    {"-fa|--flash-attn", takes::optional, a_flash_attn, ""},
+    {"-ctk|--cache-type-k", takes::value, a_cache_type_k, ""},
+    {"-ctv|--cache-type-v", takes::value, a_cache_type_v, ""},
+    {"-kvu|--kv-unified", takes::flag, 0, "a unified KV buffer: llm-memory models one stream per slot"},
+    {"-ts|--tensor-split|-sm|--split-mode|-ot|--override-tensor|-ncmoe|--n-cpu-moe|-mg|--main-gpu", takes::value, 0,
+     "placement over several devices is not read yet: every layer -ngl names is on one device"},
+    {"-fit|--fit", takes::optional, 0,
+     "fits -c and -ngl to the free memory at start; the estimate takes the -c and -ngl given (or the defaults)"},
+    {"-fitt|--fit-target|-fitc|--fit-ctx", takes::value, 0, "a --fit target: --fit is not modelled"},
     {"--mlock|--no-mmap|--jinja|--cont-batching|-cb|--no-webui|--verbose|-v|--metrics|-cnv|--conversation", takes::flag,
-     nullptr, serving},
+     0, serving},
     {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-n|--predict|-p|--prompt|--temp|-s|--seed|"
      "--chat-template|--numa",
-     takes::value, nullptr, serving},
+     takes::value, 0, serving},
 };
+
+// Runs one option's action, in command order.
+void act(const walk_hit& w, launch_read& out) {
+  const option_hit h = w.hit();
+  switch (w.action) {
+    case a_model: return model(h, out);
+    case a_hf_repo: return hf_repo(h, out);
+    case a_ctx_size: return ctx_size(h, out);
+    case a_gpu_layers: return gpu_layers(h, out);
+    case a_parallel: return parallel(h, out);
+    case a_batch_size: return batch_size(h, out);
+    case a_ubatch_size: return ubatch_size(h, out);
+    case a_flash_attn: return flash_attn(h, out);
+    case a_cache_type_k: return cache_type_k(h, out);
+    case a_cache_type_v: return cache_type_v(h, out);
+    default: return;
+  }
+}
 
 // The options llama.cpp also reads from the environment (set_env), as the option they stand for; the command
 // line wins, so they are walked first.
-constexpr std::pair<std::string_view, std::string_view> env_options[] = {
+constexpr env_option env_options[] = {
     {"LLAMA_ARG_MODEL", "--model"},
     {"LLAMA_ARG_CTX_SIZE", "--ctx-size"},
     {"LLAMA_ARG_N_GPU_LAYERS", "--n-gpu-layers"},
@@ -97,22 +133,6 @@ constexpr std::pair<std::string_view, std::string_view> env_options[] = {
     {"LLAMA_ARG_CACHE_TYPE_K", "--cache-type-k"},
     {"LLAMA_ARG_CACHE_TYPE_V", "--cache-type-v"},
 };
-
-std::vector<std::string> env_args(const command_line& cmd, launch_read& out) {
-  std::vector<std::string> args;
-  for (const auto& variable : cmd.env) {
-    // Not a structured binding: clang 14 (Emscripten's) cannot capture one in a lambda.
-    const auto& [name, value] = variable;
-    const auto* it = std::find_if(std::begin(env_options), std::end(env_options),
-                                  [&](const auto& option) { return option.first == variable.first; });
-    if (it == std::end(env_options)) {
-      ignore(out, name, "an environment variable llm-memory does not read");
-      continue;
-    }
-    args.push_back(std::string(it->second) + "=" + value);
-  }
-  return args;
-}
 
 // llama-server's -c is the context of all slots: each holds -c / -np (n_ctx_seq, llama-context.cpp).
 void split_context(launch_read& out) {
@@ -137,9 +157,9 @@ void split_context(launch_read& out) {
 void read_llama(const command_line& cmd, launch_read& out, bool server) {
   set_setting(out, out.command, "mode", "inference");
   set_setting(out, out.command, "runtime", "llamacpp");
-  const walk_rules rules{options, false, nullptr};
-  walk(env_args(cmd, out), rules, out);
-  walk(cmd.args, rules, out);
+  const walk_rules rules{options, false, false};
+  for (const auto& w : walk(env_as_options(cmd, env_options, out), rules, out)) act(w, out);
+  for (const auto& w : walk(cmd.args, rules, out)) act(w, out);
   const auto slots =
       std::find_if(out.read.begin(), out.read.end(), [](const launch_option& r) { return r.setting == "batch"; });
   if (!server && slots != out.read.end()) {

@@ -3,6 +3,7 @@
 // its own table of options, and the helpers that check a value against its setting before it is kept.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,36 +36,64 @@ enum class takes {
   optional,  ///< `-fa` or `-fa on`: the next word is its value only when it is one of on|off|auto|true|false
 };
 
-/// What an option handler receives.
+/// What an option's action receives.
 struct option_hit {
-  std::string_view option{};  ///< as written ("-c", "--ctx-size")
-  std::string_view value{};   ///< its value ("" for a bare flag)
+  std::string_view option{};  ///< as written ("-c", "--ctx-size"); "model" for a positional word
+  std::string_view value{};   ///< its value ("" for a bare flag); the word itself for a positional
 };
 
-using option_handler = void (*)(const option_hit&, launch_read&);
+/// The action of a positional word (an argument that is no option's value).
+inline constexpr int positional_action = -1;
 
-/// One option of a runtime's parser: its names and what reading it does.
+/// One option of a runtime's parser: its names and what reading it does. Actions are numbers each reader
+/// switches on, not function pointers: a function whose address is taken stays in the page's first wasm part
+/// (scripts/split-wasm.mjs), and the readers load with the rest.
 struct option_row {
-  std::string_view names{};         ///< "|"-separated spellings, as the runtime's parser declares them
-  takes arity = takes::value;       ///< how it takes its value
-  option_handler handle = nullptr;  ///< nullptr: listed as ignored with `why`
-  std::string_view why{};           ///< why it is ignored (handle == nullptr)
+  std::string_view names{};    ///< "|"-separated spellings, as the runtime's parser declares them
+  takes arity = takes::value;  ///< how it takes its value
+  int action = 0;              ///< the reader's action; 0: listed as ignored with `why`
+  std::string_view why{};      ///< why it is ignored (action == 0)
 };
 
 /// A reader's rules for walking its arguments.
 struct walk_rules {
   std::span<const option_row> options{};  ///< the runtime's options, as its parser names them
   bool underscores_are_dashes = false;    ///< vLLM's parser reads --max_model_len as --max-model-len
-  void (*positional)(std::string_view, launch_read&) = nullptr;  ///< a word that is no option's value
+  bool positionals = false;               ///< a word that is no option's value is the reader's (else ignored)
 };
 
-/// Walks `args`: each option's handler runs, or it is listed as ignored; an unknown option is listed as ignored
-/// (with the word after it, when that is no option, taken as its value).
-void walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out);
+/// One action to take, in command order.
+struct walk_hit {
+  int action = 0;        ///< the row's action, or positional_action
+  std::string option{};  ///< as written (the option's name, or the positional word)
+  std::string value{};   ///< its value
+  [[nodiscard]] option_hit hit() const {
+    return {action == positional_action ? std::string_view("model") : std::string_view(option), value};
+  }
+};
+
+/// Walks `args`: the options with an action (and the positional words, when the rules take them) are returned in
+/// order for the reader to act on; the others are listed as ignored, an unknown option with the word after it,
+/// when that is no option, taken as its value.
+[[nodiscard]] std::vector<walk_hit> walk(std::span<const std::string> args, const walk_rules& rules, launch_read& out);
 
 /// Keeps `key` = `value` read from `option` when the setting's parser accepts it; otherwise an error naming the
 /// option and the setting. A later option for the same setting replaces the earlier one (as the parsers do).
 void set_setting(launch_read& out, std::string_view option, std::string_view key, std::string value);
+
+/// devices = tp x pp (one engine; llm-memory's devices = data x tensor x pipeline) when either was read, with a note.
+void devices_from_parallel(launch_read& out);
+
+/// An environment variable a runtime reads as one of its options (llama.cpp's LLAMA_ARG_CTX_SIZE, TGI's clap env).
+struct env_option {
+  std::string_view variable{};  ///< "LLAMA_ARG_CTX_SIZE"
+  std::string_view option{};    ///< the option it stands for ("--ctx-size")
+};
+
+/// `cmd`'s environment as `--option=value` words to walk before the command line (which wins); a variable the
+/// table does not name is listed as ignored.
+[[nodiscard]] std::vector<std::string> env_as_options(const command_line& cmd, std::span<const env_option> table,
+                                                      launch_read& out);
 
 /// An option listed as ignored.
 void ignore(launch_read& out, std::string_view option, std::string_view why);
@@ -72,6 +101,13 @@ void ignore(launch_read& out, std::string_view option, std::string_view why);
 /// The model preset a Hub repo id, a directory or a checkpoint name names (`-Instruct`, `-chat`, `-it`, `-pt`,
 /// `-hf`, `-base` and `Meta-` aside): sets `model` when exactly one preset matches, else a note.
 void read_model_name(launch_read& out, std::string_view option, std::string_view name);
+
+/// The one preset a Hub repo id, directory or checkpoint name names (as read_model_name matches), if exactly one.
+[[nodiscard]] std::optional<std::string> single_preset(std::string_view name);
+
+/// A GGUF type name ("Q4_K_M", "f16", lower or upper case) as weights_dtype spells it ("q4_k_m", "fp16"); "" when
+/// weights_dtype has no such choice.
+[[nodiscard]] std::string gguf_weights(std::string_view type);
 
 /// A GGUF file name (`Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf`): its type suffix as weights_dtype and the rest as
 /// read_model_name() reads it; what it cannot decide is a note.
@@ -81,5 +117,19 @@ void read_gguf_name(launch_read& out, std::string_view option, std::string_view 
 void read_vllm_serve(const command_line& cmd, launch_read& out);
 void read_llama_server(const command_line& cmd, launch_read& out);
 void read_llama_cli(const command_line& cmd, launch_read& out);
+void read_sglang(const command_line& cmd, launch_read& out);
+void read_tgi(const command_line& cmd, launch_read& out);
+void read_docker(const command_line& cmd, launch_read& out);
+void read_ollama(const command_line& cmd, launch_read& out);
+/// An Ollama Modelfile (FROM, PARAMETER lines), read whole: errors and ignored lines name "line N".
+void read_modelfile(std::string_view text, launch_read& out);
+/// Whether `text` is a Modelfile: its first line that is neither blank nor a comment starts with FROM.
+[[nodiscard]] bool is_modelfile(std::string_view text);
+
+/// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
+bool read_command(command_line cmd, launch_read& out);
+
+/// An Ollama model name (llama3.1:8b-instruct-q4_K_M, hf.co/ORG/NAME-GGUF:Q4_K_M) -> model and weights_dtype.
+void read_ollama_model(launch_read& out, std::string_view option, std::string_view name);
 
 }  // namespace llm_memory::detail

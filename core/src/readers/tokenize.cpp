@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The launch readers' tokenizer: the subset of POSIX shell word splitting a pasted command uses (quotes,
-// backslashes, `\`-newline continuations, `#` comments), without expansion: `$VAR` stays as written.
+// backslashes, `\`-newline continuations, `#` comments); `$VAR` expands only to a variable a line of assignments
+// before the command set, and otherwise stays as written.
+#include <algorithm>
 #include <cctype>
+#include <map>
 #include <string>
 
 #include "readers/readers.hpp"
@@ -13,6 +16,20 @@ namespace {
 
 constexpr std::size_t max_command_bytes = std::size_t{1} << 20;
 
+bool name_char(char c, bool first) {
+  return c == '_' || std::isalpha(static_cast<unsigned char>(c)) != 0 ||
+         (!first && std::isdigit(static_cast<unsigned char>(c)) != 0);
+}
+
+// `NAME=value`: a shell variable assignment.
+bool is_assignment(std::string_view word) {
+  const auto eq = word.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return false;
+  for (std::size_t i = 0; i < eq; ++i)
+    if (!name_char(word[i], i == 0)) return false;
+  return true;
+}
+
 // The words of one command, split as the text is walked.
 struct splitter {
   std::string_view text;             ///< the whole input
@@ -20,6 +37,43 @@ struct splitter {
   std::vector<std::string> words{};  ///< the words closed so far
   std::string word{};                ///< the word being read
   bool in_word = false;              ///< a word is open (`''` is an empty word)
+  /// Variables set by lines of assignments alone before the command (`model=...` on its own line, as TGI's and
+  /// vLLM's docs write them), expanded where `$NAME` or `${NAME}` appears outside single quotes.
+  std::map<std::string, std::string, std::less<>> vars{};
+  std::size_t expanded = 0;  ///< bytes of variables' values expanded so far [bytes]
+
+  // At a `$`: a known variable's value, else the text as written.
+  void dollar() {
+    const bool braced = at + 1 < text.size() && text[at + 1] == '{';
+    std::size_t end = at + (braced ? 2 : 1);
+    const std::size_t start = end;
+    while (end < text.size() && name_char(text[end], end == start)) ++end;
+    const std::string_view name = text.substr(start, end - start);
+    const bool closed = !braced || (end < text.size() && text[end] == '}');
+    const auto var = vars.find(name);
+    // Expansions stop at 1 MiB in all: `a=$a$a` lines would otherwise double a value per line.
+    if (name.empty() || !closed || var == vars.end() || expanded + var->second.size() > max_command_bytes) {
+      word += text[at++];
+      return;
+    }
+    word += var->second;
+    expanded += var->second.size();
+    at = end + (braced ? 1 : 0);
+  }
+
+  // A command of assignments alone (`model=x`, `export volume=$PWD/data`) sets variables instead.
+  bool took_assignments() {
+    const std::size_t first = !words.empty() && words[0] == "export" ? 1 : 0;
+    if (words.size() <= first ||
+        !std::all_of(words.begin() + static_cast<std::ptrdiff_t>(first), words.end(), is_assignment))
+      return false;
+    for (std::size_t i = first; i < words.size(); ++i) {
+      const auto eq = words[i].find('=');
+      vars.insert_or_assign(words[i].substr(0, eq), words[i].substr(eq + 1));
+    }
+    words.clear();
+    return true;
+  }
 
   void end_word() {
     if (in_word) words.push_back(std::move(word));
@@ -43,6 +97,11 @@ struct splitter {
       if (c == '"') {
         ++at;
         return true;
+      }
+      if (c == '$') {
+        dollar();
+        --at;  // the loop steps past the last byte read
+        continue;
       }
       if (c == '\\' && at + 1 < text.size() &&
           std::string_view("$`\"\\\n").find(text[at + 1]) != std::string_view::npos) {
@@ -87,12 +146,15 @@ result<std::vector<std::string>> split_words(std::string_view text, std::vector<
     } else if (c == '\n' || c == ';' || c == '|' || c == '&') {
       s.end_word();
       ++s.at;
-      // A command ends here: the first one with words is the one read.
-      if (!s.words.empty()) {
+      // A command ends here: the first one with words (other than assignments alone) is the one read.
+      if (!s.words.empty() && !s.took_assignments()) {
         if (!only_comments(text.substr(s.at)))
           notes.emplace_back("only the first command is read; the text after it is not");
         break;
       }
+    } else if (c == '$') {
+      s.dollar();
+      s.in_word = true;
     } else if (std::isspace(static_cast<unsigned char>(c)) != 0) {
       s.end_word();
       ++s.at;

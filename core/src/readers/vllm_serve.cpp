@@ -118,39 +118,64 @@ void enforce_eager(const option_hit& h, launch_read& out) {
 
 constexpr std::string_view serving = "serving only: no memory setting depends on it";
 
-constexpr option_row options[] = {
-    {"--model", takes::value, model, ""},
-    {"--tensor-parallel-size|-tp", takes::value, direct<tp_key>, ""},
-    {"--pipeline-parallel-size|-pp", takes::value, direct<pp_key>, ""},
-    {"--max-model-len", takes::value, max_model_len, ""},
-    {"--gpu-memory-utilization", takes::value, direct<util_key>, ""},
-    {"--max-num-seqs", takes::value, direct<seqs_key>, ""},
-    {"--max-num-batched-tokens", takes::value, direct<tokens_key>, ""},
-    {"--kv-cache-dtype", takes::value, kv_cache_dtype, ""},
-    {"--quantization|-q", takes::value, quantization, ""},
-    {"--dtype", takes::value, dtype, ""},
-    {"--block-size", takes::value, direct<block_key>, ""},
-    {"--enforce-eager|--no-enforce-eager", takes::flag, enforce_eager, ""},
-    {"--enable-prefix-caching|--no-enable-prefix-caching", takes::flag, nullptr,
-     "prefix caching shares KV blocks between requests; the pool's size is the same"},
-    {"--data-parallel-size|-dp", takes::value, nullptr,
-     "each data-parallel rank is a whole engine: the estimate is one's"},
-    {"--trust-remote-code", takes::flag, nullptr, serving},
-    {"--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice", takes::flag, nullptr, serving},
-    {"--host|--port|--served-model-name|--api-key|--tokenizer|--chat-template|--tool-call-parser|--seed", takes::value,
-     nullptr, serving},
-    {"--swap-space|--cpu-offload-gb", takes::value, nullptr, "host memory: not on the GPU the estimate sizes"},
+// The options' actions (option_row::action), each run by act().
+enum action : int {
+  a_none,
+  a_model,
+  a_direct_tp_key,
+  a_direct_pp_key,
+  a_max_model_len,
+  a_direct_util_key,
+  a_direct_seqs_key,
+  a_direct_tokens_key,
+  a_kv_cache_dtype,
+  a_quantization,
+  a_dtype,
+  a_direct_block_key,
+  a_enforce_eager
 };
 
-// The devices a tp x pp engine holds: llm-memory's devices = data x tensor x pipeline.
-void devices_of(launch_read& out) {
-  if (!out.values.contains("tp") && !out.values.contains("pp")) return;
-  const auto degree = [&](const char* key) {
-    const auto v = out.values.find(key);
-    return v == out.values.end() ? 1.0 : parse_number(*find_setting(key), v->second).value();  // checked when read
-  };
-  set_setting(out, "tp x pp", "devices", format_number(degree("tp") * degree("pp")));
-  out.notes.push_back("devices = tensor x pipeline parallel = " + out.values["devices"] + " (one engine)");
+constexpr option_row options[] = {
+    {"--model", takes::value, a_model, ""},
+    {"--tensor-parallel-size|-tp", takes::value, a_direct_tp_key, ""},
+    {"--pipeline-parallel-size|-pp", takes::value, a_direct_pp_key, ""},
+    {"--max-model-len", takes::value, a_max_model_len, ""},
+    {"--gpu-memory-utilization", takes::value, a_direct_util_key, ""},
+    {"--max-num-seqs", takes::value, a_direct_seqs_key, ""},
+    {"--max-num-batched-tokens", takes::value, a_direct_tokens_key, ""},
+    {"--kv-cache-dtype", takes::value, a_kv_cache_dtype, ""},
+    {"--quantization|-q", takes::value, a_quantization, ""},
+    {"--dtype", takes::value, a_dtype, ""},
+    {"--block-size", takes::value, a_direct_block_key, ""},
+    {"--enforce-eager|--no-enforce-eager", takes::flag, a_enforce_eager, ""},
+    {"--enable-prefix-caching|--no-enable-prefix-caching", takes::flag, 0,
+     "prefix caching shares KV blocks between requests; the pool's size is the same"},
+    {"--data-parallel-size|-dp", takes::value, 0, "each data-parallel rank is a whole engine: the estimate is one's"},
+    {"--trust-remote-code", takes::flag, 0, serving},
+    {"--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice", takes::flag, 0, serving},
+    {"--host|--port|--served-model-name|--api-key|--tokenizer|--chat-template|--tool-call-parser|--seed", takes::value,
+     0, serving},
+    {"--swap-space|--cpu-offload-gb", takes::value, 0, "host memory: not on the GPU the estimate sizes"},
+};
+
+// Runs one option's action, in command order.
+void act(const walk_hit& w, launch_read& out) {
+  const option_hit h = w.hit();
+  switch (w.action) {
+    case a_model: return model(h, out);
+    case a_direct_tp_key: return direct<tp_key>(h, out);
+    case a_direct_pp_key: return direct<pp_key>(h, out);
+    case a_max_model_len: return max_model_len(h, out);
+    case a_direct_util_key: return direct<util_key>(h, out);
+    case a_direct_seqs_key: return direct<seqs_key>(h, out);
+    case a_direct_tokens_key: return direct<tokens_key>(h, out);
+    case a_kv_cache_dtype: return kv_cache_dtype(h, out);
+    case a_quantization: return quantization(h, out);
+    case a_dtype: return dtype(h, out);
+    case a_direct_block_key: return direct<block_key>(h, out);
+    case a_enforce_eager: return enforce_eager(h, out);
+    default: return;
+  }
 }
 
 }  // namespace
@@ -160,8 +185,9 @@ void read_vllm_serve(const command_line& cmd, launch_read& out) {
   set_setting(out, out.command, "runtime", "vllm");
   for (const auto& [name, value] : cmd.env)
     if (name == "CUDA_VISIBLE_DEVICES") out.notes.push_back("CUDA_VISIBLE_DEVICES is not read: devices = tp x pp");
-  walk(cmd.args, {options, true, positional}, out);
-  devices_of(out);
+  for (const auto& w : walk(cmd.args, {options, true, true}, out))
+    w.action == positional_action ? positional(w.option, out) : act(w, out);
+  devices_from_parallel(out);
 }
 
 }  // namespace llm_memory::detail

@@ -22,9 +22,13 @@ bool picked_for(dtype weights) { return info(weights).family == dtype_family::gg
 // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
 void check(const run_spec& r, std::vector<error>& errors) {
   const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
+  // The V type came from cache_type_v, or from kv_dtype when cache_type_v is left at f16.
+  const bool from_v = r.values.cache_type_v != "f16";
+  const std::string& named = from_v ? r.values.cache_type_v : r.values.kv_dtype;
   if (!float_v && r.attention != attention_kernel::flash)
-    errors.push_back({"cache_type_v", "a quantized V cache (\"" + r.values.cache_type_v +
-                                          "\") needs flash attention (attention=flash, llama.cpp -fa on)"});
+    errors.push_back(
+        {from_v ? "cache_type_v" : "kv_dtype",
+         "a quantized V cache (\"" + named + "\") needs flash attention (attention=flash, llama.cpp -fa on)"});
 }
 
 // A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
