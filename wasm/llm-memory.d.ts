@@ -133,6 +133,8 @@ export interface Settings {
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
   num_nextn_predict_layers?: number | string | null;
+  /** MTP has its own embedding: Each multi-token-prediction module stores its own embedding and output head (DeepSeek-V3); off = it shares the model's (Qwen3-Next, Qwen3.5: vLLM qwen3_next_mtp.py). Default `on`. */
+  mtp_own_embedding?: FlagValue | null;
   /** Vision tower parameters: Vision tower and projector of a multimodal model (from config.json's vision_config); 0 = text only [parameters]. Default `0`. */
   vision_params?: number | string | null;
   /** Architecture: Layer stack: a causal decoder (KV cache), an encoder only (bidirectional, no KV cache: BERT, RoBERTa, DeBERTa, ModernBERT) or an encoder-decoder (T5, BART: every decoder layer cross-attends to the encoder). Default `decoder`. */
@@ -245,8 +247,8 @@ export interface Settings {
   recompute?: "none" | "selective" | "full" | null;
   /** Fused cross-entropy: Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised. Default `off`. */
   fused_ce?: FlagValue | null;
-  /** KV cache precision: KV-cache storage; auto = the activation dtype. Default `auto`. */
-  kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | null;
+  /** KV cache precision: KV-cache storage; auto = the activation dtype. Runtimes' names read too: f16, f32 (llama.cpp), fp8_e4m3, fp8_e5m2 (vLLM, SGLang). The llama.cpp types (q8_0 ... iq4_nl) are llama.cpp's and Ollama's only: there they set cache_type_k and cache_type_v left at f16. Default `auto`. */
+  kv_dtype?: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl" | null;
   /** Recurrent state precision: Recurrent state of linear-attention, Mamba and conv layers; auto = the runtime's default (docs/methodology.md). Default `auto`. */
   state_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
   /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
@@ -341,6 +343,7 @@ export interface ResolvedSettings {
   attention_sinks: "on" | "off";
   moe_layer_step: string;
   num_nextn_predict_layers: string;
+  mtp_own_embedding: "on" | "off";
   vision_params: string;
   architecture: "decoder" | "encoder" | "encoder_decoder";
   encoder_layers: string;
@@ -397,7 +400,7 @@ export interface ResolvedSettings {
   norm_upcast: "on" | "off";
   recompute: "none" | "selective" | "full";
   fused_ce: "on" | "off";
-  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4";
+  kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
   state_dtype: "auto" | "fp32" | "bf16" | "fp16";
   devices: string;
   zero: string;

@@ -47,17 +47,18 @@ model_preset make_model(const json& m) {
   if (const auto it = m.find("config"); it != m.end()) {
     auto fields = detail::preset_config(it->dump());
     if (fields.ok()) p.fields = fields.value();
-    // The Hub checkpoint's storage format (quantization_config) is kept apart: resolve makes it the default of the
-    // runs that load the checkpoint as shipped (inference outside llama.cpp / Ollama), not of every run naming it.
-    for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"})
-      if (const auto field = p.fields.find(key); field != p.fields.end()) {
-        p.shipped.insert(*field);
-        p.fields.erase(field);
-      }
   }
+  // The page's presets come with their config.json read already (wasm/preset_settings.cpp).
   if (const auto it = m.find("settings"); it != m.end() && it->is_object())
     for (const auto& [key, value] : it->members())
       p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  // The Hub checkpoint's storage format (quantization_config) is kept apart: resolve makes it the default of the
+  // runs that load the checkpoint as shipped (inference outside llama.cpp / Ollama), not of every run naming it.
+  for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"})
+    if (const auto field = p.fields.find(key); field != p.fields.end()) {
+      p.shipped.insert(*field);
+      p.fields.erase(field);
+    }
   return p;
 }
 
@@ -358,7 +359,11 @@ namespace detail {
 std::string entry_with_settings(const embedded_model& entry) {
   json out = parse_json(entry.json);
   std::erase_if(out.members(), [](const auto& member) { return member.first == "config"; });
-  out["settings"] = object_of(make_model(parse_json(entry.json)).fields);
+  // Every setting the config.json gives, the shipped format with them (make_model keeps it apart again on load).
+  const model_preset preset = make_model(parse_json(entry.json));
+  settings all = preset.fields;
+  all.insert(preset.shipped.begin(), preset.shipped.end());
+  out["settings"] = object_of(all);
   return out.dump();
 }
 

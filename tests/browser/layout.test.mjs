@@ -35,7 +35,7 @@ test("the task is the first control; each task sets mode and finetune, and the s
   // Default: Llama 3 8B (its name once the preset list is read), full fine-tune under framework hf, seq 2048 x
   // micro-batch 1, one H100 (the preset's name from the GPU list).
   await page.waitForFunction(() => document.getElementById("task-sentence").textContent.startsWith("Llama 3 8B"));
-  assert.equal(await sentence(page), "Llama 3 8B · Full training with HF Trainer · 2,048 tokens × 1 · 1 × NVIDIA H100 80GB SXM");
+  assert.equal(await sentence(page), "Llama 3 8B · Full training with HF Trainer · 2,048 tokens × 1 · 1 × NVIDIA H100 80GB SXM5");
   assert.equal(await page.isVisible("#stack-framework"), true);
   assert.equal(await page.isVisible("#stack-runtime"), false, "the runtime is the Run task's");
 
@@ -94,9 +94,10 @@ test("the verdict: Fits / Does not fit with the bytes compared; the ways out app
   await settled(page);
   // The default (Llama 3 8B, full fine-tune, one H100) does not fit: the verdict names what it needs.
   const verdict = await page.textContent(".verdict-line");
-  assert.match(verdict, /^Does not fit: needs [\d.,]+ GB per device, [\d.,]+ GB more than the 85\.52 GB it has$/);
-  // 85.52 GB: the H100's 81,559 MiB (nvidia-smi memory.total) = 81,559 x 2^20 = 85,520,809,984 B.
-  assert.equal(81_559 * 2 ** 20, 85_520_809_984);
+  assert.match(verdict, /^Does not fit: needs [\d.,]+ GB per device, [\d.,]+ GB more than the 85\.03 GB it has$/);
+  // 85.03 GB: the H100's 81,091 MiB as PyTorch reports it (total_memory 79.19 GiB; docs/devices.md) = 81,091 x 2^20
+  // = 85,030,076,416 B.
+  assert.equal(81_091 * 2 ** 20, 85_030_076_416);
   const ways = await page.$$eval(".ways-out li", (items) => items.map((li) => ({ way: li.dataset.way, fits: li.dataset.fits, text: li.textContent })));
   const kinds = ways.map((w) => w.way);
   // ZeRO 0 never fits on more devices (each holds a full replica), so the devices answer is the solver's with
@@ -105,13 +106,13 @@ test("the verdict: Fits / Does not fit with the bytes compared; the ways out app
   assert.ok(kinds.includes("gpu"), JSON.stringify(ways));
   assert.ok(kinds.includes("knob"), JSON.stringify(ways));
   const devices = ways.find((w) => w.way === "devices");
-  assert.match(devices.text, /^\d+ × NVIDIA H100 80GB SXM with ZeRO-3 → [\d.,]+ GB ✓Apply$/);
+  assert.match(devices.text, /^\d+ × NVIDIA H100 80GB SXM5 with ZeRO-3 → [\d.,]+ GB ✓Apply$/);
 
   // Apply the devices way out: the verdict turns to Fits, the note says what changed, the URL carries it.
   await page.click('.ways-out li[data-way="devices"] button');
   await settled(page);
   assert.match(await page.textContent(".verdict-line"), /^Fits: [\d.,]+ GB of 85\.52 GB per device · [\d.,]+ GB to spare$/);
-  assert.match(await page.textContent("#change-note"), /^Applied \d+ × NVIDIA H100 80GB SXM with ZeRO-3 \(devices 1 → \d+, zero 0 → 3\)\.$/);
+  assert.match(await page.textContent("#change-note"), /^Applied \d+ × NVIDIA H100 80GB SXM5 with ZeRO-3 \(devices 1 → \d+, zero 0 → 3\)\.$/);
   assert.equal(query(page).get("zero"), "3");
   assert.ok(Number(query(page).get("devices")) > 1);
   // Fitting, the box gives the room left: the solver's largest micro-batch and sequence.
@@ -149,8 +150,8 @@ const gb = (bytes) => {
 };
 
 test("the verdict's numbers: the per-device total against the device's memory, and the difference", async () => {
-  // 85,520,809,984 B: the H100's 81,559 MiB (nvidia-smi memory.total).
-  const capacity = 85_520_809_984;
+  // 85,030,076,416 B: the H100's 81,091 MiB as PyTorch reports it (docs/devices.md).
+  const capacity = 85_030_076_416;
   for (const link of ["", "?v=1&model=llama-2-7b&mode=inference&seq=4096", "?v=1&framework=generic"]) {
     const page = await open(session.context, session.url + link);
     // The frameworks' peak on the device (peak.device, what fits compares) is the total row of the table.

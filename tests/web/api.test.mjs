@@ -20,7 +20,10 @@ test("load() without options shares one instance", async () => {
 test("settingsSchema, listModels and listGpus equal the CLI's --schema and --list-*", () => {
   assert.deepEqual(api.settingsSchema(), nativeJson(["--schema"]));
   assert.deepEqual(api.listModels(), nativeJson(["--list-models", "--json"]));
-  assert.deepEqual(api.listGpus(), nativeJson(["--list-gpus", "--json"]));
+  // The module leaves the devices' sources out (core/embed_data.cmake; docs/devices.md lists them).
+  const withoutSource = (gpus) => gpus.map(({ source, ...gpu }) => gpu);
+  assert.deepEqual(withoutSource(api.listGpus()), withoutSource(nativeJson(["--list-gpus", "--json"])));
+  assert.ok(api.listGpus().every((g) => g.source === ""));
   assert.ok(api.listModels().length > 0 && api.listGpus().length > 0);
 });
 
@@ -114,7 +117,7 @@ test("waysOut equals the CLI's --ways-out with --solve and --advise; errors name
   // so the devices way is the ZeRO-3 search's, named so.
   const ways = api.waysOut({ model: "meta-llama-3-8b", gpu: "h100-80gb" });
   assert.equal(ways.fits, false);
-  assert.match(ways.ways[0].text, /^\d+ × NVIDIA H100 80GB SXM with ZeRO-3/);
+  assert.match(ways.ways[0].text, /^\d+ × NVIDIA H100 80GB SXM5 with ZeRO-3/);
   assert.equal(ways.ways[0].delta.zero, "3");
   const bad = api.waysOut({ batch: "0" });
   assert.equal(bad.ok, false);
