@@ -111,7 +111,7 @@ test("the verdict: Fits / Does not fit with the bytes compared; the ways out app
   // Apply the devices way out: the verdict turns to Fits, the note says what changed, the URL carries it.
   await page.click('.ways-out li[data-way="devices"] button');
   await settled(page);
-  assert.match(await page.textContent(".verdict-line"), /^Fits: [\d.,]+ GB of 85\.52 GB per device · [\d.,]+ GB to spare$/);
+  assert.match(await page.textContent(".verdict-line"), /^Fits: [\d.,]+ GB of 85\.03 GB per device · [\d.,]+ GB to spare$/);
   assert.match(await page.textContent("#change-note"), /^Applied \d+ × NVIDIA H100 80GB SXM5 with ZeRO-3 \(devices 1 → \d+, zero 0 → 3\)\.$/);
   assert.equal(query(page).get("zero"), "3");
   assert.ok(Number(query(page).get("devices")) > 1);
