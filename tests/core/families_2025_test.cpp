@@ -4,6 +4,8 @@
 // modeling code (docs/models.md).
 #include <gtest/gtest.h>
 
+#include "run_support.hpp"
+
 #include <string>
 
 #include "llm_memory/config_json.hpp"
@@ -13,26 +15,9 @@
 namespace {
 
 using namespace llm_memory;
-
-run_spec resolved(const settings& s, const settings& config = {}) {
-  auto r = resolve(s, config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : run_spec{};
-}
-
-estimate_result estimated(const settings& s) {
-  auto r = estimate(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : estimate_result{};
-}
-
-// The bytes of the first item named `name` in any bucket of the first device; -1 when there is none.
-double item(const estimate_result& e, const std::string& name) {
-  for (const auto& b : e.buckets)
-    for (const auto& i : b.items)
-      if (i.name == name) return i.bytes;
-  return -1;
-}
+using test::estimated;
+using test::item;
+using test::resolved;
 
 // OLMo 3 7B (modular_olmo3.py: OLMo 2's layers): q/k/v/o 4 x 4,096^2 = 67,108,864; q_norm and k_norm over all
 // heads 2 x 4,096; SwiGLU 3 x 4,096 x 11,008 = 135,266,304; post-attention and post-MLP norms 2 x 4,096: 202,391,552

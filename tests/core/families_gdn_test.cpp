@@ -4,6 +4,9 @@
 // against the Hub's published total; the state bytes from vLLM's gated_delta_net_state_shape.
 #include <gtest/gtest.h>
 
+#include "config_support.hpp"
+#include "run_support.hpp"
+
 #include <string>
 #include <utility>
 
@@ -17,31 +20,10 @@
 namespace {
 
 using namespace llm_memory;
-
-run_spec resolved(const settings& s, const settings& config = {}) {
-  auto r = resolve(s, config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : run_spec{};
-}
-
-settings parsed(const std::string& text) {
-  auto r = parse_config(text);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : settings{};
-}
-
-estimate_result estimated(const settings& s) {
-  auto r = estimate(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : estimate_result{};
-}
-
-double item(const estimate_result& e, const std::string& name) {
-  for (const auto& b : e.buckets)
-    for (const auto& i : b.items)
-      if (i.name == name) return i.bytes;
-  return -1;
-}
+using test::estimated;
+using test::item;
+using test::parsed_config;
+using test::resolved;
 
 // The shapes of transformers' modeling_qwen3_next.py / modular_qwen3_5.py, written out once (docs/models.md).
 struct hybrid {
@@ -172,7 +154,7 @@ constexpr const char* qwen3_next_config = R"({
     "transformers_version": "4.57.0.dev0", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})";
 
 TEST(families_gdn, real_qwen3_next_config) {
-  const settings s = parsed(qwen3_next_config);
+  const settings s = parsed_config(qwen3_next_config);
   EXPECT_EQ(s.at("layer_types"), "3*linear_attention,full_attention");
   EXPECT_EQ(s.at("attention_output_gate"), "on");
   EXPECT_EQ(s.at("qk_norm"), "head");
@@ -189,7 +171,7 @@ TEST(families_gdn, nested_qwen3_5_config) {
   std::string types;
   for (int i = 0; i < 8; ++i)
     types += std::string(i == 0 ? "" : ",") + ((i + 1) % 4 == 0 ? "\"full_attention\"" : "\"linear_attention\"");
-  const settings s = parsed(R"({"model_type": "qwen3_5_moe", "tie_word_embeddings": false,
+  const settings s = parsed_config(R"({"model_type": "qwen3_5_moe", "tie_word_embeddings": false,
       "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 64, "num_hidden_layers": 8,
         "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100,
         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8,
@@ -213,12 +195,12 @@ TEST(families_gdn, layer_types_run_form) {
   const std::string base = R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 4,
       "num_attention_heads": 4, "vocab_size": 100, "linear_num_key_heads": 2, "linear_num_value_heads": 2,
       "linear_key_head_dim": 8, "linear_value_head_dim": 8, )";
-  EXPECT_EQ(parsed(base + R"("layer_types": ["linear_attention", "full_attention", "linear_attention",
+  EXPECT_EQ(parsed_config(base + R"("layer_types": ["linear_attention", "full_attention", "linear_attention",
       "linear_attention"]})")
                 .at("layer_types"),
             "linear_attention,full_attention,2*linear_attention");
-  EXPECT_EQ(parsed(base + R"("full_attention_interval": 2})").at("layer_types"), "linear_attention,full_attention");
-  EXPECT_EQ(parsed(base + R"("full_attention_interval": 1})").at("layer_types"), "full_attention");
+  EXPECT_EQ(parsed_config(base + R"("full_attention_interval": 2})").at("layer_types"), "linear_attention,full_attention");
+  EXPECT_EQ(parsed_config(base + R"("full_attention_interval": 1})").at("layer_types"), "full_attention");
   const auto bad = parse_config(base + R"("layer_types": ["linear_attention", "lightning"]})");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.errors().front().setting, "layer_types");
@@ -232,7 +214,7 @@ TEST(families_gdn, layer_types_run_form) {
 // Gated attention: q 64 x 128, k, v 2 x 64 x 32 (2 KV heads of 16), o 64 x 64, q/k norms 2 x 16 = 16,416; MLP
 // 3 x 32 x 64 = 6,144; norms 2 x 64; fc 2 x 64 x 64 = 8,192; three norms 192: 31,072.
 TEST(families_gdn, mtp_shape_by_family) {
-  const settings s = parsed(R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 4,
+  const settings s = parsed_config(R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 4,
       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100,
       "intermediate_size": 32, "linear_num_key_heads": 2, "linear_num_value_heads": 2, "linear_key_head_dim": 8,
       "linear_value_head_dim": 8})");

@@ -4,6 +4,8 @@
 // are summed by hand from the format table's layouts (core/src/dtype.cpp layout_linear_bytes).
 #include <gtest/gtest.h>
 
+#include "run_support.hpp"
+
 #include <string>
 
 #include "llm_memory/estimate.hpp"
@@ -12,26 +14,9 @@
 namespace {
 
 using namespace llm_memory;
-
-run_spec resolved(const settings& s) {
-  auto r = resolve(s, {});
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : run_spec{};
-}
-
-estimate_result estimated(const settings& s) {
-  auto r = estimate(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value() : estimate_result{};
-}
-
-// The bytes of the first item named `name` in any bucket; -1 when there is none.
-double item(const estimate_result& e, const std::string& name) {
-  for (const auto& b : e.buckets)
-    for (const auto& i : b.items)
-      if (i.name == name) return i.bytes;
-  return -1;
-}
+using test::estimated;
+using test::item;
+using test::resolved;
 
 // DeepSeek-V3 ships FP8 e4m3 in 128 x 128 blocks: served as shipped, the 669,065,609,216 linear weights of its 61
 // layers take 1 B each plus one fp32 scale per block (40,838,232: quant_test.cpp), the rest (embedding and lm_head

@@ -29,10 +29,12 @@ double chunk_tokens(const context& c) {
   return c.s.max_num_batched_tokens > 0 ? static_cast<double>(c.s.max_num_batched_tokens) : c.tokens;
 }
 
+// The layers whose kind keeps a state per sequence (layers/: a kind with state_bytes).
 double recurrent_layers(const context& c) {
-  const double L = c.layers_on_stage;
-  return c.m.layers_of(layer_kind::linear_attention, L) + c.m.layers_of(layer_kind::mamba, L) +
-         c.m.layers_of(layer_kind::short_conv, L);
+  double layers = 0;
+  for (const layer_kind_def* kind : layer_kinds())
+    if (kind->state_bytes != nullptr) layers += c.m.layers_of(kind->kind, c.layers_on_stage);
+  return layers;
 }
 
 double attention_layers(const context& c) {
