@@ -177,7 +177,7 @@ TEST(families_gdn, nested_qwen3_5_config) {
         "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8,
         "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 16, "shared_expert_intermediate_size": 16,
         "mtp_num_hidden_layers": 1, "mamba_ssm_dtype": "float32", "layer_types": [)" +
-                            types + R"(]},
+                                   types + R"(]},
       "vision_config": {"depth": 1, "hidden_size": 8, "intermediate_size": 16, "out_hidden_size": 64,
         "num_position_embeddings": 4, "patch_size": 2}})");
   EXPECT_EQ(s.at("layer_types"), "3*linear_attention,full_attention");
@@ -199,7 +199,8 @@ TEST(families_gdn, layer_types_run_form) {
       "linear_attention"]})")
                 .at("layer_types"),
             "linear_attention,full_attention,2*linear_attention");
-  EXPECT_EQ(parsed_config(base + R"("full_attention_interval": 2})").at("layer_types"), "linear_attention,full_attention");
+  EXPECT_EQ(parsed_config(base + R"("full_attention_interval": 2})").at("layer_types"),
+            "linear_attention,full_attention");
   EXPECT_EQ(parsed_config(base + R"("full_attention_interval": 1})").at("layer_types"), "full_attention");
   const auto bad = parse_config(base + R"("layer_types": ["linear_attention", "lightning"]})");
   ASSERT_FALSE(bad.ok());
