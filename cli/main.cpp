@@ -51,11 +51,11 @@ settings with_default_gpu(settings values) {
 
 struct options {
   settings values;
-  std::optional<std::string> config_path;  ///< --config, when given (an empty path is an error)
-  std::optional<std::string> batch_path;   ///< --batch-json, when given
-  std::string safetensors_path;            ///< a .safetensors file or a model.safetensors.index.json
-  std::string gguf_path;                   ///< a .gguf file
-  std::optional<std::string> from_path;    ///< --from: a launch command's file, "-" for stdin
+  std::optional<std::string> config_path;       ///< --config, when given (an empty path is an error)
+  std::optional<std::string> batch_path;        ///< --batch-json, when given
+  std::optional<std::string> safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
+  std::optional<std::string> gguf_path;         ///< a .gguf file
+  std::optional<std::string> from_path;         ///< --from: a launch command's file, "-" for stdin
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -166,8 +166,28 @@ void print_errors(const std::vector<error>& errors) {
   for (const auto& e : errors) print_error(e);
 }
 
-// Returns false (after printing) on a usage error.
-bool parse_args(int argc, char** argv, options& opt) {
+// A file flag given twice is an error rather than the last one silently winning.
+std::optional<error> take_path(std::optional<std::string>& slot, const std::string& key, const std::string& value) {
+  if (slot && *slot != value)
+    return error{key, fmt::format("given twice (\"{}\" and \"{}\"); give one file", *slot, value)};
+  slot = value;
+  return std::nullopt;
+}
+
+// Usage errors go through here: as text lines on stderr and, under --json anywhere on the line, as the errors
+// object on stdout too (the flags are not all read when the error is found).
+int usage_error(int argc, char** argv, const std::vector<error>& errors) {
+  print_errors(errors);
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json") {
+      fmt::print("{}\n", errors_to_json(errors));
+      break;
+    }
+  return exit_usage;
+}
+
+// Returns the first usage error, or nothing when every argument was read.
+std::optional<error> parse_args(int argc, char** argv, options& opt) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json") {
@@ -220,8 +240,7 @@ bool parse_args(int argc, char** argv, options& opt) {
       continue;
     }
     if (!arg.starts_with("--")) {
-      print_error({"llm-memory", fmt::format("unexpected argument \"{}\"; settings are given as --key value", arg)});
-      return false;
+      return error{"llm-memory", fmt::format("unexpected argument \"{}\"; settings are given as --key value", arg)};
     }
     std::string key = arg.substr(2), value;
     if (const auto eq = key.find('='); eq != std::string::npos) {
@@ -230,19 +249,13 @@ bool parse_args(int argc, char** argv, options& opt) {
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
-      print_error({key, "missing value after --" + key});
-      return false;
+      return error{key, "missing value after --" + key};
     }
-    if (key == "config") {
-      opt.config_path = value;
-      continue;
-    }
-    if (key == "safetensors") {
-      opt.safetensors_path = value;
-      continue;
-    }
-    if (key == "gguf") {
-      opt.gguf_path = value;
+    if (key.empty())
+      return error{"llm-memory", fmt::format("\"{}\" names no setting; settings are given as --key value", arg)};
+    if (key == "config" || key == "safetensors" || key == "gguf") {
+      auto& slot = key == "config" ? opt.config_path : key == "gguf" ? opt.gguf_path : opt.safetensors_path;
+      if (auto repeated = take_path(slot, key, value)) return repeated;
       continue;
     }
     if (key == "from") {
@@ -250,20 +263,15 @@ bool parse_args(int argc, char** argv, options& opt) {
       continue;
     }
     if (key == "batch-json") {
-      opt.batch_path = value;
+      if (auto repeated = take_path(opt.batch_path, key, value)) return repeated;
       continue;
     }
-    if (find_setting(key) == nullptr) {
-      print_error({key, "unknown setting; see llm-memory --help"});
-      return false;
-    }
+    if (find_setting(key) == nullptr) return error{key, "unknown setting; see llm-memory --help"};
     const auto [it, inserted] = opt.values.emplace(key, value);
-    if (!inserted && it->second != value) {
-      print_error({key, fmt::format("given twice with different values (\"{}\" and \"{}\")", it->second, value)});
-      return false;
-    }
+    if (!inserted && it->second != value)
+      return error{key, fmt::format("given twice with different values (\"{}\" and \"{}\")", it->second, value)};
   }
-  return true;
+  return std::nullopt;
 }
 
 // "79.65 GiB (85.52 GB)": a device's capacity in both units, as the page shows it.
@@ -345,6 +353,10 @@ result<std::string> read_input_file(const std::string& flag, const std::string& 
     read_chunks(std::cin, text);
     if (std::cin.bad()) return error{flag, "cannot read standard input"};
   } else {
+    // Opening a named pipe would wait for a writer; standard input is the way to stream (--from -).
+    std::error_code ignored;
+    if (std::filesystem::status(path, ignored).type() == std::filesystem::file_type::fifo)
+      return error{flag, fmt::format("\"{}\" is a named pipe; give a file", path)};
     std::ifstream file(path, std::ios::binary);
     read_chunks(file, text);
     if (!file.is_open() || file.bad()) return error{flag, fmt::format("cannot read \"{}\"", path)};
@@ -502,7 +514,7 @@ launch_read read_from(const std::string& path) {
 
 int main(int argc, char** argv) {
   options opt;
-  if (!parse_args(argc, argv, opt)) return exit_usage;
+  if (const auto refused = parse_args(argc, argv, opt)) return usage_error(argc, argv, {*refused});
   if (opt.help) {
     opt.help_all ? print_help_all() : print_help();
     return 0;
@@ -533,8 +545,8 @@ int main(int argc, char** argv) {
 
   std::optional<checkpoint_summary> checkpoint;
   std::shared_ptr<const gguf_placement> gguf_file;  // --gguf: the weights are the file's tensors
-  if (!opt.safetensors_path.empty()) {
-    auto read = read_safetensors(opt.safetensors_path);
+  if (opt.safetensors_path) {
+    auto read = read_safetensors(*opt.safetensors_path);
     if (!read.ok()) {
       print_errors(read.errors());
       if (opt.json) fmt::print("{}\n", errors_to_json(read.errors()));
@@ -545,12 +557,9 @@ int main(int argc, char** argv) {
     if (!checkpoint->packed) config["params"] = fmt::format("{:.0f}", checkpoint->elements);
   }
 
-  if (!opt.gguf_path.empty()) {
-    if (checkpoint) {
-      fmt::print(stderr, "gguf: give --safetensors or --gguf, not both\n");
-      return exit_usage;
-    }
-    auto read = read_gguf(opt.gguf_path);
+  if (opt.gguf_path) {
+    if (checkpoint) return usage_error(argc, argv, {{"gguf", "give --safetensors or --gguf, not both"}});
+    auto read = read_gguf(*opt.gguf_path);
     if (!read.ok()) {
       print_errors(read.errors());
       if (opt.json) fmt::print("{}\n", errors_to_json(read.errors()));

@@ -79,8 +79,6 @@ std::string way_flags(const way_out& w) {
   return out;
 }
 
-}  // namespace
-
 // A hybrid's layers group by group: "12 × full_attention + moe layer (mixer … + MLP … + norms …)".
 void print_hybrid_layers(const param_breakdown& p) {
   for (const layer_group& g : p.groups) {
@@ -90,6 +88,8 @@ void print_hybrid_layers(const param_breakdown& p) {
                g.params.router > 0 ? " + router " + group_digits(g.params.router) : "", group_digits(g.params.norms));
   }
 }
+
+}  // namespace
 
 void print_table(const run_spec& spec, const estimate_result& r) {
   const bool gib = spec.units == display_units::gib;

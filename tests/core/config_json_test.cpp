@@ -48,6 +48,14 @@ TEST(config_json, shipped_configs_reproduce_their_presets) {
 
 // GPT-2 names: n_embd, n_layer, n_head, n_positions; n_inner null = 4 x n_embd. LayerNorms with bias, biases on
 // every linear, learned positions, tied head: 124,439,808 (model_test derives it).
+TEST(config_json, intermediate_size_zero_is_refused) {
+  // Issue 37: the setting's 0 means 4 x hidden_size; a config.json's 0 is not silently read that way.
+  const auto r = parse_config(R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+                                  "num_attention_heads": 32, "intermediate_size": 0, "vocab_size": 32000})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "intermediate_size");
+}
+
 TEST(config_json, gpt2_field_names) {
   const auto s =
       parsed_config(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,

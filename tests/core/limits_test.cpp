@@ -99,6 +99,21 @@ TEST(limits, architectures_beyond_2_pow_53_parameters_are_rejected) {
   EXPECT_EQ(r.errors()[0].setting, "hidden_size");
 }
 
+TEST(limits, a_hundred_thousand_experts_are_refused_naming_num_experts) {
+  // Issue 37: 1e5 routed experts of at least 2 x 4096 x 65536 = 536,870,912 parameters each (up and down), in 32
+  // layers, are 1.7e15 parameters, 16 B each with mixed-precision AdamW: 2.7e16 B > 2^53. All but top-2 experts
+  // are unused per token, so the refusal names num_experts, not hidden_size.
+  const auto r = estimate(settings{{"framework", "generic"},
+                                   {"hidden_size", "4096"},
+                                   {"num_hidden_layers", "32"},
+                                   {"num_attention_heads", "32"},
+                                   {"intermediate_size", "65536"},
+                                   {"num_experts", "100000"},
+                                   {"num_experts_per_tok", "2"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "num_experts");
+}
+
 // Issue 20: every byte count an estimate reports is an exact integer, so the ranges' products are bounded at
 // 2^53 = 9,007,199,254,740,992 B (about 9 PB per device) and past it the estimate is refused, naming the setting.
 // Inference, fp32, overhead none, flash attention, h 64, plain MLP of inner 256, one query and one K/V head of

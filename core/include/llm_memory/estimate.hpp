@@ -104,7 +104,8 @@ struct estimate_result {
 inline constexpr double max_exact_bytes = 9007199254740992.0;
 
 /// An error when the total or the offloaded bytes of `r` pass max_exact_bytes, naming the setting that drives
-/// the largest bucket: batch (or seq at batch 1) for activations and the KV cache, else params or hidden_size.
+/// the largest bucket: batch (or seq at batch 1) for activations and the KV cache, else params, num_experts (when
+/// the experts a token does not use outweigh the rest) or hidden_size.
 /// resolve() cannot know this before estimating; every front end refuses such an estimate.
 [[nodiscard]] std::optional<error> beyond_exact_bytes(const estimate_result& r);
 

@@ -115,7 +115,12 @@ void read_sizes(reader& r) {
   r.require({"vocab_size"}, "vocab_size");
   r.integer({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, "num_key_value_heads");
   r.integer({"head_dim"}, "head_dim");
-  r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size");
+  // The setting's 0 means 4 x hidden_size; a config.json that writes 0 means something else, so it is refused.
+  if (r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size") &&
+      r.out["intermediate_size"] == "0")
+    r.errors.push_back({"intermediate_size",
+                        "config.json gives 0; an MLP needs its width (leave the field out for "
+                        "4 x hidden_size)"});
   r.integer({"max_position_embeddings", "n_positions"}, "max_position_embeddings");
 }
 
