@@ -233,9 +233,10 @@ std::string safetensors_json(std::string_view bytes, std::uint64_t size, const s
 std::string gguf_json(std::string_view bytes, std::uint64_t size, const std::string& what) {
   bool truncated = false;
   const auto r = parse_gguf_header(bytes, size, what, &truncated);
+  // The CLI's two steps (cli/main.cpp read_gguf): 16 MiB, then the whole limit, never one byte more per round.
   const std::uint64_t limit = std::min(size, max_gguf_header_bytes);
-  if (!r.ok() && truncated && bytes.size() < limit)
-    return need_json(std::min(limit, std::max<std::uint64_t>(bytes.size() + 1, std::uint64_t{16} << 20)));
+  const std::uint64_t first = std::min(limit, std::uint64_t{16} << 20);
+  if (!r.ok() && truncated && bytes.size() < limit) return need_json(bytes.size() < first ? first : limit);
   if (!r.ok()) return errors_to_json(r.errors());
   settings layered = r.value().fields;
   layered["params"] = detail::format_number(r.value().tensors.elements);  // every GGUF element is a parameter

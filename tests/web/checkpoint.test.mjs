@@ -63,3 +63,27 @@ test("bad input is an error naming the file or the argument, never a throw", () 
   assert.equal(api.readCheckpoint("safetensors", file, -1, "x").ok, false);
   assert.equal(api.readCheckpoint("safetensors", file, Number.NaN, "x").ok, false);
 });
+
+/** The first bytes of a GGUF v3 file whose one metadata string is `string_bytes` long (ggml docs/gguf.md layout). */
+function ggufWithLongString(string_bytes, length) {
+  const head = Buffer.alloc(length);
+  head.write("GGUF", 0, "latin1");
+  head.writeUInt32LE(3, 4);
+  head.writeBigUInt64LE(1n, 8);  // tensors
+  head.writeBigUInt64LE(1n, 16); // metadata entries
+  head.writeBigUInt64LE(4n, 24); // key length
+  head.write("long", 32, "latin1");
+  head.writeUInt32LE(8, 36);     // GGUF_TYPE_STRING
+  head.writeBigUInt64LE(BigInt(string_bytes), 40);
+  return head;
+}
+
+test("gguf: metadata past 16 MiB asks for the reader's limit, not one more byte per round (issue 37)", () => {
+  const size = 300 * 2 ** 20; // a 300 MiB file whose header holds a 20 MiB string
+  // First 1,000 bytes: the header goes on, so the page is asked for the CLI's first read, 16 MiB.
+  assert.deepEqual(api.readCheckpoint("gguf", ggufWithLongString(20 * 2 ** 20, 1000), size, "m.gguf"), { ok: false, need: 16 * 2 ** 20 });
+  // 16 MiB read and the header still goes on: the whole limit, max_gguf_header_bytes = 256 MiB (was 16 MiB + 1).
+  assert.deepEqual(api.readCheckpoint("gguf", ggufWithLongString(20 * 2 ** 20, 16 * 2 ** 20), size, "m.gguf"), { ok: false, need: 256 * 2 ** 20 });
+});
+
+
