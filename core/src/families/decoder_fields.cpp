@@ -115,7 +115,9 @@ void read_sizes(reader& r) {
   r.require({"vocab_size"}, "vocab_size");
   r.integer({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, "num_key_value_heads");
   r.integer({"head_dim"}, "head_dim");
-  r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size");
+  // Gemma 3n lists one width per layer: its family reads the list (gemma3n.cpp), any other is refused below.
+  if (const json* i = r.find({"intermediate_size"}); i == nullptr || !i->is_array())
+    r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size");
   r.integer({"max_position_embeddings", "n_positions"}, "max_position_embeddings");
 }
 
@@ -168,6 +170,9 @@ result<settings> parse_decoder(const json& root, const json& text, bool nested, 
   read_windows(r, fam);
   read_conventions(r, root, nested, fam);
   if (fam.fields != nullptr) fam.fields(r, written);
+  if (const json* i = r.find({"intermediate_size"});
+      i != nullptr && i->is_array() && !r.out.contains("intermediate_size"))
+    r.fail("intermediate_size", "config.json lists intermediate_size per layer: llm-memory reads one width");
   check_moe_placement(r);
   read_quantization(r, root);
   if (root_type == "mllama") mllama_text(r, text);
