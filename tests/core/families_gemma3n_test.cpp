@@ -7,6 +7,7 @@
 #include "config_support.hpp"
 #include "run_support.hpp"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -109,6 +110,22 @@ TEST(families_gemma3n, shared_layers_keep_no_cache) {
   const auto l = estimate({{"mode", "inference"}, {"runtime", "llamacpp"}, {"batch", "1"}, {"seq", "4096"}}, config);
   ASSERT_TRUE(l.ok()) << to_string(l.errors().front());
   EXPECT_EQ(item(l.value(), "full-attention layers"), 4.0 * 4096 * 2048);
+  // vLLM groups the 20 cached layers (4 full, 16 sliding) in groups of 4 (vllm_hybrid_grouping: the smaller count,
+  // 16 >= 1.5 x 4): 1 + 4 groups of one page size, 16 tokens x 2 x 2 KV heads x 256 x 2 B = 32,768 B; blocks =
+  // floor(floor(available / page) / 4), the token line blocks // 5 x 16 (kv_cache_utils.py). Unshared, 6 and 24
+  // layers would make groups of 6.
+  const auto v = estimate({{"mode", "inference"}, {"runtime", "vllm"}, {"gpu", "h100"}, {"seq", "32768"}}, config);
+  ASSERT_TRUE(v.ok()) << to_string(v.errors().front());
+  const double available = v.value().runtime.kv_available, page = 16.0 * 2 * 2 * 256 * 2;
+  const double blocks = std::floor(std::floor(available / page) / 4);
+  EXPECT_GT(blocks, 0);
+  EXPECT_EQ(v.value().runtime.kv_capacity_tokens, std::floor(blocks / 5) * 16);
+  // A pipeline stage's share: the first 15 layers hold no shared layer, the first 25 five of them.
+  const run_spec r = resolved({{"mode", "inference"}}, config);
+  EXPECT_EQ(r.model.shared_layers_in(15), 0);
+  EXPECT_EQ(r.model.shared_layers_in(25), 5);
+  EXPECT_EQ(r.model.cached_layers_of(layer_kind::attention, 30), 4);
+  EXPECT_EQ(r.model.cached_layers_of(layer_kind::sliding_attention, 30), 16);
   // Sharing every layer leaves none to share from.
   EXPECT_TRUE(has_error(resolve({{"num_kv_shared_layers", "30"}}, config), "num_kv_shared_layers", "below"));
 }
