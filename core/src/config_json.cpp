@@ -55,7 +55,8 @@ error unsupported(std::string_view type, std::string_view why) {
 }
 
 // A field of a layer kind the generic decoder reader cannot count (state-space, recurrent and linear-attention
-// layers, hybrid layer lists); "" when there is none. layer_types with other kinds than sliding/full attention too.
+// layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection); "" when
+// there is none. layer_types with other kinds than sliding/full attention too.
 std::string unreadable_field(const json& text) {
   constexpr std::array prefixes = {"ssm",
                                    "mamba",
@@ -68,7 +69,10 @@ std::string unreadable_field(const json& text) {
                                    "hybrid_override_pattern",
                                    "attn_layer_",
                                    "full_attn_",
-                                   "block_types"};
+                                   "block_types",
+                                   "hidden_size_per_layer_input",
+                                   "global_head_dim",
+                                   "attention_k_eq_v"};
   for (const auto& [key, value] : text.members())
     for (const std::string_view prefix : prefixes)
       if (key.starts_with(prefix) && !value.is_null()) return key;
