@@ -129,6 +129,8 @@ export interface Settings {
   embedding_norm?: FlagValue | null;
   /** Attention sinks: One learned attention-sink logit per head and layer (gpt-oss). Default `off`. */
   attention_sinks?: FlagValue | null;
+  /** KV-shared layers: The last N layers reuse the keys and values of an earlier layer (Gemma 3n): they cache nothing [layers]. Default `0`. */
+  num_kv_shared_layers?: number | string | null;
   /** MoE layer every: Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all [layers]. Default `1`. */
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
@@ -143,6 +145,8 @@ export interface Settings {
   encoder_layers?: number | string | null;
   /** Other parameters: Parameters the other settings do not describe: token-type and relative-position embeddings, T5's relative attention bias, an encoder's final norms, pooler and task head (config.json counts them per family) [parameters]. Default `0`. */
   extra_params?: number | string | null;
+  /** Model assumptions: What config.json's reader assumed or left out (an unknown model_type read as a Llama-style decoder); shown as notes. Default empty. */
+  model_notes?: string | null;
   /** Classifier labels: Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over the vocabulary) [labels]. Default `0`. */
   num_labels?: number | string | null;
   /** Embedding width: Width of the token and position embeddings when it differs from hidden_size: a Linear (E x h + h) projects them to h (ALBERT, ELECTRA-small); 0 = hidden_size. Default `0`. */
@@ -341,6 +345,7 @@ export interface ResolvedSettings {
   lm_head_bias: "on" | "off";
   embedding_norm: "on" | "off";
   attention_sinks: "on" | "off";
+  num_kv_shared_layers: string;
   moe_layer_step: string;
   num_nextn_predict_layers: string;
   mtp_own_embedding: "on" | "off";
@@ -348,6 +353,7 @@ export interface ResolvedSettings {
   architecture: "decoder" | "encoder" | "encoder_decoder";
   encoder_layers: string;
   extra_params: string;
+  model_notes: string;
   num_labels: string;
   embedding_size: string;
   num_hidden_groups: string;

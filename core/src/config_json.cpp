@@ -33,22 +33,81 @@ std::string type_list(std::span<const detail::stack_family> families) {
   return list;
 }
 
-// Encoder-only, encoder-decoder and non-attention layer types: no family fits them, so no count is guessed.
-error unsupported(std::string_view type) {
+// Why model_type is refused whatever its fields say: encoder-only, encoder-decoder and non-attention layer types,
+// which no family fits, so no count is guessed; "" when it is only unknown (read_unknown counts it).
+std::string refused_kind(std::string_view type) {
   constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
   constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
   constexpr std::array recurrent = {"mamba",           "rwkv",  "jamba",  "falcon_h1",
                                     "recurrent_gemma", "zamba", "zamba2", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
-  const std::string why =
-      in(encoders)
-          ? "an encoder-only model llm-memory does not count (it counts " + type_list(detail::encoder_families()) + ")"
-      : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts " +
-                          type_list(detail::encoder_decoder_families()) + ")"
-      : in(recurrent) ? "a model with state-space or recurrent layers, which llm-memory does not count"
-                      : "not a family llm-memory knows";
-  return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + why +
+  return in(encoders) ? "an encoder-only model llm-memory does not count (it counts " +
+                            type_list(detail::encoder_families()) + ")"
+         : in(seq2seq) ? "an encoder-decoder model llm-memory does not count (it counts " +
+                             type_list(detail::encoder_decoder_families()) + ")"
+         : in(recurrent) ? "a model with state-space or recurrent layers, which llm-memory does not count"
+                         : "";
+}
+
+error unsupported(std::string_view type, std::string_view why) {
+  return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + std::string(why) +
                                  "; docs/models.md lists the families"};
+}
+
+// A field of a layer kind the generic decoder reader cannot count (state-space, recurrent and linear-attention
+// layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection); "" when
+// there is none. layer_types with other kinds than sliding/full attention too.
+std::string unreadable_field(const json& text) {
+  constexpr std::array prefixes = {"ssm",
+                                   "mamba",
+                                   "linear_",
+                                   "rwkv",
+                                   "time_mix",
+                                   "conv_",
+                                   "lightning",
+                                   "layers_block_type",
+                                   "hybrid_override_pattern",
+                                   "attn_layer_",
+                                   "full_attn_",
+                                   "block_types",
+                                   "hidden_size_per_layer_input",
+                                   "global_head_dim",
+                                   "attention_k_eq_v"};
+  for (const auto& [key, value] : text.members())
+    for (const std::string_view prefix : prefixes)
+      if (key.starts_with(prefix) && !value.is_null()) return key;
+  if (const auto types = text.find("layer_types"); types != text.end() && types->is_array())
+    for (const json& t : *types)
+      if (!t.is_string() || (t.get<std::string>() != "full_attention" && t.get<std::string>() != "sliding_attention"))
+        return "layer_types";
+  return "";
+}
+
+// An unknown model_type with the standard decoder fields: counted as a Llama-style decoder, every assumption named in
+// the note; refused when a field names layers that reading would miscount, or a standard field is missing.
+result<settings> read_unknown(const json& root, const json& text, bool nested, std::string_view type) {
+  const detail::reader r(text);
+  const bool standard = r.find({"hidden_size", "n_embd", "d_model"}) != nullptr &&
+                        r.find({"num_hidden_layers", "n_layer", "num_layers"}) != nullptr &&
+                        r.find({"num_attention_heads", "n_head", "num_heads"}) != nullptr &&
+                        r.find({"vocab_size"}) != nullptr;
+  if (!standard)
+    return unsupported(type,
+                       "not a family llm-memory knows, nor a decoder with its standard fields (hidden_size, "
+                       "num_hidden_layers, num_attention_heads, vocab_size)");
+  if (const std::string field = unreadable_field(text); !field.empty())
+    return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) +
+                                   " is not a family llm-memory knows, and its field " + detail::quoted(field) +
+                                   " describes layers a plain decoder would miscount; docs/models.md lists the "
+                                   "families"};
+  auto read = detail::parse_decoder(root, text, nested, *detail::find_family("llama"), type);
+  if (!read.ok()) return read;
+  read.value()["model_notes"] =
+      "model_type " + detail::quoted(std::string(type)) +
+      " is not known: counted as a Llama-style decoder from its standard fields (RMSNorm, gated MLP, rotary "
+      "positions, no biases and untied embeddings unless attention_bias, mlp_bias or tie_word_embeddings say "
+      "otherwise; experts and sliding windows as their usual fields say); check against the checkpoint's size";
+  return read;
 }
 
 // The encoder or encoder-decoder family model_type names; nullptr when it names none.
@@ -116,7 +175,11 @@ result<settings> parse_config(std::string_view json_text) {
   if (const detail::stack_family* stack = has_text ? nullptr : find_stack(type))
     return detail::parse_encoder(root, *stack);
   const detail::family* found = detail::find_family(type);
-  if (found == nullptr) return unsupported(type);
+  if (found == nullptr) {
+    const std::string refused = refused_kind(type);
+    if (!refused.empty()) return unsupported(type, refused);
+    return read_unknown(root, j, has_text, type);
+  }
   return detail::parse_decoder(root, j, has_text, *found, type);
 }
 

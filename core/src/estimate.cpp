@@ -43,6 +43,11 @@ std::vector<std::string> stage_notes(const context& c) {
   const run_spec& r = c.r;
   const setting_values& s = c.s;
   std::vector<std::string> notes;
+  // What config.json's reader assumed (an unknown model_type, towers left out) comes first.
+  if (!s.model_notes.empty()) notes.push_back(s.model_notes);
+  if (!c.train && s.num_kv_shared_layers > 0)
+    notes.push_back("the last " + std::to_string(s.num_kv_shared_layers) +
+                    " layers reuse an earlier layer's keys and values (num_kv_shared_layers): they keep no KV cache");
   if (!c.train && r.adapters())
     notes.emplace_back("finetune is ignored for inference: the base weights are estimated as stored");
   if (c.train && r.adapters() && s.trainable_params != 1)

@@ -202,6 +202,16 @@ double model_spec::layers_of(layer_kind k, double first_layers) const {
   return out;
 }
 
+// The shared layers are the model's last (modeling_gemma3n.py: layer_idx >= num_hidden_layers -
+// num_kv_shared_layers), so the first layers hold them only past that point.
+double model_spec::shared_layers_in(double first_layers) const {
+  return std::max(0.0, first_layers - (static_cast<double>(layers) - kv_shared_layers));
+}
+
+double model_spec::cached_layers_of(layer_kind k, double first_layers) const {
+  return layers_of(k, first_layers - shared_layers_in(first_layers));
+}
+
 model_spec make_model(const setting_values& s, const model_choices& choices) {
   model_spec m;
   m.choices = choices;
@@ -214,6 +224,7 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.vocab = static_cast<double>(s.vocab_size);
   m.mla = s.kv_lora_rank > 0;
   m.layer_pattern = layer_pattern_of(s, m.mla);
+  m.kv_shared_layers = static_cast<double>(std::min(s.num_kv_shared_layers, s.num_hidden_layers));
 
   param_breakdown& p = m.params;
   // A factorised embedding (ALBERT, ELECTRA-small): tables of width E, then a biased Linear E -> h.

@@ -265,6 +265,11 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
   if (v.first_k_dense_replace > v.num_hidden_layers)
     fail(errors, "first_k_dense_replace",
          "must not exceed num_hidden_layers (" + std::to_string(v.num_hidden_layers) + ")");
+  // A shared layer reads the cache of an earlier layer that computes its own (modeling_gemma3n.py).
+  if (v.num_kv_shared_layers > 0 && v.num_kv_shared_layers >= v.num_hidden_layers)
+    fail(errors, "num_kv_shared_layers",
+         "must be below num_hidden_layers (" + std::to_string(v.num_hidden_layers) + "), got " +
+             std::to_string(v.num_kv_shared_layers));
   if (v.kv_lora_rank > 0 && (v.qk_rope_head_dim < 1 || v.v_head_dim < 1 || v.qk_nope_head_dim < 1))
     fail(errors, "kv_lora_rank", "MLA needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
   // Encoders and encoder-decoders are dense multi-head stacks (docs/models.md, "Encoders and encoder-decoders").

@@ -196,6 +196,13 @@ struct model_spec {
   std::vector<layer_run> layer_pattern = {layer_run{}};
   /// Layers of kind `k` among the first `first_layers` layers [layers].
   [[nodiscard]] double layers_of(layer_kind k, double first_layers) const;
+  /// The last layers that reuse an earlier layer's keys and values (Gemma 3n num_kv_shared_layers) [layers].
+  double kv_shared_layers = 0;
+  /// Layers of kind `k` among the first `first_layers` that keep their own cache (the KV-shared ones do not)
+  /// [layers].
+  [[nodiscard]] double cached_layers_of(layer_kind k, double first_layers) const;
+  /// KV-shared layers among the first `first_layers` [layers].
+  [[nodiscard]] double shared_layers_in(double first_layers) const;
   /// The pattern's entry for layer `l` (0-based).
   [[nodiscard]] const layer_run& run_at(std::int64_t l) const;
   /// The MLP of layer `l` (0-based): the layer list's, else experts where the MoE placement puts them.

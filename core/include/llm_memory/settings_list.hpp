@@ -131,6 +131,9 @@
     "Embedding norm", "")                                                                                              \
   X(attention_sinks, flag, "off", 0, 0, "", "", "model",                                                               \
     "One learned attention-sink logit per head and layer (gpt-oss)", "Attention sinks", "")                            \
+  X(num_kv_shared_layers, integer, "0", 0, 1e5, "", "layers", "model",                                                 \
+    "The last N layers reuse the keys and values of an earlier layer (Gemma 3n): they cache nothing",                  \
+    "KV-shared layers", "")                                                                                            \
   X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                       \
     "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all",             \
     "MoE layer every", "")                                                                                             \
@@ -157,6 +160,10 @@
     "Parameters the other settings do not describe: token-type and relative-position embeddings, T5's relative "       \
     "attention bias, an encoder's final norms, pooler and task head (config.json counts them per family)",             \
     "Other parameters", "")                                                                                            \
+  X(model_notes, text, "", 0, 0, "", "", "model",                                                                      \
+    "What config.json's reader assumed or left out (an unknown model_type read as a Llama-style decoder); shown "      \
+    "as notes",                                                                                                        \
+    "Model assumptions", "")                                                                                           \
   X(num_labels, integer, "0", 0, 1e6, "", "labels", "model",                                                           \
     "Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over "       \
     "the vocabulary)",                                                                                                 \

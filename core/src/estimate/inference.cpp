@@ -37,8 +37,10 @@ double recurrent_layers(const context& c) {
   return layers;
 }
 
+// KV-shared layers (Gemma 3n) read an earlier layer's cache and keep none.
 double attention_layers(const context& c) {
-  return c.layers_on_stage - recurrent_layers(c) - c.m.layers_of(layer_kind::none, c.layers_on_stage);
+  return c.layers_on_stage - recurrent_layers(c) - c.m.layers_of(layer_kind::none, c.layers_on_stage) -
+         c.m.shared_layers_in(c.layers_on_stage);
 }
 
 double state_bytes_per_layer(const context& c) {

@@ -37,9 +37,9 @@ bucket kv_cache(const context& c) {
             "2 x " + n(L) + " layers x b " + n(b) + " x encoder_seq " + n(enc) + " x n_kv " + n(heads) +
                 " x head_dim " + n(m.head_dim) + " x " + n(kv_bytes) + " B");
   }
-  // Each kind of layer caches its own way (layers/): the stage's layers counted by kind.
+  // Each kind of layer caches its own way (layers/): the stage's layers counted by kind, less the KV-shared ones.
   for (const layer_kind_def* kind : layer_kinds()) {
-    const double layers = m.layers_of(kind->kind, L);
+    const double layers = m.cached_layers_of(kind->kind, L);
     if (layers > 0) kind->kv_cache(c, layers, out);
   }
   return out.b;

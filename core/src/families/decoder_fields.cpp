@@ -115,12 +115,13 @@ void read_sizes(reader& r) {
   r.require({"vocab_size"}, "vocab_size");
   r.integer({"num_key_value_heads", "num_kv_heads", "n_head_kv"}, "num_key_value_heads");
   r.integer({"head_dim"}, "head_dim");
+  // Gemma 3n lists one width per layer: its family reads the list (gemma3n.cpp), any other is refused below.
   // The setting's 0 means 4 x hidden_size; a config.json that writes 0 means something else, so it is refused.
-  if (r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size") &&
-      r.out["intermediate_size"] == "0")
-    r.errors.push_back({"intermediate_size",
-                        "config.json gives 0; an MLP needs its width (leave the field out for "
-                        "4 x hidden_size)"});
+  if (const json* i = r.find({"intermediate_size"}); i == nullptr || !i->is_array())
+    if (r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size") &&
+        r.out["intermediate_size"] == "0")
+      r.errors.push_back({"intermediate_size", "config.json gives 0; an MLP needs its width (leave the field out for "
+                                               "4 x hidden_size)"});
   r.integer({"max_position_embeddings", "n_positions"}, "max_position_embeddings");
 }
 
@@ -173,6 +174,9 @@ result<settings> parse_decoder(const json& root, const json& text, bool nested, 
   read_windows(r, fam);
   read_conventions(r, root, nested, fam);
   if (fam.fields != nullptr) fam.fields(r, written);
+  if (const json* i = r.find({"intermediate_size"});
+      i != nullptr && i->is_array() && !r.out.contains("intermediate_size"))
+    r.fail("intermediate_size", "config.json lists intermediate_size per layer: llm-memory reads one width");
   check_moe_placement(r);
   read_quantization(r, root);
   if (root_type == "mllama") mllama_text(r, text);

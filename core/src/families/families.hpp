@@ -99,6 +99,12 @@ void mamba2_fields(reader& r, std::string_view written);
 // What mamba_ssm's configs leave out, before the shared sizes are read.
 void ssm_defaults(settings& out, std::string_view family_type);
 
+// ---- gemma3n.cpp: Gemma 3n's per-layer embeddings, AltUp, LAuReL and per-layer widths (issue 32) --------------------
+
+void gemma3n_fields(reader& r, std::string_view written);
+// The vision and audio embedders of the gemma3n wrapper (the towers are not counted: the note says so) [parameters].
+[[nodiscard]] double gemma3n_embedders(reader& r, const json& root, double text_hidden);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

@@ -174,7 +174,7 @@ bucket kv_buffer(const context& c, double& cpu) {
       m.mla ? static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kb : m.kv_heads * m.head_dim * (kb + vb);
   const double L = attention_layers(c);  // recurrent and MLP-only layers keep no cell
   // Every attention layer but the sliding-window ones keeps a cell per token of the context (the model's layers).
-  const double global = L - m.layers_of(layer_kind::sliding_attention, c.layers_on_stage);
+  const double global = L - m.cached_layers_of(layer_kind::sliding_attention, c.layers_on_stage);
   const double gpu_share = c.layers_on_stage > 0 ? l.gpu_layers / c.layers_on_stage : 0;
   const double full = global * static_cast<double>(l.cells.total) * per_cell;
   const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;

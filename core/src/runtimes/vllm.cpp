@@ -93,9 +93,11 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
     out.max_concurrency = out.kv_available / kv_bytes_per_request(c);
     return;
   }
-  const auto L = static_cast<std::int64_t>(c.layers_on_stage);
+  // The stage's layers with a cache: a KV-shared layer (Gemma 3n) gets no KV cache spec (gpu_model_runner.py
+  // get_kv_cache_spec skips layers with kv_sharing_target_layer_name).
+  const auto L = static_cast<std::int64_t>(c.layers_on_stage - c.m.shared_layers_in(c.layers_on_stage));
   // The full-attention layers of the stage, as the model's layer kinds count them (kv_cache()).
-  const auto full = static_cast<std::int64_t>(c.m.layers_of(layer_kind::attention, c.layers_on_stage));
+  const auto full = static_cast<std::int64_t>(c.m.cached_layers_of(layer_kind::attention, c.layers_on_stage));
   const vllm_hybrid_groups g = vllm_hybrid_grouping(full, L - full);
   const double page =
       vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, bytes_per_value(c.r.kv));
@@ -220,11 +222,12 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
     report_hybrid(c, out, notes);
     return;
   }
-  const double page = per_token * static_cast<double>(s.block_size) / c.layers_on_stage;
-  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, c.layers_on_stage);
+  const double cached = c.layers_on_stage - c.m.shared_layers_in(c.layers_on_stage);
+  const double page = per_token * static_cast<double>(s.block_size) / cached;
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, cached);
   out.kv_capacity_tokens = static_cast<double>(blocks * s.block_size);
   out.max_concurrency = vllm_concurrency(blocks, s.seq, s.block_size);
-  out.max_context = vllm_max_model_len(out.kv_available, page, c.layers_on_stage, s.block_size);
+  out.max_context = vllm_max_model_len(out.kv_available, page, cached, s.block_size);
   if (s.seq > out.max_context)
     notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) + ": its KV cache holds " +
                     std::to_string(static_cast<std::int64_t>(out.kv_capacity_tokens)) +
