@@ -226,4 +226,16 @@ TEST(profile_switches, hf_compile_fuses_norms_mlp_and_casts) {
   EXPECT_EQ(item(s, "parameters", "16-bit autocast copies of the trained matrices"), -1);
 }
 
+// The same run with a plain MLP (up, act, down; i 14336), compiled: per layer norms 33,554,432 + one q/k/v input
+// copy 16,777,216 + q 16,777,216 + k, v 8,388,608 + SDPA output 16,777,216 + LSE 262,144 + one up input copy
+// 16,777,216 + the activation's input 2·T·14336 = 58,720,256 (its output, down_proj's input, recomputed)
+// = 168,034,304; x 32 = 5,377,097,728.
+TEST(profile_switches, compile_plain_mlp_keeps_the_activation_input_only) {
+  settings s = hf();
+  s.insert_or_assign("seq", "2048");
+  s.insert_or_assign("compile", "on");
+  s.insert_or_assign("mlp", "plain");
+  EXPECT_EQ(item(s, "activations", "transformer layers"), 5377097728.0);
+}
+
 }  // namespace
