@@ -234,16 +234,23 @@ void training_knobs(const run_spec& spec, const settings& explicit_values, std::
                    "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
 }
 
+// What training on bf16 weights keeps: mixed precision's fp32 master copy, or, where the profile trains a 16-bit load
+// pure (the HF Trainer: frameworks/hf.cpp), none.
+std::string sixteen_bit_note(const run_spec& spec) {
+  const auto varied = vary(spec, {{"weights_dtype", "bf16"}});
+  if (varied.ok() && !varied.value().values.master_weights && spec.values.master_weights)
+    return "pure bf16: no fp32 master copy, the optimizer states in bf16";
+  return "mixed precision: an fp32 master copy joins the optimizer state";
+}
+
 // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
 void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = spec.train();
   const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
   if (spec.weights == dtype::fp32)
-    out.push_back({"weights_16bit",
-                   "weights fp32 -> bf16",
-                   {{"weights_dtype", "bf16"}},
-                   train ? "mixed precision: an fp32 master copy joins the optimizer state" : ""});
+    out.push_back(
+        {"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}}, train ? sixteen_bit_note(spec) : ""});
   if (frozen_or_served && is_16bit(spec.weights))
     out.push_back({"weights_8bit",
                    "weights " + s.weights_dtype + " -> int8",

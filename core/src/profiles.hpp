@@ -11,8 +11,9 @@ namespace llm_memory::detail {
 
 /// The framework profile for a training run (frameworks/table.cpp, each framework's in frameworks/<name>.cpp):
 /// behaviour settings -> values. `framework` is the resolved framework (resolve.cpp parses the choice); `values` are
-/// the settings as layered without any profile.
-[[nodiscard]] settings framework_profile(framework_kind framework, const setting_values& values);
+/// the settings as layered without any profile, `stated` the explicit values (the row's `stated` reads them).
+[[nodiscard]] settings framework_profile(framework_kind framework, const setting_values& values,
+                                         const settings& stated);
 
 /// What a framework changes in the model itself, layered over the model preset (under config.json and explicit
 /// values): litgpt's GPT has its own lm_head, so a tied checkpoint is untied (frameworks/litgpt.cpp).

@@ -198,8 +198,11 @@ run_spec parse_choices(setting_values values) {
   r.optimizer_states = dtype_choice(v.optimizer_dtype, dtype::fp32);
   r.activation_bytes = r.weights == dtype::fp32 && !autocast ? 4 : 2;
   r.residual_bytes = r.weights == dtype::fp32 || (v.qlora_upcast && r.adapters()) ? 4 : r.activation_bytes;
-  r.autocast_weights = autocast && r.trainable == dtype::fp32;
-  r.per_linear_inputs = v.input_copies == "per_linear";
+  r.compiled = v.compile == "on";  // auto: every recipe's default is eager (docs/methodology.md, "torch.compile")
+  // Compiled, the casts are graph nodes: one cast of an input serves every linear reading it, and the partitioner
+  // recomputes a weight's 16-bit cast from the fp32 weight (a graph input) instead of saving it.
+  r.autocast_weights = autocast && r.trainable == dtype::fp32 && !r.compiled;
+  r.per_linear_inputs = v.input_copies == "per_linear" && !r.compiled;
   // bitsandbytes < 0.43.2 MatMul4Bit.forward saved (A, B) for backward (autograd/_functions.py 0.43.1); PR #1270
   // saves A only when B needs a gradient, which a frozen 4-bit base never does.
   r.frozen_linears_keep_input = v.bnb_version == "before_0.43.2" && r.adapters() && r.weights == dtype::nf4;
@@ -476,8 +479,8 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
   const bool train = choice<run_mode>(mode_names, values.mode) == run_mode::train;
   const auto framework = choice<framework_kind>(framework_names, values.framework);
-  const settings profile =
-      train ? detail::framework_profile(framework, values) : detail::runtime_profile(parse_runtime(values), values);
+  const settings profile = train ? detail::framework_profile(framework, values, explicit_values)
+                                 : detail::runtime_profile(parse_runtime(values), values);
   if (!profile.empty()) {
     setting_values base = detail::default_values();
     detail::apply_layer(profile, base, errors, " (from the profile)");

@@ -101,7 +101,9 @@ struct run_spec {
   /// bnb_version = before_0.43.2 over a 4-bit base: every frozen 4-bit linear keeps its input, as an adapted one does
   bool frozen_linears_keep_input = false;
   bool autocast_weights = false;  ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
-  double params = 0;              ///< total parameters: the `params` override when given [parameters]
+  /// compile = on: inductor fuses the norms and the MLP's activation, which save their 16-bit inputs only
+  bool compiled = false;
+  double params = 0;  ///< total parameters: the `params` override when given [parameters]
   /// What the run was resolved from (vary() changes it and resolves it again); never null after resolve().
   std::shared_ptr<const resolve_inputs> inputs;
 

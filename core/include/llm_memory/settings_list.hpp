@@ -209,6 +209,15 @@
     "HF (upcast logits)|HF before 4.46|TRL chunked|torchtune chunked|torchtune chunked, compiled|LitGPT "              \
     "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)",            \
     "training,phased_framework")                                                                                       \
+  X(compile, choice, "auto", 0, 0, "auto|on|off", "", "workload",                                                      \
+    "torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit "       \
+    "inputs only; torchtune compiles its chunked loss too. auto = the framework's recipe default (off)",               \
+    "torch.compile", "Framework default|On|Off", "training")                                                           \
+  X(transformers_version, choice, "4.54", 0, 0, "4.54|4.46|4.36|4.35", "", "workload",                                 \
+    "Transformers release under the HF Trainer (framework hf): SDPA with native GQA from 4.54 (PR #39412), SDPA "      \
+    "with K/V repeated from 4.36, eager attention before; the loss upcasts the logits itself from 4.46 (hf_legacy "    \
+    "before)",                                                                                                         \
+    "Transformers version", ">= 4.54|4.46 - 4.53|4.36 - 4.45|Before 4.36", "training")                                 \
   X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                    \
     "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "    \
     "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward",                       \

@@ -19,7 +19,8 @@ namespace {
 // cast to fp32, plus the normalised value cast back, which the weight multiply keeps only to compute the
 // weight's gradient, so not under LoRA, where norms are frozen (measured: docs/validation.md).
 double norm_saved_bytes(const context& c) {
-  if (!c.s.norm_upcast) return c.act;
+  // Compiled, the fused norm saves its 16-bit input and recomputes the fp32 cast (the rstd is per token).
+  if (!c.s.norm_upcast || c.r.compiled) return c.act;
   // The normalised value is multiplied by the weight in the weight's dtype: fp32 under autocast (8 B in all).
   return c.r.adapters() ? fp32_bytes : fp32_bytes + std::max(c.act, bytes_per_value(c.r.weights));
 }
@@ -372,8 +373,9 @@ bucket activations_train(const context& c) {
   if (c.last_stage) {
     // A frozen lm_head (LoRA) does not keep its input.
     const bool lora = c.r.adapters();
-    const std::string kept = s.norm_upcast ? (lora ? "fp32 norm input" : "fp32 norm input + normalised + lm_head input")
-                                           : (lora ? "norm input" : "norm input + lm_head input");
+    const std::string kept = s.norm_upcast && !c.r.compiled
+                                 ? (lora ? "fp32 norm input" : "fp32 norm input + normalised + lm_head input")
+                                 : (lora ? "norm input" : "norm input + lm_head input");
     out.add("final norm and lm_head inputs", (norm_saved_bytes(c) + (lora ? 0 : B)) * T * h / t_seq,
             "(" + kept + ") x tokens x h" + (lora ? " (frozen lm_head keeps no input)" : ""));
     // A classification (or QA, or bare encoder) head has num_labels outputs per token or sequence, no vocabulary.

@@ -55,6 +55,10 @@ struct framework_def {
   bool searches_tp = false;
   /// The notes it adds to a training estimate, after the run's own. nullptr: none.
   void (*notes)(const run_spec& r, std::vector<std::string>& out) = nullptr;
+  /// What its profile changes after `profile`, from the settings the user stated (`stated`: the explicit values;
+  /// a table default and the same value stated mean different recipes: HF's bf16 load, torchtune's AdamW).
+  /// nullptr: nothing.
+  void (*stated)(settings& profile, const setting_values& values, const settings& stated) = nullptr;
 };
 
 /// The table's row for a framework (table.cpp).

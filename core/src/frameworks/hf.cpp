@@ -33,7 +33,35 @@ namespace {
 
 constexpr std::array<std::int64_t, 4> stages = {0, 1, 2, 3};
 
-void profile(settings& p, const setting_values& v) { hf_recipe(p, v.finetune); }
+// What the Transformers release changes: the attention from_pretrained picks (modeling_utils.py
+// _check_and_enable_sdpa from v4.36.0: SDPA when torch has it; integrations/sdpa_attention.py use_gqa_in_sdpa,
+// PR #39412 in v4.54.0: enable_gqa without a padding mask) and the loss (loss/loss_utils.py from v4.46.0).
+void release(settings& p, const std::string& version) {
+  if (version == "4.54") return;  // hf_recipe's
+  set(p, "attention", version == "4.35" ? "eager" : "sdpa");
+  if (version != "4.46") set(p, "loss_impl", "hf_legacy");
+}
+
+void profile(settings& p, const setting_values& v) {
+  hf_recipe(p, v.finetune);
+  release(p, v.transformers_version);
+}
+
+// A stated load dtype of a full fine-tune (from_pretrained(torch_dtype=...)) is the Trainer's precision too: fp32
+// without bf16=True trains in fp32 (no autocast); a 16-bit load with bf16=True is pure 16-bit: Trainer keeps no
+// master copy (trainer.py creates none) and torch.optim.AdamW allocates its states like the parameter
+// (torch/optim/adamw.py _init_group: torch.zeros_like(p, memory_format=torch.preserve_format), torch 2.x).
+void stated(settings& p, const setting_values& v, const settings& explicit_values) {
+  if (v.finetune != "full" || !explicit_values.contains("weights_dtype")) return;
+  if (v.weights_dtype == "fp32") {
+    set(p, "autocast", "off");
+    return;
+  }
+  if (v.weights_dtype != "bf16" && v.weights_dtype != "fp16") return;
+  set(p, "autocast", v.weights_dtype.c_str());
+  set(p, "master_weights", "off");
+  set(p, "optimizer_dtype", v.weights_dtype.c_str());
+}
 
 }  // namespace
 
@@ -46,6 +74,7 @@ extern constinit const framework_def hf_framework{
     .ddp_buffers = true,
     .zero_stages = stages,  // DeepSpeed's 0-3, run through the Trainer
     .searches_tp = false,   // the Trainer keeps the degree it was given
+    .stated = stated,
 };
 
 }  // namespace llm_memory::detail

@@ -36,12 +36,13 @@ void common(settings& p) { set(p, "cuda_context", "0.5GiB"); }
 
 const framework_def& framework_of(framework_kind kind) { return *table[static_cast<std::size_t>(kind)]; }
 
-settings framework_profile(framework_kind framework, const setting_values& values) {
+settings framework_profile(framework_kind framework, const setting_values& values, const settings& stated) {
   settings p;
   const framework_def& f = framework_of(framework);
   if (f.profile == nullptr) return p;
   common(p);
   f.profile(p, values);
+  if (f.stated != nullptr) f.stated(p, values, stated);
   return p;
 }
 
