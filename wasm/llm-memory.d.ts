@@ -165,10 +165,6 @@ export interface Settings {
   optimizer_impl?: "fused" | "foreach" | "paged" | null;
   /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16). Default `hf`. */
   loss_impl?: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | null;
-  /** torch.compile: torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit inputs only; torchtune compiles its chunked loss too. auto = the framework's recipe default (off). Default `auto`. */
-  compile?: "auto" | "on" | "off" | null;
-  /** Transformers version: Transformers release under the HF Trainer (framework hf): SDPA with native GQA from 4.54 (PR #39412), SDPA with K/V repeated from 4.36, eager attention before; the loss upcasts the logits itself from 4.46 (hf_legacy before). Default `4.54`. */
-  transformers_version?: "4.54" | "4.46" | "4.36" | "4.35" | null;
   /** Autocast: Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward. Default `off`. */
   autocast?: "off" | "bf16" | "fp16" | null;
   /** Copies of layer inputs: Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the input per call, so q, k and v keep three). Default `shared`. */
@@ -367,8 +363,6 @@ export interface ResolvedSettings {
   optimizer_in_backward: "on" | "off";
   optimizer_impl: "fused" | "foreach" | "paged";
   loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy";
-  compile: "auto" | "on" | "off";
-  transformers_version: "4.54" | "4.46" | "4.36" | "4.35";
   autocast: "off" | "bf16" | "fp16";
   input_copies: "shared" | "per_linear";
   adapter_dtype: "auto" | "fp32" | "bf16" | "fp16";
