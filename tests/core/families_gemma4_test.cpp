@@ -54,7 +54,7 @@ TEST(families_gemma4, keys_as_values_by_hand) {
       small(4, R"("attention_k_eq_v": true, "num_global_key_value_heads": 1, "hidden_size_per_layer_input": 0)"));
   EXPECT_EQ(s.at("tie_word_embeddings"), "on");
   EXPECT_EQ(s.at("sliding_window_pattern"), "2");
-  EXPECT_NE(s.at("model_notes").find("vision and audio towers are not"), std::string::npos);
+  EXPECT_NE(s.at("model_notes").find("audio encoder is not"), std::string::npos);
   EXPECT_EQ(resolved({}, s).model.params.total, 225028.0);
 }
 
@@ -125,6 +125,27 @@ TEST(families_gemma4, released_sizes_against_published_counts) {
       "num_key_value_heads": 1, "intermediate_size": 6144, "num_kv_shared_layers": 20, "use_double_wide_mlp": true,
       "hidden_size_per_layer_input": 256, "vocab_size_per_layer_input": 262144)")));
   EXPECT_EQ(std::round((e2b.model.params.total - 262144.0 * 35 * 256) / 1e8), 23);
+}
+
+// The wrapper's towers (modeling_gemma4.py Gemma4VisionModel, Gemma4MultimodalEmbedder). The 31B's vision_config
+// (h 1,152, MLP 4,304, 27 layers, 16 heads and KV heads of 72, standardize): per layer q, o, k, v 4 x 1,152 x 1,152 =
+// 5,308,416, q/k norms 144, four norms 4,608, MLP 3 x 1,152 x 4,304 = 14,874,624: 20,187,792, x 27 = 545,070,384;
+// input_proj 768 x 1,152 = 884,736, position table 2 x 10,240 x 1,152 = 23,592,960, std_bias and std_scale 2,304,
+// embed_vision 1,152 x 5,376 = 6,193,152: 575,743,536. E2B's on-device tower (h 768, MLP 3,072, 16 layers of 12
+// heads of 64, clipped linears): per layer 4 x 768^2 = 2,359,296 + 128 + 3,072 + 3 x 768 x 3,072 = 7,077,888 + 7 x
+// 4 clip scalars = 9,440,412, x 16 = 151,046,592; input_proj 589,824, table 15,728,640, embed_vision 768 x 1,536 =
+// 1,179,648; embed_audio 1,536 x 1,536 = 2,359,296: 170,904,000.
+TEST(families_gemma4, vision_tower_and_embedders_by_hand) {
+  std::string b31 = released(5376, 60, 6, R"("num_attention_heads": 32, "num_key_value_heads": 16,
+      "intermediate_size": 21504)");
+  b31.insert(b31.size() - 1, R"(, "vision_config": {"hidden_size": 1152, "intermediate_size": 4304,
+      "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 72,
+      "standardize": true})");
+  EXPECT_EQ(test::parsed_config(b31).at("vision_params"), "575743536");
+  std::string e2b = released(1536, 35, 5, R"("num_attention_heads": 8, "num_key_value_heads": 1,
+      "intermediate_size": 6144)");
+  e2b.insert(e2b.size() - 1, R"(, "vision_config": {"use_clipped_linears": true}, "audio_config": {})");
+  EXPECT_EQ(test::parsed_config(e2b).at("vision_params"), "170904000");
 }
 
 // What is not modelled is refused by name; an unknown model_type with Gemma 4's fields stays refused.

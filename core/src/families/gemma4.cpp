@@ -126,9 +126,40 @@ void gemma4_fields(reader& r, std::string_view) {
                   "config.json gemma4 layers smaller than their sliding layers' shape are not modelled");
   r.out["extra_params"] = format_number(extra);
   r.out["model_notes"] =
-      "gemma4: the text model is counted (full-attention layers' wider heads, per-layer embeddings, experts); the "
-      "vision and audio towers are not (add them with vision_params), and the KV cache takes every layer at the "
-      "sliding layers' head shape (num_key_value_heads x head_dim)";
+      "gemma4: the text model and the vision tower are counted (full-attention layers' wider heads, per-layer "
+      "embeddings, experts); the audio encoder is not (add it with vision_params), and the KV cache takes every "
+      "layer at the sliding layers' head shape (num_key_value_heads x head_dim)";
+}
+
+// The wrapper's vision tower (Gemma4VisionModel) and embedders (Gemma4MultimodalEmbedder: embedding_projection m x
+// text h; its norm has no weight), modeling_gemma4.py @c308a309. Per encoder layer: q, o h x heads d, k, v h x kv d,
+// q_norm and k_norm d, four RMSNorms h, the gated MLP 3 h i, and with use_clipped_linears four scalar clip buffers on
+// each of the 7 linears. Once: patch_embedder input_proj (3 patch^2) x h, position_embedding_table 2 x
+// position_embedding_size x h, std_bias and std_scale h each when standardize. embed_audio's projection is counted
+// (output_proj_dims x text h); the audio encoder is not (model_notes says so).
+double gemma4_tower(reader& r, const json& root, double text_hidden) {
+  double count = 0;
+  if (const auto v = root.find("vision_config"); v != root.end() && v->is_object()) {
+    reader sub(*v);
+    const double h = field(sub, "hidden_size", 768, "vision_params"),
+                 i = field(sub, "intermediate_size", 3072, "vision_params");
+    const double layers = field(sub, "num_hidden_layers", 16, "vision_params");
+    const double heads = field(sub, "num_attention_heads", 12, "vision_params");
+    const double kv = field(sub, "num_key_value_heads", heads, "vision_params");
+    const double d = field(sub, "head_dim", 64, "vision_params"), patch = field(sub, "patch_size", 16, "vision_params");
+    const double positions = field(sub, "position_embedding_size", 10240, "vision_params");
+    const bool clipped = sub.boolean("use_clipped_linears", "vision_params").value_or(false);
+    const bool standardize = sub.boolean("standardize", "vision_params").value_or(false);
+    const double layer = 2 * h * heads * d + 2 * h * kv * d + 2 * d + 4 * h + 3 * h * i + (clipped ? 7 * 4 : 0);
+    count += layers * layer + 3 * patch * patch * h + 2 * positions * h + (standardize ? 2 * h : 0) + h * text_hidden;
+    for (auto& e : sub.errors) r.errors.push_back(std::move(e));
+  }
+  if (const auto a = root.find("audio_config"); a != root.end() && a->is_object()) {
+    reader sub(*a);
+    count += field(sub, "output_proj_dims", 1536, "vision_params") * text_hidden;
+    for (auto& e : sub.errors) r.errors.push_back(std::move(e));
+  }
+  return count;
 }
 
 }  // namespace llm_memory::detail
