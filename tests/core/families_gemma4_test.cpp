@@ -82,7 +82,8 @@ TEST(families_gemma4, shared_layers_double_wide_mlp_and_per_layer_inputs_by_hand
 // 121,002.
 TEST(families_gemma4, moe_block_by_hand) {
   std::string config = small(2, R"("attention_k_eq_v": true, "num_global_key_value_heads": 1,
-      "enable_moe_block": true, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 16)");
+      "enable_moe_block": true, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 16,
+      "hidden_size_per_layer_input": 0)");
   config.replace(config.find("\"intermediate_size\": 128"), 24, "\"intermediate_size\": 32");
   const settings s = test::parsed_config(config);
   EXPECT_EQ(s.at("num_experts_per_tok"), "2");
@@ -150,6 +151,11 @@ TEST(families_gemma4, vision_tower_and_embedders_by_hand) {
 
 // What is not modelled is refused by name; an unknown model_type with Gemma 4's fields stays refused.
 TEST(families_gemma4, refusals) {
+  // Gemma4TextConfig's default hidden_size_per_layer_input is 256: omitted, the per-layer inputs are counted.
+  const settings omitted = test::parsed_config(small(2, R"("final_logit_softcapping": 30.0)"));
+  const settings none = test::parsed_config(small(2, R"("hidden_size_per_layer_input": 0)"));
+  // 2 x (2 x 64 x 256 + 64) + 262,144 x 2 x 256 + 64 x 512 + 256 = 65,664 + 134,217,728 + 32,768 + 256.
+  EXPECT_EQ(std::stod(omitted.at("extra_params")) - std::stod(none.at("extra_params")), 134316416.0);
   EXPECT_TRUE(has_error(parse_config(small(2, R"("attention_bias": true)")), "attention_bias", "gemma4"));
   EXPECT_TRUE(has_error(parse_config(R"({"model_type": "my_gemma", "global_head_dim": 512, "hidden_size": 64,
       "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})"),

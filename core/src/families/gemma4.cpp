@@ -39,14 +39,14 @@ struct gemma4_sizes {
   bool double_wide = false;  ///< use_double_wide_mlp: the shared layers' MLP is 2 x intermediate_size
 };
 
-double written_value(const reader& r, const char* key) {
+[[nodiscard]] double written_value(const reader& r, const char* key) {
   const auto it = r.out.find(key);
   return it == r.out.end() ? 0.0 : number_in(it->second);
 }
 
 // Which layers attend to the full context: layer_types, else every 6th (Gemma4TextConfig.__post_init__); the last
 // layer is always full there.
-std::vector<bool> full_layers(const reader& r, double layers) {
+[[nodiscard]] std::vector<bool> full_layers(const reader& r, double layers) {
   std::vector<bool> full(static_cast<std::size_t>(layers), false);
   const json* types = r.find({"layer_types"});
   for (std::size_t l = 0; l < full.size(); ++l) {
@@ -58,7 +58,7 @@ std::vector<bool> full_layers(const reader& r, double layers) {
 }
 
 // One layer's attention less what the model's count gives it (q, k, v, o and two head norms at the sliding shape).
-double attention_difference(const gemma4_sizes& s, bool full, bool kv_shared) {
+[[nodiscard]] double attention_difference(const gemma4_sizes& s, bool full, bool kv_shared) {
   const double d = full ? s.global_dim : s.head_dim;
   const double kv = full && s.k_eq_v ? s.global_kv : s.kv_heads;
   const double kv_projections = full && s.k_eq_v ? 1 : 2;
@@ -67,9 +67,10 @@ double attention_difference(const gemma4_sizes& s, bool full, bool kv_shared) {
   return real - counted;
 }
 
-// The per-layer input embeddings and projections (p = hidden_size_per_layer_input; 0 = none).
+// The per-layer input embeddings and projections (p = hidden_size_per_layer_input, 256 when omitted as in
+// Gemma4TextConfig; the 31B and 26B A4B configs write 0 = none).
 double per_layer_inputs(reader& r, const gemma4_sizes& s) {
-  const double p = field(r, "hidden_size_per_layer_input", 0, "extra_params");
+  const double p = field(r, "hidden_size_per_layer_input", 256, "extra_params");
   if (p == 0) return 0;
   const double vocab = field(r, "vocab_size_per_layer_input", 262144, "extra_params");
   return s.layers * (2 * s.h * p + s.h) + vocab * s.layers * p + s.h * s.layers * p + p;
@@ -126,8 +127,9 @@ void gemma4_fields(reader& r, std::string_view) {
                   "config.json gemma4 layers smaller than their sliding layers' shape are not modelled");
   r.out["extra_params"] = format_number(extra);
   r.out["model_notes"] =
-      "gemma4: the text model and the vision tower are counted (full-attention layers' wider heads, per-layer "
-      "embeddings, experts); the audio encoder is not (add it with vision_params), and the KV cache takes every "
+      "gemma4: the text model (full-attention layers' wider heads, per-layer embeddings, experts) and, from "
+      "vision_config, the vision tower are counted; the audio encoder is not (add it with vision_params), and the KV "
+      "cache takes every "
       "layer at the sliding layers' head shape (num_key_value_heads x head_dim)";
 }
 
