@@ -108,7 +108,7 @@ void gemma3n_fields(reader& r, std::string_view written);
 // ---- gemma4.cpp: Gemma 4's global heads, shared K/V, double-wide MLP, per-layer inputs and MoE block (issue 32) -----
 
 void gemma4_fields(reader& r, std::string_view written);
-// The gemma4 wrapper's vision tower and the vision and audio embedders (the audio encoder is not counted) [parameters].
+// The gemma4 wrapper's vision tower, audio encoder and their embedders [parameters].
 [[nodiscard]] double gemma4_tower(reader& r, const json& root, double text_hidden);
 
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------

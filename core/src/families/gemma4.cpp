@@ -15,6 +15,8 @@
 //     intermediate_size) and adds the router's scale h and per_expert_scale E and three RMSNorms h per layer.
 // The model's own count takes every layer at the sliding layers' shape; the difference, layer by layer, goes into
 // extra_params. docs/models.md has the derivation.
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,40 +129,75 @@ void gemma4_fields(reader& r, std::string_view) {
                   "config.json gemma4 layers smaller than their sliding layers' shape are not modelled");
   r.out["extra_params"] = format_number(extra);
   r.out["model_notes"] =
-      "gemma4: the text model (full-attention layers' wider heads, per-layer embeddings, experts) and, from "
-      "vision_config, the vision tower are counted; the audio encoder is not (add it with vision_params), and the KV "
-      "cache takes every "
-      "layer at the sliding layers' head shape (num_key_value_heads x head_dim)";
+      "gemma4: the text model (full-attention layers' wider heads, per-layer embeddings, experts) and the vision and "
+      "audio towers of vision_config and audio_config are counted; the KV cache takes every layer at the sliding "
+      "layers' head shape (num_key_value_heads x head_dim)";
 }
 
-// The wrapper's vision tower (Gemma4VisionModel) and embedders (Gemma4MultimodalEmbedder: embedding_projection m x
-// text h; its norm has no weight), modeling_gemma4.py @c308a309. Per encoder layer: q, o h x heads d, k, v h x kv d,
-// q_norm and k_norm d, four RMSNorms h, the gated MLP 3 h i, and with use_clipped_linears four scalar clip buffers on
-// each of the 7 linears. Once: patch_embedder input_proj (3 patch^2) x h, position_embedding_table 2 x
-// position_embedding_size x h, std_bias and std_scale h each when standardize. embed_audio's projection is counted
-// (output_proj_dims x text h); the audio encoder is not (model_notes says so).
+namespace {
+
+// The vision tower (Gemma4VisionModel): per encoder layer q, o h x heads d, k, v h x kv d, q_norm and k_norm d, four
+// RMSNorms h, the gated MLP 3 h i, and with use_clipped_linears four scalar clip buffers on each of the 7 linears.
+// Once: patch_embedder input_proj (3 patch^2) x h, position_embedding_table 2 x position_embedding_size x h, std_bias
+// and std_scale h each when standardize; embed_vision's projection h x text h (its norm has no weight).
+double gemma4_vision(reader& r, const json& v, double text_hidden) {
+  reader sub(v);
+  const double h = field(sub, "hidden_size", 768, "vision_params");
+  const double i = field(sub, "intermediate_size", 3072, "vision_params");
+  const double layers = field(sub, "num_hidden_layers", 16, "vision_params");
+  const double heads = field(sub, "num_attention_heads", 12, "vision_params");
+  const double kv = field(sub, "num_key_value_heads", heads, "vision_params");
+  const double d = field(sub, "head_dim", 64, "vision_params"), patch = field(sub, "patch_size", 16, "vision_params");
+  const double positions = field(sub, "position_embedding_size", 10240, "vision_params");
+  const bool clipped = sub.boolean("use_clipped_linears", "vision_params").value_or(false);
+  const bool standardize = sub.boolean("standardize", "vision_params").value_or(false);
+  for (auto& e : sub.errors) r.errors.push_back(std::move(e));
+  const double layer = 2 * h * heads * d + 2 * h * kv * d + 2 * d + 4 * h + 3 * h * i + (clipped ? 7 * 4 : 0);
+  return layers * layer + 3 * patch * patch * h + 2 * positions * h + (standardize ? 2 * h : 0) + h * text_hidden;
+}
+
+// The audio encoder (Gemma4AudioModel, a Conformer): per layer two feed-forward blocks (h x 4h and 4h x h, two
+// RMSNorms h), attention (q, k, v, post h x h, relative_k_proj h x h, per_dim_scale h / heads), the light conv
+// (linear_start h x 2h, linear_end h x h, depthwise conv h x conv_kernel_size, two RMSNorms h), three RMSNorms h, and
+// with use_clipped_linears four clip scalars on each of its 10 clipped linears. Once: the subsampling convs (3 x 3,
+// 1 -> c0 -> c1, no bias, a LayerNorm without bias after each), input_proj_linear (c0 / 4) c1 x h, output_proj h x
+// out + out; embed_audio's projection out x text h.
+double gemma4_audio(reader& r, const json& a, double text_hidden) {
+  reader sub(a);
+  const double h = field(sub, "hidden_size", 1024, "vision_params");
+  const double layers = field(sub, "num_hidden_layers", 12, "vision_params");
+  const double heads = field(sub, "num_attention_heads", 8, "vision_params");
+  const double kernel = field(sub, "conv_kernel_size", 5, "vision_params");
+  const double out = field(sub, "output_proj_dims", 1536, "vision_params");
+  const bool clipped = sub.boolean("use_clipped_linears", "vision_params").value_or(true);
+  double c0 = 128, c1 = 32;
+  if (const json* ch = sub.find({"subsampling_conv_channels"}); ch != nullptr) {
+    const bool pair =
+        ch->is_array() && ch->size() == 2 && whole(&(*ch)[0]).value_or(0) >= 4 && whole(&(*ch)[1]).value_or(0) >= 1;
+    if (pair) {
+      c0 = (*ch)[0].get<double>();
+      c1 = (*ch)[1].get<double>();
+    } else {
+      sub.fail("vision_params", "config.json audio_config subsampling_conv_channels must list two whole widths, got " +
+                                    quoted(ch->dump()));
+    }
+  }
+  for (auto& e : sub.errors) r.errors.push_back(std::move(e));
+  if (heads < 1) return 0;
+  const double layer = 24 * h * h + 9 * h + h * kernel + std::floor(h / heads) + (clipped ? 10 * 4 : 0);
+  const double subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + std::floor(c0 / 4) * c1 * h;
+  return layers * layer + subsample + h * out + out + out * text_hidden;
+}
+
+}  // namespace
+
+// The wrapper's towers and embedders (modeling_gemma4.py @c308a309): vision_config and audio_config, each when present.
 double gemma4_tower(reader& r, const json& root, double text_hidden) {
   double count = 0;
-  if (const auto v = root.find("vision_config"); v != root.end() && v->is_object()) {
-    reader sub(*v);
-    const double h = field(sub, "hidden_size", 768, "vision_params"),
-                 i = field(sub, "intermediate_size", 3072, "vision_params");
-    const double layers = field(sub, "num_hidden_layers", 16, "vision_params");
-    const double heads = field(sub, "num_attention_heads", 12, "vision_params");
-    const double kv = field(sub, "num_key_value_heads", heads, "vision_params");
-    const double d = field(sub, "head_dim", 64, "vision_params"), patch = field(sub, "patch_size", 16, "vision_params");
-    const double positions = field(sub, "position_embedding_size", 10240, "vision_params");
-    const bool clipped = sub.boolean("use_clipped_linears", "vision_params").value_or(false);
-    const bool standardize = sub.boolean("standardize", "vision_params").value_or(false);
-    const double layer = 2 * h * heads * d + 2 * h * kv * d + 2 * d + 4 * h + 3 * h * i + (clipped ? 7 * 4 : 0);
-    count += layers * layer + 3 * patch * patch * h + 2 * positions * h + (standardize ? 2 * h : 0) + h * text_hidden;
-    for (auto& e : sub.errors) r.errors.push_back(std::move(e));
-  }
-  if (const auto a = root.find("audio_config"); a != root.end() && a->is_object()) {
-    reader sub(*a);
-    count += field(sub, "output_proj_dims", 1536, "vision_params") * text_hidden;
-    for (auto& e : sub.errors) r.errors.push_back(std::move(e));
-  }
+  if (const auto v = root.find("vision_config"); v != root.end() && v->is_object())
+    count += gemma4_vision(r, *v, text_hidden);
+  if (const auto a = root.find("audio_config"); a != root.end() && a->is_object())
+    count += gemma4_audio(r, *a, text_hidden);
   return count;
 }
 
