@@ -55,8 +55,9 @@ error unsupported(std::string_view type, std::string_view why) {
 }
 
 // A field of a layer kind the generic decoder reader cannot count (state-space, recurrent and linear-attention
-// layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection); "" when
-// there is none. layer_types with other kinds than sliding/full attention too.
+// layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection, which
+// only model_type gemma4 counts: families/gemma4.cpp); "" when there is none. layer_types with other kinds than
+// sliding/full attention too.
 std::string unreadable_field(const json& text) {
   constexpr std::array prefixes = {"ssm",
                                    "mamba",

@@ -203,6 +203,9 @@ constexpr std::array families = {
     // Gemma 3n (gemma3n.cpp): Gemma 3's layers, four sliding to one full, and what it adds around them.
     family{.model_type = "gemma3n_text", .tie = true, .qk_norm = "head", .norms_per_layer = 4, .sliding_pattern = 5,
            .fields = gemma3n_fields},
+    // Gemma 4 (gemma4.cpp): Gemma 3's layers with wider full-attention heads, five sliding to one full by default.
+    family{.model_type = "gemma4_text", .tie = true, .attention_bias = "none", .qk_norm = "head", .norms_per_layer = 4,
+           .sliding_pattern = 6, .fields = gemma4_fields},
     family{"olmo2", "rmsnorm", "gated", "rope", false, "", "full"},
     // OLMo 3 (modular_olmo3.py): OLMo 2's layers, three sliding-window layers to one full (layer_types).
     family{.model_type = "olmo3", .qk_norm = "full", .sliding_pattern = 4},
@@ -265,6 +268,7 @@ const family* find_family(std::string_view type) {
   if (type.empty()) return &custom_family;
   if (type == "gemma3") type = "gemma3_text";  // the multimodal wrapper's language model
   if (type == "gemma3n") type = "gemma3n_text";
+  if (type == "gemma4") type = "gemma4_text";
   if (type == "llama4") type = "llama4_text";
   // Qwen2-VL and Qwen2.5-VL: the language model is Qwen2's (its multimodal rope adds no parameters).
   if (type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen2_vl_text" || type == "qwen2_5_vl_text")

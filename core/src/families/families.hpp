@@ -105,6 +105,12 @@ void gemma3n_fields(reader& r, std::string_view written);
 // The vision and audio embedders of the gemma3n wrapper (the towers are not counted: the note says so) [parameters].
 [[nodiscard]] double gemma3n_embedders(reader& r, const json& root, double text_hidden);
 
+// ---- gemma4.cpp: Gemma 4's global heads, shared K/V, double-wide MLP, per-layer inputs and MoE block (issue 32) -----
+
+void gemma4_fields(reader& r, std::string_view written);
+// The gemma4 wrapper's vision tower, audio encoder and their embedders [parameters].
+[[nodiscard]] double gemma4_tower(reader& r, const json& root, double text_hidden);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

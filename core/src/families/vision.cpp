@@ -294,6 +294,8 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
     count = mllama_tower(r, *it, text_hidden);
   } else if (root_type == "gemma3n") {
     count = gemma3n_embedders(r, root, text_hidden);
+  } else if (root_type == "gemma4") {
+    count = gemma4_tower(r, root, text_hidden);
   }  // Other towers are not counted: docs/models.md says so, vision_params can be typed.
   if (count) r.out["vision_params"] = format_number(*count);
 }
