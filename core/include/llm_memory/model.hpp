@@ -94,6 +94,7 @@ enum class layer_kind : std::uint8_t {
   linear_attention,   ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
   mamba,              ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
   short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
+  attention_mamba,    ///< attention and Mamba-2 side by side on one input (Falcon-H1): both caches
   none,               ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
 };
 

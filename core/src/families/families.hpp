@@ -99,6 +99,10 @@ void mamba2_fields(reader& r, std::string_view written);
 // What mamba_ssm's configs leave out, before the shared sizes are read.
 void ssm_defaults(settings& out, std::string_view family_type);
 
+// ---- hybrid2.cpp: Falcon-H1 (issue 32) ------------------------------------------------------------------------------
+
+void falcon_h1_fields(reader& r, std::string_view written);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.
