@@ -37,7 +37,7 @@ std::string type_list(std::span<const detail::stack_family> families) {
 error unsupported(std::string_view type) {
   constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
   constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
-  constexpr std::array recurrent = {"mamba", "rwkv", "jamba", "recurrent_gemma", "zamba", "zamba2", "minimax"};
+  constexpr std::array recurrent = {"mamba", "rwkv", "recurrent_gemma", "zamba", "zamba2", "minimax"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
   const std::string why =
       in(encoders)

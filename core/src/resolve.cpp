@@ -245,6 +245,8 @@ void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "mamba_num_heads", "mamba and attention_mamba layers need mamba_num_heads and mamba_head_dim >= 1");
   if (mamba && (v.mamba_num_heads * v.mamba_head_dim) % v.mamba_n_groups != 0)
     fail(errors, "mamba_n_groups", "must divide mamba_num_heads x mamba_head_dim");
+  if (has(layer_kind::mamba1) && (v.mamba_d_inner < 1 || v.mamba_dt_rank < 1))
+    fail(errors, "mamba_d_inner", "mamba1 layers need mamba_d_inner and mamba_dt_rank >= 1");
 }
 
 void check_architecture(const setting_values& v, std::vector<error>& errors) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Issue 32, Falcon-H1: attention and Mamba-2 side by side in every layer (layers/attention_mamba.cpp). Every number
-// is summed by hand from transformers' modeling_falcon_h1.py (docs/models.md, "Falcon-H1") and checked against the
-// checkpoint's published total.
+// Issue 32, Falcon-H1 (attention and Mamba-2 side by side in every layer, layers/attention_mamba.cpp) and Jamba
+// (Mamba-1 and attention layers, layers/mamba1.cpp). Every number is summed by hand from transformers'
+// modeling_falcon_h1.py and modeling_jamba.py (docs/models.md) and checked against the checkpoint's published total.
 #include <gtest/gtest.h>
 
 #include "run_support.hpp"
@@ -130,6 +130,78 @@ TEST(families_hybrid2, falcon_h1_bad_fields_name_the_setting) {
   r = parse_config(biased);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors().front().setting, "mamba_proj_bias");
+}
+
+// ai21labs/Jamba-v0.1's config.json (JambaConfig's defaults for the periods and the Mamba-1 mixer).
+const std::string jamba_v0_1 = R"({"architectures": ["JambaForCausalLM"], "model_type": "jamba",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "vocab_size": 65536, "num_experts": 16, "num_experts_per_tok": 2,
+    "attn_layer_period": 8, "attn_layer_offset": 4, "expert_layer_period": 2, "expert_layer_offset": 1,
+    "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_dt_rank": "auto", "mamba_conv_bias": true,
+    "mamba_proj_bias": false, "tie_word_embeddings": false})";
+
+// Jamba-v0.1: attention at layers 4, 12, 20, 28 (i % 8 == 4), experts at odd layers. Mamba-1 (inner 2 x 4,096 =
+// 8,192, dt rank ceil(4,096 / 16) = 256, d_state 16): in_proj 4,096 x 16,384 = 67,108,864, x_proj 8,192 x (256 + 32)
+// = 2,359,296, dt_proj 256 x 8,192 + 8,192 = 2,105,344, out_proj 33,554,432, conv1d 8,192 x 4 + 8,192 = 40,960,
+// A_log 8,192 x 16 = 131,072, D 8,192, dt/B/C norms 288: 105,308,448 x 28. Attention 2 x 4,096^2 + 2 x 4,096 x 1,024
+// = 41,943,040 x 4. Dense SwiGLU 3 x 4,096 x 14,336 = 176,160,768 x 16; MoE 16 x 176,160,768 + router 16 x 4,096 =
+// 2,818,637,824 x 16. Norms 2 x 4,096 x 32 = 262,144; untied embeddings 2 x 65,536 x 4,096 = 536,870,912; final
+// norm 4,096: 51,570,323,328, the count a third-party reproduction of Jamba-v0.1 records as exact.
+TEST(families_hybrid2, jamba_v0_1_by_hand) {
+  auto config = parse_config(jamba_v0_1);
+  ASSERT_TRUE(config.ok()) << to_string(config.errors().front());
+  EXPECT_EQ(config.value().at("mamba_d_inner"), "8192");
+  EXPECT_EQ(config.value().at("mamba_dt_rank"), "256");
+  const run_spec r = resolved({}, config.value());
+  EXPECT_EQ(r.model.params.total, 51570323328.0);
+  EXPECT_EQ(r.model.layers_of(layer_kind::mamba1, 32), 28);
+  EXPECT_EQ(r.model.layers_of(layer_kind::attention, 32), 4);
+  EXPECT_EQ(r.model.params.moe_layers(), 16);
+  EXPECT_EQ(resolved({{"model", "jamba-v0.1"}}).model.params.total, 51570323328.0);
+}
+
+// Jamba's state per sequence and Mamba-1 layer in vLLM (mamba_utils.py mamba1_state_shape; "auto": bf16): conv
+// (4 - 1) x 8,192 x 2 = 49,152 B and SSM 8,192 x 16 x 2 = 262,144 B, in 28 layers; the four attention layers keep
+// 2 x 8 x 128 x 2 = 4,096 B per token each.
+TEST(families_hybrid2, jamba_state_beside_kv) {
+  settings run = {{"model", "jamba-v0.1"}, {"mode", "inference"}, {"runtime", "vllm"}, {"batch", "2"}, {"seq", "1000"}};
+  const estimate_result e = estimated(run);
+  EXPECT_EQ(item(e, "Mamba-1 state (SSM + conv, per sequence)"), 2 * 28 * (49152.0 + 262144));
+  EXPECT_EQ(item(e, "full-attention layers"), 2 * 1000 * 4 * 4096.0);
+  run["seq"] = "10000";
+  const estimate_result l = estimated(run);
+  EXPECT_EQ(item(l, "Mamba-1 state (SSM + conv, per sequence)"), 2 * 28 * (49152.0 + 262144));
+}
+
+// llama.cpp: R (4 - 1) x 8,192 and S 16 x 8,192 in f32: 4 x (24,576 + 131,072) = 622,592 B per Mamba-1 layer, x 28 at
+// -np 1. TGI has no Jamba: refused, naming the runtime.
+TEST(families_hybrid2, jamba_llamacpp_and_tgi) {
+  const estimate_result e =
+      estimated({{"model", "jamba-v0.1"}, {"mode", "inference"}, {"runtime", "llamacpp"}, {"weights_dtype", "q8_0"}});
+  EXPECT_EQ(item(e, "RS buffer (llama_memory_recurrent: R and S in f32)"), 28 * 622592.0);
+  const auto r = estimate({{"model", "jamba-v0.1"}, {"mode", "inference"}, {"runtime", "tgi"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors()[0].setting, "runtime");
+}
+
+// Training (bf16, recompute none, b 1, s 512): a Mamba-1 layer keeps in_proj's input (4,096), in_proj's output
+// (2 x 8,192: the conv input and the gate z), the conv output, delta, the scan output and out_proj's input (4 x
+// 8,192), x_proj's output and the normed dt, B, C (2 x 288), 107,648 values x 2 B per token, and the scan's fp32
+// chunk states 8,192 x 2 x 16 x 4 B = 1,048,576 B per chunk, counted as s / 2,048 + 1 = 1.25 chunks (the bound that
+// keeps the sweep linear; the kernel keeps ceil(512 / 2,048) = 1): 512 x 107,648 + 1,310,720 = 56,426,496 B. The
+// same model with those 28 layers MLP-only keeps that much less per layer (framework generic: every bucket summed,
+// not the optimizer step's peak, where the activations are freed).
+TEST(families_hybrid2, jamba_training_saves_the_scan) {
+  const settings base = {{"model", "jamba-v0.1"}, {"mode", "train"},     {"batch", "1"},
+                         {"seq", "512"},          {"recompute", "none"}, {"framework", "generic"}};
+  settings mlp_only = base;
+  mlp_only["layer_types"] = "none+dense,none+moe,none+dense,none+moe,full_attention+dense,none+moe,none+dense,none+moe";
+  const auto activations = [](const estimate_result& e) {
+    for (const auto& b : e.buckets)
+      if (b.key == "activations") return b.bytes;
+    return -1.0;
+  };
+  EXPECT_EQ(activations(estimated(base)) - activations(estimated(mlp_only)), 28 * 56426496.0);
 }
 
 }  // namespace

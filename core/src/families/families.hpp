@@ -99,9 +99,13 @@ void mamba2_fields(reader& r, std::string_view written);
 // What mamba_ssm's configs leave out, before the shared sizes are read.
 void ssm_defaults(settings& out, std::string_view family_type);
 
-// ---- hybrid2.cpp: Falcon-H1 (issue 32) ------------------------------------------------------------------------------
+// ---- hybrid2.cpp: Falcon-H1 and Jamba (issue 32)
+// ------------------------------------------------------------------------------
 
 void falcon_h1_fields(reader& r, std::string_view written);
+void jamba_fields(reader& r, std::string_view written);
+// Per-layer entries as layer_types text, equal neighbours as one "N*entry" (ssm.cpp).
+[[nodiscard]] std::string joined_layers(const std::vector<std::string>& entries);
 
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
