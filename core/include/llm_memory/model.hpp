@@ -29,13 +29,16 @@ enum class projection : std::uint8_t {
   in_proj_ba,    // Gated DeltaNet: beta and the decay's input a
   in_proj,       // Mamba-2 and LFM2's short convolution: the mixer's input projection
   out_proj,      // Gated DeltaNet, Mamba-2 and short convolution: the mixer's output projection
+  x_proj,        // Mamba-1 (Jamba): dt, B and C from the convolution's output
+  dt_proj,       // Mamba-1 (Jamba): dt's low-rank expansion to the inner width
 };
 
 /// PEFT's names, in the order of `projection`.
-inline constexpr std::array<std::string_view, 15> projection_names = {
+inline constexpr std::array<std::string_view, 17> projection_names = {
     "q_proj",    "k_proj",       "v_proj",     "o_proj",   "gate_proj",
     "up_proj",   "down_proj",    "q_a_proj",   "q_b_proj", "kv_a_proj_with_mqa",
-    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",  "out_proj"};
+    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",  "out_proj",
+    "x_proj",    "dt_proj"};
 
 /// Whether a user can name `p` in lora_targets (MLA's projections are adapted by all-linear only).
 [[nodiscard]] constexpr bool nameable(projection p) { return p < projection::q_a_proj || p > projection::kv_b_proj; }
@@ -94,6 +97,8 @@ enum class layer_kind : std::uint8_t {
   linear_attention,   ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
   mamba,              ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
   short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
+  attention_mamba,    ///< attention and Mamba-2 side by side on one input (Falcon-H1): both caches
+  mamba1,             ///< Mamba-1 selective scan (Jamba): an SSM state of inner x d_state and a conv state
   none,               ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
 };
 

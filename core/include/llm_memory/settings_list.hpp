@@ -64,8 +64,9 @@
     "Global layer every", "")                                                                                          \
   X(layer_types, text, "", 0, 0, "", "", "model",                                                                      \
     "The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, "               \
-    "sliding_attention, linear_attention, mamba, conv or none, mlp dense, moe or none (mlp / moe alone: an MLP-only "  \
-    "block); empty = from sliding_window_pattern",                                                                     \
+    "sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel) or none, mlp "       \
+    "dense, moe or "                                                                                                   \
+    "none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern",                                  \
     "Layer kinds", "")                                                                                                 \
   X(attention_output_gate, flag, "off", 0, 0, "", "", "model",                                                         \
     "Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value", "Attention gate", "") \
@@ -90,6 +91,13 @@
     "Mamba conv bias", "")                                                                                             \
   X(mamba_proj_bias, flag, "off", 0, 0, "", "", "model", "Mamba-2 in_proj and out_proj have biases (use_bias)",        \
     "Mamba projection biases", "")                                                                                     \
+  X(mamba_norm, flag, "on", 0, 0, "", "", "model",                                                                     \
+    "Mamba-2 gated RMSNorm before out_proj (Falcon-H1 mamba_rms_norm; off: the output gated by silu(z) alone)",        \
+    "Mamba gated norm", "")                                                                                            \
+  X(mamba_d_inner, integer, "0", 0, 1e6, "", "", "model",                                                              \
+    "Mamba-1 inner width (mamba1 layers; Jamba: mamba_expand x hidden_size)", "Mamba-1 inner width", "")               \
+  X(mamba_dt_rank, integer, "0", 0, 1e5, "", "", "model",                                                              \
+    "Mamba-1 rank of the time step (Jamba mamba_dt_rank; auto: ceil(hidden_size / 16))", "Mamba-1 dt rank", "")        \
   X(conv_l_cache, integer, "3", 1, 1024, "", "", "model",                                                              \
     "Short-convolution width (LFM2 conv_L_cache; its state keeps L_cache - 1 columns)", "Short conv width", "")        \
   X(conv_bias, flag, "off", 0, 0, "", "", "model", "Short-convolution projections and conv have biases (LFM2)",        \

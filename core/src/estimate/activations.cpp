@@ -83,6 +83,8 @@ void scores_saved(const context& c, double scores, layer_activations& out) {
     out.linear_terms += fp32_bytes * c.m.heads * c.tokens;
 }
 
+}  // namespace
+
 // Attention: shared q/k/v input, q, k, v, the projection input, the output dropout mask, and the scores (s^2).
 void attention_saved(const context& c, const layer_kind_def& kind, const layer_params& layer, layer_activations& out) {
   const auto& s = c.s;
@@ -106,6 +108,8 @@ void attention_saved(const context& c, const layer_kind_def& kind, const layer_p
   if (drop) out.linear_terms += T * h, out.outside_tp += T * h;
   scores_saved(c, a * sq * sq * b, out);
 }
+
+namespace {
 
 // Saved-for-backward bytes of one layer for one micro-batch, before tensor parallelism.
 // Autograd keeps a linear layer's input only to compute its weight's gradient (the input's gradient needs only

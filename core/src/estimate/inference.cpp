@@ -37,9 +37,13 @@ double recurrent_layers(const context& c) {
   return layers;
 }
 
-// KV-shared layers (Gemma 3n) read an earlier layer's cache and keep none.
+// Recurrent layers that also attend (layers/: a kind with attends) cache keys and values as well; KV-shared
+// layers (Gemma 3n) read an earlier layer's cache and keep none.
 double attention_layers(const context& c) {
-  return c.layers_on_stage - recurrent_layers(c) - c.m.layers_of(layer_kind::none, c.layers_on_stage) -
+  double both = 0;
+  for (const layer_kind_def* kind : layer_kinds())
+    if (kind->attends) both += c.m.layers_of(kind->kind, c.layers_on_stage);
+  return c.layers_on_stage - recurrent_layers(c) + both - c.m.layers_of(layer_kind::none, c.layers_on_stage) -
          c.m.shared_layers_in(c.layers_on_stage);
 }
 

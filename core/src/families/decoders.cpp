@@ -251,6 +251,10 @@ constexpr std::array families = {
     family{.model_type = "lfm2_moe", .tie = true, .attention_bias = "none", .qk_norm = "head",
            .fields = lfm2_fields},
     family{.model_type = "mamba2", .position = "none", .norms_per_layer = 1, .fields = mamba2_fields},
+    // Falcon-H1: attention and Mamba-2 in parallel in every layer (hybrid2.cpp; docs/models.md).
+    family{.model_type = "falcon_h1", .fields = falcon_h1_fields},
+    // Jamba: Mamba-1 and attention layers, experts every other layer (hybrid2.cpp; docs/models.md).
+    family{.model_type = "jamba", .position = "none", .fields = jamba_fields},
     // Issue 32's Gated DeltaNet hybrids; the derivations are in docs/models.md.
     family{.model_type = "qwen3_next", .qk_norm = "head", .shared_expert_gate = true, .fields = qwen3_next_fields},
     family{.model_type = "qwen3_5", .qk_norm = "head", .fields = qwen3_5_fields},

@@ -111,6 +111,13 @@ void gemma4_fields(reader& r, std::string_view written);
 // The gemma4 wrapper's vision tower, audio encoder and their embedders [parameters].
 [[nodiscard]] double gemma4_tower(reader& r, const json& root, double text_hidden);
 
+// ---- hybrid2.cpp: Falcon-H1 and Jamba (issue 32) -------------------------------------------------------------------
+
+void falcon_h1_fields(reader& r, std::string_view written);
+void jamba_fields(reader& r, std::string_view written);
+// Per-layer entries as layer_types text, equal neighbours as one "N*entry" (ssm.cpp).
+[[nodiscard]] std::string joined_layers(const std::vector<std::string>& entries);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

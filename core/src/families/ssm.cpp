@@ -15,10 +15,9 @@
 #include "text.hpp"
 
 namespace llm_memory::detail {
-namespace {
 
 // Per-layer entries as layer_types text, equal neighbours as one "N*entry".
-std::string joined(const std::vector<std::string>& entries) {
+std::string joined_layers(const std::vector<std::string>& entries) {
   std::string text;
   for (std::size_t i = 0; i < entries.size();) {
     std::size_t j = i;
@@ -28,6 +27,8 @@ std::string joined(const std::vector<std::string>& entries) {
   }
   return text;
 }
+
+namespace {
 
 // A list of strings under one of `names`; nullopt when absent, reported when not a list of strings.
 std::optional<std::vector<std::string>> string_list(reader& r, std::initializer_list<const char*> names) {
@@ -58,7 +59,7 @@ void set_layers(reader& r, const std::vector<std::string>& entries, const char* 
                               " layers where num_hidden_layers is " + layers->second);
     return;
   }
-  r.out["layer_types"] = joined(entries);
+  r.out["layer_types"] = joined_layers(entries);
 }
 
 void flag(reader& r, const char* name, std::string_view setting) {

@@ -39,6 +39,9 @@ struct layer_kind_def {
   void (*saved)(const context& c, const layer_params& layer, layer_activations& out) = nullptr;
   /// The state one layer keeps per sequence whatever the context, on this device (0 for caching kinds) [bytes].
   double (*state_bytes)(const context& c) = nullptr;
+  /// A recurrent kind that also caches every token's keys and values (Falcon-H1's parallel attention and Mamba):
+  /// the runtimes count it among the attention layers too.
+  bool attends = false;
 };
 
 /// Each kind, defined in its own file.
@@ -49,10 +52,12 @@ extern const layer_kind_def dsa_layer;
 extern const layer_kind_def linear_attention_layer;
 extern const layer_kind_def mamba_layer;
 extern const layer_kind_def short_conv_layer;
+extern const layer_kind_def attention_mamba_layer;
+extern const layer_kind_def mamba1_layer;
 extern const layer_kind_def no_mixer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 8>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 10>& layer_kinds();
 
 /// config.json's layer list as runs of kinds (the layer_types setting: "full_attention,3*linear_attention",
 /// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).
@@ -113,6 +118,17 @@ void add_linear(layer_params& layer, projection name, double in, double out, dou
 /// Appends one MLP (gate/up/down, or up/down) of `copies` copies, h -> inner -> h, to `layer` (model.cpp).
 void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, double h, double inner, double copies,
              bool routed);
+
+/// What one attention layer of `kind` keeps for backward: the q/k/v input, q, k, v, the projection input, the
+/// scores (estimate/activations.cpp).
+void attention_saved(const context& c, const layer_kind_def& kind, const layer_params& layer, layer_activations& out);
+
+/// Mamba-2's mixer parameters (layers/mamba.cpp): in_proj and out_proj into `layer`; returns the conv1d, dt_bias,
+/// A_log, D and, when mamba_norm, the gated norm [parameters].
+double add_mamba_params(const setting_values& s, const model_spec& m, layer_params& layer);
+
+/// What Mamba-2's fused training kernel keeps for backward besides in_proj's input (layers/mamba.cpp) [bytes].
+[[nodiscard]] double mamba_scan_saved(const context& c);
 
 /// The key/value cache of standard attention, shared by attention and sliding_attention: bytes per token and
 /// layer on this device (2 x n_kv / tp x head_dim x the KV dtype) (layers/attention.cpp).

@@ -24,16 +24,6 @@ mamba_widths widths_of(const setting_values& s) {
   return {inner, bc, inner + bc, static_cast<double>(s.mamba_num_heads)};
 }
 
-// in_proj (z, x, B, C and dt: 2 inner + 2 groups x state + heads), out_proj (inner -> h), biases when use_bias;
-// returns the depthwise conv1d (conv_dim x d_conv, + conv_dim with use_conv_bias), dt_bias, A_log and D per head and
-// the gated RMSNorm's inner weights.
-double add_mamba_params(const setting_values& s, const model_spec& m, layer_params& layer) {
-  const mamba_widths w = widths_of(s);
-  add_linear(layer, projection::in_proj, m.hidden, 2 * w.inner + w.bc + w.heads, 1, s.mamba_proj_bias);
-  add_linear(layer, projection::out_proj, w.inner, m.hidden, 1, s.mamba_proj_bias);
-  return w.conv * static_cast<double>(s.mamba_d_conv) + (s.mamba_conv_bias ? w.conv : 0) + 3 * w.heads + w.inner;
-}
-
 struct mamba_state {
   double conv = 0;  // [bytes]
   double ssm = 0;   // [bytes]
@@ -67,15 +57,32 @@ void mamba_kv_cache(const context& c, double layers, builder& out) {
 // heads), its output before the gated norm out_x (inner) and the norm's fp32 rstd (one per group and token), and
 // recomputes the conv output, the normed output and out_proj's input in backward; in_proj keeps its input.
 void mamba_saved(const context& c, const layer_params& layer, layer_activations& out) {
-  const mamba_widths w = widths_of(c.s);
-  const double T = c.tokens, h = c.m.hidden, B = c.act;
-  const double input = T * input_bytes(c, layer, {projection::in_proj}, h);
-  const auto groups = static_cast<double>(c.s.mamba_n_groups);
-  out.linear_terms += input + B * T * (w.inner + w.conv + w.heads) + B * T * w.inner + fp32_bytes * T * groups;
+  const double input = c.tokens * input_bytes(c, layer, {projection::in_proj}, c.m.hidden);
+  out.linear_terms += input + mamba_scan_saved(c);
   out.outside_tp += input;
 }
 
 }  // namespace
+
+// in_proj (z, x, B, C and dt: 2 inner + 2 groups x state + heads), out_proj (inner -> h), biases when use_bias;
+// returns the depthwise conv1d (conv_dim x d_conv, + conv_dim with use_conv_bias), dt_bias, A_log and D per head and
+// the gated RMSNorm's inner weights (absent when mamba_norm is off: Falcon-H1's mamba_rms_norm false gates with
+// silu(z) alone, modeling_falcon_h1.py FalconH1Mixer).
+double add_mamba_params(const setting_values& s, const model_spec& m, layer_params& layer) {
+  const mamba_widths w = widths_of(s);
+  add_linear(layer, projection::in_proj, m.hidden, 2 * w.inner + w.bc + w.heads, 1, s.mamba_proj_bias);
+  add_linear(layer, projection::out_proj, w.inner, m.hidden, 1, s.mamba_proj_bias);
+  return w.conv * static_cast<double>(s.mamba_d_conv) + (s.mamba_conv_bias ? w.conv : 0) + 3 * w.heads +
+         (s.mamba_norm ? w.inner : 0);
+}
+
+// zxbcdt, out_x and, with the gated norm, its fp32 rstd per group and token (see mamba_saved).
+double mamba_scan_saved(const context& c) {
+  const mamba_widths w = widths_of(c.s);
+  const double T = c.tokens, B = c.act;
+  const double rstd = c.s.mamba_norm ? fp32_bytes * T * static_cast<double>(c.s.mamba_n_groups) : 0;
+  return B * T * (w.inner + w.conv + w.heads) + B * T * w.inner + rstd;
+}
 
 const layer_kind_def mamba_layer{layer_kind::mamba, "mamba",     add_mamba_params, nullptr,
                                  mamba_kv_cache,    mamba_saved, mamba_state_bytes};

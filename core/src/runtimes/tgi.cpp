@@ -30,14 +30,14 @@ settings profile(const setting_values& v) {
 // family's attention refuses a remainder (flash_llama_modeling.py @v3.3.4); no KV head is replicated.
 // TGI v3.3.x serves no Gated DeltaNet, Mamba-2 or short-convolution model: docs/source/supported_models.md and
 // server/text_generation_server/models/__init__.py list no qwen3_next, qwen3_5, nemotron_h, granitemoehybrid,
-// falcon_h1 or lfm2; its one state-space model is Mamba-1 (state-spaces/mamba-2.8b-slimpj).
+// falcon_h1, jamba or lfm2; its one state-space model is Mamba-1 (state-spaces/mamba-2.8b-slimpj).
 // Checked on the settings: the runtime's checks run before the model is built (resolve.cpp).
 bool recurrent(const setting_values& v) {
   if (v.linear_num_value_heads > 0 || v.mamba_num_heads > 0) return true;
   const auto runs = parse_layer_types(v.layer_types);
   return runs.ok() && std::any_of(runs.value().begin(), runs.value().end(), [](const layer_run& run) {
            return run.kind == layer_kind::linear_attention || run.kind == layer_kind::mamba ||
-                  run.kind == layer_kind::short_conv;
+                  run.kind == layer_kind::mamba1 || run.kind == layer_kind::short_conv;
          });
 }
 
@@ -45,7 +45,7 @@ void check_recurrent(const run_spec& r, std::vector<error>& errors) {
   if (recurrent(r.values))
     errors.push_back({"runtime",
                       "TGI does not serve models with linear-attention, Mamba or short-convolution layers (no "
-                      "qwen3_next, nemotron_h, granitemoehybrid, falcon_h1 or lfm2 in its model list); choose "
+                      "qwen3_next, nemotron_h, granitemoehybrid, falcon_h1, jamba or lfm2 in its model list); choose "
                       "runtime vllm, sglang, llamacpp or transformers"});
 }
 
