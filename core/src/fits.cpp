@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
 #include "text.hpp"
 
@@ -160,6 +161,16 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   row.delta = a.spec.inputs->explicit_values;
 }
 
+// A format whose matrices alone pass the memory of every device cannot fit: skipped without resolving it. The
+// parameters past the embedding (llama.cpp keeps token_embd on the host) at 0.9 x the format's nominal bytes, below
+// what any mix of it stores.
+bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t devices) {
+  const auto format = c.weights != nullptr ? find_dtype(c.weights) : std::nullopt;
+  if (!format) return false;
+  const double matrices = base.model.params.loaded() - base.model.params.embedding;
+  return matrices * bytes_per_value(*format) * 0.9 > base.values.gpu_memory * static_cast<double>(devices);
+}
+
 std::optional<answered> best_answer(const run_spec& base, const fits_request& q) {
   if (q.task != fits_task::run) {
     auto e = estimate(base);
@@ -167,7 +178,8 @@ std::optional<answered> best_answer(const run_spec& base, const fits_request& q)
     return answered{base, std::move(e)};
   }
   for (const candidate& c : run_candidates)
-    if (auto a = try_changes(base, candidate_changes(c, q.devices))) return a;
+    if (!weights_pass_memory(base, c, q.devices))
+      if (auto a = try_changes(base, candidate_changes(c, q.devices))) return a;
   return try_offload(base, q);
 }
 
