@@ -155,6 +155,21 @@ TEST(HostRam, OffloadedPartMustFit) {
   EXPECT_TRUE(estimate(s).value().fits);
 }
 
+// Training: DeepSpeed ZeRO-Offload of the optimizer and parameters keeps in host RAM the fp32 master weights and
+// Adam's two moments (12 B), the bf16 parameters (2 B) and the bf16 gradient partitions (2 B): 16 B x 8,030,261,248
+// = 128,484,179,968 B. 128 GB does not hold it; 129 GB does.
+TEST(HostRam, ZeroOffloadNeedsItsStatesInRam) {
+  settings s{{"model", "llama-3.1-8b"},       {"framework", "deepspeed"}, {"zero", "3"},
+             {"offload", "optimizer+params"}, {"gpu", "rtx-4090"},        {"host_ram", "128GB"}};
+  const auto small = estimate(s);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small.value().cpu_bytes, 16.0 * 8030261248);
+  EXPECT_FALSE(small.value().fits_in_ram);
+  EXPECT_FALSE(small.value().fits);
+  s["host_ram"] = "129GB";
+  EXPECT_TRUE(estimate(s).value().fits_in_ram);
+}
+
 // An Apple M4 with 16 GiB: Metal's working set is 2/3 x 16 GiB = 11,453,246,122 B; vLLM does not run on Metal.
 // Llama 3.1 8B Q8_0 is 8.03e9 x 34/32 B = 8.53e9 B of weights, 8192 x 131,072 B = 1.07e9 B of KV, the context
 // and compute buffer about 1e9 B: 10.6e9 B, so Q8_0 (the first llama.cpp format) fits. Decode bound:
