@@ -84,8 +84,10 @@ void print_rows(const fits_result& r) {
              "offload", "memory", "decode t/s*");
   for (const auto& f : r.rows) {
     if (!f.fits) continue;
-    fmt::print("{:<36} {:>7.1f}B {:<8} {:<12} {:>9} {:>8.0f}% {:>10} {:>12.1f}\n", f.model, f.params / 1e9, f.format,
-               f.runtime, f.max_context, f.offloaded_share * 100, gb(f.total_bytes), f.decode_tokens_per_s);
+    // Training rows have no decode: "-" rather than a speed of 0.
+    const std::string decode = f.decode_tokens_per_s > 0 ? fmt::format("{:.1f}", f.decode_tokens_per_s) : "-";
+    fmt::print("{:<36} {:>7.1f}B {:<8} {:<12} {:>9} {:>8.0f}% {:>10} {:>12}\n", f.model, f.params / 1e9, f.format,
+               f.runtime, f.max_context, f.offloaded_share * 100, gb(f.total_bytes), decode);
   }
   fmt::print("* an upper bound: the bytes a token reads over the memory bandwidth (docs/methodology.md)\n");
 }
