@@ -99,6 +99,23 @@ std::int64_t last_true(std::int64_t lo, std::int64_t hi, const std::function<boo
   return good;
 }
 
+// Where the device total reaches the memory on the straight line through the totals at seq and at the cap: the KV
+// cells and the compute buffer grow linearly with the context, so this is the boundary or next to it (the caller
+// checks it). Nothing when the cap itself does not resolve or the line does not rise; `hi` when the cap holds.
+std::optional<std::int64_t> straight_line_guess(const run_spec& spec, const estimate_result& at_seq, std::int64_t lo,
+                                                std::int64_t hi) {
+  if (hi <= lo + 1) return std::nullopt;
+  const auto top = estimate_with(spec, {{"seq", std::to_string(hi * context_step)}});
+  if (!top) return std::nullopt;
+  if (holds(*top)) return hi;  // the cap holds: nothing to check
+  const double seq = static_cast<double>(spec.values.seq);
+  const double slope = (top->total_bytes - at_seq.total_bytes) / (static_cast<double>(hi * context_step) - seq);
+  if (!(slope > 0)) return std::nullopt;
+  const double tokens = seq + (at_seq.gpu_memory_bytes - at_seq.total_bytes) / slope;
+  const auto k = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(context_step)));
+  return k > lo && k < hi ? std::optional<std::int64_t>(k) : std::nullopt;
+}
+
 // The longest context that holds, in llama.cpp's steps of 256, up to the trained context; `spec` holds at its own
 // seq. vLLM reports its own maximum model length, so one estimate answers it.
 std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq) {
@@ -114,7 +131,13 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
     const auto e = estimate_with(spec, {{"seq", std::to_string(k * context_step)}});
     return e && holds(*e);
   };
-  const std::int64_t k = last_true(lo, cap / context_step, fits);
+  const std::int64_t hi = cap / context_step;
+  std::int64_t k = 0;
+  const auto guess = straight_line_guess(spec, at_seq, lo, hi);
+  if (guess && (*guess == hi || (fits(*guess) && !fits(*guess + 1))))
+    k = *guess;  // the cap, or checked on both sides: the boundary the search would find
+  else
+    k = last_true(lo, hi, fits);
   return k == lo ? seq : k * context_step;
 }
 
