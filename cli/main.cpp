@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fits_command.hpp"
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
@@ -100,6 +101,9 @@ void print_help() {
       "  --advise    each knob one step, bytes saved   --gpus    every GPU preset: fits, devices needed\n"
       "  --from FILE|-, --config PATH, --safetensors PATH, --gguf PATH   read settings from files\n"
       "  --list-models, --list-gpus, --schema, --version, --batch-json FILE: see --help all\n"
+      "  fits --gpu ID [--devices N] [--ram 64GB] [--task run|lora|qlora|full] [--seq N] [--family TEXT]\n"
+      "       [--min-params 1B] [--max-params 70B] [--moe only|none] [--sort size|context|speed] [--json]:\n"
+      "       every model preset on the machine: best format that fits, runtime, longest context, speed bound\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n",
       default_gpu);
 }
@@ -112,7 +116,10 @@ void print_help_all() {
       "       llm-memory sweep [--batch 1:256] [--seq 256:131072] [--KEY VALUE ...] [--json]\n"
       "         total memory over micro-batch x sequence and the largest micro-batch that fits each sequence;\n"
       "         an axis is a value, a:b (doubling from a) or a:b:n (n evenly spaced values)\n"
-      "       llm-memory --list-models [--json] | --list-gpus [--json] | --schema\n\n"
+      "       llm-memory --list-models [--json] | --list-gpus [--json] | --schema\n"
+      "       llm-memory fits --gpu ID [--devices N] [--ram SIZE] [--task run|lora|qlora|full] [--seq N] [--json]\n"
+      "         every model preset ranked on the machine (filters --family, --min-params, --max-params, --moe;\n"
+      "         --sort size|context|speed)\n\n"
       "Settings (the same keys work as URL query keys and widget attributes):\n");
   std::string_view group;
   for (const auto& def : setting_table()) {
@@ -513,6 +520,7 @@ launch_read read_from(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "fits") return llm_memory::cli::run_fits(argc, argv);
   options opt;
   if (const auto refused = parse_args(argc, argv, opt)) return usage_error(argc, argv, {*refused});
   if (opt.help) {

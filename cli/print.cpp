@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "llm_memory/fits.hpp"
+#include "llm_memory/presets.hpp"
 #include "text.hpp"
 
 namespace llm_memory::cli {
@@ -77,6 +79,19 @@ std::string way_flags(const way_out& w) {
   std::string out = flags_of(w.delta);
   for (const auto& key : w.cleared) out += fmt::format(", drops --{}", key);
   return out;
+}
+
+// The speed bound (fits.hpp, docs/methodology.md "Speed bound"): labelled as the upper bound it is.
+void print_speed(const estimate_result& r, const gpu_preset& gpu) {
+  const auto speed = speed_of(r, gpu);
+  if (!speed) return;
+  fmt::print(
+      "speed bound (upper bound: every byte read once at {}'s peak bandwidth): decode {:.1f} tokens/s per "
+      "sequence, {:.1f} tokens/s for the batch of {}",
+      gpu.name, speed->decode_tokens_per_s, speed->batch_tokens_per_s, r.settings.batch);
+  if (speed->prefill_tokens_per_s > 0)
+    fmt::print("; prefill at most {:.0f} tokens/s (dense bf16 FLOPs)", speed->prefill_tokens_per_s);
+  fmt::print("\n");
 }
 
 // A hybrid's layers group by group: "12 × full_attention + moe layer (mixer … + MLP … + norms …)".
@@ -149,10 +164,16 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   }
   fmt::print("{:<58} {:>12.2f}\n", "Device memory", r.gpu_memory_bytes / unit);
   if (r.cpu_bytes > 0) fmt::print("{:<58} {:>12.2f}\n", "CPU RAM (offloaded)", r.cpu_bytes / unit);
-  fmt::print("\n{}\n", r.fits ? "fits"
-                              : fmt::format("does not fit: {:.2f} {} over", (r.total_bytes - r.gpu_memory_bytes) / unit,
-                                            unit_name));
+  const double over = r.total_bytes - r.gpu_memory_bytes;
+  if (r.fits)
+    fmt::print("\nfits\n");
+  else if (over > 0)
+    fmt::print("\ndoes not fit: {:.2f} {} over\n", over / unit, unit_name);
+  else
+    fmt::print("\ndoes not fit in RAM: {:.2f} {} offloaded, host_ram {:.2f} {}\n", r.cpu_bytes / unit, unit_name,
+               s.host_ram / unit, unit_name);
   if (r.inference) print_runtime(r.runtime, s.seq, unit, unit_name);
+  if (const gpu_preset* gpu = find_gpu(s.gpu); gpu != nullptr) print_speed(r, *gpu);
   for (const auto& note : r.notes) fmt::print("note: {}\n", note);
 }
 

@@ -281,6 +281,8 @@ export interface Settings {
   gpu?: string | null;
   /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
   gpu_memory?: number | string | null;
+  /** Host RAM: Host (CPU) RAM for what is offloaded (llama.cpp's CPU layers, ZeRO-Offload, FSDP CPU offload); on a unified-memory machine the share the OS leaves; 0 = not checked [bytes]. Default `0`. */
+  host_ram?: number | string | null;
   /** Overhead model: Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items. Default `detailed`. */
   overhead?: "none" | "factor" | "detailed" | null;
   /** Overhead factor: Multiplier on the weights for overhead = factor [x weights]. Default `1.2`. */
@@ -427,6 +429,7 @@ export interface ResolvedSettings {
   offload: "none" | "optimizer" | "optimizer+params";
   gpu: string;
   gpu_memory: string;
+  host_ram: string;
   overhead: "none" | "factor" | "detailed";
   overhead_factor: string;
   cuda_context: string;

@@ -107,7 +107,13 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   r.total_bytes = r.peak.device;
   r.gpu_memory_bytes = spec.values.gpu_memory;
   r.cpu_bytes = t.cpu;
-  r.fits = r.total_bytes <= r.gpu_memory_bytes;
+  // What is offloaded (llama.cpp's CPU layers, ZeRO-Offload's states) must fit in the host's RAM too.
+  const double ram = spec.values.host_ram;
+  r.fits_in_ram = ram <= 0 || r.cpu_bytes <= ram;
+  r.fits = r.total_bytes <= r.gpu_memory_bytes && r.fits_in_ram;
+  if (!r.fits_in_ram)
+    r.notes.push_back("does not fit in RAM: " + detail::group_digits(r.cpu_bytes) +
+                      " B offloaded to the host > host_ram " + detail::group_digits(ram) + " B");
   return r;
 }
 

@@ -225,6 +225,17 @@ json launch_object(const launch_read& r) {
           {"ignored", ignored},     {"notes", r.notes},     {"errors", errors_list(r.errors)}};
 }
 
+// The speed bound (fits.hpp): an upper bound, every byte read once at the peak bandwidth.
+json speed_json(const speed_bound& s) {
+  return {{"upper_bound", true},
+          {"device_bytes_per_token", json_bytes(s.device_bytes_per_token)},
+          {"host_bytes_per_token", json_bytes(s.host_bytes_per_token)},
+          {"decode_tokens_per_s", s.decode_tokens_per_s},
+          {"batch_tokens_per_s", s.batch_tokens_per_s},
+          {"prefill_tokens_per_s", s.prefill_tokens_per_s},
+          {"formula", s.formula}};
+}
+
 // The estimate's object, as to_json writes it.
 json estimate_object(const estimate_result& r, const solve_result* solved, const advice_result* advice,
                      const checkpoint_summary* checkpoint) {
@@ -253,6 +264,9 @@ json estimate_object(const estimate_result& r, const solve_result* solved, const
               {"notes", r.notes},
               {"settings", settings_json}};
   if (r.inference) out["runtime"] = runtime_json(r.runtime);
+  if (r.settings.host_ram > 0) out["fits_in_ram"] = r.fits_in_ram;  // only where host_ram asks for the check
+  if (const gpu_preset* gpu = find_gpu(r.settings.gpu); gpu != nullptr)
+    if (const auto speed = speed_of(r, *gpu)) out["speed"] = speed_json(*speed);
   if (solved != nullptr) out["solve"] = solve_object(*solved);
   if (advice != nullptr) out["advice"] = advice_object(*advice);
   if (checkpoint != nullptr) out["checkpoint"] = checkpoint_object(*checkpoint);
@@ -309,6 +323,32 @@ std::string gpu_fit_to_json(const gpu_fit_result& r, int indent) {
                     {"needed", answer_json(g.needed)},
                     {"headroom", json_bytes(g.headroom_bytes)}});
   return json{{"gpus", rows}}.dump(indent);
+}
+
+std::string fits_to_json(const fits_result& r, int indent) {
+  json rows = json::array();
+  for (const auto& f : r.rows)
+    rows.push_back({{"model", f.model},
+                    {"name", f.name},
+                    {"params", json_bytes(f.params)},
+                    {"active_params", json_bytes(f.active_params)},
+                    {"moe", f.moe},
+                    {"fits", f.fits},
+                    {"format", f.format},
+                    {"runtime", f.runtime},
+                    {"max_context", f.max_context},
+                    {"gpu_layers", f.gpu_layers},
+                    {"offloaded_share", f.offloaded_share},
+                    {"host", json_bytes(f.host_bytes)},
+                    {"total", json_bytes(f.total_bytes)},
+                    {"decode_tokens_per_s", f.decode_tokens_per_s},
+                    {"delta", detail::object_of(f.delta)}});
+  return json{{"gpu", r.gpu},
+              {"memory", json_bytes(r.memory_bytes)},
+              {"devices", r.devices},
+              {"fitting", r.fitting},
+              {"rows", rows}}
+      .dump(indent);
 }
 
 std::string sweep_to_json(const sweep_run& run) {

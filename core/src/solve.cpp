@@ -297,6 +297,43 @@ std::vector<std::pair<std::int64_t, std::int64_t>> inference_splits(const run_sp
   return out;
 }
 
+// The run with n_gpu_layers at `ngl`, estimated; nothing where resolve() refuses it.
+std::optional<estimate_result> estimate_at_ngl(const run_spec& one, std::int64_t ngl) {
+  const auto r = vary(one, {{"n_gpu_layers", std::to_string(ngl)}});
+  if (!r.ok()) return std::nullopt;
+  return estimate(r.value());
+}
+
+// One device with whole layers left in host memory, as the runtime's own fitting does (runtime_def::
+// offloads_layers): the largest n_gpu_layers up to the run's own (at most num_hidden_layers + 1, the output layer)
+// whose device total fits and whose host part fits host_ram. Device memory falls as layers leave, so the fitting
+// -ngl values are 0..boundary and a bisection finds it. Nothing when even -ngl 0 does not fit.
+std::optional<solve_answer> offload_answer(const run_spec& spec, double capacity) {
+  const setting_values& s = spec.values;
+  const std::int64_t top = std::min<std::int64_t>(s.n_gpu_layers, s.num_hidden_layers + 1);
+  const auto one = vary(spec, {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"seq", std::to_string(s.seq)}});
+  if (top < 1 || !one.ok()) return std::nullopt;
+  auto fits = [&](std::int64_t ngl) {
+    const auto e = estimate_at_ngl(one.value(), ngl);
+    return e && e->total_bytes <= capacity && e->fits_in_ram;
+  };
+  std::optional<std::int64_t> ngl = top > 1 ? last_fitting(1, top - 1, fits) : std::nullopt;
+  if (!ngl && fits(0)) ngl = 0;
+  if (!ngl) return std::nullopt;
+  const estimate_result e = *estimate_at_ngl(one.value(), *ngl);
+  solve_answer a{"min_devices", {"devices", "tp", "pp", "n_gpu_layers"}, true, 1, 1, false, e.total_bytes, {}, {}};
+  a.delta = {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"n_gpu_layers", std::to_string(*ngl)}};
+  pin_evaluated(spec, vary(one.value(), {{"n_gpu_layers", std::to_string(*ngl)}}).value(), a.delta);
+  const std::int64_t layers = std::min(*ngl, s.num_hidden_layers);
+  a.message = "fits on 1 device with -ngl " + std::to_string(*ngl) + ": " + std::to_string(layers) + " of " +
+              std::to_string(s.num_hidden_layers) + " layers on the GPU, " +
+              std::to_string(s.num_hidden_layers - layers) + " layers (" +
+              std::to_string((s.num_hidden_layers - layers) * 100 / std::max<std::int64_t>(1, s.num_hidden_layers)) +
+              "%), " + in_units(e.cpu_bytes, spec.units) + ", in host RAM, as " +
+              std::string(runtime_name(spec.runtime)) + "'s own fitting offloads before another GPU";
+  return a;
+}
+
 solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices", "tp", "pp"}, false, 0, 0, false, 0, {}, {}};
@@ -313,7 +350,12 @@ solve_answer solve_devices_inference(const run_spec& spec, double capacity) {
     if (!split.ok()) continue;
     const run_spec& evaluated = split.value();
     const double bytes = estimate(evaluated).total_bytes;
-    if (bytes > capacity) continue;
+    if (bytes > capacity) {
+      // Offloading layers comes before a second device (llama.cpp's --fit, Ollama's scheduler).
+      if (n == 1 && detail::runtime_of(spec.runtime).offloads_layers)
+        if (auto offloaded = offload_answer(spec, capacity)) return *std::move(offloaded);
+      continue;
+    }
     a.found = true;
     a.value = n;
     a.total_bytes = bytes;

@@ -52,6 +52,8 @@ std::string split_of(const settings& delta, const settings& current) {
   if (delta.contains("zero") && zero != value_of(current, "zero") && std::atof(zero.c_str()) > 0) add("ZeRO-" + zero);
   if (std::atof(value_of(delta, "tp").c_str()) > 1) add("tensor parallel " + value_of(delta, "tp"));
   if (std::atof(value_of(delta, "pp").c_str()) > 1) add(value_of(delta, "pp") + " pipeline stages");
+  // llama.cpp / Ollama offload layers before asking for another device (solve.cpp, offload_answer).
+  if (delta.contains("n_gpu_layers")) add("-ngl " + value_of(delta, "n_gpu_layers") + ", the other layers in host RAM");
   return parts.empty() ? "" : " with " + parts;
 }
 

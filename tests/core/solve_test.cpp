@@ -406,7 +406,9 @@ TEST(solve, min_devices_answer_is_what_applying_it_gives) {
   for (const settings& run : runs) {
     const solve_answer a = solved(run).min_devices;
     ASSERT_TRUE(a.found) << a.message;
-    ASSERT_GT(a.value, 1) << a.message;  // one device does not fit: the answer changes the split
+    // One device does not fit: the answer changes the split, or (Ollama, llama.cpp) keeps one device and offloads
+    // layers (n_gpu_layers), as their own fitting does before a second device.
+    ASSERT_TRUE(a.value > 1 || a.delta.contains("n_gpu_layers")) << a.message;
     settings applied = run;
     for (const auto& [key, value] : a.delta) applied.insert_or_assign(key, value);
     const auto r = resolve(applied);

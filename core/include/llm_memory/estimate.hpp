@@ -81,7 +81,8 @@ struct estimate_result {
   std::int64_t data_parallel = 1;    ///< devices / (tp x pp)
   std::int64_t effective_batch = 1;  ///< batch x grad_accum x data_parallel, sequences per step
   std::string stage;                 ///< which pipeline stage is reported ("only", "first", "last")
-  bool fits = false;                 ///< total_bytes (peak.device) <= gpu_memory_bytes
+  bool fits = false;                 ///< total_bytes (peak.device) <= gpu_memory_bytes, and fits_in_ram
+  bool fits_in_ram = true;           ///< cpu_bytes <= host_ram (true when host_ram is 0: not checked)
   peak_memory peak;                  ///< allocated, reserved and device at the peak; total_bytes = peak.device
   std::vector<phase_bytes> phases;   ///< every phase of the reported stage (one, `sum`, for framework generic)
   std::vector<std::string> notes;    ///< assumptions applied and settings that were ignored

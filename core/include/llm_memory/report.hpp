@@ -9,6 +9,7 @@
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/fits.hpp"
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
 #include "llm_memory/result.hpp"
@@ -61,6 +62,11 @@ inline constexpr int json_schema_version = 1;
 
 /// Which GPUs fit: {"gpus": [{id, name, memory, devices, fits, total, needed (as a solve answer), headroom}]}.
 [[nodiscard]] std::string gpu_fit_to_json(const gpu_fit_result& r, int indent = 2);
+
+/// What runs on the machine: {"gpu", "memory", "devices", "fitting", "rows": [{model, name, params, active_params,
+/// moe, fits, format, runtime, max_context, gpu_layers, offloaded_share, host, total, decode_tokens_per_s,
+/// delta}]}.
+[[nodiscard]] std::string fits_to_json(const fits_result& r, int indent = 2);
 
 /// {"ok": true, "settings": {key: text}}: a parsed config.json, or every setting of a resolved run.
 [[nodiscard]] std::string settings_to_json(const settings& values, int indent = 2);

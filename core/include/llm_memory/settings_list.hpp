@@ -410,6 +410,10 @@
   X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory", "GPU", "")       \
   X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)",          \
     "Memory per device", "")                                                                                           \
+  X(host_ram, bytes, "0", 0, 1e15, "", "bytes", "device",                                                              \
+    "Host (CPU) RAM for what is offloaded (llama.cpp's CPU layers, ZeRO-Offload, FSDP CPU offload); on a "             \
+    "unified-memory machine the share the OS leaves; 0 = not checked",                                                 \
+    "Host RAM", "")                                                                                                    \
   X(overhead, choice, "detailed", 0, 0, "none|factor|detailed", "", "device",                                          \
     "Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items", "Overhead model",  \
     "None|Factor|Detailed")                                                                                            \

@@ -243,6 +243,9 @@ runtime_def llamacpp_runtime() {
   d.overhead = overhead;
   d.report = report;
   d.notes = notes;
+  // --fit (src/llama.cpp llama_params_fit_impl, ggml-org/llama.cpp 3514e9f): layers (MoE: experts first) to the
+  // host until the rest fits; the solver asks for the largest n_gpu_layers that fits (solve.cpp).
+  d.offloads_layers = true;
   // Layers split over devices (-sm layer, its default).
   d.splits = device_split::layers;
   d.split_limits = "layers split over devices, up to one per layer";

@@ -93,6 +93,9 @@ struct runtime_def {
   bool pooled_kv = false;  ///< one KV pool of tokens: a note when it holds fewer than batch x seq
   /// The runtime's notes on a stage (after the shared ones).
   void (*notes)(const context& c, std::vector<std::string>& notes) = nullptr;
+  /// Its own fitting moves whole layers to the host (n_gpu_layers) before another device is needed: the solver
+  /// answers with the largest -ngl that fits one device (llama.cpp's llama_params_fit, Ollama's layer fitting)
+  bool offloads_layers = false;
   device_split splits = device_split::layers;  ///< how the solver splits the model
   std::string_view split_limits;               ///< the splits tried, for "no split fits (...)"
   /// Memory is batch x (piecewise quadratic in seq) plus a constant, so a sweep can lower it (sweep.cpp lower());
