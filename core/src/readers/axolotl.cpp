@@ -109,7 +109,7 @@ void act(launch_read& out, const key_hit& hit) {
       return;
     case lora_r: return set_from(out, hit, "lora_rank");
     case lora_dropout: return set_from(out, hit, "lora_dropout");
-    case lora_target_modules: return set_from(out, hit, "lora_targets");
+    case lora_target_modules: return set_setting(out, hit.path, "lora_targets", scalar_text(*hit.value));
     case lora_target_linear:
       if (read_truth(out, hit) == true) set_setting(out, hit.path, "lora_targets", "all-linear");
       return;

@@ -164,8 +164,7 @@ namespace {
 std::string known_commands() {
   std::string out;
   for (const auto& row : readers)
-    if (row.read <= reader::training && row.read != reader::modelfile)
-      out += (out.empty() ? "" : ", ") + std::string(row.command);
+    if (row.read <= reader::training) out += (out.empty() ? "" : ", ") + std::string(row.command);
   return out;
 }
 

@@ -318,7 +318,9 @@ class parser {
     if (!plain) return v;
     std::string text = v.is_null() ? std::string(rest) : v.get<std::string>();
     bool folded = false;
-    for (; !failed_ && at_ < lines_.size() && lines_[at_].indent > indent; ++at_, folded = true)
+    for (; !failed_ && at_ < lines_.size() && lines_[at_].indent > indent && key_colon(lines_[at_].text) == npos &&
+           !is_item(lines_[at_].text);
+         ++at_, folded = true)
       text += " " + lines_[at_].text;  // a plain scalar continued on more indented lines
     return folded ? json(std::move(text)) : v;
   }
