@@ -56,7 +56,7 @@ struct options {
   std::optional<std::string> batch_path;        ///< --batch-json, when given
   std::optional<std::string> safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
   std::optional<std::string> gguf_path;         ///< a .gguf file
-  std::optional<std::string> from_path;         ///< --from: a launch command's file, "-" for stdin
+  std::vector<std::string> from_paths;          ///< --from (repeatable): launch commands' or recipes' files, "-": stdin
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -146,8 +146,9 @@ void print_help_all() {
       "                      of the shards beside it: tensors, parameters and bytes by dtype (sets params)\n"
       "  --gguf PATH         read a GGUF file's header: parameters and bytes by tensor type (sets params) and the\n"
       "                      architecture's metadata as settings (config.json and explicit flags win)\n"
-      "  --from FILE|-       read a launch command (vllm serve ..., llama-server ...) into settings; explicit\n"
-      "                      flags win (docs/readers.md)\n"
+      "  --from FILE|-       read a launch command (vllm serve ..., llama-server ...) or a training recipe\n"
+      "                      (torchtune, axolotl, LLaMA-Factory, DeepSpeed, accelerate, TRL; repeat to combine,\n"
+      "                      later files win) into settings; explicit flags win (docs/readers.md)\n"
       "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
       "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
@@ -266,7 +267,7 @@ std::optional<error> parse_args(int argc, char** argv, options& opt) {
       continue;
     }
     if (key == "from") {
-      opt.from_path = value;
+      opt.from_paths.push_back(value);
       continue;
     }
     if (key == "batch-json") {
@@ -517,6 +518,13 @@ launch_read read_from(const std::string& path) {
   return read_launch(text.value());
 }
 
+// Every --from file read, later files over earlier ones (combine_launches).
+launch_read read_all_from(const std::vector<std::string>& paths) {
+  std::vector<launch_file> files;
+  for (const auto& path : paths) files.push_back({path == "-" ? "standard input" : path, read_from(path)});
+  return combine_launches(files);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -580,8 +588,8 @@ int main(int argc, char** argv) {
   }
 
   std::optional<launch_read> from;
-  if (opt.from_path) {
-    from = read_from(*opt.from_path);
+  if (!opt.from_paths.empty()) {
+    from = read_all_from(opt.from_paths);
     if (!from->errors.empty()) {
       print_errors(from->errors);
       if (opt.json) fmt::print("{}\n", errors_to_json(from->errors));
@@ -618,7 +626,7 @@ int main(int argc, char** argv) {
                                       : to_json(r, shown_solve, shown_advice, 2, shown_checkpoint));
     return 0;
   }
-  if (from) print_from(*opt.from_path, *from, opt.values);
+  if (from) print_from(opt.from_paths.size() == 1 ? opt.from_paths.front() : "", *from, opt.values);
   if (checkpoint) print_checkpoint(*checkpoint);
   print_table(spec.value(), r);
   if (opt.solve) print_solve(solved, r.inference ? spec.value().values.seq : 0);

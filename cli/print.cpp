@@ -240,15 +240,26 @@ void print_checkpoint(const checkpoint_summary& c) {
 // The "read from FILE:" block: each option read (and the explicit flag that overrides it), the ignored ones by
 // name, the notes.
 void print_from(const std::string& path, const launch_read& from, const settings& values) {
-  fmt::print("read from {} ({}):\n", path == "-" ? "standard input" : path, from.command);
+  if (path.empty())  // several files: the command names each
+    fmt::print("read from {}:\n", from.command);
+  else
+    fmt::print("read from {} ({}):\n", path == "-" ? "standard input" : path, from.command);
   for (const auto& r : from.read) {
     const auto& used = values.at(r.setting);
-    fmt::print("  {} -> {} {}{}\n", r.option, r.setting, r.value,
-               used != from.values.at(r.setting) ? fmt::format(" (--{} {} given)", r.setting, used) : "");
+    const std::string file = r.file.empty() ? "" : r.file + ": ";
+    const std::string over = r.overridden                        ? " (a later file sets it)"
+                             : used != from.values.at(r.setting) ? fmt::format(" (--{} {} given)", r.setting, used)
+                                                                 : "";
+    fmt::print("  {}{} -> {} {}{}\n", file, r.option, r.setting, r.value, over);
   }
-  std::string ignored;
-  for (const auto& i : from.ignored) ignored += (ignored.empty() ? "" : ", ") + i.option;
-  if (!ignored.empty()) fmt::print("  ignored: {}\n", ignored);
+  // The ignored options, one line per file (in the order the files came).
+  for (std::size_t i = 0; i < from.ignored.size();) {
+    const std::string& file = from.ignored[i].file;
+    std::string ignored;
+    for (; i < from.ignored.size() && from.ignored[i].file == file; ++i)
+      ignored += (ignored.empty() ? "" : ", ") + from.ignored[i].option;
+    fmt::print("  ignored{}: {}\n", file.empty() ? "" : " (" + file + ")", ignored);
+  }
   for (const auto& n : from.notes) fmt::print("  note: {}\n", n);
   fmt::print("\n");
 }

@@ -218,9 +218,18 @@ json errors_list(const std::vector<error>& errors) {
 // What a launch command said: {ok, command, settings, read, ignored, notes, errors}.
 json launch_object(const launch_read& r) {
   json read = json::array();
-  for (const auto& o : r.read) read.push_back({{"option", o.option}, {"setting", o.setting}, {"value", o.value}});
+  for (const auto& o : r.read) {
+    json entry = {{"option", o.option}, {"setting", o.setting}, {"value", o.value}};
+    if (!o.file.empty()) entry["file"] = o.file;  // several files combined (combine_launches)
+    if (o.overridden) entry["overridden"] = true;
+    read.push_back(std::move(entry));
+  }
   json ignored = json::array();
-  for (const auto& o : r.ignored) ignored.push_back({{"option", o.option}, {"why", o.why}});
+  for (const auto& o : r.ignored) {
+    json entry = {{"option", o.option}, {"why", o.why}};
+    if (!o.file.empty()) entry["file"] = o.file;
+    ignored.push_back(std::move(entry));
+  }
   return {{"ok", r.errors.empty()}, {"command", r.command}, {"settings", detail::object_of(r.values)}, {"read", read},
           {"ignored", ignored},     {"notes", r.notes},     {"errors", errors_list(r.errors)}};
 }

@@ -2,9 +2,10 @@
 // readLaunch (wasm/api.js): a pasted launch command read by the CLI's readers (docs/readers.md), the same reading
 // as `llm-memory --json --from FILE` prints under "from", and its settings estimate as the same settings typed.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
 import { loadApi, native } from "./support.mjs";
@@ -29,6 +30,21 @@ test("a vllm serve line reads as the CLI's --from reads it", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// Training recipes go through the same binding (docs/readers.md "Training recipes"): the published torchtune
+// config of tests/cli/recipes/ reads on the page as the CLI's --from reads the file.
+test("a pasted torchtune recipe reads as the CLI's --from reads it", () => {
+  const file = fileURLToPath(new URL("../cli/recipes/torchtune-llama3_1-8B_lora_single_device.yaml", import.meta.url));
+  const read = api.readLaunch(readFileSync(file, "utf8"));
+  assert.equal(read.ok, true);
+  assert.equal(read.command, "torchtune config");
+  // The config's own values: lora_llama3_1_8b, rank 8, batch_size 2, gradient_accumulation_steps 8.
+  assert.equal(read.settings.model, "llama-3.1-8b");
+  assert.equal(read.settings.lora_rank, "8");
+  assert.equal(read.settings.batch, "2");
+  assert.equal(read.settings.grad_accum, "8");
+  assert.deepEqual(JSON.parse(native(["--json", "--from", file])).from, read);
 });
 
 test("its settings estimate as the same settings typed", () => {

@@ -126,6 +126,10 @@ void read_modelfile(std::string_view text, launch_read& out);
 /// Whether `text` is a Modelfile: its first line that is neither blank nor a comment starts with FROM.
 [[nodiscard]] bool is_modelfile(std::string_view text);
 
+/// A training script's command line (`trl sft`, `python train.py`, `torchrun`/`accelerate launch ... train.py`):
+/// the launcher's process count, then the script's flags as TrainingArguments / SFTConfig fields.
+void read_training_command(const command_line& cmd, launch_read& out);
+
 /// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
 bool read_command(command_line cmd, launch_read& out);
 

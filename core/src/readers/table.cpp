@@ -5,25 +5,47 @@
 #include <array>
 #include <string>
 
+#include "json_value.hpp"
+#include "llm_memory/config_json.hpp"
 #include "readers/readers.hpp"
+#include "readers/recipe.hpp"
+#include "readers/yaml.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
 
 namespace {
 
+using detail::json;
+
 // A Modelfile is read line by line; as large a text as a command line.
 constexpr std::size_t max_modelfile_bytes = std::size_t{1} << 20;
 
 // The readers, by row (a switch, not function pointers: see option_row).
-enum class reader { vllm, llama_server, llama_cli, sglang, tgi, docker, ollama, modelfile };
+enum class reader {
+  vllm,
+  llama_server,
+  llama_cli,
+  sglang,
+  tgi,
+  docker,
+  ollama,
+  modelfile,
+  training,
+  torchtune,
+  axolotl,
+  llama_factory,
+  accelerate,
+  deepspeed,
+  training_args,
+};
 
 struct reader_row {
   std::string_view command;  ///< program [subcommand | -m module], as the table matches it
   reader read = reader::vllm;
 };
 
-constexpr std::array<reader_row, 11> readers{{
+constexpr std::array<reader_row, 21> readers{{
     {"vllm serve", reader::vllm},
     {"python -m vllm.entrypoints.openai.api_server", reader::vllm},
     {"llama-server", reader::llama_server},
@@ -35,6 +57,17 @@ constexpr std::array<reader_row, 11> readers{{
     {"ollama serve", reader::ollama},
     {"ollama run", reader::ollama},
     {"Modelfile", reader::modelfile},  // read whole by read_modelfile(): not a command line
+    {"trl sft", reader::training},
+    {"python SCRIPT.py", reader::training},
+    {"torchrun", reader::training},
+    {"accelerate launch", reader::training},
+    // Documents (YAML or JSON), told apart by their keys (format_of): not command lines.
+    {"torchtune config", reader::torchtune},
+    {"axolotl config", reader::axolotl},
+    {"LLaMA-Factory config", reader::llama_factory},
+    {"accelerate config", reader::accelerate},
+    {"DeepSpeed config", reader::deepspeed},
+    {"TrainingArguments", reader::training_args},
 }};
 
 void run(reader r, const detail::command_line& cmd, launch_read& out) {
@@ -46,8 +79,41 @@ void run(reader r, const detail::command_line& cmd, launch_read& out) {
     case reader::tgi: return detail::read_tgi(cmd, out);
     case reader::docker: return detail::read_docker(cmd, out);
     case reader::ollama: return detail::read_ollama(cmd, out);
-    case reader::modelfile: return;
+    case reader::training: return detail::read_training_command(cmd, out);
+    default: return;  // the documents are read by read_document()
   }
+}
+
+void run(reader r, const json& doc, launch_read& out) {
+  switch (r) {
+    case reader::torchtune: return detail::read_torchtune(doc, out);
+    case reader::axolotl: return detail::read_axolotl(doc, out);
+    case reader::llama_factory: return detail::read_llama_factory(doc, out);
+    case reader::accelerate: return detail::read_accelerate_config(doc, out);
+    case reader::deepspeed: return detail::read_deepspeed_config(doc, out);
+    case reader::training_args: return detail::read_training_args(doc, out);
+    default: return;
+  }
+}
+
+bool has_component(const json& doc) {
+  for (const auto& [key, value] : doc.members())
+    if (key == "_component_" || (value.is_object() && value.contains("_component_"))) return true;
+  return false;
+}
+
+// The format a document's keys show (docs/readers.md, "Training recipes"); nullopt when none.
+std::optional<reader> format_of(const json& doc) {
+  const auto has = [&](std::string_view key) { return doc.contains(key); };
+  if (has_component(doc)) return reader::torchtune;
+  if (has("base_model") && (has("adapter") || has("micro_batch_size") || has("sequence_len"))) return reader::axolotl;
+  if (has("model_name_or_path") && (has("stage") || has("finetuning_type"))) return reader::llama_factory;
+  if (has("distributed_type") || has("compute_environment")) return reader::accelerate;
+  if (has("zero_optimization") || has("train_micro_batch_size_per_gpu")) return reader::deepspeed;
+  if (has("per_device_train_batch_size") || has("model_name_or_path") || has("gradient_checkpointing") ||
+      has("use_peft") || has("max_seq_length") || has("max_length"))
+    return reader::training_args;
+  return std::nullopt;
 }
 
 // The row of a program name ("vllm serve", "llama-server"), or nullptr (a plain loop: Emscripten's libc++ has no
@@ -60,6 +126,10 @@ const reader_row* row_of(std::string_view command) {
 
 // `python3.11 -m module` reads as `python -m module`; the words that select the command leave the arguments.
 const reader_row* find_reader(detail::command_line& cmd) {
+  if (cmd.program.starts_with("python") && !cmd.args.empty() && cmd.args[0].ends_with(".py")) {
+    cmd.program = "python SCRIPT.py";
+    cmd.args.erase(cmd.args.begin());
+  }
   if (cmd.program.starts_with("python") && cmd.args.size() >= 2 && cmd.args[0] == "-m") {
     cmd.program = "python -m " + cmd.args[1];
     cmd.args.erase(cmd.args.begin(), cmd.args.begin() + 2);
@@ -80,8 +150,9 @@ namespace detail {
 
 bool read_command(command_line cmd, launch_read& out) {
   const auto* row = find_reader(cmd);
-  if (row == nullptr || row->read == reader::modelfile) return false;
+  if (row == nullptr || row->read > reader::training || row->read == reader::modelfile) return false;
   out.command = row->command;
+  cmd.program = row->command;
   run(row->read, cmd, out);
   return true;
 }
@@ -92,8 +163,41 @@ namespace {
 
 std::string known_commands() {
   std::string out;
-  for (const auto& row : readers) out += (out.empty() ? "" : ", ") + std::string(row.command);
+  for (const auto& row : readers)
+    if (row.read <= reader::training) out += (out.empty() ? "" : ", ") + std::string(row.command);
   return out;
+}
+
+std::string known_documents() {
+  std::string out;
+  for (const auto& row : readers)
+    if (row.read > reader::training) out += (out.empty() ? "" : ", ") + std::string(row.command);
+  return out;
+}
+
+// A YAML or JSON document, read by the format its keys show.
+void read_document(std::string_view text, launch_read& out) {
+  const bool is_json = detail::trim(text).starts_with('{');
+  json doc;
+  if (is_json) {
+    if (auto refused = check_json_text(text, "document")) return out.errors.push_back(*std::move(refused));
+    std::string why;
+    doc = detail::parse_json(text, &why);
+    if (doc.is_discarded()) return out.errors.push_back({"document", "not JSON: " + why});
+  } else {
+    auto parsed = detail::parse_yaml(text, out.notes);
+    if (!parsed.ok()) return out.errors.push_back(parsed.errors().front());
+    doc = std::move(parsed).value();
+  }
+  if (!doc.is_object()) return out.errors.push_back({"document", "is not a mapping of keys to values"});
+  const auto format = format_of(doc);
+  if (!format)
+    return out.errors.push_back({"document", std::string(is_json ? "a JSON" : "a YAML") +
+                                                 " document whose keys name no format llm-memory reads (" +
+                                                 known_documents() + ")"});
+  for (const auto& row : readers)
+    if (row.read == *format) out.command = row.command;
+  run(*format, doc, out);
 }
 
 // Names and messages hold words of the input: their control bytes are escaped, so a one-line error stays one line.
@@ -110,6 +214,10 @@ launch_read read_text(std::string_view text) {
   if (text.size() <= max_modelfile_bytes && detail::is_modelfile(text)) {
     out.command = "Modelfile";
     detail::read_modelfile(text, out);
+    return out;
+  }
+  if (text.size() <= max_modelfile_bytes && detail::is_document(text)) {
+    read_document(text, out);
     return out;
   }
   auto words = detail::split_words(text, out.notes);

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# Runs the CLI with FROM (the --from arguments, a list) and with HAND (the same settings typed as flags), both
+# with --json, and fails unless the estimates' "bytes" and "peak" objects are the same text.
+foreach(run FROM HAND)
+  execute_process(COMMAND ${CLI} ${${run}} --json RESULT_VARIABLE code OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${run}: exit ${code}: ${err}")
+  endif()
+endforeach()
+foreach(object bytes peak)
+  foreach(run FROM HAND)
+    string(REGEX MATCH "\n  \"${object}\": {[^}]*}" ${object}_${run} "${out_${run}}")
+    if("${${object}_${run}}" STREQUAL "")
+      message(FATAL_ERROR "${run}: no \"${object}\" object in:\n${out_${run}}")
+    endif()
+  endforeach()
+  if(NOT "${${object}_FROM}" STREQUAL "${${object}_HAND}")
+    message(FATAL_ERROR "\"${object}\" differs:\n--from: ${${object}_FROM}\nby hand: ${${object}_HAND}")
+  endif()
+endforeach()

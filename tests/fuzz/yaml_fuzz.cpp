@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Arbitrary bytes as a YAML recipe: the bounded reader (core/src/readers/yaml.hpp) never crashes or recurses past
+// its depth bound, every error names a line of the input on one line, and what it reads goes on through the
+// recipe readers (read_launch with the text as a document), whose settings estimate or fail naming a setting.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../../core/src/readers/yaml.hpp"
+#include "fuzz_check.hpp"
+#include "llm_memory/launch.hpp"
+#include "llm_memory/report.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace llm_memory;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> notes;
+  const auto doc = detail::parse_yaml(text, notes);
+  if (doc.ok()) {
+    fuzz::require(!doc.value().dump().empty());
+  } else {
+    const auto& e = doc.errors().front();
+    fuzz::check(e);
+    fuzz::require(e.setting.starts_with("line "));
+    const auto line = std::stoul(e.setting.substr(5));
+    fuzz::require(line >= 1 && line <= static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  }
+  // The same bytes as a pasted document: a key line first makes read_launch read them as YAML.
+  const launch_read r = read_launch("base_model: x\nadapter: lora\n" + std::string(text));
+  for (const auto& e : r.errors) fuzz::check(e);
+  for (const auto& [key, value] : r.values) fuzz::require(find_setting(key) != nullptr);
+  fuzz::require(!launch_to_json(r).empty());
+  if (r.errors.empty()) fuzz::check(estimate(r.values));
+  return 0;
+}
