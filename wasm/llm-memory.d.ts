@@ -61,7 +61,7 @@ export interface Settings {
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
   sliding_window_pattern?: number | string | null;
-  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel) or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
+  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, conv or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
   layer_types?: string | null;
   /** Attention gate: Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value. Default `off`. */
   attention_output_gate?: FlagValue | null;
@@ -89,12 +89,6 @@ export interface Settings {
   mamba_conv_bias?: FlagValue | null;
   /** Mamba projection biases: Mamba-2 in_proj and out_proj have biases (use_bias). Default `off`. */
   mamba_proj_bias?: FlagValue | null;
-  /** Mamba gated norm: Mamba-2 gated RMSNorm before out_proj (Falcon-H1 mamba_rms_norm; off: the output gated by silu(z) alone). Default `on`. */
-  mamba_norm?: FlagValue | null;
-  /** Mamba-1 inner width: Mamba-1 inner width (mamba1 layers; Jamba: mamba_expand x hidden_size). Default `0`. */
-  mamba_d_inner?: number | string | null;
-  /** Mamba-1 dt rank: Mamba-1 rank of the time step (Jamba mamba_dt_rank; auto: ceil(hidden_size / 16)). Default `0`. */
-  mamba_dt_rank?: number | string | null;
   /** Short conv width: Short-convolution width (LFM2 conv_L_cache; its state keeps L_cache - 1 columns). Default `3`. */
   conv_l_cache?: number | string | null;
   /** Short conv biases: Short-convolution projections and conv have biases (LFM2). Default `off`. */
@@ -281,8 +275,6 @@ export interface Settings {
   gpu?: string | null;
   /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
   gpu_memory?: number | string | null;
-  /** Host RAM: Host (CPU) RAM for what is offloaded (llama.cpp's CPU layers, ZeRO-Offload, FSDP CPU offload); on a unified-memory machine the share the OS leaves; 0 = not checked [bytes]. Default `0`. */
-  host_ram?: number | string | null;
   /** Overhead model: Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items. Default `detailed`. */
   overhead?: "none" | "factor" | "detailed" | null;
   /** Overhead factor: Multiplier on the weights for overhead = factor [x weights]. Default `1.2`. */
@@ -333,9 +325,6 @@ export interface ResolvedSettings {
   mamba_d_conv: string;
   mamba_conv_bias: "on" | "off";
   mamba_proj_bias: "on" | "off";
-  mamba_norm: "on" | "off";
-  mamba_d_inner: string;
-  mamba_dt_rank: string;
   conv_l_cache: string;
   conv_bias: "on" | "off";
   num_experts: string;
@@ -429,7 +418,6 @@ export interface ResolvedSettings {
   offload: "none" | "optimizer" | "optimizer+params";
   gpu: string;
   gpu_memory: string;
-  host_ram: string;
   overhead: "none" | "factor" | "detailed";
   overhead_factor: string;
   cuda_context: string;
