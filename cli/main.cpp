@@ -149,7 +149,7 @@ void print_help_all() {
       "                      flags win (docs/readers.md)\n"
       "  --log FILE|-        read a vLLM, SGLang or llama.cpp / Ollama startup log: its settings estimated, its\n"
       "                      figures beside ours item by item; --as-record writes them as validation rows\n"
-      "  --emit vllm|llamacpp  write the launch command for the settings (docs/readers.md, \"Emit\")\n"
+      "  --emit FORMAT       the launch command for the settings: vllm, sglang, llamacpp or ollama\n"
       "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
       "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"

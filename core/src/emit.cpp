@@ -58,6 +58,31 @@ command vllm(const setting_values& v) {
   return c;
 }
 
+// SGLang's launch_server (readers/sglang.cpp reads each option back; server_args.py names them).
+command sglang(const setting_values& v) {
+  command c{"python -m sglang.launch_server", {}};
+  c.add("--model-path", v.model.empty() ? std::string("MODEL") : v.model);
+  if (v.model.empty()) c.not_carried.push_back("model");
+  c.add("--tp-size", whole(static_cast<double>(v.tp)));
+  c.add("--pp-size", whole(static_cast<double>(v.pp)));
+  c.add("--context-length", whole(static_cast<double>(v.seq)));
+  if (v.mem_fraction_static > 0) c.add("--mem-fraction-static", whole(v.mem_fraction_static));
+  // 0 (the whole prompt in one pass) is SGLang's -1.
+  c.add("--chunked-prefill-size",
+        v.max_num_batched_tokens > 0 ? whole(static_cast<double>(v.max_num_batched_tokens)) : "-1");
+  c.add("--page-size", whole(static_cast<double>(v.block_size)));
+  if (v.kv_dtype == "auto" || v.kv_dtype == "fp8" || v.kv_dtype == "bf16")
+    c.add("--kv-cache-dtype", v.kv_dtype == "fp8" ? "fp8_e4m3" : v.kv_dtype == "bf16" ? "bfloat16" : "auto");
+  else
+    c.not_carried.push_back("kv_dtype");
+  vllm_weights(v, c);  // the same --dtype and --quantization names
+  if (v.weights_dtype == "int8") {
+    c.not_carried.pop_back();
+    c.add("--quantization", "w8a8_int8");
+  }
+  return c;
+}
+
 // The GGUF file llama-server loads: the preset and the weights' type, as read_gguf_name() reads them back.
 std::string gguf_file(const setting_values& v, command& c) {
   const std::string& w = v.weights_dtype;
@@ -88,14 +113,38 @@ command llamacpp(const setting_values& v) {
   return c;
 }
 
+// An Ollama Modelfile (readers/ollama.cpp read_modelfile reads FROM and PARAMETER back) and, as a comment, the
+// `ollama serve` environment that carries the slots, flash attention and the KV type (envconfig/config.go).
+command ollama(const setting_values& v) {
+  command c;
+  c.text = "FROM ./" + gguf_file(v, c) + "\nPARAMETER num_ctx " + whole(static_cast<double>(v.seq)) +
+           "\nPARAMETER num_gpu " + whole(static_cast<double>(v.n_gpu_layers)) +
+           "\n# OLLAMA_NUM_PARALLEL=" + whole(static_cast<double>(v.batch));
+  if (v.attention == "flash" || v.attention == "eager")
+    c.text += std::string(" OLLAMA_FLASH_ATTENTION=") + (v.attention == "flash" ? "1" : "0");
+  else
+    c.not_carried.push_back("attention");
+  const std::string kv = v.kv_dtype == "fp16" ? "f16" : v.kv_dtype;
+  if (kv == "f16" || kv == "q8_0" || kv == "q4_0")
+    c.text += " OLLAMA_KV_CACHE_TYPE=" + kv;
+  else if (kv != "auto")
+    c.not_carried.push_back("kv_dtype");
+  c.text += " ollama serve";
+  return c;
+}
+
 }  // namespace
 
 result<emitted> emit(const setting_values& values, std::string_view format) {
   command c;
   if (format == "vllm")
     c = vllm(values);
+  else if (format == "sglang")
+    c = sglang(values);
   else if (format == "llamacpp")
     c = llamacpp(values);
+  else if (format == "ollama")
+    c = ollama(values);
   else
     return error{"emit", "must be one of " + std::string(emit_formats) + ", got " + detail::quoted(format)};
   return emitted{c.text + "\n", c.not_carried};
