@@ -20,9 +20,11 @@
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
+#include "llm_memory/emit.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
+#include "llm_memory/log.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -31,6 +33,7 @@
 #include "llm_memory/sweep.hpp"
 #include "llm_memory/ways_out.hpp"
 #include "print.hpp"
+#include "print_log.hpp"
 #include "text.hpp"
 
 namespace {
@@ -57,6 +60,9 @@ struct options {
   std::optional<std::string> safetensors_path;  ///< a .safetensors file or a model.safetensors.index.json
   std::optional<std::string> gguf_path;         ///< a .gguf file
   std::vector<std::string> from_paths;          ///< --from (repeatable): launch commands' or recipes' files, "-": stdin
+  std::optional<std::string> log_path;          ///< --log: a runtime's startup log, "-" for stdin
+  bool as_record = false;                       ///< --as-record: the --log comparison as validation rows
+  std::optional<std::string> emit_format;       ///< --emit: write the launch command for the settings (emit.hpp)
   bool json = false;
   bool solve = false;
   bool advise = false;
@@ -149,6 +155,9 @@ void print_help_all() {
       "  --from FILE|-       read a launch command (vllm serve ..., llama-server ...) or a training recipe\n"
       "                      (torchtune, axolotl, LLaMA-Factory, DeepSpeed, accelerate, TRL; repeat to combine,\n"
       "                      later files win) into settings; explicit flags win (docs/readers.md)\n"
+      "  --log FILE|-        read a vLLM, SGLang or llama.cpp / Ollama startup log: its settings estimated, its\n"
+      "                      figures beside ours item by item; --as-record writes them as validation rows\n"
+      "  --emit FORMAT       the launch command for the settings: vllm, sglang, llamacpp or ollama\n"
       "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
       "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
@@ -218,6 +227,10 @@ std::optional<error> parse_args(int argc, char** argv, options& opt) {
       opt.gpus = true;
       continue;
     }
+    if (arg == "--as-record") {
+      opt.as_record = true;
+      continue;
+    }
     if (arg == "--help" || arg == "-h" || arg == "--help=all") {
       opt.help = true;
       opt.help_all = arg == "--help=all";
@@ -268,6 +281,14 @@ std::optional<error> parse_args(int argc, char** argv, options& opt) {
     }
     if (key == "from") {
       opt.from_paths.push_back(value);
+      continue;
+    }
+    if (key == "log") {
+      if (auto repeated = take_path(opt.log_path, key, value)) return repeated;
+      continue;
+    }
+    if (key == "emit") {
+      opt.emit_format = value;
       continue;
     }
     if (key == "batch-json") {
@@ -357,7 +378,7 @@ void read_chunks(std::istream& in, std::string& text) {
 result<std::string> read_input_file(const std::string& flag, const std::string& path) {
   if (path.empty()) return error{flag, "needs a file name, got an empty one"};
   std::string text;
-  if (path == "-" && flag == "from") {
+  if (path == "-" && (flag == "from" || flag == "log")) {
     read_chunks(std::cin, text);
     if (std::cin.bad()) return error{flag, "cannot read standard input"};
   } else {
@@ -511,6 +532,47 @@ int sweep_command(const resolve_inputs& inputs, bool json) {
   return 0;
 }
 
+// --log FILE: a runtime's startup log, read into settings and figures (log.hpp).
+log_read read_log_file(const std::string& path) {
+  const auto text = read_input_file("log", path);
+  if (!text.ok()) return log_read{.settings = {.errors = text.errors()}};
+  return read_log(text.value());
+}
+
+// --log's output: the validation rows (--as-record), the comparison with the estimate as JSON, or the settings
+// read, the estimate's table and the comparison as text.
+int log_output(const options& opt, const log_read& log, const reconciliation& rec, const run_spec& spec,
+               const estimate_result& r) {
+  const std::string source = *opt.log_path == "-" ? "standard input" : *opt.log_path;
+  if (opt.as_record) {
+    fmt::print("{}\n", validation_records(log, rec, opt.values, source));
+    return 0;
+  }
+  if (opt.json) {
+    fmt::print("{{\"log\": {},\n\"estimate\": {}}}\n", reconciliation_to_json(log, rec), to_json(r));
+    return 0;
+  }
+  print_from(source, log.settings, opt.values);
+  print_table(spec, r);
+  print_reconciliation(log, rec);
+  return 0;
+}
+
+// --emit FORMAT: the launch command for the resolved settings; what it cannot carry as a comment line, which
+// --from reads past.
+int emit_output(const std::string& format, const run_spec& spec) {
+  const auto out = emit(spec.values, format);
+  if (!out.ok()) {
+    print_errors(out.errors());
+    return exit_usage;
+  }
+  fmt::print("{}", out.value().text);
+  std::string missing;
+  for (const auto& key : out.value().not_carried) missing += (missing.empty() ? "" : ", ") + key;
+  if (!missing.empty()) fmt::print("# not carried by this command: {}\n", missing);
+  return 0;
+}
+
 // --from FILE: the launch command's text, read into settings (launch.hpp).
 launch_read read_from(const std::string& path) {
   const auto text = read_input_file("from", path);
@@ -597,6 +659,16 @@ int main(int argc, char** argv) {
     }
     for (const auto& [key, value] : from->values) opt.values.emplace(key, value);  // explicit flags win
   }
+  std::optional<log_read> log;
+  if (opt.log_path) {
+    log = read_log_file(*opt.log_path);
+    if (!log->settings.errors.empty()) {
+      print_errors(log->settings.errors);
+      if (opt.json) fmt::print("{}\n", errors_to_json(log->settings.errors));
+      return exit_usage;
+    }
+    for (const auto& [key, value] : log->settings.values) opt.values.emplace(key, value);  // explicit flags win
+  }
 
   const resolve_inputs inputs{with_default_gpu(opt.values), config, gguf_file};
   if (opt.sweep) return sweep_command(inputs, opt.json);
@@ -614,6 +686,8 @@ int main(int argc, char** argv) {
   const auto solved = opt.solve || opt.ways_out ? solve(spec.value()) : solve_result{};
   const auto advice = opt.advise || opt.ways_out ? advise(spec.value()) : advice_result{};
   const auto ways = opt.ways_out ? ways_out(spec.value(), solved, advice) : ways_out_result{};
+  if (log) return log_output(opt, *log, reconcile(*log, r), spec.value(), r);
+  if (opt.emit_format) return emit_output(*opt.emit_format, spec.value());
   if (opt.json) {
     const auto* shown_solve = opt.solve ? &solved : nullptr;
     const auto* shown_advice = opt.advise ? &advice : nullptr;

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// Launch commands out: `vllm serve` and `llama-server` for resolved settings, with the options their readers
+// (readers/vllm_serve.cpp, readers/llama_server.cpp) map back to the same settings, and the settings no option
+// carries listed by name.
+#include "llm_memory/emit.hpp"
+
+#include <string>
+
+#include "text.hpp"
+
+namespace llm_memory {
+
+namespace {
+
+// The command's words, one option per line.
+struct command {
+  std::string text;
+  std::vector<std::string> not_carried;
+
+  void add(std::string_view option, const std::string& value = "") {
+    text += " \\\n  " + std::string(option) + (value.empty() ? "" : " " + value);
+  }
+};
+
+std::string whole(double v) { return detail::format_number(v); }
+
+// vLLM names the weights by --dtype (16- and 32-bit) or --quantization (vllm_serve.cpp reads both back).
+void vllm_weights(const setting_values& v, command& c) {
+  const std::string& w = v.weights_dtype;
+  if (w == "bf16" || w == "fp16" || w == "fp32")
+    return c.add("--dtype", w == "bf16" ? "bfloat16" : w == "fp16" ? "float16" : "float32");
+  if (w == "awq" || w == "gptq" || w == "fp8" || w == "mxfp4") return c.add("--quantization", w);
+  if (w == "nf4") return c.add("--quantization", "bitsandbytes");
+  c.not_carried.push_back("weights_dtype");
+}
+
+command vllm(const setting_values& v) {
+  command c{"vllm serve " + (v.model.empty() ? std::string("MODEL") : v.model), {}};
+  if (v.model.empty()) c.not_carried.push_back("model");
+  c.add("--max-model-len", whole(static_cast<double>(v.seq)));
+  c.add("--tensor-parallel-size", whole(static_cast<double>(v.tp)));
+  c.add("--pipeline-parallel-size", whole(static_cast<double>(v.pp)));
+  c.add("--gpu-memory-utilization", whole(v.gpu_memory_utilization));
+  if (v.max_num_seqs > 0) c.add("--max-num-seqs", whole(static_cast<double>(v.max_num_seqs)));
+  if (v.max_num_batched_tokens > 0)
+    c.add("--max-num-batched-tokens", whole(static_cast<double>(v.max_num_batched_tokens)));
+  c.add("--block-size", whole(static_cast<double>(v.block_size)));
+  if (v.kv_dtype == "auto" || v.kv_dtype == "fp8" || v.kv_dtype == "bf16")
+    c.add("--kv-cache-dtype", v.kv_dtype == "bf16" ? "bfloat16" : v.kv_dtype);
+  else
+    c.not_carried.push_back("kv_dtype");
+  vllm_weights(v, c);
+  // No CUDA graphs is --enforce-eager; a graph size is vLLM's own measurement, not an option.
+  if (v.cuda_graph_memory == 0)
+    c.add("--enforce-eager");
+  else
+    c.not_carried.push_back("cuda_graph_memory");
+  return c;
+}
+
+// SGLang's launch_server (readers/sglang.cpp reads each option back; server_args.py names them).
+command sglang(const setting_values& v) {
+  command c{"python -m sglang.launch_server", {}};
+  c.add("--model-path", v.model.empty() ? std::string("MODEL") : v.model);
+  if (v.model.empty()) c.not_carried.push_back("model");
+  c.add("--tp-size", whole(static_cast<double>(v.tp)));
+  c.add("--pp-size", whole(static_cast<double>(v.pp)));
+  c.add("--context-length", whole(static_cast<double>(v.seq)));
+  if (v.mem_fraction_static > 0) c.add("--mem-fraction-static", whole(v.mem_fraction_static));
+  // 0 (the whole prompt in one pass) is SGLang's -1.
+  c.add("--chunked-prefill-size",
+        v.max_num_batched_tokens > 0 ? whole(static_cast<double>(v.max_num_batched_tokens)) : "-1");
+  c.add("--page-size", whole(static_cast<double>(v.block_size)));
+  if (v.kv_dtype == "auto" || v.kv_dtype == "fp8" || v.kv_dtype == "bf16")
+    c.add("--kv-cache-dtype", v.kv_dtype == "fp8" ? "fp8_e4m3" : v.kv_dtype == "bf16" ? "bfloat16" : "auto");
+  else
+    c.not_carried.push_back("kv_dtype");
+  vllm_weights(v, c);  // the same --dtype and --quantization names
+  if (v.weights_dtype == "int8") {
+    c.not_carried.pop_back();
+    c.add("--quantization", "w8a8_int8");
+  }
+  return c;
+}
+
+// The GGUF file llama-server loads: the preset and the weights' type, as read_gguf_name() reads them back.
+std::string gguf_file(const setting_values& v, command& c) {
+  const std::string& w = v.weights_dtype;
+  const bool gguf_type = w.starts_with("q") || w.starts_with("iq") || w == "fp16" || w == "bf16" || w == "fp32";
+  if (!gguf_type) c.not_carried.push_back("weights_dtype");
+  if (v.model.empty()) c.not_carried.push_back("model");
+  std::string type = w == "fp16" ? "F16" : w == "fp32" ? "F32" : w;
+  for (char& ch : type)
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+  return (v.model.empty() ? std::string("MODEL") : v.model) + (gguf_type ? "-" + type : "") + ".gguf";
+}
+
+command llamacpp(const setting_values& v) {
+  command c{"llama-server", {}};
+  c.add("-m", gguf_file(v, c));
+  // -c is the context of all slots: each of the -np slots holds -c / -np (llama-context.cpp n_ctx_seq).
+  c.add("-c", whole(static_cast<double>(v.seq) * static_cast<double>(v.batch)));
+  c.add("-np", whole(static_cast<double>(v.batch)));
+  c.add("-ngl", whole(static_cast<double>(v.n_gpu_layers)));
+  c.add("-b", whole(static_cast<double>(v.n_batch)));
+  c.add("-ub", whole(static_cast<double>(v.n_ubatch)));
+  if (v.attention == "flash" || v.attention == "eager")
+    c.add("-fa", v.attention == "flash" ? "on" : "off");
+  else
+    c.not_carried.push_back("attention");
+  c.add("-ctk", v.cache_type_k);
+  c.add("-ctv", v.cache_type_v);
+  return c;
+}
+
+// An Ollama Modelfile (readers/ollama.cpp read_modelfile reads FROM and PARAMETER back) and, as a comment, the
+// `ollama serve` environment that carries the slots, flash attention and the KV type (envconfig/config.go).
+command ollama(const setting_values& v) {
+  command c;
+  c.text = "FROM ./" + gguf_file(v, c) + "\nPARAMETER num_ctx " + whole(static_cast<double>(v.seq)) +
+           "\nPARAMETER num_gpu " + whole(static_cast<double>(v.n_gpu_layers)) +
+           "\n# OLLAMA_NUM_PARALLEL=" + whole(static_cast<double>(v.batch));
+  if (v.attention == "flash" || v.attention == "eager")
+    c.text += std::string(" OLLAMA_FLASH_ATTENTION=") + (v.attention == "flash" ? "1" : "0");
+  else
+    c.not_carried.push_back("attention");
+  const std::string kv = v.kv_dtype == "fp16" ? "f16" : v.kv_dtype;
+  if (kv == "f16" || kv == "q8_0" || kv == "q4_0")
+    c.text += " OLLAMA_KV_CACHE_TYPE=" + kv;
+  else if (kv != "auto")
+    c.not_carried.push_back("kv_dtype");
+  c.text += " ollama serve";
+  return c;
+}
+
+}  // namespace
+
+result<emitted> emit(const setting_values& values, std::string_view format) {
+  command c;
+  if (format == "vllm")
+    c = vllm(values);
+  else if (format == "sglang")
+    c = sglang(values);
+  else if (format == "llamacpp")
+    c = llamacpp(values);
+  else if (format == "ollama")
+    c = ollama(values);
+  else
+    return error{"emit", "must be one of " + std::string(emit_formats) + ", got " + detail::quoted(format)};
+  return emitted{c.text + "\n", c.not_carried};
+}
+
+}  // namespace llm_memory

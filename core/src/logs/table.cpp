@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// The log readers' table: each runtime's log by the lines only it prints -> its reader. read_log() checks the
+// text, names the runtime whose lines it holds most of, and runs its reader.
+#include <array>
+#include <string>
+
+#include "logs/logs.hpp"
+#include "readers/readers.hpp"
+#include "text.hpp"
+
+namespace llm_memory {
+
+namespace {
+
+enum class log_reader { vllm, sglang, llamacpp };
+
+struct log_row {
+  std::string_view format;                ///< the log_read::format it gives
+  std::string_view command;               ///< launch_read::command: what the settings were read from
+  std::array<std::string_view, 4> marks;  ///< lines only this runtime prints
+  log_reader read = log_reader::vllm;
+};
+
+constexpr std::array<log_row, 3> logs{{
+    {"vllm",
+     "vLLM log",
+     {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
+     log_reader::vllm},
+    {"sglang",
+     "SGLang log",
+     {"ServerArgs(", "KV Cache is allocated", "max_total_num_tokens=", "Load weight end"},
+     log_reader::sglang},
+    {"llamacpp",
+     "llama.cpp log",
+     {"llama_model_loader:", "load_tensors:", "buffer size =", "llama_context:"},
+     log_reader::llamacpp},
+}};
+
+void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
+  switch (r) {
+    case log_reader::vllm: return detail::read_vllm_log(lines, out);
+    case log_reader::sglang: return detail::read_sglang_log(lines, out);
+    case log_reader::llamacpp: return detail::read_llamacpp_log(lines, out);
+  }
+}
+
+// The row whose marks the most lines hold; nullptr when no line holds one.
+const log_row* find_log(std::span<const detail::log_line> lines) {
+  std::array<std::size_t, logs.size()> hits{};
+  for (const auto& l : lines)
+    for (std::size_t i = 0; i < logs.size(); ++i)
+      for (const auto mark : logs[i].marks)
+        if (l.text.find(mark) != std::string_view::npos) ++hits[i];
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < logs.size(); ++i)
+    if (hits[i] > hits[best]) best = i;
+  return hits[best] == 0 ? nullptr : &logs[best];
+}
+
+log_read read_text(std::string_view text) {
+  log_read out;
+  auto& errors = out.settings.errors;
+  if (text.size() > detail::max_log_bytes) {
+    errors.push_back({"log", "larger than 16 MiB: give the start of the log (the lines up to the first request)"});
+    return out;
+  }
+  if (text.find('\0') != std::string_view::npos) {
+    errors.push_back({"log", "holds a NUL byte at byte " + std::to_string(text.find('\0')) + ": not a text log"});
+    return out;
+  }
+  const auto lines = detail::log_lines(text, out.settings.notes);
+  const log_row* row = find_log(lines);
+  if (row == nullptr) {
+    errors.push_back({"log",
+                      "no line of a vLLM, SGLang or llama.cpp / Ollama startup log (\"Available KV cache "
+                      "memory\", \"KV Cache is allocated\", \"buffer size =\", ...)"});
+    return out;
+  }
+  out.format = row->format;
+  run(row->read, lines, out);
+  out.settings.command = row->command;
+  if (out.figures.empty()) out.settings.notes.push_back("no memory figure found in the log: nothing to compare");
+  return out;
+}
+
+}  // namespace
+
+log_read read_log(std::string_view text) {
+  log_read out = read_text(text);
+  auto& s = out.settings;
+  // Names and messages hold words of the log: their control bytes are escaped, so a one-line error stays one line.
+  for (auto& e : s.errors) e = {detail::escape_controls(e.setting), detail::escape_controls(e.message)};
+  for (auto& r : s.read) r.option = detail::escape_controls(r.option);
+  for (auto& i : s.ignored) i.option = detail::escape_controls(i.option);
+  for (auto& n : s.notes) n = detail::escape_controls(n);
+  for (auto& f : out.figures) f.label = detail::escape_controls(f.label);
+  return out;
+}
+
+}  // namespace llm_memory
