@@ -48,8 +48,8 @@ TEST(applies, every_rule_is_named_and_has_words) {
 TEST(applies, rows_with_rules) {
   std::size_t rows = 0;
   for (const auto& def : setting_table()) rows += def.applies.empty() ? 0U : 1U;
-  EXPECT_EQ(rows, 49U);
-  EXPECT_EQ(keys_with("training").size(), 27U);
+  EXPECT_EQ(rows, 53U);
+  EXPECT_EQ(keys_with("training").size(), 31U);
   EXPECT_EQ(keys_with("inference").size(), 17U);
 }
 
