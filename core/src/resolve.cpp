@@ -53,8 +53,9 @@ constexpr std::array<std::string_view, 3> finetune_names = {"full", "lora", "qlo
 constexpr std::array<std::string_view, 6> optimizer_names = {"adamw",        "adamw_8bit", "sgd",
                                                              "sgd_momentum", "lion",       "adafactor"};
 constexpr std::array<std::string_view, 5> attention_names = {"standard", "eager", "sdpa", "flash", "sdpa_gqa"};
-constexpr std::array<std::string_view, 8> framework_names = {"generic",   "hf",     "deepspeed", "fsdp",
-                                                             "torchtune", "litgpt", "megatron",  "unsloth"};
+constexpr std::array<std::string_view, 11> framework_names = {"generic",    "hf",           "deepspeed", "fsdp",
+                                                              "torchtune",  "litgpt",       "megatron",  "unsloth",
+                                                              "torchtitan", "llamafactory", "axolotl"};
 constexpr std::array<std::string_view, 2> lifetime_names = {"freed", "resident"};
 constexpr std::array<std::string_view, 3> optimizer_impl_names = {"fused", "foreach", "paged"};
 constexpr std::array<std::string_view, 10> loss_names = {

@@ -13,9 +13,10 @@ namespace {
 
 using namespace llm_memory;
 
-constexpr std::array<framework_kind, 8> kinds = {
-    framework_kind::generic,   framework_kind::hf,     framework_kind::deepspeed, framework_kind::fsdp,
-    framework_kind::torchtune, framework_kind::litgpt, framework_kind::megatron,  framework_kind::unsloth};
+constexpr std::array<framework_kind, 11> kinds = {
+    framework_kind::generic,    framework_kind::hf,           framework_kind::deepspeed, framework_kind::fsdp,
+    framework_kind::torchtune,  framework_kind::litgpt,       framework_kind::megatron,  framework_kind::unsloth,
+    framework_kind::torchtitan, framework_kind::llamafactory, framework_kind::axolotl};
 
 TEST(framework_table, each_row_is_its_own_kind) {
   for (const framework_kind k : kinds) EXPECT_EQ(detail::framework_of(k).kind, k);
@@ -43,6 +44,10 @@ TEST(framework_table, stages_the_solver_tries) {
   EXPECT_EQ(stages(framework_kind::fsdp), (std::vector<std::int64_t>{0, 3}));
   EXPECT_EQ(stages(framework_kind::megatron), (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(stages(framework_kind::unsloth), (std::vector<std::int64_t>{0}));
+  // torchtitan: fully_shard or one replica; LLaMA-Factory and axolotl: DeepSpeed's 0-3 through the Trainer.
+  EXPECT_EQ(stages(framework_kind::torchtitan), (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(stages(framework_kind::llamafactory), (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(stages(framework_kind::axolotl), (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
 }  // namespace

@@ -164,6 +164,8 @@ double quantity(const estimate_result& e, const json& keys) {
       sum += e.peak.reserved;
     } else if (key == "peak.device") {
       sum += e.peak.device;
+    } else if (key == "fits") {  // a verdict: 1 fits, 0 does not (a published out-of-memory is 0)
+      sum += e.fits ? 1 : 0;
     } else if (key.starts_with("item:")) {
       const auto colon = key.find(':', 5);
       if (const bucket* b = find_bucket(e, key.substr(5, colon - 5)))

@@ -26,7 +26,19 @@ enum class overhead_mode : std::uint8_t { none, factor, detailed };
 enum class display_units : std::uint8_t { gb, gib };
 /// The inference runtime; `auto` is resolved (GGUF weights: llamacpp, else vllm) before anything reads it.
 enum class runtime_kind : std::uint8_t { automatic, transformers, vllm, sglang, tgi, llamacpp, ollama };
-enum class framework_kind : std::uint8_t { generic, hf, deepspeed, fsdp, torchtune, litgpt, megatron, unsloth };
+enum class framework_kind : std::uint8_t {
+  generic,
+  hf,
+  deepspeed,
+  fsdp,
+  torchtune,
+  litgpt,
+  megatron,
+  unsloth,
+  torchtitan,
+  llamafactory,
+  axolotl
+};
 enum class gradient_lifetime : std::uint8_t { freed, resident };
 enum class optimizer_step_impl : std::uint8_t { fused, foreach, paged };
 enum class loss_kind : std::uint8_t {

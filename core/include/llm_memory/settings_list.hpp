@@ -187,12 +187,19 @@
   /* ---- workload ---- */                                                                                             \
   X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
     "Task", "Training|Inference")                                                                                      \
-  X(framework, choice, "hf", 0, 0, "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth", "", "workload",      \
+  X(framework, choice, "hf", 0, 0,                                                                                     \
+    "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth|torchtitan|llamafactory|axolotl", "", "workload",     \
     "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "                  \
     "all buckets summed; the others: the peak over the phases of a step)",                                             \
     "Training framework",                                                                                              \
-    "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth",         \
+    "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth|"         \
+    "torchtitan|LLaMA-Factory|axolotl",                                                                                \
     "training")                                                                                                        \
+  X(unsloth_version, choice, "2025.8", 0, 0, "2025.8|2024.4|2024.1", "", "workload",                                   \
+    "Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); "         \
+    "2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded "                \
+    "checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU)",                                    \
+    "Unsloth version", ">= 2025.8|2024.4 - 2025.7|Before 2024.4", "training")                                          \
   X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                            \
     "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "      \
     "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)",                                   \
@@ -406,6 +413,18 @@
   X(offload, choice, "none", 0, 0, "none|optimizer|optimizer+params", "", "parallelism",                               \
     "Move optimizer state (and parameters, ZeRO-3) to CPU RAM", "CPU offload",                                         \
     "None|Optimizer state|Optimizer state and parameters", "training")                                                 \
+  X(stage3_prefetch_bucket_size, count, "0", 0, 1e13, "", "parameters", "parallelism",                                 \
+    "DeepSpeed ZeRO-3 (framework deepspeed): parameters gathered ahead of the module being computed; 0 = auto "        \
+    "as the HF Trainer fills it (0.9 x hidden^2; DeepSpeed's own default 5e7)",                                        \
+    "ZeRO-3 prefetch bucket", "", "training")                                                                          \
+  X(stage3_max_live_parameters, count, "1e9", 0, 1e13, "", "parameters", "parallelism",                                \
+    "DeepSpeed ZeRO-3 (framework deepspeed): most parameters gathered at once; caps the prefetch (DeepSpeed's "        \
+    "default 1e9)",                                                                                                    \
+    "ZeRO-3 max live parameters", "", "training")                                                                      \
+  X(stage3_param_persistence_threshold, count, "0", 0, 1e13, "", "parameters", "parallelism",                          \
+    "DeepSpeed ZeRO-3 (framework deepspeed): parameters smaller than this stay gathered on every device; 0 = "         \
+    "auto as the HF Trainer fills it (10 x hidden; DeepSpeed's own default 1e5)",                                      \
+    "ZeRO-3 persistence threshold", "", "training")                                                                    \
   /* ---- device & overheads ---- */                                                                                   \
   X(gpu, text, "", 0, 0, "", "", "device", "GPU preset id (sets gpu_memory); empty = use gpu_memory", "GPU", "")       \
   X(gpu_memory, bytes, "80GB", 1, 1e15, "", "bytes", "device", "Memory of one device (80GB, 80GiB or bytes)",          \

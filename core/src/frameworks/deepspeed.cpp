@@ -14,12 +14,10 @@ namespace {
 
 constexpr std::array<std::int64_t, 4> stages = {0, 1, 2, 3};
 
-// DeepSpeed ZeRO behind the Trainer: bf16.enabled (16-bit weights, fp32 master and Adam partitions).
+// DeepSpeed ZeRO behind the Trainer.
 void profile(settings& p, const setting_values& v) {
   hf_recipe(p, v.finetune);
-  set(p, "weights_dtype", v.finetune == "qlora" ? "nf4" : "bf16");
-  set(p, "autocast", "off");
-  if (v.zero >= 3) set(p, "grad_lifetime", "resident");  // stage3.py: grad_partitions_flat_buffer from init
+  deepspeed_engine(p, v);
 }
 
 // DeepSpeed ZeRO-3 gathers parameters per leaf module (nn.Linear, nn.Embedding; accelerate marks an MoE block one
@@ -42,20 +40,40 @@ double largest_leaf_module(const context& c, const state_layout& l) {
   return largest;
 }
 
+// Parameters under stage3_param_persistence_threshold stay gathered on every device (stage3.py v0.19.5
+// persistent_parameters, partition_parameters.py ds_persist): every norm weight (h or fewer elements) once the
+// threshold exceeds h, as the auto value 10 x h and the default 1e5 do for h < 1e5. Biases are not counted.
+void persistent_parameters(const context& c, const state_layout& l, double gather_w, builder& params) {
+  const double h = c.m.hidden;
+  const double threshold = c.s.stage3_param_persistence_threshold > 0 ? c.s.stage3_param_persistence_threshold : 10 * h;
+  if (threshold <= h || l.sp.norms == 0) return;
+  const double dp = static_cast<double>(l.zero_params);
+  params.add("ZeRO-3 persistent parameters (norms below the persistence threshold, unsharded)",
+             l.sp.norms * gather_w * (1 - 1 / dp),
+             n(l.sp.norms) + " norm weights x " + n(gather_w) + " B x (1 - 1/" + n(dp) + ") (threshold " +
+                 n(threshold) + " > h)");
+}
+
+}  // namespace
+
 // The gathered window of DeepSpeed ZeRO-3 (partitioned_param_coordinator.py v0.19.5 l.452-454): the module being
 // computed plus prefetched parameters up to min(stage3_prefetch_bucket_size, stage3_max_live_parameters - those
-// available). The HF Trainer / accelerate fill the "auto" prefetch bucket with 0.9 x h^2 (accelerate
-// accelerator.py @16cb6eb8 l.2289-2319); max_live_parameters defaults to 1e9 (runtime/zero/config.py l.238).
-// In backward the gathered module's whole 16-bit gradient exists until it is reduce-scattered.
-void zero3_window(const context& c, const state_layout& l, builder& params, tally& t) {
+// available). The settings' 0 is "auto" as the HF Trainer / accelerate fill it: 0.9 x h^2 for the prefetch bucket
+// and 10 x h for the persistence threshold (accelerate accelerator.py @16cb6eb8 l.2289-2319); DeepSpeed's own
+// defaults (runtime/zero/config.py) are 5e7, 1e9 and 1e5. In backward the gathered module's whole 16-bit gradient
+// exists until it is reduce-scattered.
+void deepspeed_zero3_window(const context& c, const state_layout& l, builder& params, tally& t) {
   const double gather_w = c.r.quantised() ? 2 : bytes_per_value(c.r.weights);
   const double leaf = largest_leaf_module(c, l), h = c.m.hidden;
-  const double prefetch = std::max(0.0, std::min(0.9 * h * h, 1e9 - leaf));
+  const double bucket = c.s.stage3_prefetch_bucket_size > 0 ? c.s.stage3_prefetch_bucket_size : 0.9 * h * h;
+  const double live = c.s.stage3_max_live_parameters;
+  const double prefetch = std::max(0.0, std::min(bucket, live - leaf));
   const double window = (leaf + prefetch) * gather_w;
   t.dynamic += std::ceil(window);
-  params.add(
-      "ZeRO-3 gathered window (largest leaf module + prefetch bucket)", window,
-      "(largest module " + n(leaf) + " + min(0.9 x h^2, 1e9 - module) " + n(prefetch) + ") x " + n(gather_w) + " B");
+  params.add("ZeRO-3 gathered window (largest leaf module + prefetch bucket)", window,
+             "(largest module " + n(leaf) + " + min(prefetch bucket " + n(bucket) + ", max live " + n(live) +
+                 " - module) " + n(prefetch) + ") x " + n(gather_w) + " B");
+  persistent_parameters(c, l, gather_w, params);
   if (c.phase == step_phase::forward_end || c.r.adapters()) return;
   const double grad = leaf * l.trainable_fraction * bytes_per_value(c.r.gradients);
   t.dynamic += std::ceil(grad);
@@ -63,7 +81,12 @@ void zero3_window(const context& c, const state_layout& l, builder& params, tall
              n(leaf) + " x " + n(bytes_per_value(c.r.gradients)) + " B");
 }
 
-}  // namespace
+// bf16.enabled (16-bit weights, fp32 master and Adam partitions).
+void deepspeed_engine(settings& p, const setting_values& v) {
+  set(p, "weights_dtype", v.finetune == "qlora" ? "nf4" : "bf16");
+  set(p, "autocast", "off");
+  if (v.zero >= 3) set(p, "grad_lifetime", "resident");  // stage3.py: grad_partitions_flat_buffer from init
+}
 
 // Its row (extern: table.cpp registers it).
 extern constinit const framework_def deepspeed_framework{
@@ -77,7 +100,7 @@ extern constinit const framework_def deepspeed_framework{
     // l.2316). stage3.py l.701-704 allocates it at init.
     .auto_reduce_bucket = true,
     // DeepSpeed's own ZeRO-3 coordinator rather than "2 x largest layer".
-    .zero3_window = zero3_window,
+    .zero3_window = deepspeed_zero3_window,
     // ZeRO-Offload moves the gradient partitions with the optimizer: stage 3 allocates grad_partitions_flat_buffer
     // on the CPU (stage3.py v0.19.5 l.711-715, self.device = cpu when offload_optimizer is set), stages 1/2 copy
     // each reduced gradient into the CPU fp32 buffer (stage_1_and_2.py

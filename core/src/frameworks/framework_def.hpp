@@ -70,4 +70,12 @@ inline void set(settings& p, const char* key, const char* value) { p.insert_or_a
 /// The Transformers Trainer's recipe for a fine-tuning method (hf.cpp); DeepSpeed and FSDP start from it.
 void hf_recipe(settings& p, const std::string& method);
 
+/// DeepSpeed's engine under the Trainer's recipe (deepspeed.cpp): bf16.enabled (16-bit weights, fp32 master and
+/// Adam partitions), ZeRO-3's resident gradient partitions. Front ends that run DeepSpeed configs apply it at ZeRO
+/// >= 1.
+void deepspeed_engine(settings& p, const setting_values& v);
+
+/// DeepSpeed ZeRO-3's gathered window, persistent parameters and unsharded module gradient (deepspeed.cpp).
+void deepspeed_zero3_window(const context& c, const state_layout& l, builder& params, tally& t);
+
 }  // namespace llm_memory::detail

@@ -19,13 +19,17 @@ extern const framework_def torchtune_framework;
 extern const framework_def litgpt_framework;
 extern const framework_def megatron_framework;
 extern const framework_def unsloth_framework;
+extern const framework_def torchtitan_framework;
+extern const framework_def llamafactory_framework;
+extern const framework_def axolotl_framework;
 
 namespace {
 
 // One row per framework_kind, in the enum's order (framework_table_test.cpp checks each row's `kind`).
-constexpr std::array<const framework_def*, 8> table = {
-    &generic_framework,   &hf_framework,     &deepspeed_framework, &fsdp_framework,
-    &torchtune_framework, &litgpt_framework, &megatron_framework,  &unsloth_framework,
+constexpr std::array<const framework_def*, 11> table = {
+    &generic_framework,    &hf_framework,           &deepspeed_framework, &fsdp_framework,
+    &torchtune_framework,  &litgpt_framework,       &megatron_framework,  &unsloth_framework,
+    &torchtitan_framework, &llamafactory_framework, &axolotl_framework,
 };
 
 // Settings every framework with a profile (every phased one) shares: a lazily loaded CUDA context (CUDA >= 11.7:

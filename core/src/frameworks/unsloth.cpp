@@ -10,13 +10,17 @@ namespace {
 constexpr std::array<std::int64_t, 1> stages = {0};
 
 // Unsloth: pre-quantised 4-bit base, fp32 trainable adapters, offloaded checkpoints, fused chunked CE,
-// expandable segments.
+// expandable segments. unsloth_version picks the release: the fused loss from 2025.8 (unsloth_fused_ce_loss,
+// 2025-08-13), the Triton cross-entropy kernel over 16-bit logits before it (kernels/cross_entropy_loss.py
+// @015bdef0), offloaded checkpointing ("unsloth", introduced April 2024: docs.unsloth.ai "500K Context Length
+// Fine-tuning") and, before it, PyTorch's checkpointing with the checkpoints on the GPU. Plain
+// use_gradient_checkpointing=True on any release is activation_offload=none over this profile.
 void profile(settings& p, const setting_values& v) {
   set(p, "double_quant", "on");
   set(p, "adapter_dtype", "fp32");
   set(p, "recompute", "full");
-  set(p, "activation_offload", "full");  // use_gradient_checkpointing="unsloth"
-  set(p, "loss_impl", "fused");          // unsloth_fused_ce_loss (2025-08-13 on)
+  set(p, "activation_offload", v.unsloth_version == "2024.1" ? "none" : "full");
+  set(p, "loss_impl", v.unsloth_version == "2025.8" ? "fused" : "unsloth");
   set(p, "attention", "flash");
   set(p, "optimizer", "adamw_8bit");  // optim="adamw_8bit" in the notebooks
   set(p, "allocator_reserve", "0");   // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True on import

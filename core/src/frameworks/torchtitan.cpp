@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Framework torchtitan: pytorch/torchtitan's Llama 3 trainer (v0.2.0): FSDP2 over every device, bf16 compute over
+// fp32 parameters, op-level selective activation checkpointing, an fp32 cross-entropy.
+#include <array>
+
+#include "frameworks/framework_def.hpp"
+
+namespace llm_memory::detail {
+namespace {
+
+constexpr std::array<std::int64_t, 2> stages = {0, 3};
+
+// torchtitan v0.2.0 (config/job_config.py defaults, models/llama3/train_configs/llama3_8b.toml).
+void profile(settings& p, const setting_values& v) {
+  set(p, "grads_dtype", "fp32");        // the gradients are of the fp32 parameters (reduce_dtype float32)
+  set(p, "optimizer_dtype", "fp32");    // AdamW states follow the fp32 parameters
+  set(p, "optimizer_impl", "fused");    // Optimizer.implementation = "fused"
+  set(p, "loss_impl", "hf");            // components/loss.py: cross_entropy(pred.float(), labels)
+  set(p, "attention", "sdpa");          // llama3/model/model.py l.236-237: repeat_kv before SDPA
+  set(p, "recompute", "selective");     // ActivationCheckpoint.mode = "selective" (llama3_8b.toml: "op")
+  set(p, "input_copies", "shared");     // no per-linear casts: FSDP2 gathers bf16 parameters once per block
+  set(p, "allocator_reserve", "0.33");  // fixed-shape batches (seq_len packed from the dataset)
+  if (v.devices > 1) {
+    // data_parallel_shard_degree = -1: fully_shard over every device with MixedPrecisionPolicy(param_dtype=bf16):
+    // the module computes in bf16 on gathered copies of the fp32 shards, counted as bf16 weights + an fp32 master
+    // (2 B/param per shard above FSDP2's transient gather).
+    set(p, "zero", "3");
+    set(p, "weights_dtype", "bf16");
+    set(p, "master_weights", "on");
+    set(p, "autocast", "off");
+  } else {
+    // One device, no FSDP: maybe_enable_amp wraps the step in torch.autocast(bf16) over the fp32 model
+    // (distributed/utils.py l.221-235).
+    set(p, "weights_dtype", "fp32");
+    set(p, "autocast", "bf16");
+  }
+}
+
+// llama3/model/model.py l.407: its own `output` linear, never tied to tok_embeddings.
+void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
+
+}  // namespace
+
+// Its row (extern: table.cpp registers it).
+extern constinit const framework_def torchtitan_framework{
+    .kind = framework_kind::torchtitan,
+    .profile = profile,
+    .reads = {.several_devices = true},  // FSDP2 over every device from two, autocast on one
+    .model_overrides = model_overrides,
+    .printed = "reserved",  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
+    .zero_stages = stages,  // fully_shard (ZeRO-3) or one replica
+    .searches_tp = true,    // tensor_parallel_degree (DTensor)
+};
+
+}  // namespace llm_memory::detail
