@@ -5,7 +5,8 @@
 //   llm-memory.first.wasm  every function the page can reach before it asks for an answer listed in LAZY
 //   llm-memory.rest.wasm   the functions only those answers reach, in Binaryen's wasm-split secondary form: it
 //                          imports the first part's memory, table and functions, and fills the table slots that
-//                          hold placeholders in the first part (web/engine.js instantiates both)
+//                          hold placeholders in the first part (web/engine.js instantiates both); and the strings
+//                          only those functions name, which it writes into the memory (split-data.mjs)
 // and strips the names from llm-memory.wasm, which stays the whole module (node, the JS API, and the fallback of
 // the page and the widget).
 // The first part keeps every function reachable by direct calls from its exports and from every table entry
@@ -18,6 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { lineAddresses, moveRestStrings } from "./split-data.mjs";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
@@ -70,19 +72,29 @@ const unescape = (name) => name.replace(/\\([0-9a-f]{2})/g, (_, hex) => String.f
 
 /**
  * The functions to keep in the first part, as indices among the defined functions (Binaryen names a module's
- * functions by these once it has no names), and the table entries left out (LAZY's bindings).
+ * functions by these once it has no names), the table entries left out (LAZY's bindings), and the memory
+ * addresses each part names (split-data.mjs).
  */
 function firstPart(wat) {
   const calls = new Map();
+  const named = new Map();
+  const globals = [];
+  const rodata = new Set();
   const roots = new Set();
   const table = [];
   let body = null;
+  let addresses = null;
   for (const line of wat.split("\n")) {
     const func = /^ \(func \$(\S+)/.exec(line);
     if (func) {
       calls.set(unescape(func[1]), (body = new Set()));
+      named.set(unescape(func[1]), (addresses = []));
     } else if (line.startsWith(" (")) {
       body = null;
+      if (line.startsWith(" (global ")) globals.push(...lineAddresses(line));
+      // The read-only segments, by their address: the linker's .rodata sections (split-data.mjs).
+      const data = /^ \(data \$(\S+) \(i32\.const (\d+)\)/.exec(line);
+      if (data && data[1].startsWith(".rodata")) rodata.add(Number(data[2]));
       if (line.startsWith(" (export ")) {
         const exported = /\(func \$([^\s)]+)\)/.exec(line);
         if (exported) roots.add(unescape(exported[1]));
@@ -93,6 +105,7 @@ function firstPart(wat) {
       }
     } else if (body) {
       for (const callee of line.matchAll(/\((?:call|return_call|ref\.func) \$([^\s)]+)/g)) body.add(unescape(callee[1]));
+      addresses.push(...lineAddresses(line));
     }
   }
   const lazy = (name) => LAZY.some((binding) => name.startsWith(`(anonymous namespace)::${binding}(`));
@@ -108,7 +121,9 @@ function firstPart(wat) {
     for (const callee of calls.get(name) ?? []) stack.push(callee);
   }
   const keep = [...calls.keys()].flatMap((name, index) => (reached.has(name) ? [index] : []));
-  return { keep, left_out, readers, reached, functions: calls.size };
+  const first_refs = [...globals, ...[...named].flatMap(([name, list]) => (reached.has(name) ? list : []))];
+  const rest_refs = [...named].flatMap(([name, list]) => (reached.has(name) ? [] : list));
+  return { keep, left_out, readers, reached, functions: calls.size, first_refs, rest_refs, rodata };
 }
 
 const [dir, wasm_dis, wasm_split] = process.argv.slice(2);
@@ -118,7 +133,7 @@ const named = readFileSync(whole);
 if (!sections(named).some(([id, name]) => id === 0 && name === "name")) fail(`${whole} has no function names: link it with --profiling-funcs`);
 
 const wat = execFileSync(wasm_dis, [whole], { maxBuffer: 1 << 28 }).toString();
-const { keep, left_out, readers, reached, functions } = firstPart(wat);
+const { keep, left_out, readers, reached, functions, first_refs, rest_refs, rodata } = firstPart(wat);
 if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
   fail(`expected the ${LAZY.length} bindings ${LAZY.join(", ")} once each in the table, found ${left_out.length}: ${left_out.join("; ")}`);
 }
@@ -135,8 +150,11 @@ try {
   writeFileSync(join(work, "keep.txt"), `${keep.join("\n")}\n`);
   execFileSync(wasm_split, [join(work, "whole.wasm"), `--keep-funcs=@${join(work, "keep.txt")}`, "--all-features",
                             "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
-  const first = stripNames(readFileSync(join(work, "first.wasm")));
-  const rest = stripNames(readFileSync(join(work, "rest.wasm")));
+  if (!rodata.size) fail("wasm-dis names no .rodata data segment: split-data.mjs cannot tell the read-only strings");
+  const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
+                                  first_refs, rest_refs, rodata);
+  if (strings.error) fail(strings.error);
+  const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
   const placeholders = WebAssembly.Module.imports(new WebAssembly.Module(first)).filter((i) => i.module === "placeholder");
   const expected = LAZY.length + readers.length;
@@ -147,7 +165,8 @@ try {
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
   console.log(`split-wasm: ${LAZY.length} bindings and ${readers.length} family readers left out; ` +
               `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
-              `${functions - keep.length} in the rest (${size(rest)}); whole ${size(stripped)}`);
+              `${functions - keep.length} in the rest (${size(rest)}), with ${strings.moved} B of strings only it names; ` +
+              `whole ${size(stripped)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
