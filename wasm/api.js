@@ -264,10 +264,13 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
    */
   const settingDocs = () => (docs_read ??= (async () => {
     const text = docs_text === null && catalogue !== null ? await catalogue.docs() : docs_text;
-    if (text !== docs_text && typeof text !== "string") docs_read = null;
     const rows = JSON.parse(llm_memory_with_docs(call("settings_schema"), text));
+    if (text !== docs_text && typeof text !== "string") docs_read = null;
     return Object.fromEntries(rows.map((row) => [row.key, row.doc]));
-  })());
+  })().catch((error) => {
+    docs_read = null;
+    throw error;
+  }));
   // The core's advice and solve objects carry no "ok"; errors come as {ok: false, errors}.
   const with_ok = (value) => (value.ok === false ? value : { ok: true, ...value });
   return Object.freeze({

@@ -958,7 +958,8 @@ export interface LlmMemory {
   settingsSchema(): SettingSchema[];
   /**
    * The settings' help texts, `{key: doc}`: at once where they are compiled in or were read at load, else read
-   * beside the module now (LoadOptions.docs); empty texts where that file cannot be read.
+   * beside the module now (LoadOptions.docs); empty texts where that file cannot be read (the next call reads
+   * again). Rejects only when the instance has stopped (`retired`).
    */
   settingDocs(): Promise<Record<string, string>>;
   /**

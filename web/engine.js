@@ -78,9 +78,10 @@ export class Engine {
   /**
    * Resolves to the settings' help texts, {key: doc}: the core loaded in two reads them beside it on the first
    * ask (the forms ask when a visitor first points at or focuses one), so the page's first load goes without them.
+   * Never rejects: a core that stopped gives {} (no texts), and the next ask tries again.
    */
   settingDocs() {
-    return this.#api.settingDocs();
+    return this.#api.settingDocs().catch(() => ({}));
   }
 
   /** The GPU presets (read on first use: only the pickers need them, and they are built after the results). */

@@ -139,6 +139,8 @@ test("the strings only the rest's code names are in the rest, not in the first p
   assert.equal(first_bytes.includes("unknown model"), true);
 });
 
+const { Engine, createEngine } = await importEngine();
+
 test("load({docs: false}) reads the help texts on the first settingDocs(), which equal the schema's", async () => {
   const lazy = await load({ docs: false, presets: [] });
   assert.ok(lazy.settingsSchema().every((row) => row.doc === ""), "no help text before settingDocs()");
@@ -146,9 +148,11 @@ test("load({docs: false}) reads the help texts on the first settingDocs(), which
   assert.ok(Object.values(expected).every((doc) => doc.length > 0), "the whole module's schema has every doc");
   same(await lazy.settingDocs(), expected, "settingDocs of the lazy instance");
   same(await whole.settingDocs(), expected, "settingDocs of an instance that read them at load");
+  // The engine's never rejects (a form's first pointer asks it): a core that throws gives no texts.
+  const stopped = new Proxy({}, { get: (_, key) => (key === "settingDocs" ? () => Promise.reject(new Error("stopped")) : lazy[key]) });
+  same(await new Engine(stopped).settingDocs(), {}, "Engine.settingDocs over a core that stopped");
+  same(await new Engine(lazy).settingDocs(), expected, "Engine.settingDocs");
 });
-
-const { Engine, createEngine } = await importEngine();
 
 test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
   const fetches = [];
