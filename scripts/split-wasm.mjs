@@ -5,19 +5,21 @@
 //   llm-memory.first.wasm  every function the page can reach before it asks for an answer listed in LAZY
 //   llm-memory.rest.wasm   the functions only those answers reach, in Binaryen's wasm-split secondary form: it
 //                          imports the first part's memory, table and functions, and fills the table slots that
-//                          hold placeholders in the first part (web/engine.js instantiates both)
+//                          hold placeholders in the first part (web/engine.js instantiates both); and the strings
+//                          only those functions name, which it writes into the memory (split-data.mjs)
 // and strips the names from llm-memory.wasm, which stays the whole module (node, the JS API, and the fallback of
 // the page and the widget).
 // The first part keeps every function reachable by direct calls from its exports and from every table entry
-// but LAZY's bindings and the family readers (READS_CONFIG): whatever JS or an indirect call may reach stays in
-// it, so only those bindings' calls can meet a placeholder, and the script checks that they, and only they,
-// became placeholders.
+// but LAZY's bindings, the family readers (READS_CONFIG) and the lambdas whose maker it never reaches
+// (lambdaOwner): whatever JS or an indirect call may reach stays in it, so only those bindings' calls can meet a
+// placeholder, and the script checks that they, and only they, became placeholders.
 // Usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { lineAddresses, moveRestStrings } from "./split-data.mjs";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
@@ -66,23 +68,44 @@ function sections(bytes) {
 const stripNames = (bytes) =>
   Buffer.concat([bytes.subarray(0, 8), ...sections(bytes).filter(([id, name]) => !(id === 0 && name === "name")).map(([, , s]) => s)]);
 
+/**
+ * The function a lambda's table entry belongs to (its name up to the lambda's `$_N`), or null for a table entry
+ * that is no lambda's or a lambda made outside a function (a global's initialiser).
+ */
+function lambdaOwner(entry) {
+  const func = /^std::__2::__function::__func<(.+?)::\$_\d+,/.exec(entry);
+  if (func) return func[1];
+  const invoke = /^(.+?)::\$_\d+::__invoke\(/.exec(entry);
+  return invoke && invoke[1].includes("(") ? invoke[1] : null;
+}
+
 const unescape = (name) => name.replace(/\\([0-9a-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
 
 /**
  * The functions to keep in the first part, as indices among the defined functions (Binaryen names a module's
- * functions by these once it has no names), and the table entries left out (LAZY's bindings).
+ * functions by these once it has no names), the table entries left out (LAZY's bindings), and the memory
+ * addresses each part names (split-data.mjs).
  */
 function firstPart(wat) {
   const calls = new Map();
+  const named = new Map();
+  const globals = [];
+  const rodata = new Set();
   const roots = new Set();
   const table = [];
   let body = null;
+  let addresses = null;
   for (const line of wat.split("\n")) {
     const func = /^ \(func \$(\S+)/.exec(line);
     if (func) {
       calls.set(unescape(func[1]), (body = new Set()));
+      named.set(unescape(func[1]), (addresses = []));
     } else if (line.startsWith(" (")) {
       body = null;
+      if (line.startsWith(" (global ")) globals.push(...lineAddresses(line));
+      // The read-only segments, by their address: the linker's .rodata sections (split-data.mjs).
+      const data = /^ \(data \$(\S+) \(i32\.const (\d+)\)/.exec(line);
+      if (data && data[1].startsWith(".rodata")) rodata.add(Number(data[2]));
       if (line.startsWith(" (export ")) {
         const exported = /\(func \$([^\s)]+)\)/.exec(line);
         if (exported) roots.add(unescape(exported[1]));
@@ -93,22 +116,39 @@ function firstPart(wat) {
       }
     } else if (body) {
       for (const callee of line.matchAll(/\((?:call|return_call|ref\.func) \$([^\s)]+)/g)) body.add(unescape(callee[1]));
+      addresses.push(...lineAddresses(line));
     }
   }
   const lazy = (name) => LAZY.some((binding) => name.startsWith(`(anonymous namespace)::${binding}(`));
   const left_out = table.filter(lazy);
   const readers = table.filter((name) => READS_CONFIG.test(name));
-  for (const entry of table) if (!lazy(entry) && !READS_CONFIG.test(entry)) roots.add(entry);
+  // A lambda's entry (its std::function's methods, its function pointer) is a root once the function that makes
+  // it is reached: before, nothing can hold it (the solver's and the knob search's lambdas).
+  const owned = new Map();
+  for (const entry of table) {
+    if (lazy(entry) || READS_CONFIG.test(entry)) continue;
+    const owner = lambdaOwner(entry);
+    if (owner && [...calls.keys()].some((name) => name.startsWith(owner))) owned.set(entry, owner);
+    else roots.add(entry);
+  }
   const reached = new Set();
   const stack = [...roots];
-  while (stack.length) {
-    const name = stack.pop();
-    if (reached.has(name)) continue;
-    reached.add(name);
-    for (const callee of calls.get(name) ?? []) stack.push(callee);
+  for (;;) {
+    while (stack.length) {
+      const name = stack.pop();
+      if (reached.has(name)) continue;
+      reached.add(name);
+      for (const callee of calls.get(name) ?? []) stack.push(callee);
+    }
+    const made = [...owned].filter(([entry, owner]) => !reached.has(entry) && [...reached].some((name) => name.startsWith(owner)));
+    if (!made.length) break;
+    stack.push(...made.map(([entry]) => entry));
   }
+  const lambdas = [...owned.keys()].filter((entry) => !reached.has(entry));
   const keep = [...calls.keys()].flatMap((name, index) => (reached.has(name) ? [index] : []));
-  return { keep, left_out, readers, reached, functions: calls.size };
+  const first_refs = [...globals, ...[...named].flatMap(([name, list]) => (reached.has(name) ? list : []))];
+  const rest_refs = [...named].flatMap(([name, list]) => (reached.has(name) ? [] : list));
+  return { keep, left_out, readers, lambdas, reached, functions: calls.size, first_refs, rest_refs, rodata };
 }
 
 const [dir, wasm_dis, wasm_split] = process.argv.slice(2);
@@ -118,11 +158,11 @@ const named = readFileSync(whole);
 if (!sections(named).some(([id, name]) => id === 0 && name === "name")) fail(`${whole} has no function names: link it with --profiling-funcs`);
 
 const wat = execFileSync(wasm_dis, [whole], { maxBuffer: 1 << 28 }).toString();
-const { keep, left_out, readers, reached, functions } = firstPart(wat);
+const { keep, left_out, readers, lambdas, reached, functions, first_refs, rest_refs, rodata } = firstPart(wat);
 if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
   fail(`expected the ${LAZY.length} bindings ${LAZY.join(", ")} once each in the table, found ${left_out.length}: ${left_out.join("; ")}`);
 }
-for (const entry of [...left_out, ...readers]) if (reached.has(entry)) fail(`${entry} is reachable from the first part`);
+for (const entry of [...left_out, ...readers, ...lambdas]) if (reached.has(entry)) fail(`${entry} is reachable from the first part`);
 for (const name of reached) if (name.startsWith(READER_BUILT)) fail(`the first part builds a config.json reader (${name})`);
 if (!readers.length || ![...wat.matchAll(/^ \(func \$(\S+)/gm)].some(([, name]) => unescape(name).startsWith(READER_BUILT))) {
   fail(`no family reader in the table, or no ${READER_BUILT}...) to check: READS_CONFIG is out of date`);
@@ -135,19 +175,23 @@ try {
   writeFileSync(join(work, "keep.txt"), `${keep.join("\n")}\n`);
   execFileSync(wasm_split, [join(work, "whole.wasm"), `--keep-funcs=@${join(work, "keep.txt")}`, "--all-features",
                             "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
-  const first = stripNames(readFileSync(join(work, "first.wasm")));
-  const rest = stripNames(readFileSync(join(work, "rest.wasm")));
+  if (!rodata.size) fail("wasm-dis names no .rodata data segment: split-data.mjs cannot tell the read-only strings");
+  const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
+                                  first_refs, rest_refs, rodata);
+  if (strings.error) fail(strings.error);
+  const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
   const placeholders = WebAssembly.Module.imports(new WebAssembly.Module(first)).filter((i) => i.module === "placeholder");
-  const expected = LAZY.length + readers.length;
+  const expected = LAZY.length + readers.length + lambdas.length;
   if (placeholders.length !== expected) fail(`the first part imports ${placeholders.length} placeholders, expected ${expected}`);
   writeFileSync(join(dir, "llm-memory.first.wasm"), first);
   writeFileSync(join(dir, "llm-memory.rest.wasm"), rest);
   writeFileSync(whole, stripped);
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
-  console.log(`split-wasm: ${LAZY.length} bindings and ${readers.length} family readers left out; ` +
+  console.log(`split-wasm: ${LAZY.length} bindings, ${readers.length} family readers and ${lambdas.length} lambdas only the rest makes left out; ` +
               `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
-              `${functions - keep.length} in the rest (${size(rest)}); whole ${size(stripped)}`);
+              `${functions - keep.length} in the rest (${size(rest)}), with ${strings.moved} B of strings only it names; ` +
+              `whole ${size(stripped)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -34,7 +34,7 @@ const llm_memory_limits = Object.freeze({
 });
 
 async function llm_memory_instantiate(options, on_retire = () => {}) {
-  const { presets, ...module_settings } = { ...options };
+  const { presets, docs: read_docs = true, ...module_settings } = { ...options };
   const url = llm_memory_wasm_file === null ? null : new URL(llm_memory_wasm_file, import.meta.url);
   const node = typeof process === "object" && typeof process.versions?.node === "string";
   if (url !== null && url.protocol === "file:" && module_settings.wasmBinary === undefined && node) {
@@ -47,8 +47,9 @@ async function llm_memory_instantiate(options, on_retire = () => {}) {
   // unless `presets` names the few needed first (read while the core compiles); the rest on loadPresets().
   const catalogue = url === null ? null : llm_memory_catalogue(url, node);
   const first = catalogue === null ? [] : presets === undefined ? [catalogue.all()] : [...presets].map(catalogue.one);
-  // Nor the settings' help texts: read beside it while the core compiles (null where they cannot be read).
-  const docs = catalogue === null ? null : catalogue.docs();
+  // Nor the settings' help texts: read beside it while the core compiles (null where they cannot be read), or,
+  // with {docs: false}, on the first settingDocs() (the page: its first load goes without them).
+  const docs = catalogue === null || read_docs === false ? null : catalogue.docs();
   const [core, texts, docs_text] = await Promise.all([llm_memory_core(module_settings), Promise.all(first), docs]);
   return llm_memory_wrap(core, catalogue, texts, presets === undefined, docs_text, on_retire);
 }
@@ -256,6 +257,20 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       missed ||= read.includes(false);
     }
   };
+  let docs_read = null;
+  /**
+   * The settings' help texts, {key: doc}: from the schema when they are compiled in or were read at load, else
+   * read beside the module now (once; a read that fails gives empty texts, and the next call reads again).
+   */
+  const settingDocs = () => (docs_read ??= (async () => {
+    const text = docs_text === null && catalogue !== null ? await catalogue.docs() : docs_text;
+    const rows = JSON.parse(llm_memory_with_docs(call("settings_schema"), text));
+    if (text !== docs_text && typeof text !== "string") docs_read = null;
+    return Object.fromEntries(rows.map((row) => [row.key, row.doc]));
+  })().catch((error) => {
+    docs_read = null;
+    throw error;
+  }));
   // The core's advice and solve objects carry no "ok"; errors come as {ok: false, errors}.
   const with_ok = (value) => (value.ok === false ? value : { ok: true, ...value });
   return Object.freeze({
@@ -281,6 +296,7 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       return value.ok ? { ...value, solve: with_ok(value.solve), advice: with_ok(value.advice) } : value;
     },
     settingsSchema: once(() => llm_memory_with_docs(call("settings_schema"), docs_text)),
+    settingDocs,
     // Every preset once the catalogue is in (loadPresets()), else those handed over so far.
     listModels: () => JSON.parse(complete ? (models_text ??= call("list_models")) : call("list_models")),
     loadPresets,

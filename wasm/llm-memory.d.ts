@@ -972,8 +972,14 @@ export interface LlmMemory {
   sweepKernelMs(settings: Settings, nBatch: number, nSeq: number, kernel: "simd" | "scalar", reps: number): number | Failure;
   /** Why this instance stopped (an abort or a trap inside wasm; every later call throws), or null. */
   readonly retired: string | null;
-  /** The settings table the forms are built from. */
+  /** The settings table the forms are built from (each `doc` empty when loaded with `docs: false`). */
   settingsSchema(): SettingSchema[];
+  /**
+   * The settings' help texts, `{key: doc}`: at once where they are compiled in or were read at load, else read
+   * beside the module now (LoadOptions.docs); empty texts where that file cannot be read (the next call reads
+   * again). Rejects only when the instance has stopped (`retired`).
+   */
+  settingDocs(): Promise<Record<string, string>>;
   /**
    * The model presets. The module with a separate .wasm (llm-memory.js) compiles none in: it lists those
    * handed over so far, every one once the catalogue is read (load() without `presets`, or loadPresets()).
@@ -1053,6 +1059,11 @@ export interface LoadOptions {
    * catalogue is read before load() resolves. Ignored by the single-file module (every preset inside).
    */
   presets?: Iterable<string>;
+  /**
+   * false: the settings' help texts (llm-memory.docs.json beside the module) are not read at load but on the
+   * first settingDocs(). Ignored where they are compiled in (the single-file module).
+   */
+  docs?: boolean;
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, scriptDirectory: string) => string;
   [option: string]: unknown;

@@ -7,7 +7,7 @@
 // (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened).
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
-import { Controller, sharedEngine } from "./controller.js";
+import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
 import { PageState, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { h } from "./ui/dom.js";
@@ -73,6 +73,10 @@ class App {
     this.tabs = new Tabs(document.querySelector('#results [role="tablist"]'));
     this.task = new TaskPicker($("task-picker"), engine.schema);
     this.task.addEventListener("edit", (e) => this.edit(e.detail.changes));
+    onFirstVisit($("task-picker"), () => engine.settingDocs().then((docs) => {
+      this.task.showDocs(docs);
+      return hasDocs(docs);
+    }));
     if (matchMedia(NARROW).matches) $("settings-details").open = false;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));

@@ -24,8 +24,9 @@ if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
   const named = (params.get("model") ?? PAGE_DEFAULTS.model).trim().toLowerCase();
   const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
-  // Preloaded: those presets and the settings' help texts, which the page's module reads beside it (docs/wasm.md).
-  for (const href of [...presets.map((id) => `models/${id}.json`), "llm-memory.docs.json"]) {
+  // Preloaded: those presets, which the page's module reads beside it (docs/wasm.md); the settings' help texts
+  // wait for a visitor's first pointer or focus on a form (Engine.settingDocs).
+  for (const href of presets.map((id) => `models/${id}.json`)) {
     const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href });
     link.crossOrigin = "anonymous";
     document.head.append(link);

@@ -27,6 +27,22 @@ export function sharedEngine(options) {
   return (engine_promise ??= createEngine(options));
 }
 
+/**
+ * Calls `load()` (resolving to whether it got what it wanted) on the first pointer or focus inside `element`,
+ * and again on the next one should it not have: the forms' help texts, which the page's first load goes without.
+ */
+export function onFirstVisit(element, load) {
+  const events = ["pointerover", "focusin", "touchstart"];
+  const go = () => {
+    for (const type of events) element.removeEventListener(type, go);
+    load().then((done) => done || onFirstVisit(element, load));
+  };
+  for (const type of events) element.addEventListener(type, go, { passive: true });
+}
+
+/** Whether `docs` ({key: doc}, Engine.settingDocs) holds the help texts: false when they could not be read. */
+export const hasDocs = (docs) => Object.values(docs).some((doc) => doc !== "");
+
 export class Controller {
   #heatmap = null;
 
@@ -166,6 +182,10 @@ export class Controller {
     form.addEventListener("setting", (e) =>
       this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));
     form.addEventListener("reset", (e) => this.edit({ [e.detail.key]: null }));
+    onFirstVisit(container, () => this.engine.settingDocs().then((docs) => {
+      form.showDocs(docs);
+      return hasDocs(docs);
+    }));
     return (this.controls.form = form);
   }
 

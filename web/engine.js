@@ -75,6 +75,15 @@ export class Engine {
     this.known_keys = new Set(this.keys);
   }
 
+  /**
+   * Resolves to the settings' help texts, {key: doc}: the core loaded in two reads them beside it on the first
+   * ask (the forms ask when a visitor first points at or focuses one), so the page's first load goes without them.
+   * Never rejects: a core that stopped gives {} (no texts), and the next ask tries again.
+   */
+  settingDocs() {
+    return this.#api.settingDocs().catch(() => ({}));
+  }
+
   /** The GPU presets (read on first use: only the pickers need them, and they are built after the results). */
   get gpus() {
     return (this.#gpus ??= this.#api.listGpus());
@@ -371,7 +380,7 @@ export async function createEngine({ presets, fresh = false } = {}) {
     return {};
   };
   // The glue has no way to hear that the hook failed: its load() would never settle, so the failure races it.
-  const api = await Promise.race([load({ presets: ids, instantiateWasm }), failure]).catch(() => null);
+  const api = await Promise.race([load({ presets: ids, docs: false, instantiateWasm }), failure]).catch(() => null);
   // A first part that does not fit this glue (two deploys mixed in a cache, say): the whole module instead.
   if (!api) return whole();
   return new Engine(api, () => loadRest(boot.rest, first), ids, renew);

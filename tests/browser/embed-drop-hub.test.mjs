@@ -306,15 +306,15 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
 }
 
 test("cross-origin hosting: exactly the headers docs/embedding.md names are needed (CORS on every file, application/wasm)", async () => {
-  // The files a widget reads: the module script, the core's first part (the rest only for a heatmap: docs/wasm.md),
-  // the settings' help texts (wasm/api.js) and the model presets its element names, llama-2-7b's and the default
-  // that stands in for a model that is no preset (web/widget.js; not the whole catalogue, which only a model
-  // picker reads).
+  // The files a widget reads: the module script, the core's first part (the rest only for a heatmap: docs/wasm.md)
+  // and the model presets its element names, llama-2-7b's and the default that stands in for a model that is no
+  // preset (web/widget.js; not the whole catalogue, which only a model picker reads; nor the settings' help
+  // texts, which a form reads when first pointed at: docs/wasm.md, "Settings docs").
   const type_of = { js: "text/javascript", wasm: "application/wasm", json: "application/json" };
   const types = new Proxy({}, { get: (_, file) => type_of[String(file).split(".").pop()] });
-  const files = ["llm-memory.docs.json", "llm-memory.first.wasm", "models/llama-2-7b.json", "models/meta-llama-3-8b.json", "widget.js"];
+  const files = ["llm-memory.first.wasm", "models/llama-2-7b.json", "models/meta-llama-3-8b.json", "widget.js"];
   const cors = { "access-control-allow-origin": "*" };
-  // Every file with Access-Control-Allow-Origin and its type: five requests, streaming compile, no warning.
+  // Every file with Access-Control-Allow-Origin and its type: four requests, streaming compile, no warning.
   let run = await crossOrigin((file) => ({ ...cors, "content-type": types[file] }));
   assert.equal(run.started, true, JSON.stringify([run.requests, run.warnings]));
   assert.deepEqual([...run.requests].sort(), files);
@@ -342,10 +342,6 @@ test("cross-origin hosting: exactly the headers docs/embedding.md names are need
   run = await crossOrigin((file) => (file === "llm-memory.first.wasm" ? null : { ...cors, "content-type": types[file] }));
   assert.equal(run.started, true);
   assert.ok(run.requests.includes("llm-memory.wasm"), JSON.stringify(run.requests));
-  await run.page.close();
-  // None on the help texts: the calculator works without them.
-  run = await crossOrigin((file) => ({ "content-type": types[file], ...(file === "llm-memory.docs.json" ? {} : cors) }));
-  assert.equal(run.started, true);
   await run.page.close();
   // None on the preset files: no preset can be read; the widget names the model setting and shows no numbers.
   run = await crossOrigin((file) => ({ "content-type": types[file], ...(file.startsWith("models/") ? {} : cors) }));

@@ -148,6 +148,21 @@ test("the default page shows its prerendered ways out without the rest; the firs
   await page.close();
 });
 
+test("the settings' help texts are not part of the first load; pointing at the form reads them and shows them", async () => {
+  const { paths, page } = await firstLoad(session.context, session.url);
+  const docs = () => paths.filter((path) => path === "/llm-memory.docs.json");
+  assert.deepEqual(docs(), [], "a visit that only reads: no help texts");
+  const help = '#settings-form .field[data-key="seq"] .help';
+  assert.equal(await page.textContent(help), " Key: seq", "the key shows before its doc");
+  // The doc the native --schema writes for seq, from the file the build wrote (wasm/setting_docs.cpp).
+  const { seq } = JSON.parse(await readFile(join(dist, "llm-memory.docs.json"), "utf8"));
+  assert.ok(seq.length > 10, seq);
+  await page.hover('#settings-form .field[data-key="seq"] input');
+  await page.waitForFunction(([selector, text]) => document.querySelector(selector).textContent === text, [help, `${seq} Key: seq`]);
+  assert.deepEqual(docs(), ["/llm-memory.docs.json"], "read on the first pointer over the form");
+  await page.close();
+});
+
 test("a link with settings fetches the rest at once, beside the first part", async () => {
   const { paths, page } = await firstLoad(session.context, `${session.url}?v=2&seq=4096`);
   assert.equal(await page.getAttribute("#results", "data-answers"), "ready");

@@ -107,9 +107,52 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   const read = api.readCheckpoint("safetensors", file, file.length, "m.safetensors");
   same(read, whole.readCheckpoint("safetensors", file, file.length, "m.safetensors"), "readCheckpoint");
   assert.equal(read.checkpoint.params, 6);
+  // The launch readers: their option and note strings came with the rest (scripts/split-data.mjs).
+  for (const command of LAUNCHES) same(api.readLaunch(command), whole.readLaunch(command), `readLaunch ${command}`);
+  // Two of them carry notes whose strings only the rest holds (the next test).
+  const said = JSON.stringify(LAUNCHES.map((command) => api.readLaunch(command)));
+  for (const note of ["llama-cli runs one sequence", "a docker option: no memory setting depends on it"]) assert.ok(said.includes(note), note);
+});
+
+/** Launch commands that reach each reader's options, notes and refusals (docs/readers.md). */
+const LAUNCHES = [
+  "vllm serve meta-llama/Meta-Llama-3-8B extra --tensor-parallel-size 2 --max-model-len 8k --kv-cache-dtype fp8_e5m2 --quantization awq --swap-space 4",
+  "python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B -tp 4 --gpu-memory-utilization 0.8 --kv-cache-dtype int8",
+  "llama-server -m models/llama-2-7b.Q4_K_M.gguf -c 4096 -ngl 99 -np 4 --flash-attn -ctk q8_0 --mlock",
+  "llama-cli -hf bartowski/Llama-3.2-3B-Instruct-GGUF -c 0 -b 512 -np 2",
+  "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 2 --mem-fraction-static 0.8 --context-length 8192",
+  "text-generation-launcher --model-id mistralai/Mistral-7B-v0.1 --num-shard 2 --max-total-tokens 8192 --quantize bitsandbytes",
+  "docker run --gpus all --shm-size 8g vllm/vllm-openai --model meta-llama/Meta-Llama-3-8B --max-num-seqs 64",
+  "FROM llama3.1:8b\nPARAMETER num_ctx 16384\nPARAMETER num_gpu 20\nSYSTEM hello",
+  "ollama run qwen2.5:7b",
+  "not a launch command at all",
+];
+
+test("the strings only the rest's code names are in the rest, not in the first part", () => {
+  // Notes of the launch readers (core/src/readers/llama_server.cpp, docker.cpp; tgi.cpp, vllm_serve.cpp and
+  // sglang.cpp), whose code is in the rest only.
+  for (const text of ["llama-cli runs one sequence", "a docker option: no memory setting depends on it", "has no kv_dtype choice"]) {
+    assert.equal(first_bytes.includes(text), false, `${text} is not in the first part`);
+    assert.equal(rest_bytes.includes(text), true, `${text} is in the rest`);
+  }
+  // A message resolve gives, which the first part needs before the rest is in.
+  assert.equal(first_bytes.includes("unknown model"), true);
 });
 
 const { Engine, createEngine } = await importEngine();
+
+test("load({docs: false}) reads the help texts on the first settingDocs(), which equal the schema's", async () => {
+  const lazy = await load({ docs: false, presets: [] });
+  assert.ok(lazy.settingsSchema().every((row) => row.doc === ""), "no help text before settingDocs()");
+  const expected = Object.fromEntries(whole.settingsSchema().map((row) => [row.key, row.doc]));
+  assert.ok(Object.values(expected).every((doc) => doc.length > 0), "the whole module's schema has every doc");
+  same(await lazy.settingDocs(), expected, "settingDocs of the lazy instance");
+  same(await whole.settingDocs(), expected, "settingDocs of an instance that read them at load");
+  // The engine's never rejects (a form's first pointer asks it): a core that throws gives no texts.
+  const stopped = new Proxy({}, { get: (_, key) => (key === "settingDocs" ? () => Promise.reject(new Error("stopped")) : lazy[key]) });
+  same(await new Engine(stopped).settingDocs(), {}, "Engine.settingDocs over a core that stopped");
+  same(await new Engine(lazy).settingDocs(), expected, "Engine.settingDocs");
+});
 
 test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
   const fetches = [];

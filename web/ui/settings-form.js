@@ -24,7 +24,10 @@ const COLLAPSED = new Set(["model"]);
 const INPUT_MODE = { integer: "numeric", number: "decimal", count: "decimal", bytes: "text", text: "text" };
 
 export class SettingsForm extends EventTarget {
-  /** key -> {row, control, field, error, reset, group, shown}; `shown`: what update() last wrote to the field. */
+  /**
+   * key -> {row, control, field, help, error, reset, group, shown}; `shown`: what update() last wrote to the
+   * field.
+   */
   #fields = new Map();
   #container;
 
@@ -78,14 +81,23 @@ export class SettingsForm extends EventTarget {
     reset.addEventListener("click", () => this.#emit("reset", { key: row.key }));
     const error = h("p", { class: "field-error", id: error_id, hidden: true });
     const unit = row.unit && row.unit !== "bytes" ? h("span", { class: "unit", text: row.unit }) : null;
+    // The key stays in view: it is the URL query key, the CLI flag and the widget attribute. The doc may come
+    // later (showDocs): the page's core reads the help texts on demand.
+    const help = h("p", { class: "help", id: help_id }, `${row.doc} `, h("span", { class: "setting-key" }, "Key: ", h("code", { text: row.key })));
     const field = h("div", { class: `field field-${row.kind}`, dataset: { key: row.key } },
       h("label", { for: id, text: name }),
       h("div", { class: "control" }, control, unit, reset),
-      // The key stays in view: it is the URL query key, the CLI flag and the widget attribute.
-      h("p", { class: "help", id: help_id }, `${row.doc} `, h("span", { class: "setting-key" }, "Key: ", h("code", { text: row.key }))),
+      help,
       error);
-    this.#fields.set(row.key, { row, control, field, error, reset, shown: {} });
+    this.#fields.set(row.key, { row, control, field, help, error, reset, shown: {} });
     return field;
+  }
+
+  /** Writes each setting's help text from `docs` ({key: doc}, Engine.settingDocs) where its row had none. */
+  showDocs(docs) {
+    for (const [key, { row, help }] of this.#fields) {
+      if (!row.doc && docs[key]) help.firstChild.data = `${docs[key]} `;
+    }
   }
 
   #emit(type, detail) {

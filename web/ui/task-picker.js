@@ -60,17 +60,25 @@ export class TaskPicker extends EventTarget {
       const select = h("select", { id, name: key, "aria-describedby": `${id}-help` },
         row.choices.map((choice) => h("option", { value: choice, text: choiceLabel(row, choice) })));
       select.addEventListener("change", () => this.#emit({ [key]: select.value }));
+      const help = h("p", { class: "help visually-hidden", id: `${id}-help`, text: `${row.doc} (setting ${key})` });
       const field = h("div", { class: "stack-field", dataset: { key } },
         h("label", { for: id, text: row.label ?? (key === "runtime" ? "Inference runtime" : "Training framework") }),
         select,
-        h("p", { class: "help visually-hidden", id: `${id}-help`, text: `${row.doc} (setting ${key})` }));
-      this.#stacks[key] = { select, field };
+        help);
+      this.#stacks[key] = { select, field, help, row };
       return field;
     });
     container.replaceChildren(h("fieldset", { class: "task-picker" },
       h("legend", { text: "Task" }),
       h("div", { class: "segments" }, this.#radios),
       stacks));
+  }
+
+  /** Writes the runtime's and the framework's help texts from `docs` ({key: doc}) where their rows had none. */
+  showDocs(docs) {
+    for (const [key, { help, row }] of Object.entries(this.#stacks)) {
+      if (!row.doc && docs[key]) help.textContent = `${docs[key]} (setting ${key})`;
+    }
   }
 
   #emit(changes) {

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The rest's strings out of the first part, for scripts/split-wasm.mjs (docs/wasm.md, "The page's module in two").
+// wasm-split moves functions, never data: every string literal of the module stays in the first part's data
+// section, the launch readers' options and notes, the solver's, the knob search's and the checkpoint readers'
+// messages included, though only the rest's code reads them. This moves the strings that only the rest's code
+// names into active data segments of the rest, which write them into the shared memory when the rest is
+// instantiated, before any of its code can run; in the first part their bytes become zeros.
+//
+// A string is a run of text bytes (UTF-8 or printable ASCII) after a zero byte and ending at one (a C string, a
+// string_view's literal) in a read-only segment (the linker's .rodata: nothing writes it at run time). It moves
+// when the rest's code names an address in it and nothing that can run before the rest names one in it or just
+// before it (a first-part function's i32.const or load/store offset, a global's initial value, any four bytes
+// of the data that read as an address: a table of string_views is data whatever code reads it). Anything else
+// (tables, numbers, writable data) stays where it is.
+import { readU32 } from "./wasm-binary.mjs";
+
+/** How far before a string a first-part address still keeps it (LLVM may fold `s[i - k]` into `s - k`). */
+const SLACK = 8;
+
+/** The most read-only bytes between two moved strings that the rest writes again to keep them one segment. */
+const GAP = 32;
+
+/** The signed LEB128 number at `bytes[at]`: [its value, the offset after it]. */
+function readS32(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  let b;
+  do {
+    b = bytes[at++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (b & 0x80);
+  if (b & 0x40) value -= 2 ** shift;
+  return [value, at];
+}
+
+const u32 = (value) => {
+  const out = [];
+  do {
+    let b = value % 128;
+    value = Math.floor(value / 128);
+    if (value) b |= 0x80;
+    out.push(b);
+  } while (value);
+  return Buffer.from(out);
+};
+
+const s32 = (value) => {
+  const out = [];
+  for (;;) {
+    const b = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && !(b & 0x40)) || (value === -1 && b & 0x40)) return Buffer.from([...out, b]);
+    out.push(b | 0x80);
+  }
+};
+
+/** The addresses a line of a function body (wasm-dis text) names: its i32.const values and memory offsets. */
+export function lineAddresses(line) {
+  return [...line.matchAll(/\bi32\.const (-?\d+)|\boffset=(\d+)/g)].map((m) => Number(m[1] ?? m[2]));
+}
+
+/** The module's sections as {id, start, body, end} (offsets into `bytes`). */
+function sections(bytes) {
+  const out = [];
+  for (let at = 8; at < bytes.length;) {
+    const start = at;
+    const id = bytes[at++];
+    const [size, body] = readU32(bytes, at);
+    at = body + size;
+    out.push({ id, start, body, end: at });
+  }
+  return out;
+}
+
+/** The active segments of a data section's body as {offset, bytes}; null if one is not `i32.const` + bytes. */
+function activeSegments(body) {
+  const [count, first] = readU32(body, 0);
+  const segments = [];
+  for (let i = 0, at = first; i < count; i++) {
+    if (body[at++] !== 0 || body[at++] !== 0x41) return null;
+    const [offset, end] = readS32(body, at);
+    if (body[end] !== 0x0b) return null;
+    const [length, data] = readU32(body, end + 1);
+    segments.push({ offset, bytes: body.subarray(data, data + length) });
+    at = data + length;
+  }
+  return segments;
+}
+
+const dataSection = (segments) => {
+  const body = Buffer.concat([u32(segments.length), ...segments.flatMap((s) =>
+    [Buffer.from([0, 0x41]), s32(s.offset), Buffer.from([0x0b]), u32(s.bytes.length), s.bytes])]);
+  return Buffer.concat([Buffer.from([11]), u32(body.length), body]);
+};
+
+const isText = (b) => b === 0x09 || b === 0x0a || b === 0x0d || (b >= 0x20 && b !== 0x7f);
+
+/**
+ * The strings of `segment` as [start, end) addresses (end: the zero byte that closes it); `after_zero`: whether
+ * the byte before the segment is a zero (no other segment ends there: memory packing cut a run of zeros);
+ * `before_zero`: whether the byte after it is.
+ */
+function strings(segment, after_zero, before_zero) {
+  const out = [];
+  const { offset, bytes } = segment;
+  for (let i = 0; i < bytes.length;) {
+    if (bytes[i] === 0 || (i > 0 ? bytes[i - 1] !== 0 : !after_zero)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < bytes.length && bytes[j] !== 0 && isText(bytes[j])) j++;
+    if (j > i && (j === bytes.length ? before_zero : bytes[j] === 0)) out.push([offset + i, offset + j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Every four bytes of the segments that read as an address in [low, high). */
+function dataAddresses(segments, low, high) {
+  const out = [];
+  for (const { bytes } of segments) {
+    for (let i = 0; i + 4 <= bytes.length; i++) {
+      const value = bytes.readUInt32LE(i);
+      if (value >= low && value < high) out.push(value);
+    }
+  }
+  return out;
+}
+
+/** Whether the sorted `list` holds a value in [low, high). */
+function within(list, low, high) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < low) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < list.length && list[lo] < high;
+}
+
+/**
+ * Moves the strings only the rest names from `first`'s data into `rest` (both wasm-split's output), from the
+ * read-only segments only (`rodata`: their addresses; the linker's .rodata sections). In the first part
+ * their bytes become zeros (a run of zeros costs gzip next to nothing, a segment cut in two costs its header);
+ * the rest writes them back, the read-only bytes between two of them too when fewer than GAP (the same bytes:
+ * one segment header less).
+ * `first_refs`: the addresses the first part's functions and globals name; `rest_refs`: the rest's.
+ * Returns {first, rest, moved (bytes)}, or {error}.
+ */
+export function moveRestStrings(first, rest, first_refs, rest_refs, rodata) {
+  const out = Buffer.from(first);
+  const data = sections(out).filter((s) => s.id === 11);
+  if (data.length !== 1) return { error: "the first part has no data section" };
+  if (!WebAssembly.Module.imports(new WebAssembly.Module(rest)).some((i) => i.kind === "memory")) {
+    return { error: "the rest does not import the first part's memory" };
+  }
+  if (sections(rest).some((s) => s.id === 11)) return { error: "the rest has a data section already" };
+  const segments = activeSegments(out.subarray(data[0].body, data[0].end));
+  if (!segments) return { error: "the first part's data section has a segment that is not active at a constant address" };
+  const low = Math.min(...segments.map((s) => s.offset));
+  const high = Math.max(...segments.map((s) => s.offset + s.bytes.length));
+  const kept = [...first_refs, ...dataAddresses(segments, low, high)].filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const named = rest_refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const ends = new Set(segments.map((g) => g.offset + g.bytes.length));
+  const starts = new Set(segments.map((g) => g.offset));
+  const zeros = [];
+  // Each segment's moved strings, as ranges joined across gaps of fewer than GAP bytes; then zeros in their place.
+  const moved = [];
+  for (const segment of segments) {
+    const end = segment.offset + segment.bytes.length;
+    if (!rodata.has(segment.offset)) continue;
+    const ranges = [];
+    for (const [s, e] of strings(segment, !ends.has(segment.offset), !starts.has(end))) {
+      if (!within(named, s, e) || within(kept, s - SLACK, e + 1)) continue;
+      if (ranges.length && s - ranges.at(-1)[1] <= GAP) ranges.at(-1)[1] = e;
+      else ranges.push([s, e]);
+      zeros.push([segment, s, e]);
+    }
+    for (const [s, e] of ranges) moved.push({ offset: s, bytes: Buffer.from(segment.bytes.subarray(s - segment.offset, e - segment.offset)) });
+  }
+  for (const [segment, s, e] of zeros) segment.bytes.fill(0, s - segment.offset, e - segment.offset);
+  // The rest's data section goes after its code section (the binary format's order), before any custom section.
+  const code = sections(rest).find((s) => s.id === 10);
+  const rest_out = Buffer.concat([rest.subarray(0, code.end), dataSection(moved), rest.subarray(code.end)]);
+  return { first: out, rest: rest_out, moved: moved.reduce((n, s) => n + s.bytes.length, 0) };
+}
