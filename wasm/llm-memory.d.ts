@@ -61,7 +61,7 @@ export interface Settings {
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
   sliding_window_pattern?: number | string | null;
-  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, conv or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
+  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel) or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
   layer_types?: string | null;
   /** Attention gate: Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value. Default `off`. */
   attention_output_gate?: FlagValue | null;
@@ -89,6 +89,12 @@ export interface Settings {
   mamba_conv_bias?: FlagValue | null;
   /** Mamba projection biases: Mamba-2 in_proj and out_proj have biases (use_bias). Default `off`. */
   mamba_proj_bias?: FlagValue | null;
+  /** Mamba gated norm: Mamba-2 gated RMSNorm before out_proj (Falcon-H1 mamba_rms_norm; off: the output gated by silu(z) alone). Default `on`. */
+  mamba_norm?: FlagValue | null;
+  /** Mamba-1 inner width: Mamba-1 inner width (mamba1 layers; Jamba: mamba_expand x hidden_size). Default `0`. */
+  mamba_d_inner?: number | string | null;
+  /** Mamba-1 dt rank: Mamba-1 rank of the time step (Jamba mamba_dt_rank; auto: ceil(hidden_size / 16)). Default `0`. */
+  mamba_dt_rank?: number | string | null;
   /** Short conv width: Short-convolution width (LFM2 conv_L_cache; its state keeps L_cache - 1 columns). Default `3`. */
   conv_l_cache?: number | string | null;
   /** Short conv biases: Short-convolution projections and conv have biases (LFM2). Default `off`. */
@@ -156,9 +162,7 @@ export interface Settings {
   /** Task: Training step or inference with a KV cache. Default `train`. */
   mode?: "train" | "inference" | null;
   /** Training framework: Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, all buckets summed; the others: the peak over the phases of a step). Default `hf`. */
-  framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl" | null;
-  /** Unsloth version: Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); 2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU). Default `2025.8`. */
-  unsloth_version?: "2025.8" | "2024.4" | "2024.1" | null;
+  framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | null;
   /** Gradients at the peak: Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer). Default `freed`. */
   grad_lifetime?: "freed" | "resident" | null;
   /** Optimizer step in backward: Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's gradient alive, no optimizer-step phase; needs grad_accum 1. Default `off`. */
@@ -167,6 +171,10 @@ export interface Settings {
   optimizer_impl?: "fused" | "foreach" | "paged" | null;
   /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16). Default `hf`. */
   loss_impl?: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | null;
+  /** torch.compile: torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit inputs only; torchtune compiles its chunked loss too. auto = the framework's recipe default (off). Default `auto`. */
+  compile?: "auto" | "on" | "off" | null;
+  /** Transformers version: Transformers release under the HF Trainer (framework hf): SDPA with native GQA from 4.54 (PR #39412), SDPA with K/V repeated from 4.36, eager attention before; the loss upcasts the logits itself from 4.46 (hf_legacy before). Default `4.54`. */
+  transformers_version?: "4.54" | "4.46" | "4.36" | "4.35" | null;
   /** Autocast: Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward. Default `off`. */
   autocast?: "off" | "bf16" | "fp16" | null;
   /** Copies of layer inputs: Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the input per call, so q, k and v keep three). Default `shared`. */
@@ -273,16 +281,12 @@ export interface Settings {
   ep?: number | string | null;
   /** CPU offload: Move optimizer state (and parameters, ZeRO-3) to CPU RAM. Default `none`. */
   offload?: "none" | "optimizer" | "optimizer+params" | null;
-  /** ZeRO-3 prefetch bucket: DeepSpeed ZeRO-3 (framework deepspeed): parameters gathered ahead of the module being computed; 0 = auto as the HF Trainer fills it (0.9 x hidden^2; DeepSpeed's own default 5e7) [parameters]. Default `0`. */
-  stage3_prefetch_bucket_size?: number | string | null;
-  /** ZeRO-3 max live parameters: DeepSpeed ZeRO-3 (framework deepspeed): most parameters gathered at once; caps the prefetch (DeepSpeed's default 1e9) [parameters]. Default `1e9`. */
-  stage3_max_live_parameters?: number | string | null;
-  /** ZeRO-3 persistence threshold: DeepSpeed ZeRO-3 (framework deepspeed): parameters smaller than this stay gathered on every device; 0 = auto as the HF Trainer fills it (10 x hidden; DeepSpeed's own default 1e5) [parameters]. Default `0`. */
-  stage3_param_persistence_threshold?: number | string | null;
   /** GPU: GPU preset id (sets gpu_memory); empty = use gpu_memory. Default empty. */
   gpu?: string | null;
   /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
   gpu_memory?: number | string | null;
+  /** Host RAM: Host (CPU) RAM for what is offloaded (llama.cpp's CPU layers, ZeRO-Offload, FSDP CPU offload); on a unified-memory machine the share the OS leaves; 0 = not checked [bytes]. Default `0`. */
+  host_ram?: number | string | null;
   /** Overhead model: Runtime overhead: none, factor (weights x overhead_factor, seed 2's rule), or detailed items. Default `detailed`. */
   overhead?: "none" | "factor" | "detailed" | null;
   /** Overhead factor: Multiplier on the weights for overhead = factor [x weights]. Default `1.2`. */
@@ -333,6 +337,9 @@ export interface ResolvedSettings {
   mamba_d_conv: string;
   mamba_conv_bias: "on" | "off";
   mamba_proj_bias: "on" | "off";
+  mamba_norm: "on" | "off";
+  mamba_d_inner: string;
+  mamba_dt_rank: string;
   conv_l_cache: string;
   conv_bias: "on" | "off";
   num_experts: string;
@@ -366,12 +373,13 @@ export interface ResolvedSettings {
   embedding_size: string;
   num_hidden_groups: string;
   mode: "train" | "inference";
-  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl";
-  unsloth_version: "2025.8" | "2024.4" | "2024.1";
+  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth";
   grad_lifetime: "freed" | "resident";
   optimizer_in_backward: "on" | "off";
   optimizer_impl: "fused" | "foreach" | "paged";
   loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy";
+  compile: "auto" | "on" | "off";
+  transformers_version: "4.54" | "4.46" | "4.36" | "4.35";
   autocast: "off" | "bf16" | "fp16";
   input_copies: "shared" | "per_linear";
   adapter_dtype: "auto" | "fp32" | "bf16" | "fp16";
@@ -425,11 +433,9 @@ export interface ResolvedSettings {
   cp: string;
   ep: string;
   offload: "none" | "optimizer" | "optimizer+params";
-  stage3_prefetch_bucket_size: string;
-  stage3_max_live_parameters: string;
-  stage3_param_persistence_threshold: string;
   gpu: string;
   gpu_memory: string;
+  host_ram: string;
   overhead: "none" | "factor" | "detailed";
   overhead_factor: string;
   cuda_context: string;
