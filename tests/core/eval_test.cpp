@@ -68,8 +68,12 @@ TEST(eval, with_grad_is_training_forward_end) {
   // 461,635,584 per layer, x 32 = 14,772,338,688. Final norm (6 B) and lm_head input (2 B): 8 x 2048 x 4096 =
   // 67,108,864. Logits at the end of forward: 10 B x 2048 x 128,256 = 2,626,682,880. Total 17,466,130,432.
   EXPECT_EQ(eval.bytes("activations"), 17466130432.0);
-  for (const auto& phase : trained.phases)
-    if (phase.phase == "forward_end") EXPECT_GT(phase.allocated, eval.peak.allocated);
+  // mode=train's forward_end holds the optimizer states besides the same activations.
+  for (const auto& phase : trained.phases) {
+    if (phase.phase == "forward_end") {
+      EXPECT_GT(phase.allocated, eval.peak.allocated);
+    }
+  }
   EXPECT_EQ(eval.bytes("gradients"), 0);
   EXPECT_EQ(eval.bytes("optimizer"), 0);
   EXPECT_EQ(eval.bytes("kv_cache"), 0);
