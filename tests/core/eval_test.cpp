@@ -96,9 +96,9 @@ TEST(eval, training_buckets_are_zero_and_no_runtime) {
 }
 
 // BERT-large (h 1024, 24 layers, 16 heads, i 4096, LayerNorm, plain GELU MLP) as a 2-label classifier, bf16, batch 8
-// x seq 512 (T = 4096), under no_grad: attention 2 B x T x (2h + 3h + h... ) = 2 x 4096 x (2,048 + 1,024 + 2,048 +
-// 2,048) = 58,720,256 + logsumexp 4 x 8 x 16 x 512 = 262,144: 58,982,400; MLP 2 B x T x (2h + 2i) = 2 x 4096 x
-// 10,240 = 83,886,080, the largest; the head 2 x 2 B x T x h + 14 x T x 2 = 16,891,904 is below.
+// x seq 512 (T = 4096), under no_grad: attention 2 B x T x (2h + a.d + 2 n_kv.d + max(2 a.d, a.d + h)) = 2 x 4096 x
+// (2,048 + 1,024 + 2,048 + 2,048) = 58,720,256 + logsumexp 4 x 8 x 16 x 512 = 262,144: 58,982,400; MLP 2 B x T x (2h +
+// 2i) = 2 x 4096 x 10,240 = 83,886,080, the largest; the head 2 x 2 B x T x h + 14 x T x 2 = 16,891,904 is below.
 TEST(eval, no_grad_encoder) {
   const settings bert = {{"architecture", "encoder"},
                          {"hidden_size", "1024"},
