@@ -113,7 +113,7 @@ void print_table(const run_spec& spec, const estimate_result& r) {
   const auto& s = r.settings;
   fmt::print(
       "llm-memory — {} · {}{} · weights {} · {} · batch {} × seq {}\n", s.model.empty() ? "custom model" : s.model,
-      s.mode, spec.train() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
+      s.mode, spec.train() && !spec.eval() ? " (" + s.finetune + ", " + s.optimizer + ")" : "", s.weights_dtype,
       s.devices == 1
           ? "1 device"
           : fmt::format("{} devices (dp {} × tp {} × pp {}, ZeRO {})", s.devices, r.data_parallel, s.tp, s.pp, s.zero),

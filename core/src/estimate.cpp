@@ -19,12 +19,14 @@ context make_context(const run_spec& r, bool first, bool last, step_phase phase)
   const setting_values& s = r.values;
   context c{r, s, r.model};
   c.train = r.train();
+  c.eval = r.eval();
   c.t = static_cast<double>(s.tp);
   c.dp = static_cast<double>(r.data_parallel);
   c.layers_on_stage = std::ceil(static_cast<double>(r.model.layers) / static_cast<double>(s.pp));
   c.first_stage = first;
   c.last_stage = last;
-  c.in_flight = c.train && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
+  c.in_flight =
+      c.train && !c.eval && first ? std::min(static_cast<double>(s.pp), static_cast<double>(s.grad_accum)) : 1;
   c.act = r.activation_bytes;
   // Context parallelism (training): each device computes seq / cp tokens of every sequence.
   c.cp = c.train ? static_cast<double>(s.cp) : 1;
@@ -39,6 +41,19 @@ namespace {
 
 using namespace detail;
 
+// What evaluation assumes (transformers v4.54.0 trainer.py: evaluation_loop / prediction_step).
+void eval_notes(const run_spec& r, std::vector<std::string>& notes) {
+  notes.emplace_back(
+      "eval: one forward pass as the HF Trainer's prediction_step runs it (model(**inputs) with labels, "
+      "use_cache=False as training; no gradients, optimizer state or KV cache)" +
+      std::string(r.values.eval_grad ? "; eval_grad on: the saved activations training holds, no backward"
+                                     : " under torch.no_grad: one layer's transients at a time"));
+  notes.emplace_back(
+      "eval: the Trainer gathers every batch's logits on the GPU unless prediction_loss_only or "
+      "eval_accumulation_steps is set; one batch is estimated");
+  if (r.values.finetune != "full") notes.emplace_back("finetune is ignored for eval: the model is estimated as loaded");
+}
+
 std::vector<std::string> stage_notes(const context& c) {
   const run_spec& r = c.r;
   const setting_values& s = c.s;
@@ -50,9 +65,10 @@ std::vector<std::string> stage_notes(const context& c) {
                     " layers reuse an earlier layer's keys and values (num_kv_shared_layers): they keep no KV cache");
   if (!c.train && r.adapters())
     notes.emplace_back("finetune is ignored for inference: the base weights are estimated as stored");
+  if (c.eval) eval_notes(r, notes);
   if (c.train && r.adapters() && s.trainable_params != 1)
     notes.emplace_back("trainable_params is ignored with LoRA: the adapters' shapes give the trainable count");
-  if (c.train && s.pp > 1 && s.grad_accum < s.pp)
+  if (c.train && !c.eval && s.pp > 1 && s.grad_accum < s.pp)
     notes.push_back("pp > grad_accum: the 1F1B pipeline is not full (" + std::to_string(s.grad_accum) + " of " +
                     std::to_string(s.pp) + " micro-batches in flight)");
   if (c.train && s.max_position_embeddings > 0 && s.seq > s.max_position_embeddings)
@@ -91,9 +107,10 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   r.effective_batch = spec.effective_batch;
   r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
   tally t;
-  r.buckets = {parameters_bucket(c, l, t), gradients_bucket(c, l, t), optimizer_bucket(c, l, t),
-               c.train ? activations_train(c) : activations_inference(c),
-               c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
+  r.buckets = {
+      parameters_bucket(c, l, t), gradients_bucket(c, l, t), optimizer_bucket(c, l, t),
+      !c.train ? activations_inference(c) : (c.eval && !c.s.eval_grad ? activations_eval(c) : activations_train(c)),
+      c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
   double tensors = 0;
   for (const auto& b : r.buckets) tensors += b.bytes;
   t.dynamic += c.train ? r.buckets[3].bytes : 0;
@@ -121,6 +138,7 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
 std::vector<step_phase> phases_of(const run_spec& spec) {
   if (!spec.train()) return {step_phase::inference};
   if (!spec.phased()) return {step_phase::sum};
+  if (spec.eval()) return {step_phase::forward_end};  // no backward, no optimizer step
   std::vector<step_phase> out = {
       step_phase::forward_end, step_phase::backward_start,
       spec.recompute == recompute_policy::full ? step_phase::recompute : step_phase::backward_end};

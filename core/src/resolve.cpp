@@ -48,7 +48,7 @@ constexpr bool spells(std::string_view key, const std::array<std::string_view, N
   return rest.empty();
 }
 
-constexpr std::array<std::string_view, 2> mode_names = {"train", "inference"};
+constexpr std::array<std::string_view, 3> mode_names = {"train", "inference", "eval"};
 constexpr std::array<std::string_view, 3> finetune_names = {"full", "lora", "qlora"};
 constexpr std::array<std::string_view, 6> optimizer_names = {"adamw",        "adamw_8bit", "sgd",
                                                              "sgd_momentum", "lion",       "adafactor"};
@@ -171,7 +171,8 @@ run_spec parse_choices(setting_values values) {
   r.values = std::move(values);
   const setting_values& v = r.values;
   r.mode = choice<run_mode>(mode_names, v.mode);
-  r.finetune = choice<finetune_method>(finetune_names, v.finetune);
+  // Evaluation reads the model as loaded: adapters train nothing there (stage_notes says finetune is ignored).
+  r.finetune = r.eval() ? finetune_method::full : choice<finetune_method>(finetune_names, v.finetune);
   r.optimizer = choice<optimizer_kind>(optimizer_names, v.optimizer);
   r.attention = choice<attention_kernel>(attention_names, v.attention);
   r.recompute = choice<recompute_policy>(recompute_names, v.recompute);
@@ -349,7 +350,7 @@ void check_kv_dtype(const run_spec& r, std::vector<error>& errors) {
 
 // The phase model's own settings (framework generic ignores them, stage_notes says so).
 void check_phases(const run_spec& r, std::vector<error>& errors) {
-  if (!r.train() || !r.phased()) return;
+  if (!r.train() || r.eval() || !r.phased()) return;
   const setting_values& v = r.values;
   if (v.optimizer_in_backward && v.grad_accum > 1)
     fail(errors, "optimizer_in_backward",
@@ -384,7 +385,7 @@ std::optional<error> check_model(const run_spec& r) {
   if (!r.adapters() && v.trainable_params > 1 && v.trainable_params > r.params)
     return error{"trainable_params", "must not exceed the model's " + format_number(r.params) + " parameters, got " +
                                          format_number(v.trainable_params)};
-  if (r.train() && !r.adapters() && r.quantised())
+  if (r.mode == run_mode::train && !r.adapters() && r.quantised())
     return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + v.weights_dtype +
                                       "\" (a checkpoint's quantization_config sets it); use mode=inference, "
                                       "finetune=lora or qlora, or weights_dtype=bf16 to train the dequantised model"};
@@ -402,7 +403,7 @@ bool loads_as_shipped(const settings& explicit_values, const setting_values& val
   std::vector<error> ignored;  // reported when the explicit values are layered
   detail::apply_layer(preset.shipped, run, ignored, "");
   detail::apply_layer(explicit_values, run, ignored, "");
-  if (choice<run_mode>(mode_names, run.mode) == run_mode::train) return false;
+  if (choice<run_mode>(mode_names, run.mode) != run_mode::inference) return false;
   return !detail::runtime_of(parse_runtime(run)).converts_checkpoint;
 }
 
@@ -481,7 +482,8 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   setting_values values = layered(detail::default_values(), explicit_values, config, errors);
   if (!errors.empty()) return errors;
   // The profile the layered settings choose sets the defaults under the preset, config.json and explicit values.
-  const bool train = choice<run_mode>(mode_names, values.mode) == run_mode::train;
+  // Evaluation runs under the training framework (its precision, attention and loss), not an inference runtime.
+  const bool train = choice<run_mode>(mode_names, values.mode) != run_mode::inference;
   const auto framework = choice<framework_kind>(framework_names, values.framework);
   const settings profile = train ? detail::framework_profile(framework, values, explicit_values)
                                  : detail::runtime_profile(parse_runtime(values), values);

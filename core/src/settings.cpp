@@ -39,6 +39,8 @@ constexpr std::array table = {
 constexpr std::array rules = {
     applies_rule{"training", "training"},
     applies_rule{"inference", "inference"},
+    applies_rule{"eval", "evaluation"},
+    applies_rule{"training_or_eval", "training or evaluation"},
     applies_rule{"lora_or_qlora", "LoRA or QLoRA"},
     applies_rule{"qlora", "QLoRA"},
     applies_rule{"full", "full training"},

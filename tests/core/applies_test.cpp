@@ -43,16 +43,19 @@ TEST(applies, every_rule_is_named_and_has_words) {
   }
 }
 
-// 51 rows carry rules (the page's former key lists, state_dtype, and issue 35's compile and transformers_version):
-// 29 read in training only, 17 in inference only, and double_quant, overhead_factor, sequence_parallel, encoder_layers
-// and encoder_seq.
+// 52 rows carry rules (the page's former key lists, state_dtype, and issue 35's compile, transformers_version and
+// eval_grad): 25 read in training only, 4 in training and evaluation (framework, compile, transformers_version,
+// autocast), eval_grad in evaluation only, 17 in inference only, and double_quant, overhead_factor,
+// sequence_parallel, encoder_layers and encoder_seq.
 TEST(applies, rows_with_rules) {
   std::size_t rows = 0;
   for (const auto& def : setting_table()) rows += def.applies.empty() ? 0U : 1U;
-  // 49 rows before issue 35; compile and transformers_version (training), torchtitan's, LLaMA-Factory's and
-  // axolotl's ZeRO-3 buckets and unsloth_version (training).
-  EXPECT_EQ(rows, 55U);
-  EXPECT_EQ(keys_with("training").size(), 33U);
+  // 49 rows before issue 35; + compile, transformers_version, eval_grad, unsloth_version and the three ZeRO-3
+  // bucket rows. framework, compile, transformers_version and autocast apply to training and eval.
+  EXPECT_EQ(rows, 56U);
+  EXPECT_EQ(keys_with("training").size(), 29U);
+  EXPECT_EQ(keys_with("training_or_eval").size(), 4U);
+  EXPECT_EQ(keys_with("eval").size(), 1U);
   EXPECT_EQ(keys_with("inference").size(), 17U);
 }
 

@@ -27,12 +27,12 @@ test("the fuzz dictionary names every key and every choice", () => {
 
 test("Settings types choices as unions of their literals; ResolvedSettings as the core writes them back", () => {
   const types = settingsInterface(schema);
-  assert.match(types, /^ {2}mode\?: "train" \| "inference" \| null;$/m);
+  assert.match(types, /^ {2}mode\?: "train" \| "inference" \| "eval" \| null;$/m);
   assert.match(types, /^ {2}units\?: "GB" \| "GiB" \| null;$/m);
   assert.match(types, /^ {2}dropout\?: FlagValue \| null;$/m);
   assert.match(types, /^ {2}params\?: number \| string \| null;$/m);
   assert.match(types, /^ {2}lora_targets\?: string \| null;$/m);
-  assert.match(types, /^ {2}mode: "train" \| "inference";$/m);
+  assert.match(types, /^ {2}mode: "train" \| "inference" \| "eval";$/m);
   assert.match(types, /^ {2}dropout: "on" \| "off";$/m);
   assert.match(types, /^ {2}seq: string;$/m);
 });
@@ -52,4 +52,11 @@ test("a field's unmet rules come from its schema row, in the table's order", () 
   assert.deepEqual(notApplying(row("lora_rank"), inference), ["training", "LoRA or QLoRA"]);
   assert.deepEqual(notApplying(row("n_ubatch"), inference), []);
   assert.deepEqual(notApplying(row("max_num_seqs"), inference), ["vLLM"]);
+  // mode = eval reads the framework's settings and eval_grad, not the training-only ones.
+  assert.deepEqual(notApplying(row("framework"), inference), ["training or evaluation"]);
+  assert.deepEqual(notApplying(row("eval_grad"), inference), ["evaluation"]);
+  const evaluation = applicabilityContext({ mode: "eval", finetune: "full", framework: "hf" }, "vllm");
+  assert.deepEqual(notApplying(row("framework"), evaluation), []);
+  assert.deepEqual(notApplying(row("eval_grad"), evaluation), []);
+  assert.deepEqual(notApplying(row("optimizer"), evaluation), ["training"]);
 });

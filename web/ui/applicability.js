@@ -12,6 +12,8 @@ const LLAMACPP = new Set(["llamacpp", "ollama"]);
 export const RULE_TESTS = {
   training: (c) => c.mode === "train",
   inference: (c) => c.mode === "inference",
+  eval: (c) => c.mode === "eval",
+  training_or_eval: (c) => c.mode !== "inference",
   lora_or_qlora: (c) => c.finetune !== "full",
   qlora: (c) => c.finetune === "qlora",
   full: (c) => c.finetune === "full",

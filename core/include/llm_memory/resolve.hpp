@@ -16,7 +16,7 @@
 
 namespace llm_memory {
 
-enum class run_mode : std::uint8_t { train, inference };
+enum class run_mode : std::uint8_t { train, inference, eval };
 enum class finetune_method : std::uint8_t { full, lora, qlora };
 enum class optimizer_kind : std::uint8_t { adamw, adamw_8bit, sgd, sgd_momentum, lion, adafactor };
 enum class attention_kernel : std::uint8_t { standard, eager, sdpa, flash, sdpa_gqa };
@@ -119,7 +119,10 @@ struct run_spec {
   /// What the run was resolved from (vary() changes it and resolves it again); never null after resolve().
   std::shared_ptr<const resolve_inputs> inputs;
 
-  [[nodiscard]] bool train() const { return mode == run_mode::train; }
+  /// A framework's step (training, or evaluation's forward pass): no inference runtime, the framework's profile.
+  [[nodiscard]] bool train() const { return mode != run_mode::inference; }
+  /// mode = eval: the forward pass only (no gradients, optimizer state or KV cache).
+  [[nodiscard]] bool eval() const { return mode == run_mode::eval; }
   /// The GGUF file's tensors (--gguf) among the inputs, or null: the inference weights are its bytes where
   /// llama.cpp places them, not the mix rule.
   [[nodiscard]] const gguf_placement* gguf() const { return inputs ? inputs->gguf_file.get() : nullptr; }

@@ -185,8 +185,14 @@
     "activations per layer); 0 = every layer has its own",                                                             \
     "Distinct layer weights", "")                                                                                      \
   /* ---- workload ---- */                                                                                             \
-  X(mode, choice, "train", 0, 0, "train|inference", "", "workload", "Training step or inference with a KV cache",      \
-    "Task", "Training|Inference")                                                                                      \
+  X(mode, choice, "train", 0, 0, "train|inference|eval", "", "workload",                                               \
+    "Training step, inference with a KV cache, or evaluation (eval: one forward pass as the HF Trainer's evaluation "  \
+    "loop runs it: weights only, use_cache=False, the loss over the logits)",                                          \
+    "Task", "Training|Inference|Evaluation (forward only)")                                                            \
+  X(eval_grad, flag, "off", 0, 0, "", "", "workload",                                                                  \
+    "Evaluation with autograd on (off: torch.no_grad, one layer's transients at a time; on: the forward saves what "   \
+    "training saves for backward, no backward runs)",                                                                  \
+    "Forward with gradients", "", "eval")                                                                              \
   X(framework, choice, "hf", 0, 0,                                                                                     \
     "generic|hf|deepspeed|fsdp|torchtune|litgpt|megatron|unsloth|torchtitan|llamafactory|axolotl", "", "workload",     \
     "Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, "                  \
@@ -194,7 +200,7 @@
     "Training framework",                                                                                              \
     "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth|"         \
     "torchtitan|LLaMA-Factory|axolotl",                                                                                \
-    "training")                                                                                                        \
+    "training_or_eval")                                                                                                        \
   X(unsloth_version, choice, "2025.8", 0, 0, "2025.8|2024.4|2024.1", "", "workload",                                   \
     "Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); "         \
     "2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded "                \
@@ -227,16 +233,16 @@
   X(compile, choice, "auto", 0, 0, "auto|on|off", "", "workload",                                                      \
     "torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit "       \
     "inputs only; torchtune compiles its chunked loss too. auto = the framework's recipe default (off)",               \
-    "torch.compile", "Framework default|On|Off", "training")                                                           \
+    "torch.compile", "Framework default|On|Off", "training_or_eval")                                                   \
   X(transformers_version, choice, "4.54", 0, 0, "4.54|4.46|4.36|4.35", "", "workload",                                 \
     "Transformers release under the HF Trainer (framework hf): SDPA with native GQA from 4.54 (PR #39412), SDPA "      \
     "with K/V repeated from 4.36, eager attention before; the loss upcasts the logits itself from 4.46 (hf_legacy "    \
     "before)",                                                                                                         \
-    "Transformers version", ">= 4.54|4.46 - 4.53|4.36 - 4.45|Before 4.36", "training")                                 \
+    "Transformers version", ">= 4.54|4.46 - 4.53|4.36 - 4.45|Before 4.36", "training_or_eval")                         \
   X(autocast, choice, "off", 0, 0, "off|bf16|fp16", "", "workload",                                                    \
     "Mixed-precision compute (torch.autocast) over the stored weights: with fp32 weights, activations are 16-bit, "    \
     "the residual stream stays fp32 and each trained matrix keeps a 16-bit copy until backward",                       \
-    "Autocast", "Off|bf16|fp16", "training")                                                                           \
+    "Autocast", "Off|bf16|fp16", "training_or_eval")                                                                   \
   X(input_copies, choice, "shared", 0, 0, "shared|per_linear", "", "workload",                                         \
     "Linears reading one input keep one saved copy (shared) or one each (per_linear: autocast and peft cast the "      \
     "input per call, so q, k and v keep three)",                                                                       \

@@ -237,14 +237,10 @@ void logits_generic(const context& c, builder& out) {
           "2 x 4 B x tokens x V");
 }
 
+}  // namespace
+
 // Bytes per token per vocabulary entry alive in the loss at the end of forward / the start of backward, per
 // implementation (docs/methodology.md, "Logits and loss"; B = bytes of a 16-bit logit).
-struct loss_path {
-  double forward = 0;   // x T x V
-  double backward = 0;  // x T x V
-  const char* how = "";
-};
-
 loss_path loss_coefficients(loss_kind kind, double B) {
   switch (kind) {
     case loss_kind::hf: return {B + 8, 12, "logits.float() + log-softmax / saved log-softmax + 2 fp32 gradients"};
@@ -263,6 +259,8 @@ loss_path loss_coefficients(loss_kind kind, double B) {
   }
   return {0, 0, "the full logits are never materialised"};
 }
+
+namespace {
 
 // The loss at the end of forward / the start of backward, per loss implementation (tensor parallelism splits the
 // vocabulary).

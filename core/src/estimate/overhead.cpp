@@ -41,7 +41,10 @@ void add_communication_buffers(const context& c, const state_layout& l, builder&
 
 // Whether the framework allocates DDP's and DeepSpeed's communication buffers (framework_def::ddp_buffers: its
 // file says why or why not).
-bool communication_buffers(const context& c) { return c.train && c.dp > 1 && framework_of(c.r.framework).ddp_buffers; }
+// Evaluation runs the unwrapped model (transformers v4.54.0 Trainer.evaluation_loop: _wrap_model(training=False)).
+bool communication_buffers(const context& c) {
+  return c.train && !c.eval && c.dp > 1 && framework_of(c.r.framework).ddp_buffers;
+}
 
 }  // namespace
 

@@ -24,6 +24,7 @@ struct context {
   const setting_values& s;  ///< r.values
   const model_spec& m;      ///< r.model
   bool train = true;
+  bool eval = false;                   ///< mode = eval: the framework's forward pass, nothing trains
   double t = 1;                        ///< tensor-parallel degree
   double dp = 1;                       ///< data-parallel degree
   double layers_on_stage = 0;          ///< layers held by the reported pipeline stage
@@ -150,6 +151,19 @@ void checkpoints(const context& c, double layers, double t_seq, builder& out);
 
 // transformers generate(): the whole prompt in one pass.
 [[nodiscard]] bucket activations_prefill(const context& c);
+
+// ---- estimate/eval.cpp ----
+
+// mode = eval under torch.no_grad: the largest live set of one layer, or of the final norm, logits and loss.
+[[nodiscard]] bucket activations_eval(const context& c);
+
+// The loss path's bytes per token per vocabulary entry (activations.cpp: forward / backward, per loss_impl).
+struct loss_path {
+  double forward = 0;    ///< alive at the end of forward [bytes per token per vocabulary entry]
+  double backward = 0;   ///< alive at the start of backward [bytes per token per vocabulary entry]
+  const char* how = "";  ///< what the bytes are
+};
+[[nodiscard]] loss_path loss_coefficients(loss_kind kind, double B);
 
 // ---- estimate/kv_cache.cpp ----
 

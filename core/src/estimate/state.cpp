@@ -29,7 +29,7 @@ state_layout layout_state(const context& c) {
     l.trainable_fraction = given <= 1 ? given : given / r.params;
     l.trainable_model = l.trainable_fraction * r.params;
   }
-  if (!c.train) l.trainable_model = 0;
+  if (!c.train || c.eval) l.trainable_model = 0;
   l.trainable_dev = r.adapters() ? l.sp.adapters : l.trainable_fraction * l.sp.total();
   l.train_w = bytes_per_value(r.trainable);
   // Expert parallelism: each rank holds num_experts / ep routed experts. A ZeRO-sharded bucket shards them over the
@@ -147,7 +147,7 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
                  "One gradient per trainable parameter",
                  "Gradients of the frozen base are never stored; buckets for reduction are not counted",
                  {}}};
-  if (!c.train) return grads.b;
+  if (!c.train || c.eval) return grads.b;
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
   const std::string formula = n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : "");
@@ -222,7 +222,7 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
                "Optimizer states and the fp32 master copy of trainable weights",
                "Per trainable parameter; states of frozen weights do not exist",
                {}}};
-  if (!c.train) return opt.b;
+  if (!c.train || c.eval) return opt.b;
   const double o = bytes_per_value(r.optimizer_states);
   const bool to_cpu = r.offload != offload_target::none;
   const bool paged = c.phased() && r.optimizer_impl == optimizer_step_impl::paged;
