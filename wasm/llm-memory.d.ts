@@ -159,12 +159,12 @@ export interface Settings {
   embedding_size?: number | string | null;
   /** Distinct layer weights: Distinct sets of layer weights the layers share (ALBERT: 1, every layer runs the same weights: counted once, activations per layer); 0 = every layer has its own [layers]. Default `0`. */
   num_hidden_groups?: number | string | null;
-  /** Task: Training step, inference with a KV cache, or evaluation (eval: one forward pass as the HF Trainer's evaluation loop runs it: weights only, use_cache=False, the loss over the logits). Default `train`. */
-  mode?: "train" | "inference" | "eval" | null;
-  /** Forward with gradients: Evaluation with autograd on (off: torch.no_grad, one layer's transients at a time; on: the forward saves what training saves for backward, no backward runs). Default `off`. */
-  eval_grad?: FlagValue | null;
+  /** Task: Training step or inference with a KV cache. Default `train`. */
+  mode?: "train" | "inference" | null;
   /** Training framework: Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, all buckets summed; the others: the peak over the phases of a step). Default `hf`. */
-  framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | null;
+  framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl" | null;
+  /** Unsloth version: Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); 2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU). Default `2025.8`. */
+  unsloth_version?: "2025.8" | "2024.4" | "2024.1" | null;
   /** Gradients at the peak: Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer). Default `freed`. */
   grad_lifetime?: "freed" | "resident" | null;
   /** Optimizer step in backward: Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's gradient alive, no optimizer-step phase; needs grad_accum 1. Default `off`. */
@@ -283,6 +283,12 @@ export interface Settings {
   ep?: number | string | null;
   /** CPU offload: Move optimizer state (and parameters, ZeRO-3) to CPU RAM. Default `none`. */
   offload?: "none" | "optimizer" | "optimizer+params" | null;
+  /** ZeRO-3 prefetch bucket: DeepSpeed ZeRO-3 (framework deepspeed): parameters gathered ahead of the module being computed; 0 = auto as the HF Trainer fills it (0.9 x hidden^2; DeepSpeed's own default 5e7) [parameters]. Default `0`. */
+  stage3_prefetch_bucket_size?: number | string | null;
+  /** ZeRO-3 max live parameters: DeepSpeed ZeRO-3 (framework deepspeed): most parameters gathered at once; caps the prefetch (DeepSpeed's default 1e9) [parameters]. Default `1e9`. */
+  stage3_max_live_parameters?: number | string | null;
+  /** ZeRO-3 persistence threshold: DeepSpeed ZeRO-3 (framework deepspeed): parameters smaller than this stay gathered on every device; 0 = auto as the HF Trainer fills it (10 x hidden; DeepSpeed's own default 1e5) [parameters]. Default `0`. */
+  stage3_param_persistence_threshold?: number | string | null;
   /** GPU: GPU preset id (sets gpu_memory); empty = use gpu_memory. Default empty. */
   gpu?: string | null;
   /** Memory per device: Memory of one device (80GB, 80GiB or bytes) [bytes]. Default `80GB`. */
@@ -374,9 +380,9 @@ export interface ResolvedSettings {
   num_labels: string;
   embedding_size: string;
   num_hidden_groups: string;
-  mode: "train" | "inference" | "eval";
-  eval_grad: "on" | "off";
-  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth";
+  mode: "train" | "inference";
+  framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl";
+  unsloth_version: "2025.8" | "2024.4" | "2024.1";
   grad_lifetime: "freed" | "resident";
   optimizer_in_backward: "on" | "off";
   optimizer_impl: "fused" | "foreach" | "paged";
@@ -436,6 +442,9 @@ export interface ResolvedSettings {
   cp: string;
   ep: string;
   offload: "none" | "optimizer" | "optimizer+params";
+  stage3_prefetch_bucket_size: string;
+  stage3_max_live_parameters: string;
+  stage3_param_persistence_threshold: string;
   gpu: string;
   gpu_memory: string;
   host_ram: string;
