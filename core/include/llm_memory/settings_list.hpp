@@ -200,7 +200,7 @@
     "Training framework",                                                                                              \
     "Generic (textbook)|HF Trainer / TRL + peft|DeepSpeed|PyTorch FSDP2|torchtune|LitGPT|Megatron-LM|Unsloth|"         \
     "torchtitan|LLaMA-Factory|axolotl",                                                                                \
-    "training_or_eval")                                                                                                        \
+    "training_or_eval")                                                                                                \
   X(unsloth_version, choice, "2025.8", 0, 0, "2025.8|2024.4|2024.1", "", "workload",                                   \
     "Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); "         \
     "2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded "                \

@@ -120,8 +120,9 @@ void read_sizes(reader& r) {
   if (const json* i = r.find({"intermediate_size"}); i == nullptr || !i->is_array())
     if (r.integer({"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}, "intermediate_size") &&
         r.out["intermediate_size"] == "0")
-      r.errors.push_back({"intermediate_size", "config.json gives 0; an MLP needs its width (leave the field out for "
-                                               "4 x hidden_size)"});
+      r.errors.push_back({"intermediate_size",
+                          "config.json gives 0; an MLP needs its width (leave the field out for "
+                          "4 x hidden_size)"});
   r.integer({"max_position_embeddings", "n_positions"}, "max_position_embeddings");
 }
 
