@@ -199,7 +199,8 @@ TEST(Fits, SeventyBillionOffloadsWithEnoughRam) {
   q.gpu = "rtx-3060";
   q.family = "llama-3.1-70b";
   q.ram_bytes = 64e9;
-  const fits_row& row = row_of(ranked(q), "llama-3.1-70b");
+  const fits_result result = ranked(q);  // the row refers into it
+  const fits_row& row = row_of(result, "llama-3.1-70b");
   ASSERT_TRUE(row.fits);
   EXPECT_EQ(row.format, "q4_k_m");
   EXPECT_GE(row.gpu_layers, 16);
@@ -223,7 +224,8 @@ TEST(Fits, TrainingTasks) {
   q.task = fits_task::full;
   EXPECT_FALSE(row_of(ranked(q), "llama-3.1-8b").fits);
   q.task = fits_task::qlora;
-  const fits_row& row = row_of(ranked(q), "llama-3.1-8b");
+  const fits_result result = ranked(q);  // the row refers into it
+  const fits_row& row = row_of(result, "llama-3.1-8b");
   EXPECT_TRUE(row.fits);
   EXPECT_EQ(row.format, "nf4");
   EXPECT_EQ(row.decode_tokens_per_s, 0);
