@@ -159,8 +159,10 @@ export interface Settings {
   embedding_size?: number | string | null;
   /** Distinct layer weights: Distinct sets of layer weights the layers share (ALBERT: 1, every layer runs the same weights: counted once, activations per layer); 0 = every layer has its own [layers]. Default `0`. */
   num_hidden_groups?: number | string | null;
-  /** Task: Training step or inference with a KV cache. Default `train`. */
-  mode?: "train" | "inference" | null;
+  /** Task: Training step, inference with a KV cache, or evaluation (eval: one forward pass as the HF Trainer's evaluation loop runs it: weights only, use_cache=False, the loss over the logits). Default `train`. */
+  mode?: "train" | "inference" | "eval" | null;
+  /** Forward with gradients: Evaluation with autograd on (off: torch.no_grad, one layer's transients at a time; on: the forward saves what training saves for backward, no backward runs). Default `off`. */
+  eval_grad?: FlagValue | null;
   /** Training framework: Training framework whose behaviour sets the defaults (generic: the seeds' textbook arithmetic, all buckets summed; the others: the peak over the phases of a step). Default `hf`. */
   framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl" | null;
   /** Unsloth version: Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); 2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU). Default `2025.8`. */
@@ -380,7 +382,8 @@ export interface ResolvedSettings {
   num_labels: string;
   embedding_size: string;
   num_hidden_groups: string;
-  mode: "train" | "inference";
+  mode: "train" | "inference" | "eval";
+  eval_grad: "on" | "off";
   framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl";
   unsloth_version: "2025.8" | "2024.4" | "2024.1";
   grad_lifetime: "freed" | "resident";
