@@ -607,6 +607,24 @@ export interface RuntimeReport {
 }
 
 /** The estimate: exactly what `llm-memory --json` prints for the same settings. */
+/** Tokens per second that memory bandwidth (and dense FLOPs for prefill) allow: an upper bound, never a measurement. */
+export interface SpeedBound {
+  /** Always true: every byte read once at the device's peak bandwidth. */
+  upper_bound: true;
+  /** Bytes read from device memory per decoded token (active weights + the KV read) [B]. */
+  device_bytes_per_token: number;
+  /** Bytes read over the host link per decoded token (offloaded layers) [B]. */
+  host_bytes_per_token: number;
+  /** Decode speed of one sequence [tokens/s]. */
+  decode_tokens_per_s: number;
+  /** Decode speed of the whole batch [tokens/s]. */
+  batch_tokens_per_s: number;
+  /** Prefill bounded by dense bf16 FLOPs; 0 when the device has no published figure [tokens/s]. */
+  prefill_tokens_per_s: number;
+  /** The formula with its figures, in words. */
+  formula: string;
+}
+
 export interface Estimate {
   ok: true;
   /** The project's version, e.g. "0.1.0" (`llm-memory --version`). */
@@ -647,6 +665,10 @@ export interface Estimate {
   settings: ResolvedSettings;
   /** Inference only: the runtime's own terms. */
   runtime?: RuntimeReport;
+  /** Only when host_ram is set: whether what the run offloads (llama.cpp's CPU layers, ZeRO-Offload states) fits in it. */
+  fits_in_ram?: boolean;
+  /** When the GPU is a catalogue preset: the speed the memory allows, an upper bound (docs/methodology.md "Speed bound"). */
+  speed?: SpeedBound;
   /** The CLI's --solve (the Solve object without ok). */
   solve?: Omit<Solve, "ok">;
   /** The CLI's --advise (the Advice object without ok). */
