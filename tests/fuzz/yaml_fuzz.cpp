@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../../core/src/readers/yaml.hpp"
 #include "fuzz_check.hpp"
 #include "llm_memory/launch.hpp"
 #include "llm_memory/report.hpp"
+#include "readers/yaml.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace llm_memory;
