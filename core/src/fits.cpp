@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <string>
 #include <utility>
 
 #include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
+#include "search.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -81,24 +81,6 @@ std::optional<estimate_result> estimate_with(const run_spec& spec, const setting
   return estimate(r.value());
 }
 
-// Largest k in [lo, hi] with fits(k), given fits(lo): galloping then bisection (solve.cpp's search).
-std::int64_t last_true(std::int64_t lo, std::int64_t hi, const std::function<bool(std::int64_t)>& fits) {
-  std::int64_t good = lo, bad = hi + 1;
-  while (good < hi) {
-    const std::int64_t probe = std::min(hi, good * 2);
-    if (!fits(probe)) {
-      bad = probe;
-      break;
-    }
-    good = probe;
-  }
-  while (bad - good > 1) {
-    const std::int64_t mid = good + (bad - good) / 2;
-    (fits(mid) ? good : bad) = mid;
-  }
-  return good;
-}
-
 // Where the device total reaches the memory on the straight line through the totals at seq and at the cap: the KV
 // cells and the compute buffer grow linearly with the context, so this is the boundary or next to it (the caller
 // checks it). Nothing when the cap itself does not resolve or the line does not rise; `hi` when the cap holds.
@@ -127,7 +109,6 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
   if (cap <= seq) return seq;
   const std::int64_t lo = std::max<std::int64_t>(1, seq / context_step);
   auto fits = [&](std::int64_t k) {
-    if (k == lo) return true;
     const auto e = estimate_with(spec, {{"seq", std::to_string(k * context_step)}});
     return e && holds(*e);
   };
@@ -137,7 +118,7 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
   if (guess && (*guess == hi || (fits(*guess) && !fits(*guess + 1))))
     k = *guess;  // the cap, or checked on both sides: the boundary the search would find
   else
-    k = last_true(lo, hi, fits);
+    k = detail::last_fitting_from(lo, hi, fits);  // `spec` holds at lo: no estimate there
   return k == lo ? seq : k * context_step;
 }
 
@@ -164,7 +145,8 @@ std::optional<answered> try_offload(const run_spec& base, const fits_request& q)
   const std::int64_t layers = q4.value().values.num_hidden_layers;
   auto at = [&](std::int64_t ngl) { return try_changes(q4.value(), {{"n_gpu_layers", std::to_string(ngl)}}); };
   std::int64_t ngl = 0;
-  if (layers >= 1 && at(1)) ngl = last_true(1, layers, [&](std::int64_t k) { return k == 1 || at(k).has_value(); });
+  if (layers >= 1 && at(1))
+    ngl = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(k).has_value(); });
   return at(ngl);
 }
 

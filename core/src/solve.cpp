@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -15,55 +14,16 @@
 #include "frameworks/framework_def.hpp"
 #include "llm_memory/estimate.hpp"
 #include "runtimes/runtime_def.hpp"
+#include "search.hpp"
 
 namespace llm_memory {
 namespace {
 
-using fits_at = std::function<bool(std::int64_t)>;
+using detail::first_fitting;
+using detail::last_fitting;
 
 // The total of a point resolve() refuses: it fits nothing (it cannot be applied).
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-// Largest x in [lo, hi] with fits(x), for fits true up to a boundary and false after it; nullopt when
-// fits(lo) is false. Gallops lo, 2 lo, 4 lo, ... to bracket the boundary, then bisects.
-std::optional<std::int64_t> last_fitting(std::int64_t lo, std::int64_t hi, const fits_at& fits) {
-  if (!fits(lo)) return std::nullopt;
-  std::int64_t good = lo, bad = hi + 1;
-  while (good < hi) {
-    const std::int64_t probe = std::min(hi, good * 2);
-    if (!fits(probe)) {
-      bad = probe;
-      break;
-    }
-    good = probe;
-  }
-  while (bad - good > 1) {
-    const std::int64_t mid = good + (bad - good) / 2;
-    (fits(mid) ? good : bad) = mid;
-  }
-  return good;
-}
-
-// Smallest x in [lo, hi] with fits(x), for fits false up to a boundary and true after it; nullopt when
-// fits(hi) is false. Gallops lo, 2 lo, 4 lo, ... then bisects.
-std::optional<std::int64_t> first_fitting(std::int64_t lo, std::int64_t hi, const fits_at& fits) {
-  if (lo > hi || !fits(hi)) return std::nullopt;
-  if (fits(lo)) return lo;
-  std::int64_t bad = lo, good = hi;
-  while (bad < hi) {
-    const std::int64_t probe = std::min(hi, bad * 2);
-    if (fits(probe)) {
-      good = probe;
-      break;
-    }
-    bad = probe;
-  }
-  while (good - bad > 1) {
-    const std::int64_t mid = bad + (good - bad) / 2;
-    (fits(mid) ? good : bad) = mid;
-  }
-  return good;
-}
 
 std::string in_units(double bytes, display_units units) {
   const bool gib = units == display_units::gib;
