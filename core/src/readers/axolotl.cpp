@@ -14,13 +14,8 @@ namespace {
 
 enum action : int {
   none,
-  base_model,
+  base_model = peft_actions_end,
   adapter,
-  load_in_4bit,
-  load_in_8bit,
-  lora_r,
-  lora_dropout,
-  lora_target_modules,
   lora_target_linear,
   lora_modules_to_save,
   sequence_len,
@@ -40,12 +35,12 @@ enum action : int {
 constexpr std::array<key_row, 25> keys{{
     {"base_model", base_model},
     {"adapter", adapter},
-    {"load_in_4bit", load_in_4bit},
-    {"load_in_8bit", load_in_8bit},
-    {"lora_r", lora_r},
-    {"lora_alpha", none, "scales the adapters' output: no memory"},
-    {"lora_dropout", lora_dropout},
-    {"lora_target_modules", lora_target_modules},
+    {"load_in_4bit", peft_load_in_4bit},
+    {"load_in_8bit", peft_load_in_8bit},
+    {"lora_r", peft_lora_rank},
+    lora_alpha_row,
+    {"lora_dropout", peft_lora_dropout},
+    {"lora_target_modules", peft_lora_targets},
     {"lora_target_linear", lora_target_linear},
     {"lora_modules_to_save", lora_modules_to_save},
     {"sequence_len", sequence_len},
@@ -101,15 +96,6 @@ void act(launch_read& out, const key_hit& hit) {
       return hit.value->is_null() ? set_setting(out, hit.path, "finetune", "full")
                                   : ignore(out, hit.path, "an adapter kind with no finetune choice");
     }
-    case load_in_4bit:
-      if (read_truth(out, hit) == true) set_setting(out, hit.path, "weights_dtype", "nf4");
-      return;
-    case load_in_8bit:
-      if (read_truth(out, hit) == true) set_setting(out, hit.path, "weights_dtype", "int8");
-      return;
-    case lora_r: return set_from(out, hit, "lora_rank");
-    case lora_dropout: return set_from(out, hit, "lora_dropout");
-    case lora_target_modules: return set_setting(out, hit.path, "lora_targets", scalar_text(*hit.value));
     case lora_target_linear:
       if (read_truth(out, hit) == true) set_setting(out, hit.path, "lora_targets", "all-linear");
       return;
@@ -140,7 +126,7 @@ void act(launch_read& out, const key_hit& hit) {
       if (!hit.value->is_null()) set_setting(out, hit.path, "framework", "deepspeed");
       return note_file(out, hit, "a DeepSpeed config");
     case fsdp: return read_fsdp(out, hit);
-    default: return;
+    default: return read_peft_key(out, hit);  // the rows with a peft_action
   }
 }
 
@@ -149,11 +135,8 @@ void act(launch_read& out, const key_hit& hit) {
 void read_axolotl(const json& doc, launch_read& out) {
   training_run(out, "hf", "axolotl");
   for (const auto& hit : walk_keys(doc, keys, out)) act(out, hit);
-  const auto method = out.values.find("finetune");
-  const auto weights = out.values.find("weights_dtype");
-  // load_in_4bit with adapter lora is QLoRA in all but name (axolotl's validation asks for adapter: qlora).
-  if (weights != out.values.end() && weights->second == "nf4" && method != out.values.end() && method->second == "lora")
-    set_setting(out, "load_in_4bit", "finetune", "qlora");
+  // load_in_4bit with adapter lora: axolotl's validation asks for adapter: qlora.
+  lora_on_nf4_is_qlora(out, "load_in_4bit");
 }
 
 }  // namespace llm_memory::detail

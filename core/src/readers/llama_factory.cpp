@@ -15,11 +15,9 @@ namespace {
 
 enum action : int {
   none,
-  model,
+  model = peft_actions_end,
   stage,
   finetuning_type,
-  lora_rank,
-  lora_dropout,
   lora_target,
   quantization_bit,
   batch,
@@ -37,9 +35,9 @@ constexpr std::array<key_row, 18> keys{{
     {"model_name_or_path", model},
     {"stage", stage},
     {"finetuning_type", finetuning_type},
-    {"lora_rank", lora_rank},
-    {"lora_alpha", none, "scales the adapters' output: no memory"},
-    {"lora_dropout", lora_dropout},
+    {"lora_rank", peft_lora_rank},
+    lora_alpha_row,
+    {"lora_dropout", peft_lora_dropout},
     {"lora_target", lora_target},
     {"quantization_bit", quantization_bit},
     {"per_device_train_batch_size", batch},
@@ -98,8 +96,6 @@ void act(launch_read& out, const key_hit& hit) {
     case model: return read_model_name(out, hit.path, scalar_text(*hit.value));
     case stage: return read_stage(out, hit);
     case finetuning_type: return read_type(out, hit);
-    case lora_rank: return set_from(out, hit, "lora_rank");
-    case lora_dropout: return set_from(out, hit, "lora_dropout");
     case lora_target: return read_target(out, hit);
     case quantization_bit: return read_quantization(out, hit);
     case batch: return set_from(out, hit, "batch");
@@ -119,7 +115,7 @@ void act(launch_read& out, const key_hit& hit) {
       if (const auto t = read_truth(out, hit)) set_setting(out, hit.path, "recompute", *t ? "none" : "full");
       return;
     case optim: return read_hf_optim(out, hit);
-    default: return;
+    default: return read_peft_key(out, hit);  // the rows with a peft_action
   }
 }
 
@@ -130,11 +126,10 @@ void read_llama_factory(const json& doc, launch_read& out) {
   // LLaMA-Factory checkpoints by default (model_args.py disable_gradient_checkpointing = False).
   set_setting(out, "(LLaMA-Factory default)", "recompute", "full");
   for (const auto& hit : walk_keys(doc, keys, out)) act(out, hit);
+  // quantization_bit 4 with LoRA is QLoRA (model/model_utils/quantization.py: bitsandbytes nf4).
+  lora_on_nf4_is_qlora(out, "quantization_bit");
   const auto weights = out.values.find("weights_dtype");
   const auto method = out.values.find("finetune");
-  // quantization_bit 4 with LoRA is QLoRA (model/model_utils/quantization.py: bitsandbytes nf4).
-  if (weights != out.values.end() && weights->second == "nf4" && method != out.values.end() && method->second == "lora")
-    set_setting(out, "quantization_bit", "finetune", "qlora");
   // LoRA keeps the base in the compute dtype (model/patcher.py: torch_dtype = compute_dtype); full training
   // upcasts the trained weights to fp32 (model/adapter.py), the hf profile's fp32.
   const auto compute = out.values.find("autocast");

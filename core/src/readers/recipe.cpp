@@ -126,6 +126,26 @@ void read_hf_optim(launch_read& out, const key_hit& hit) {
   ignore(out, hit.path, "an optimizer with no optimizer setting of its kind: give --optimizer");
 }
 
+void read_peft_key(launch_read& out, const key_hit& hit) {
+  switch (static_cast<peft_action>(hit.action)) {
+    case peft_load_in_4bit:
+    case peft_load_in_8bit:
+      if (read_truth(out, hit) == true)
+        set_setting(out, hit.path, "weights_dtype", hit.action == peft_load_in_4bit ? "nf4" : "int8");
+      return;
+    case peft_lora_rank: return set_from(out, hit, "lora_rank");
+    case peft_lora_dropout: return set_from(out, hit, "lora_dropout");
+    case peft_lora_targets: return set_setting(out, hit.path, "lora_targets", scalar_text(*hit.value));
+  }
+}
+
+void lora_on_nf4_is_qlora(launch_read& out, std::string_view key) {
+  const auto weights = out.values.find("weights_dtype");
+  const auto method = out.values.find("finetune");
+  if (weights != out.values.end() && weights->second == "nf4" && method != out.values.end() && method->second == "lora")
+    set_setting(out, key, "finetune", "qlora");
+}
+
 void read_hf_attention(launch_read& out, const key_hit& hit) {
   const std::string name = lower(scalar_text(*hit.value));
   if (name == "flash_attention_2" || name == "flash_attention_3" || name == "fa2" || name == "flash")

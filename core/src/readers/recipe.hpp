@@ -52,6 +52,29 @@ void set_from(launch_read& out, const key_hit& hit, std::string_view key);
 /// optimizer and optimizer_impl; another name is listed as ignored.
 void read_hf_optim(launch_read& out, const key_hit& hit);
 
+/// The PEFT and bitsandbytes keys the Trainer-based recipes spell alike (axolotl, TrainingArguments / TRL,
+/// LLaMA-Factory's LoRA keys): a format's rows name them with these actions, its own actions follow
+/// peft_actions_end, and its act() hands these to read_peft_key.
+enum peft_action : int {
+  peft_load_in_4bit = 1,  ///< load_in_4bit: true → weights_dtype nf4
+  peft_load_in_8bit,      ///< load_in_8bit: true → weights_dtype int8
+  peft_lora_rank,         ///< lora_r (PEFT's LoraConfig.r), lora_rank (LLaMA-Factory) → lora_rank
+  peft_lora_dropout,      ///< lora_dropout → lora_dropout
+  peft_lora_targets,      ///< lora_target_modules: PEFT's names → lora_targets
+};
+/// The first action a format may use for its own keys.
+inline constexpr int peft_actions_end = peft_lora_targets + 1;
+
+/// lora_alpha scales the adapters' output (PEFT LoraConfig.lora_alpha): every LoRA recipe lists it as ignored.
+inline constexpr key_row lora_alpha_row{"lora_alpha", 0, "scales the adapters' output: no memory"};
+
+/// Reads a key whose row has a peft_action. The bitsandbytes flags load the base as transformers'
+/// BitsAndBytesConfig does (load_in_4bit: nf4, as TRL's get_quantization_config and axolotl set it); false keeps it.
+void read_peft_key(launch_read& out, const key_hit& hit);
+
+/// LoRA over a base read as nf4 is QLoRA in all but name: finetune becomes qlora, as read from `key`.
+void lora_on_nf4_is_qlora(launch_read& out, std::string_view key);
+
 /// Hugging Face's attn_implementation names (eager, sdpa, flash_attention_2/3) as `attention`.
 void read_hf_attention(launch_read& out, const key_hit& hit);
 

@@ -17,7 +17,7 @@ namespace {
 
 enum action : int {
   none,
-  model,
+  model = peft_actions_end,
   batch,
   grad_accum,
   checkpointing,
@@ -26,11 +26,6 @@ enum action : int {
   optim,
   max_length,
   use_peft,
-  lora_r,
-  lora_dropout,
-  lora_targets,
-  load_in_4bit,
-  load_in_8bit,
   deepspeed,
   fsdp,
   fsdp_checkpointing,
@@ -51,12 +46,12 @@ constexpr std::array<key_row, 27> keys{{
     {"max_seq_length", max_length},  // SFTConfig before TRL 0.20
     {"max_length", max_length},
     {"use_peft", use_peft},
-    {"lora_r", lora_r},
-    {"lora_alpha", none, "scales the adapters' output: no memory"},
-    {"lora_dropout", lora_dropout},
-    {"lora_target_modules", lora_targets},
-    {"load_in_4bit", load_in_4bit},
-    {"load_in_8bit", load_in_8bit},
+    {"lora_r", peft_lora_rank},
+    lora_alpha_row,
+    {"lora_dropout", peft_lora_dropout},
+    {"lora_target_modules", peft_lora_targets},
+    {"load_in_4bit", peft_load_in_4bit},
+    {"load_in_8bit", peft_load_in_8bit},
     {"deepspeed", deepspeed},
     {"fsdp", fsdp},
     {"fsdp_config.activation_checkpointing", fsdp_checkpointing},
@@ -113,15 +108,6 @@ void act(launch_read& out, const key_hit& hit) {
     case use_peft:
       if (read_truth(out, hit) == true) set_setting(out, hit.path, "finetune", "lora");
       return;
-    case lora_r: return set_from(out, hit, "lora_rank");
-    case lora_dropout: return set_from(out, hit, "lora_dropout");
-    case lora_targets: return set_setting(out, hit.path, "lora_targets", scalar_text(*hit.value));
-    case load_in_4bit:
-      if (read_truth(out, hit) == true) set_setting(out, hit.path, "weights_dtype", "nf4");
-      return;
-    case load_in_8bit:
-      if (read_truth(out, hit) == true) set_setting(out, hit.path, "weights_dtype", "int8");
-      return;
     case deepspeed: return read_deepspeed(out, hit);
     case fsdp: return read_fsdp(out, hit);
     case fsdp_checkpointing: return read_flag(out, hit, "recompute", "full", "none");
@@ -129,7 +115,7 @@ void act(launch_read& out, const key_hit& hit) {
     case attention: return read_hf_attention(out, hit);
     case liger: return read_flag(out, hit, "fused_ce", "on", "off");
     case config: return note_file(out, hit, "a config file");
-    default: return;
+    default: return read_peft_key(out, hit);  // the rows with a peft_action
   }
 }
 
@@ -161,11 +147,8 @@ json flags_as_dict(std::span<const std::string> args, launch_read& out) {
 void read_training_args(const json& doc, launch_read& out) {
   training_run(out, "hf");
   for (const auto& hit : walk_keys(doc, keys, out)) act(out, hit);
-  const auto weights = out.values.find("weights_dtype");
-  const auto method = out.values.find("finetune");
   // TRL's get_quantization_config: load_in_4bit is bitsandbytes nf4; with use_peft, QLoRA.
-  if (weights != out.values.end() && weights->second == "nf4" && method != out.values.end() && method->second == "lora")
-    set_setting(out, "load_in_4bit", "finetune", "qlora");
+  lora_on_nf4_is_qlora(out, "load_in_4bit");
 }
 
 void read_training_command(const command_line& cmd, launch_read& out) {
