@@ -98,6 +98,10 @@ void lfm2_fields(reader& r, std::string_view written);
 void mamba2_fields(reader& r, std::string_view written);
 // What mamba_ssm's configs leave out, before the shared sizes are read.
 void ssm_defaults(settings& out, std::string_view family_type);
+// A Mamba-2 mixer's heads of `inner` [channels] (config.json's name for it: `inner_name`) as transformers'
+// hybrids read them: mamba_n_heads (128) of mamba_d_head ("auto": inner // heads), whose product must be inner;
+// then mamba_d_state (256), mamba_n_groups (1) and mamba_d_conv (4).
+void read_mamba2_heads(reader& r, double inner, std::string_view inner_name);
 
 // ---- gemma3n.cpp: Gemma 3n's per-layer embeddings, AltUp, LAuReL and per-layer widths (issue 32) --------------------
 

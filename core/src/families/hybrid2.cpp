@@ -20,7 +20,8 @@ void falcon_flag(reader& r, const char* name, bool fallback, std::string_view se
 }
 
 // FalconH1Mixer's widths: inner mamba_d_ssm (mamba_expand x hidden_size when null), mamba_n_heads heads of
-// mamba_d_head ("auto": inner / heads), which FalconH1Config.validate_architecture requires to multiply to inner.
+// mamba_d_head ("auto": inner // heads), which FalconH1Config.validate_architecture requires to multiply to inner
+// (read_mamba2_heads, shared with Granite 4.0-H).
 void falcon_mamba(reader& r) {
   double inner = 1024;  // FalconH1Config's mamba_d_ssm
   if (const json* d = r.find({"mamba_d_ssm"}); d != nullptr) {
@@ -29,18 +30,7 @@ void falcon_mamba(reader& r) {
     const double h = number_in(r.out.count("hidden_size") ? r.out["hidden_size"] : "0");
     inner = field(r, "mamba_expand", 2, "mamba_head_dim") * h;
   }
-  const double heads = field(r, "mamba_n_heads", 128, "mamba_num_heads");
-  double width = heads > 0 ? std::floor(inner / heads) : 0;
-  if (const json* d = r.find({"mamba_d_head"}); d != nullptr && !(d->is_string() && d->get<std::string>() == "auto"))
-    width = field(r, "mamba_d_head", 0, "mamba_head_dim");
-  if (heads * width != inner)
-    r.fail("mamba_head_dim", "config.json mamba_n_heads x mamba_d_head must equal mamba_d_ssm (" +
-                                 format_number(inner) + "), as FalconH1Config requires");
-  r.out["mamba_num_heads"] = format_number(heads);
-  r.out["mamba_head_dim"] = format_number(width);
-  r.out["mamba_d_state"] = format_number(field(r, "mamba_d_state", 256, "mamba_d_state"));
-  r.out["mamba_n_groups"] = format_number(field(r, "mamba_n_groups", 1, "mamba_n_groups"));
-  r.out["mamba_d_conv"] = format_number(field(r, "mamba_d_conv", 4, "mamba_d_conv"));
+  read_mamba2_heads(r, inner, "mamba_d_ssm");
 }
 
 }  // namespace

@@ -131,6 +131,23 @@ void nemotron_h_fields(reader& r, std::string_view) {
   nemotron_layers(r);
 }
 
+// GraniteMoeHybridConfig (@008f5c8) and FalconH1Config (@020a37d) alike: "auto" is mamba_intermediate //
+// mamba_n_heads, and a head width whose product with the heads is not the inner width is refused.
+void read_mamba2_heads(reader& r, double inner, std::string_view inner_name) {
+  const double heads = field(r, "mamba_n_heads", 128, "mamba_num_heads");
+  double width = heads > 0 ? std::floor(inner / heads) : 0;
+  if (const json* d = r.find({"mamba_d_head"}); d != nullptr && !(d->is_string() && d->get<std::string>() == "auto"))
+    width = field(r, "mamba_d_head", 0, "mamba_head_dim");
+  if (heads * width != inner)
+    r.fail("mamba_head_dim", "config.json mamba_n_heads x mamba_d_head must equal " + std::string(inner_name) + " (" +
+                                 format_number(inner) + ")");
+  r.out["mamba_num_heads"] = format_number(heads);
+  r.out["mamba_head_dim"] = format_number(width);
+  r.out["mamba_d_state"] = format_number(field(r, "mamba_d_state", 256, "mamba_d_state"));
+  r.out["mamba_n_groups"] = format_number(field(r, "mamba_n_groups", 1, "mamba_n_groups"));
+  r.out["mamba_d_conv"] = format_number(field(r, "mamba_d_conv", 4, "mamba_d_conv"));
+}
+
 namespace {
 
 // Granite 4.0-H (modeling_granitemoehybrid.py): inner width mamba_expand x hidden_size split into mamba_n_heads
@@ -138,19 +155,8 @@ namespace {
 void granite_mamba(reader& r) {
   const double h = number_in(r.out.count("hidden_size") ? r.out["hidden_size"] : "0");
   const json* e = r.find({"mamba_expand"});
-  const double inner = std::floor((e != nullptr && e->is_number() ? e->get<double>() : 2.0) * h);
-  const double heads = field(r, "mamba_n_heads", 128, "mamba_num_heads");
-  double width = heads > 0 ? inner / heads : 0;
-  if (const json* d = r.find({"mamba_d_head"}); d != nullptr && !(d->is_string() && d->get<std::string>() == "auto"))
-    width = field(r, "mamba_d_head", 0, "mamba_head_dim");
-  if (heads * width != inner)
-    r.fail("mamba_head_dim", "config.json mamba_n_heads x mamba_d_head must equal mamba_expand x hidden_size (" +
-                                 format_number(inner) + ")");
-  r.out["mamba_num_heads"] = format_number(heads);
-  r.out["mamba_head_dim"] = format_number(width);
-  r.out["mamba_d_state"] = format_number(field(r, "mamba_d_state", 256, "mamba_d_state"));
-  r.out["mamba_n_groups"] = format_number(field(r, "mamba_n_groups", 1, "mamba_n_groups"));
-  r.out["mamba_d_conv"] = format_number(field(r, "mamba_d_conv", 4, "mamba_d_conv"));
+  read_mamba2_heads(r, std::floor((e != nullptr && e->is_number() ? e->get<double>() : 2.0) * h),
+                    "mamba_expand x hidden_size");
   flag(r, "mamba_conv_bias", "mamba_conv_bias");
   flag(r, "mamba_proj_bias", "mamba_proj_bias");
 }
