@@ -9,33 +9,15 @@
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-run_spec resolved(const settings& s) {
-  auto r = resolve(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
-  return r.ok() ? r.value() : run_spec{};
-}
-
-// One phase of a run (one pipeline stage), by name.
-estimate_result phase(const settings& s, const std::string& name) {
-  for (auto& r : estimate_stages(resolved(s)))
-    if (r.peak.phase == name) return r;
-  ADD_FAILURE() << "no phase " << name;
-  return {};
-}
-
-double item(const estimate_result& r, const std::string& bucket_key, const std::string& name) {
-  for (const auto& b : r.buckets)
-    if (b.key == bucket_key)
-      for (const auto& i : b.items)
-        if (i.name == name) return i.bytes;
-  ADD_FAILURE() << "no item " << bucket_key << ":" << name;
-  return -1;
-}
+using test::item;
+using test::phase;
+using test::resolved;
 
 bool has_item(const estimate_result& r, const std::string& bucket_key, const std::string& name) {
   for (const auto& b : r.buckets)

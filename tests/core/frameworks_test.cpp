@@ -9,35 +9,15 @@
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-estimate_result run(const settings& s) {
-  auto r = estimate(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
-  return r.ok() ? r.value() : estimate_result{};
-}
-
-// Every phase of a run (one pipeline stage), by name.
-estimate_result phase(const settings& s, const std::string& name) {
-  auto spec = resolve(s);
-  EXPECT_TRUE(spec.ok());
-  for (auto& r : estimate_stages(spec.value()))
-    if (r.peak.phase == name) return r;
-  ADD_FAILURE() << "no phase " << name;
-  return {};
-}
-
-double item(const estimate_result& r, const std::string& bucket_key, const std::string& name) {
-  for (const auto& b : r.buckets)
-    if (b.key == bucket_key)
-      for (const auto& i : b.items)
-        if (i.name == name) return i.bytes;
-  ADD_FAILURE() << "no item " << bucket_key << ":" << name;
-  return -1;
-}
+using test::estimated;
+using test::item;
+using test::phase;
 
 // One setting (insert_or_assign: GCC 12's -Wrestrict misfires on operator[] with a literal).
 void s_set(settings& s, const char* key, const char* value) { s.insert_or_assign(key, value); }
@@ -68,7 +48,7 @@ settings hf_lora() {
 // (c) backward_end = S + fp32 adapter gradients 4A (27,262,976) = 16,169,574,400
 // (d) = (c) + foreach transient 4A = 16,196,837,376
 TEST(frameworks, hf_lora_peak_is_the_largest_phase_not_the_sum) {
-  const estimate_result r = run(hf_lora());
+  const estimate_result r = estimated(hf_lora());
   EXPECT_EQ(r.peak.phase, "backward_start");
   EXPECT_EQ(r.peak.allocated, 29554647040.0);
   ASSERT_EQ(r.phases.size(), 4u);
@@ -88,7 +68,7 @@ TEST(frameworks, hf_lora_peak_is_the_largest_phase_not_the_sum) {
 // 6,706,167,808; reserved 36,260,814,848; device = reserved + the profile's CUDA context 0.5 GiB (536,870,912)
 // = 36,797,685,760 = total.
 TEST(frameworks, reserved_and_device) {
-  const estimate_result r = run(hf_lora());
+  const estimate_result r = estimated(hf_lora());
   EXPECT_EQ(r.peak.reserved, 36260814848.0);
   EXPECT_EQ(r.peak.device, 36797685760.0);
   EXPECT_EQ(r.total_bytes, r.peak.device);
@@ -99,11 +79,11 @@ TEST(frameworks, reserved_and_device) {
 TEST(frameworks, fits_compares_device_memory) {
   settings s = hf_lora();
   s["gpu_memory"] = "30e9";
-  EXPECT_FALSE(run(s).fits);
+  EXPECT_FALSE(estimated(s).fits);
   s["gpu_memory"] = "36797685760";
-  EXPECT_TRUE(run(s).fits);
+  EXPECT_TRUE(estimated(s).fits);
   s["gpu_memory"] = "36797685759";
-  EXPECT_FALSE(run(s).fits);
+  EXPECT_FALSE(estimated(s).fits);
 }
 
 // HF-5: lora_dropout 0.05 replaces each adapted linear's bf16 input copy (2·T·h) by a 1-byte mask and the
@@ -112,7 +92,7 @@ TEST(frameworks, fits_compares_device_memory) {
 TEST(frameworks, hf_lora_dropout_keeps_a_mask_and_a_copy_per_adapter) {
   settings s = hf_lora();
   s["lora_dropout"] = "0.05";
-  const estimate_result r = run(s);
+  const estimate_result r = estimated(s);
   EXPECT_EQ(r.peak.allocated, 29554647040.0 + 536870912.0);
   EXPECT_EQ(r.peak.reserved, 36260814848.0 + 805306368.0);
 }
@@ -125,24 +105,24 @@ TEST(frameworks, hf_lora_dropout_keeps_a_mask_and_a_copy_per_adapter) {
 TEST(frameworks, bnb_before_0_43_2_keeps_every_4bit_linear_input) {
   settings s = hf_lora();
   s_set(s, "weights_dtype", "nf4");
-  const estimate_result current = run(s);
+  const estimate_result current = estimated(s);
   s_set(s, "bnb_version", "before_0.43.2");
-  const estimate_result before = run(s);
+  const estimate_result before = estimated(s);
   EXPECT_EQ(before.peak.phase, current.peak.phase);
   EXPECT_EQ(before.peak.allocated - current.peak.allocated, 3489660928.0);
   EXPECT_EQ(before.peak.reserved - current.peak.reserved, 1.5 * 3489660928.0);
   // A bf16 base is not bitsandbytes: the version changes nothing.
   settings bf16 = hf_lora();
-  const double base = run(bf16).peak.allocated;
+  const double base = estimated(bf16).peak.allocated;
   s_set(bf16, "bnb_version", "before_0.43.2");
-  EXPECT_EQ(run(bf16).peak.allocated, base);
+  EXPECT_EQ(estimated(bf16).peak.allocated, base);
 }
 
 // HF-8: with grad_accum 4 the adapter gradients (4A = 27,262,976) of earlier micro-batches are alive at (b).
 TEST(frameworks, gradient_accumulation_keeps_gradients_before_backward) {
   settings s = hf_lora();
   s["grad_accum"] = "4";
-  const estimate_result r = run(s);
+  const estimate_result r = estimated(s);
   EXPECT_EQ(r.peak.allocated, 29554647040.0 + 27262976.0);
   EXPECT_EQ(r.bytes("gradients"), 27262976.0);
 }
@@ -214,7 +194,7 @@ TEST(frameworks, torchtune_optimizer_in_backward_and_paged_states) {
   EXPECT_EQ(c.bytes("gradients"), 1050673152.0);
   EXPECT_EQ(c.bytes("optimizer"), 0);
   EXPECT_EQ(item(c, "overhead", "paged optimizer states (managed memory, outside PyTorch)"), 16311468160.0);
-  EXPECT_EQ(run(torchtune_full()).phases.size(), 3u);
+  EXPECT_EQ(estimated(torchtune_full()).phases.size(), 3u);
 }
 
 // TT-5 (README: 18.9 GiB peak active, Llama 3.1 8B full, one RTX 4090, b 2, s 2048): (a) = bf16 weights
@@ -224,7 +204,7 @@ TEST(frameworks, torchtune_optimizer_in_backward_and_paged_states) {
 // chunks while they are alive: 2 x 525,336,576 = 1,050,673,152 -> 20,945,838,080, the peak. (Before the lm_head
 // gradient was modelled the peak was (a); the expectation moved with it, issue 17.)
 TEST(frameworks, torchtune_full_single_device_peak) {
-  const estimate_result r = run(torchtune_full());
+  const estimate_result r = estimated(torchtune_full());
   EXPECT_EQ(phase(torchtune_full(), "forward_end").peak.allocated, 20683169792.0);
   EXPECT_EQ(r.peak.phase, "backward_start");
   EXPECT_EQ(r.peak.allocated, 20945838080.0);
@@ -278,12 +258,12 @@ TEST(frameworks, chunked_loss_keeps_the_lm_head_gradient) {
 // explicit tie_word_embeddings still wins.
 TEST(frameworks, litgpt_unties_the_lm_head) {
   settings s = {{"model", "llama-3.2-3b"}, {"framework", "litgpt"}, {"finetune", "lora"}};
-  EXPECT_EQ(run(s).params, 3606752256.0);
+  EXPECT_EQ(estimated(s).params, 3606752256.0);
   s_set(s, "tie_word_embeddings", "on");
-  EXPECT_EQ(run(s).params, 3212749824.0);
+  EXPECT_EQ(estimated(s).params, 3212749824.0);
   s_set(s, "framework", "hf");
   s.erase("tie_word_embeddings");
-  EXPECT_EQ(run(s).params, 3212749824.0);
+  EXPECT_EQ(estimated(s).params, 3212749824.0);
 }
 
 // DS-2: DeepSpeed ZeRO-3 under the HF Trainer ("auto" buckets), Llama 3.1 8B on 8 ranks. The largest leaf module
@@ -353,7 +333,7 @@ TEST(frameworks, unsloth_loss_and_allocator) {
   EXPECT_EQ(item(a, "activations", "logits and loss (forward)"), 525336576.0);
   EXPECT_EQ(item(a, "activations", "logsumexp (fp32)"), 8192.0);
   EXPECT_EQ(item(a, "activations", "layer inputs (checkpoints offloaded to CPU)"), 0);
-  const estimate_result r = run(s);
+  const estimate_result r = estimated(s);
   EXPECT_EQ(r.peak.reserved, r.peak.allocated);
 }
 
@@ -361,7 +341,7 @@ TEST(frameworks, unsloth_loss_and_allocator) {
 // device = total.
 TEST(frameworks, generic_sums_every_bucket) {
   settings s = {{"model", "llama-3.1-8b"}, {"framework", "generic"}, {"seq", "2048"}, {"attention", "flash"}};
-  const estimate_result r = run(s);
+  const estimate_result r = estimated(s);
   EXPECT_EQ(r.peak.phase, "sum");
   EXPECT_EQ(item(r, "activations", "logits") + item(r, "activations", "log-softmax output (fp32, saved by the loss)") +
                 item(r, "activations", "logits gradient (fp32, two buffers at the start of backward)"),
@@ -385,9 +365,9 @@ TEST(frameworks, context_parallel_divides_the_activations) {
                 {"seq", "2048"},
                 {"devices", "4"},
                 {"zero", "1"}};
-  const estimate_result one = run(s);
+  const estimate_result one = estimated(s);
   s_set(s, "cp", "2");
-  const estimate_result two = run(s);
+  const estimate_result two = estimated(s);
   EXPECT_NEAR(two.bytes("activations"), one.bytes("activations") / 2, 10);
   EXPECT_EQ(two.bytes("parameters"), one.bytes("parameters"));
   EXPECT_EQ(one.effective_batch, 4);
@@ -419,16 +399,16 @@ TEST(frameworks, expert_parallel_divides_the_experts) {
                 {"seq", "16"},
                 {"devices", "4"},
                 {"overhead", "none"}};
-  const estimate_result one = run(s);
+  const estimate_result one = estimated(s);
   s_set(s, "ep", "4");
-  const estimate_result four = run(s);
+  const estimate_result four = estimated(s);
   EXPECT_EQ(one.bytes("parameters") - four.bytes("parameters"), 294912.0);
   EXPECT_EQ(one.bytes("gradients") - four.bytes("gradients"), 294912.0);
   EXPECT_EQ(one.bytes("optimizer") - four.bytes("optimizer"), 1769472.0);
   s_set(s, "zero", "1");
-  const estimate_result zero1 = run(s);
+  const estimate_result zero1 = estimated(s);
   s_set(s, "ep", "1");
-  EXPECT_EQ(run(s).bytes("optimizer"), zero1.bytes("optimizer"));
+  EXPECT_EQ(estimated(s).bytes("optimizer"), zero1.bytes("optimizer"));
   s_set(s, "ep", "3");
   EXPECT_EQ(first_error(s), "ep");  // divides neither 8 experts nor 4 devices
 }

@@ -13,30 +13,16 @@
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-std::string value_of(const launch_read& r, const std::string& key) {
-  const auto it = r.values.find(key);
-  return it == r.values.end() ? "(unset)" : it->second;
-}
-
-bool ignored(const launch_read& r, const std::string& option) {
-  return std::any_of(r.ignored.begin(), r.ignored.end(), [&](const launch_ignored& i) { return i.option == option; });
-}
-
-std::string read_by(const launch_read& r, const std::string& setting) {
-  const auto it =
-      std::find_if(r.read.begin(), r.read.end(), [&](const launch_option& o) { return o.setting == setting; });
-  return it == r.read.end() ? "(none)" : it->option;
-}
-
-bool noted(const launch_read& r, const std::string& part) {
-  return std::any_of(r.notes.begin(), r.notes.end(),
-                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
-}
+using test::ignored;
+using test::noted;
+using test::read_by;
+using test::value_of;
 
 // vLLM's `vllm serve` CLI page (docs.vllm.ai, "Configure memory and context length").
 TEST(Launch, VllmServeMemoryAndContext) {

@@ -8,24 +8,15 @@
 #include <string>
 
 #include "llm_memory/launch.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-std::string value_of(const launch_read& r, const std::string& key) {
-  const auto it = r.values.find(key);
-  return it == r.values.end() ? "(unset)" : it->second;
-}
-
-bool ignored(const launch_read& r, const std::string& option) {
-  return std::any_of(r.ignored.begin(), r.ignored.end(), [&](const launch_ignored& i) { return i.option == option; });
-}
-
-bool noted(const launch_read& r, const std::string& part) {
-  return std::any_of(r.notes.begin(), r.notes.end(),
-                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
-}
+using test::ignored;
+using test::noted;
+using test::value_of;
 
 // torchtune's qlora_ builders and the 3B config's switches (recipes/configs/llama3_2/3B_qlora_single_device.yaml
 // keys): the builder names the method and the preset; compile -> the compiled loss (docs/validation.md).
