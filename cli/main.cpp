@@ -4,23 +4,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "emit_command.hpp"
+#include "errors.hpp"
 #include "fits_command.hpp"
+#include "input_files.hpp"
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
-#include "llm_memory/emit.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
@@ -32,16 +29,14 @@
 #include "llm_memory/solve.hpp"
 #include "llm_memory/sweep.hpp"
 #include "llm_memory/ways_out.hpp"
+#include "log_command.hpp"
 #include "print.hpp"
-#include "print_log.hpp"
 #include "text.hpp"
 
 namespace {
 
 using namespace llm_memory;
 using namespace llm_memory::cli;
-
-constexpr int exit_usage = 2;
 
 /// The device the page shows when a link names none (web/state.js PAGE_DEFAULTS), so the CLI and the page
 /// answer the same question; --gpu "" or --gpu_memory asks for the settings table's 80 GB device instead.
@@ -173,14 +168,6 @@ void print_help_all() {
       "                      JavaScript API reads them: no default GPU)\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n",
       default_gpu);
-}
-
-// Every error line goes through here: to_string() escapes control characters, so one problem is one line
-// and a hostile key, value or file name cannot drive the terminal.
-void print_error(const error& e) { fmt::print(stderr, "{}\n", to_string(e)); }
-
-void print_errors(const std::vector<error>& errors) {
-  for (const auto& e : errors) print_error(e);
 }
 
 // A file flag given twice is an error rather than the last one silently winning.
@@ -364,37 +351,6 @@ int list_gpus(bool json) {
   return 0;
 }
 
-// Appends `in` to `text` in chunks until it ends or passes max_json_bytes (so /dev/zero stops there).
-void read_chunks(std::istream& in, std::string& text) {
-  std::array<char, 65536> chunk{};
-  while (in && text.size() <= max_json_bytes) {
-    in.read(chunk.data(), chunk.size());
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-  }
-}
-
-// The text of a --config, --batch-json or --from file ("-": standard input, for --from), read up to
-// max_json_bytes; errors name the flag.
-result<std::string> read_input_file(const std::string& flag, const std::string& path) {
-  if (path.empty()) return error{flag, "needs a file name, got an empty one"};
-  std::string text;
-  if (path == "-" && (flag == "from" || flag == "log")) {
-    read_chunks(std::cin, text);
-    if (std::cin.bad()) return error{flag, "cannot read standard input"};
-  } else {
-    // Opening a named pipe would wait for a writer; standard input is the way to stream (--from -).
-    std::error_code ignored;
-    if (std::filesystem::status(path, ignored).type() == std::filesystem::file_type::fifo)
-      return error{flag, fmt::format("\"{}\" is a named pipe; give a file", path)};
-    std::ifstream file(path, std::ios::binary);
-    read_chunks(file, text);
-    if (!file.is_open() || file.bad()) return error{flag, fmt::format("cannot read \"{}\"", path)};
-  }
-  if (text.size() > max_json_bytes)
-    return error{flag, fmt::format("\"{}\" is larger than {} MiB", path, max_json_bytes >> 20)};
-  return text;
-}
-
 // --batch-json FILE: a JSON array of settings objects in, a JSON array of results out (the --json shape, or
 // {"ok": false, "errors": [...]}), one process for many estimates: scripting, and the native-vs-wasm tests.
 // Values may be strings, numbers or booleans; numbers and booleans are read as their JSON text.
@@ -431,70 +387,6 @@ int batch_json(const std::string& path) {
 }
 
 // `llm-memory sweep`: the --batch and --seq values are axes (sweep.hpp parse_axis); every other flag is a setting.
-// `count` bytes of `path` from `offset`, or nullopt when they cannot all be read.
-std::optional<std::string> read_bytes(const std::filesystem::path& path, std::uint64_t offset, std::uint64_t count) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file.seekg(static_cast<std::streamoff>(offset))) return std::nullopt;
-  std::string out(count, '\0');
-  if (!file.read(out.data(), static_cast<std::streamsize>(count))) return std::nullopt;
-  return out;
-}
-
-// One .safetensors file's header; errors name the flag and the file.
-result<checkpoint_summary> read_safetensors_file(const std::filesystem::path& path,
-                                                 std::vector<std::string>* names = nullptr) {
-  const std::string what = "safetensors";
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) return error{what, "cannot read \"" + path.string() + "\""};
-  const auto first = read_bytes(path, 0, std::min<std::uint64_t>(8, size));
-  if (!first) return error{what, "cannot read \"" + path.string() + "\""};
-  const auto length = safetensors_header_length(*first, size, what + " " + path.filename().string());
-  if (!length.ok()) return length.errors();
-  const auto header = read_bytes(path, 8, length.value());
-  if (!header) return error{what, "cannot read the header of \"" + path.string() + "\""};
-  return parse_safetensors_header(*header, size - 8 - length.value(), what + " " + path.filename().string(), names);
-}
-
-// A .safetensors file, or an index.json and every shard it names (read from the index's folder).
-result<checkpoint_summary> read_safetensors(const std::filesystem::path& path) {
-  if (path.extension() != ".json") return read_safetensors_file(path);
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) return error{"safetensors", "cannot read \"" + path.string() + "\""};
-  if (size > max_safetensors_index_bytes)
-    return error{"safetensors", "\"" + path.string() + "\" has " + std::to_string(size) +
-                                    " bytes; an index is read up to " + std::to_string(max_safetensors_index_bytes)};
-  const auto text = read_bytes(path, 0, size);
-  if (!text) return error{"safetensors", "cannot read \"" + path.string() + "\""};
-  const auto shards = parse_safetensors_index(*text, "safetensors " + path.filename().string());
-  if (!shards.ok()) return shards.errors();
-  checkpoint_summary total;
-  std::vector<std::string> names;  // every shard's, so a tensor in two shards is not counted twice
-  for (const auto& shard : shards.value()) {
-    const auto one = read_safetensors_file(path.parent_path() / shard, &names);
-    if (!one.ok()) return one.errors();
-    total.add(one.value());
-  }
-  if (auto twice = duplicate_tensor(std::move(names), "safetensors " + path.filename().string())) return *twice;
-  return total;
-}
-
-// A GGUF file's header: a first read of up to 16 MiB, then up to max_gguf_header_bytes when the header is longer.
-result<gguf_header> read_gguf(const std::filesystem::path& path) {
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) return error{"gguf", "cannot read \"" + path.string() + "\""};
-  for (const std::uint64_t limit : {std::uint64_t{16} << 20, max_gguf_header_bytes}) {
-    const auto bytes = read_bytes(path, 0, std::min(size, limit));
-    if (!bytes) return error{"gguf", "cannot read \"" + path.string() + "\""};
-    bool truncated = false;
-    auto header = parse_gguf_header(*bytes, size, "gguf " + path.filename().string(), &truncated);
-    if (header.ok() || !truncated || limit == max_gguf_header_bytes) return header;
-  }
-  return error{"gguf", "unreachable"};
-}
-
 int sweep_command(const resolve_inputs& inputs, bool json) {
   const settings& values = inputs.explicit_values;
   sweep_request request{values, inputs.config};
@@ -529,47 +421,6 @@ int sweep_command(const resolve_inputs& inputs, bool json) {
   fmt::print("\n{:>10}", "max batch");
   for (const auto b : g.max_batch) fmt::print(" {:>9}", b);
   fmt::print("\n");
-  return 0;
-}
-
-// --log FILE: a runtime's startup log, read into settings and figures (log.hpp).
-log_read read_log_file(const std::string& path) {
-  const auto text = read_input_file("log", path);
-  if (!text.ok()) return log_read{.settings = {.errors = text.errors()}};
-  return read_log(text.value());
-}
-
-// --log's output: the validation rows (--as-record), the comparison with the estimate as JSON, or the settings
-// read, the estimate's table and the comparison as text.
-int log_output(const options& opt, const log_read& log, const reconciliation& rec, const run_spec& spec,
-               const estimate_result& r) {
-  const std::string source = *opt.log_path == "-" ? "standard input" : *opt.log_path;
-  if (opt.as_record) {
-    fmt::print("{}\n", validation_records(log, rec, opt.values, source));
-    return 0;
-  }
-  if (opt.json) {
-    fmt::print("{{\"log\": {},\n\"estimate\": {}}}\n", reconciliation_to_json(log, rec), to_json(r));
-    return 0;
-  }
-  print_from(source, log.settings, opt.values);
-  print_table(spec, r);
-  print_reconciliation(log, rec);
-  return 0;
-}
-
-// --emit FORMAT: the launch command for the resolved settings; what it cannot carry as a comment line, which
-// --from reads past.
-int emit_output(const std::string& format, const run_spec& spec) {
-  const auto out = emit(spec.values, format);
-  if (!out.ok()) {
-    print_errors(out.errors());
-    return exit_usage;
-  }
-  fmt::print("{}", out.value().text);
-  std::string missing;
-  for (const auto& key : out.value().not_carried) missing += (missing.empty() ? "" : ", ") + key;
-  if (!missing.empty()) fmt::print("# not carried by this command: {}\n", missing);
   return 0;
 }
 
@@ -686,7 +537,7 @@ int main(int argc, char** argv) {
   const auto solved = opt.solve || opt.ways_out ? solve(spec.value()) : solve_result{};
   const auto advice = opt.advise || opt.ways_out ? advise(spec.value()) : advice_result{};
   const auto ways = opt.ways_out ? ways_out(spec.value(), solved, advice) : ways_out_result{};
-  if (log) return log_output(opt, *log, reconcile(*log, r), spec.value(), r);
+  if (log) return log_output({*opt.log_path, opt.as_record, opt.json}, opt.values, *log, spec.value(), r);
   if (opt.emit_format) return emit_output(*opt.emit_format, spec.value());
   if (opt.json) {
     const auto* shown_solve = opt.solve ? &solved : nullptr;
