@@ -31,14 +31,12 @@ settings profile(const setting_values& v) {
 // TGI v3.3.x serves no Gated DeltaNet, Mamba-2 or short-convolution model: docs/source/supported_models.md and
 // server/text_generation_server/models/__init__.py list no qwen3_next, qwen3_5, nemotron_h, granitemoehybrid,
 // falcon_h1, jamba or lfm2; its one state-space model is Mamba-1 (state-spaces/mamba-2.8b-slimpj).
-// Checked on the settings: the runtime's checks run before the model is built (resolve.cpp).
+// A recurrent kind is one that keeps a state per sequence (layer_kind_def::state_bytes), as the other runtimes
+// size it. Checked on the layer_types setting: the runtime's checks run before the model is built (resolve.cpp).
 bool recurrent(const setting_values& v) {
-  if (v.linear_num_value_heads > 0 || v.mamba_num_heads > 0) return true;
   const auto runs = parse_layer_types(v.layer_types);
-  return runs.ok() && std::any_of(runs.value().begin(), runs.value().end(), [](const layer_run& run) {
-           return run.kind == layer_kind::linear_attention || run.kind == layer_kind::mamba ||
-                  run.kind == layer_kind::mamba1 || run.kind == layer_kind::short_conv;
-         });
+  return runs.ok() && std::any_of(runs.value().begin(), runs.value().end(),
+                                  [](const layer_run& run) { return layer_def(run.kind).state_bytes != nullptr; });
 }
 
 void check_recurrent(const run_spec& r, std::vector<error>& errors) {
