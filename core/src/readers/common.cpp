@@ -223,6 +223,11 @@ bool looks_like_type(std::string_view word) {
 
 }  // namespace
 
+void read_served_model(const option_hit& h, launch_read& out) {
+  if (lower(h.value).ends_with(".gguf")) return read_gguf_name(out, h.option, h.value);
+  read_model_name(out, h.option, h.value);
+}
+
 void read_gguf_name(launch_read& out, std::string_view option, std::string_view file) {
   auto stem = file.substr(file.find_last_of('/') == std::string_view::npos ? 0 : file.find_last_of('/') + 1);
   if (lower(stem).ends_with(".gguf")) stem.remove_suffix(5);

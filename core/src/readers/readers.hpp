@@ -113,6 +113,19 @@ void read_model_name(launch_read& out, std::string_view option, std::string_view
 /// read_model_name() reads it; what it cannot decide is a note.
 void read_gguf_name(launch_read& out, std::string_view option, std::string_view file);
 
+/// A served model as `--model` names it: a .gguf file names its weights format too (read_gguf_name), anything else
+/// is a Hub repo id, directory or checkpoint name (read_model_name). vLLM's and SGLang's readers.
+void read_served_model(const option_hit& h, launch_read& out);
+
+/// An option's value kept as the setting `Key`, as written (set_setting checks it).
+template <const char* Key>
+void set_direct(const option_hit& h, launch_read& out) {
+  set_setting(out, h.option, Key, std::string(h.value));
+}
+
+/// Why a serving option (host, port, logging, chat template) is listed as ignored.
+inline constexpr std::string_view serving_only = "serving only: no memory setting depends on it";
+
 // The readers, one per runtime's command (readers/<command>.cpp).
 void read_vllm_serve(const command_line& cmd, launch_read& out);
 void read_llama_server(const command_line& cmd, launch_read& out);

@@ -12,16 +12,6 @@ namespace llm_memory::detail {
 
 namespace {
 
-void model(const option_hit& h, launch_read& out) {
-  if (lower(h.value).ends_with(".gguf")) return read_gguf_name(out, h.option, h.value);
-  read_model_name(out, h.option, h.value);
-}
-
-template <const char* Key>
-void direct(const option_hit& h, launch_read& out) {
-  set_setting(out, h.option, Key, std::string(h.value));
-}
-
 constexpr char tp_key[] = "tp";
 constexpr char pp_key[] = "pp";
 constexpr char seq_key[] = "seq";
@@ -73,8 +63,6 @@ void dtype(const option_hit& h, launch_read& out) {
   set_setting(out, h.option, "weights_dtype", weights);
 }
 
-constexpr std::string_view serving = "serving only: no memory setting depends on it";
-
 // The options' actions (option_row::action), each run by act().
 enum action : int {
   a_none,
@@ -112,23 +100,23 @@ constexpr option_row options[] = {
     {"--disable-cuda-graph|--disable-radix-cache|--enable-dp-attention|--enable-torch-compile|--enable-mixed-chunk|"
      "--disable-overlap-schedule",
      takes::flag, 0, "no memory setting models it"},
-    {"--trust-remote-code|--enable-metrics|--log-requests|--skip-server-warmup", takes::flag, 0, serving},
+    {"--trust-remote-code|--enable-metrics|--log-requests|--skip-server-warmup", takes::flag, 0, serving_only},
     {"--host|--port|--served-model-name|--api-key|--tokenizer-path|--chat-template|--tool-call-parser|"
      "--reasoning-parser|--log-level|--random-seed|--attention-backend|--grammar-backend|--load-format",
-     takes::value, 0, serving},
+     takes::value, 0, serving_only},
 };
 
 // Runs one option's action, in command order.
 void act(const walk_hit& w, launch_read& out) {
   const option_hit h = w.hit();
   switch (w.action) {
-    case a_model: return model(h, out);
-    case a_direct_tp_key: return direct<tp_key>(h, out);
-    case a_direct_pp_key: return direct<pp_key>(h, out);
-    case a_direct_seq_key: return direct<seq_key>(h, out);
-    case a_direct_fraction_key: return direct<fraction_key>(h, out);
+    case a_model: return read_served_model(h, out);
+    case a_direct_tp_key: return set_direct<tp_key>(h, out);
+    case a_direct_pp_key: return set_direct<pp_key>(h, out);
+    case a_direct_seq_key: return set_direct<seq_key>(h, out);
+    case a_direct_fraction_key: return set_direct<fraction_key>(h, out);
     case a_chunked_prefill: return chunked_prefill(h, out);
-    case a_direct_page_key: return direct<page_key>(h, out);
+    case a_direct_page_key: return set_direct<page_key>(h, out);
     case a_kv_cache_dtype: return kv_cache_dtype(h, out);
     case a_quantization: return quantization(h, out);
     case a_dtype: return dtype(h, out);

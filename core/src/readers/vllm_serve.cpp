@@ -17,16 +17,11 @@ namespace llm_memory::detail {
 
 namespace {
 
-void model(const option_hit& h, launch_read& out) {
-  if (lower(h.value).ends_with(".gguf")) return read_gguf_name(out, h.option, h.value);
-  read_model_name(out, h.option, h.value);
-}
-
 void positional(std::string_view word, launch_read& out) {
   if (out.values.contains("model") ||
       std::any_of(out.ignored.begin(), out.ignored.end(), [](const auto& i) { return i.option == "model"; }))
     return ignore(out, word, "a second positional argument: vllm serve takes one model");
-  model({"model", word}, out);
+  read_served_model({"model", word}, out);
 }
 
 // vLLM's human_readable_int: a decimal suffix k/m/g (x1000) or a binary K/M/G (x1024); other text is passed on
@@ -43,11 +38,6 @@ std::string human_int(std::string_view text) {
 }
 
 void max_model_len(const option_hit& h, launch_read& out) { set_setting(out, h.option, "seq", human_int(h.value)); }
-
-template <const char* Key>
-void direct(const option_hit& h, launch_read& out) {
-  set_setting(out, h.option, Key, std::string(h.value));
-}
 
 constexpr char tp_key[] = "tp";
 constexpr char pp_key[] = "pp";
@@ -116,8 +106,6 @@ void enforce_eager(const option_hit& h, launch_read& out) {
   set_setting(out, h.option, "cuda_graph_memory", "0");
 }
 
-constexpr std::string_view serving = "serving only: no memory setting depends on it";
-
 // The options' actions (option_row::action), each run by act().
 enum action : int {
   a_none,
@@ -151,10 +139,10 @@ constexpr option_row options[] = {
     {"--enable-prefix-caching|--no-enable-prefix-caching", takes::flag, 0,
      "prefix caching shares KV blocks between requests; the pool's size is the same"},
     {"--data-parallel-size|-dp", takes::value, 0, "each data-parallel rank is a whole engine: the estimate is one's"},
-    {"--trust-remote-code", takes::flag, 0, serving},
-    {"--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice", takes::flag, 0, serving},
+    {"--trust-remote-code", takes::flag, 0, serving_only},
+    {"--disable-log-requests|--disable-log-stats|--enable-auto-tool-choice", takes::flag, 0, serving_only},
     {"--host|--port|--served-model-name|--api-key|--tokenizer|--chat-template|--tool-call-parser|--seed", takes::value,
-     0, serving},
+     0, serving_only},
     {"--swap-space|--cpu-offload-gb", takes::value, 0, "host memory: not on the GPU the estimate sizes"},
 };
 
@@ -162,17 +150,17 @@ constexpr option_row options[] = {
 void act(const walk_hit& w, launch_read& out) {
   const option_hit h = w.hit();
   switch (w.action) {
-    case a_model: return model(h, out);
-    case a_direct_tp_key: return direct<tp_key>(h, out);
-    case a_direct_pp_key: return direct<pp_key>(h, out);
+    case a_model: return read_served_model(h, out);
+    case a_direct_tp_key: return set_direct<tp_key>(h, out);
+    case a_direct_pp_key: return set_direct<pp_key>(h, out);
     case a_max_model_len: return max_model_len(h, out);
-    case a_direct_util_key: return direct<util_key>(h, out);
-    case a_direct_seqs_key: return direct<seqs_key>(h, out);
-    case a_direct_tokens_key: return direct<tokens_key>(h, out);
+    case a_direct_util_key: return set_direct<util_key>(h, out);
+    case a_direct_seqs_key: return set_direct<seqs_key>(h, out);
+    case a_direct_tokens_key: return set_direct<tokens_key>(h, out);
     case a_kv_cache_dtype: return kv_cache_dtype(h, out);
     case a_quantization: return quantization(h, out);
     case a_dtype: return dtype(h, out);
-    case a_direct_block_key: return direct<block_key>(h, out);
+    case a_direct_block_key: return set_direct<block_key>(h, out);
     case a_enforce_eager: return enforce_eager(h, out);
     default: return;
   }
