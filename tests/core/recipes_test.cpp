@@ -38,10 +38,19 @@ TEST(Recipes, TorchtuneQloraBuilderAndSwitches) {
   EXPECT_EQ(value_of(r, "optimizer"), "adamw_8bit");
   EXPECT_EQ(value_of(r, "optimizer_impl"), "paged");
   EXPECT_EQ(value_of(r, "optimizer_in_backward"), "on");
-  EXPECT_EQ(value_of(r, "loss_impl"), "torchtune_compiled");
+  EXPECT_EQ(value_of(r, "compile"), "on");  // the profile then picks torchtune_compiled (frameworks/torchtune.cpp)
+  EXPECT_EQ(value_of(r, "loss_impl"), "(unset)");  // left to the profile, which also fuses the compiled norms
   EXPECT_EQ(value_of(r, "activation_offload"), "prefetched");
   EXPECT_EQ(value_of(r, "weights_dtype"), "(unset)");  // bf16 is the compute dtype: the QLoRA base stays nf4
   EXPECT_TRUE(noted(r, "QLoRA base stays nf4"));
+}
+
+// `compile: False` (the shipped configs' value) is read as stated, not ignored: compile stays off.
+TEST(Recipes, TorchtuneCompileFalseIsOff) {
+  const auto r = read_launch("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ncompile: False\n");
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  EXPECT_EQ(value_of(r, "compile"), "off");
+  EXPECT_EQ(value_of(r, "loss_impl"), "(unset)");
 }
 
 TEST(Recipes, TorchtuneBadValueNamesItsKey) {

@@ -197,9 +197,9 @@ void read_torchtune(const json& doc, launch_read& out) {
     for (const auto& m : targets.modules) list += (list.empty() ? "" : ",") + m;
     if (!list.empty()) set_setting(out, "model.lora_attn_modules", "lora_targets", list);
   }
-  // torch.compile of the model and the loss: the compiled loss's coefficients (docs/validation.md, issue 17).
-  if (compiled) set_setting(out, compile_path, "loss_impl", "torchtune_compiled");
-  if (!compile_path.empty() && !compiled) ignore(out, compile_path, "false: nothing compiled");
+  // `compile: True` compiles the model's layers and the loss (training/_compile.py): the `compile` setting carries
+  // both (fused norms, the compiled loss through the torchtune profile), not the loss alone.
+  if (!compile_path.empty()) set_setting(out, compile_path, "compile", compiled ? "on" : "off");
   const auto method = out.values.find("finetune");
   if (method != out.values.end() && method->second == "qlora" && out.values.contains("weights_dtype")) {
     out.notes.push_back("dtype " + out.values["weights_dtype"] + " is the compute dtype: a QLoRA base stays nf4");
