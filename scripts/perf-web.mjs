@@ -9,7 +9,8 @@
 //      200 changes, and the deferred solver + knob table that follows a pause in input (with the heatmap too
 //      when its tab is open), with the heatmap's sweep and drawing on their own;
 //   3. transfer size (gzip -9) of the page's first load: every file a fresh visit to the default page requests
-//      before any user action (the network log), less the catalogue of every preset (llm-memory.models.json),
+//      before any user action and before its idle warm-up (the network log; tests/browser/support.mjs
+//      firstLoad), less the catalogue of every preset (llm-memory.models.json),
 //      fetched after the first answers, shown on its own; the chunks of code imported only on a user action
 //      (dist/chunks/ not requested), each on its own; the single offline file (every preset inside); and what
 //      a page of three <llm-memory> elements (dist/examples/blog-post.html) fetches besides its own files.

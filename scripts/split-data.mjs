@@ -117,16 +117,77 @@ function strings(segment, after_zero, before_zero) {
   return out;
 }
 
-/** Every four bytes of the segments that read as an address in [low, high). */
-function dataAddresses(segments, low, high) {
+/**
+ * The data objects of a wasm-ld link map (`--print-map`) as sorted {start, end} addresses: each input section of
+ * the output's .rodata and .data (one global: a table, a string_view array), not the linker's merged strings
+ * (`<internal>`), whose strings are told apart by their zero bytes.
+ */
+export function mapObjects(text) {
   const out = [];
-  for (const { bytes } of segments) {
+  let output = "";
+  for (const line of text.split("\n")) {
+    const section = /^\s*[0-9a-f]+\s+[0-9a-f]+\s+[0-9a-f]+ (\.\S+)$/.exec(line);
+    if (section) output = section[1];
+    const input = /^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+) {9}(\S.*)$/.exec(line);
+    if (!input || !(output === ".rodata" || output === ".data") || input[3].startsWith("<internal>")) continue;
+    const start = parseInt(input[1], 16);
+    out.push({ start, end: start + parseInt(input[2], 16) });
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** The object of the sorted `objects` that holds `address`, else null. */
+function objectAt(objects, address) {
+  let lo = 0;
+  let hi = objects.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (objects[mid].end <= address) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < objects.length && objects[lo].start <= address ? objects[lo] : null;
+}
+
+/** Every four bytes of the segments that read as an address in [low, high), as [where, value]. */
+function dataWords(segments, low, high) {
+  const out = [];
+  for (const { offset, bytes } of segments) {
     for (let i = 0; i + 4 <= bytes.length; i++) {
       const value = bytes.readUInt32LE(i);
-      if (value >= low && value < high) out.push(value);
+      if (value >= low && value < high) out.push([offset + i, value]);
     }
   }
   return out;
+}
+
+/**
+ * The objects each part reaches and the addresses each names. A data word inside an object (a table's string_view)
+ * is named by whichever part reaches that object: the part whose code names an address in it (or SLACK before
+ * it, or at its end), or that reaches an object holding a word that does, and so on; a word outside every object
+ * counts as the first part's. Returns {first, rest} as {objects (Set), refs (addresses)}.
+ */
+function reach(objects, words, first_refs, rest_refs) {
+  const inside = new Map();
+  const loose = [];
+  for (const [where, value] of words) {
+    const object = objectAt(objects, where);
+    if (!object) loose.push(value);
+    else inside.set(object, [...(inside.get(object) ?? []), value]);
+  }
+  const walk = (seeds) => {
+    const reached = new Set();
+    const refs = [...seeds];
+    for (let i = 0; i < refs.length; i++) {
+      for (let at = refs[i] - 1; at <= refs[i] + SLACK; at++) {
+        const object = objectAt(objects, at);
+        if (!object || reached.has(object)) continue;
+        reached.add(object);
+        refs.push(...(inside.get(object) ?? []));
+      }
+    }
+    return { objects: reached, refs };
+  };
+  return { first: walk([...first_refs, ...loose]), rest: walk(rest_refs) };
 }
 
 /** Whether the sorted `list` holds a value in [low, high). */
@@ -147,10 +208,12 @@ function within(list, low, high) {
  * their bytes become zeros (a run of zeros costs gzip next to nothing, a segment cut in two costs its header);
  * the rest writes them back, the read-only bytes between two of them too when fewer than GAP (the same bytes:
  * one segment header less).
- * `first_refs`: the addresses the first part's functions and globals name; `rest_refs`: the rest's.
+ * `first_refs`: the addresses the first part's functions and globals name; `rest_refs`: the rest's; `objects`:
+ * the data objects of the link map (mapObjects): a read-only object only the rest reaches moves whole, and the
+ * addresses it holds count as the rest's (the launch readers' option tables and their names).
  * Returns {first, rest, moved (bytes)}, or {error}.
  */
-export function moveRestStrings(first, rest, first_refs, rest_refs, rodata) {
+export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, objects) {
   const out = Buffer.from(first);
   const data = sections(out).filter((s) => s.id === 11);
   if (data.length !== 1) return { error: "the first part has no data section" };
@@ -162,8 +225,10 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata) {
   if (!segments) return { error: "the first part's data section has a segment that is not active at a constant address" };
   const low = Math.min(...segments.map((s) => s.offset));
   const high = Math.max(...segments.map((s) => s.offset + s.bytes.length));
-  const kept = [...first_refs, ...dataAddresses(segments, low, high)].filter((a) => a >= low && a < high).sort((a, b) => a - b);
-  const named = rest_refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const reached = reach(objects, dataWords(segments, low, high), first_refs, rest_refs);
+  const kept = reached.first.refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const named = reached.rest.refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const whole = objects.filter((o) => reached.rest.objects.has(o) && !reached.first.objects.has(o));
   const ends = new Set(segments.map((g) => g.offset + g.bytes.length));
   const starts = new Set(segments.map((g) => g.offset));
   const zeros = [];
@@ -173,8 +238,10 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata) {
     const end = segment.offset + segment.bytes.length;
     if (!rodata.has(segment.offset)) continue;
     const ranges = [];
-    for (const [s, e] of strings(segment, !ends.has(segment.offset), !starts.has(end))) {
-      if (!within(named, s, e) || within(kept, s - SLACK, e + 1)) continue;
+    const own = whole.filter((o) => o.start >= segment.offset && o.end <= end).map((o) => [o.start, o.end]);
+    const texts = strings(segment, !ends.has(segment.offset), !starts.has(end)).filter(([s, e]) => within(named, s, e));
+    for (const [s, e] of [...own, ...texts].sort((a, b) => a[0] - b[0])) {
+      if (within(kept, s - SLACK, e + 1) || (ranges.length && s < ranges.at(-1)[1])) continue;
       if (ranges.length && s - ranges.at(-1)[1] <= GAP) ranges.at(-1)[1] = e;
       else ranges.push([s, e]);
       zeros.push([segment, s, e]);

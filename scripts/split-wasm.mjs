@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { lineAddresses, moveRestStrings } from "./split-data.mjs";
+import { lineAddresses, mapObjects, moveRestStrings } from "./split-data.mjs";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
@@ -176,8 +176,11 @@ try {
   execFileSync(wasm_split, [join(work, "whole.wasm"), `--keep-funcs=@${join(work, "keep.txt")}`, "--all-features",
                             "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
   if (!rodata.size) fail("wasm-dis names no .rodata data segment: split-data.mjs cannot tell the read-only strings");
+  // The link map (wasm/CMakeLists.txt: the link's --print-map): the data objects' extents.
+  const objects = mapObjects(readFileSync(join(dir, "llm-memory.map"), "utf8"));
+  if (!objects.length) fail("llm-memory.map lists no data object: link with -Wl,--print-map (wasm/CMakeLists.txt)");
   const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
-                                  first_refs, rest_refs, rodata);
+                                  first_refs, rest_refs, rodata, objects);
   if (strings.error) fail(strings.error);
   const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.

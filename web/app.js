@@ -306,7 +306,9 @@ class App {
     for (const type of FIRST_ACTIONS) document.removeEventListener(type, this.#wake, true);
     this.prerendered_answers = false;
     this.engine.ready();
-    if ($("results").dataset.answers === "prerendered" && this.last) this.scheduleAnswers(this.state.inputs, this.last);
+    // With the rest in (the idle warm-up), at once: the wake is a click or a key, not input to wait out.
+    const delay = this.engine.complete ? 0 : ANSWERS_DELAY_MS;
+    if ($("results").dataset.answers === "prerendered" && this.last) this.scheduleAnswers(this.state.inputs, this.last, delay);
   };
 
   /**
@@ -316,13 +318,13 @@ class App {
    * answers and the URL show the current settings, and "prerendered" while the default page shows the ways out
    * index.html holds (its solver and knob table are drawn once the visitor acts).
    */
-  scheduleAnswers(inputs, estimate) {
+  scheduleAnswers(inputs, estimate, delay = ANSWERS_DELAY_MS) {
     clearTimeout(this.answers_timer);
     clearTimeout(this.gpu_fit_timer);
     this.gpu_fit_for = null;
     $("results").dataset.answers = "pending";
     $("gpu-fit").dataset.state = "pending";
-    this.answers_timer = setTimeout(() => this.#answers(inputs, estimate), ANSWERS_DELAY_MS);
+    this.answers_timer = setTimeout(() => this.#answers(inputs, estimate), delay);
   }
 
   /** The URL, then the answers of `estimate` once the core's rest is in (Engine.ready), unless newer settings came. */
@@ -445,6 +447,12 @@ async function main() {
     window.llmMemoryApp = new App(engine);
     await window.llmMemoryApp.ready;
     document.body.dataset.ready = "true";
+    // The core's rest, the catalogue and the tabs' answers, and the GPU table's code, prepared while the page is
+    // idle (issue 36 item 9): the first click on What fits, Knobs or the model box then computes nothing new.
+    engine.warmWhenIdle(window.llmMemoryApp.state.inputs)
+      .then(() => import("./ui/gpu-fit.js"))
+      .catch(() => {})
+      .then(() => (document.body.dataset.warm = "true"));
   } catch (error) {
     const message = document.createElement("p");
     message.className = "field-error";

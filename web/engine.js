@@ -12,6 +12,11 @@ import { load } from "./llm-memory.js";
 /** How many recent answers each cache keeps. */
 const RECENT = 8;
 
+/** warmWhenIdle: how long a page that is never idle waits before warming all the same, and the wait without
+    requestIdleCallback (Safari), in ms. */
+const IDLE_TIMEOUT_MS = 2000;
+const IDLE_FALLBACK_MS = 200;
+
 /**
  * `compute()`'s answer for `key`, kept among the RECENT latest of `cache` (a Map, oldest first). A failed
  * call (Engine#call) is not kept: the next ask computes again.
@@ -46,6 +51,8 @@ export class Engine {
   #resolved = new Map();
   /** Recent ways-out answers, likewise: each carries the solve and advise answers of its inputs (waysOut). */
   #ways = new Map();
+  /** Recent "Which GPUs fit" answers, likewise (the warm-up computes the page's own: warmWhenIdle). */
+  #fits = new Map();
   #models;
   #gpus;
   /** Makes a new engine on a new instance of the core (createEngine), for a swap; null: none (restarting says so). */
@@ -170,7 +177,7 @@ export class Engine {
       this.#load_rest = fresh.#load_rest;
       this.#rest = fresh.#rest;
       this.#rest_error = null;
-      for (const cache of [this.#recent, this.#resolved, this.#ways]) cache.clear();
+      for (const cache of [this.#recent, this.#resolved, this.#ways, this.#fits]) cache.clear();
     })().then(() => {
       this.#swap = null;
       for (const listener of this.#listeners) listener(why);
@@ -235,6 +242,25 @@ export class Engine {
     return this.#rest;
   }
 
+  /**
+   * Prepares the answers behind the tabs while the page is idle after its first answer (issue 36 item 9): fetches
+   * and compiles the core's rest (ready) and the catalogue of presets with their list (models), then computes the
+   * ways out (with the solver's and the knob search's answers) and "Which GPUs fit" of `inputs`, the settings
+   * shown, each in an idle period of its own, so the first click on What fits, Knobs or the model picker draws
+   * answers already made. Idle periods (requestIdleCallback; a short timer where there is none) keep all of it
+   * off the first paint. Resolves when done; never rejects (what failed is fetched or computed on the click, as
+   * without the warm-up).
+   */
+  async warmWhenIdle(inputs) {
+    await idle();
+    await Promise.all([this.ready(), Promise.resolve(this.models).catch(() => [])]);
+    if (!this.complete) return;
+    await idle();
+    this.waysOut(inputs);
+    await idle();
+    await this.gpuFit(inputs);
+  }
+
   /** An answer from the rest of the core: {ok: false, failed: true, errors} while it is not in. */
   #callRest(compute) {
     if (!this.#load_rest) return this.#call(compute);
@@ -267,10 +293,13 @@ export class Engine {
     return recall(this.#ways, JSON.stringify(inputs), () => this.#callRest((api) => api.waysOut(inputs)));
   }
 
-  /** Which GPUs fit: resolves to the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}. */
+  /**
+   * Which GPUs fit: resolves to the settings on every GPU preset (ui/gpu-fit.js), or {ok: false, errors}; recent
+   * answers are reused for identical inputs.
+   */
   async gpuFit(inputs) {
     await this.ready();
-    return this.#callRest((api) => api.gpuFit(inputs));
+    return recall(this.#fits, JSON.stringify(inputs), () => this.#callRest((api) => api.gpuFit(inputs)));
   }
 
   /**
@@ -385,6 +414,9 @@ export async function createEngine({ presets, fresh = false } = {}) {
   if (!api) return whole();
   return new Engine(api, () => loadRest(boot.rest, first), ids, renew);
 }
+
+/** Resolves in the browser's next idle period (warmWhenIdle), or after IDLE_FALLBACK_MS where it has none. */
+const idle = () => new Promise((done) => (globalThis.requestIdleCallback ?? ((callback) => setTimeout(callback, IDLE_FALLBACK_MS)))(done, { timeout: IDLE_TIMEOUT_MS }));
 
 /** A failed call's answer: no numbers, the message against "calculator". */
 const failure = (message) => ({ ok: false, failed: true, errors: [{ setting: "calculator", message }] });

@@ -184,3 +184,23 @@ test("a rest of the core that cannot be fetched is an error in the heatmap, and 
   assert.equal((await heatmapOf(page)).seq, 1024, "drawn once the rest is in");
   await page.close();
 });
+
+test("idle after its first answer, the page fetches the core's rest and the catalogue; What fits, Knobs and the model box then fetch neither", async () => {
+  // Issue 36 item 9: firstLoad({warm: true}) lets the page hear that it is idle (Engine.warmWhenIdle).
+  const { paths, page } = await firstLoad(session.context, session.url, { warm: true });
+  await page.waitForSelector('body[data-warm="true"]');
+  const core = () => paths.filter((path) => path.endsWith(".wasm") || path.endsWith(".json"));
+  const warmed = ["/llm-memory.first.wasm", "/llm-memory.models.json", "/llm-memory.rest.wasm", "/models/meta-llama-3-8b.json"];
+  assert.deepEqual(core().sort(), warmed, "the rest and the catalogue, not the help texts");
+  assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered", "warming computes no answer of its own");
+  // The presets are in: the model box lists every entry of llm-memory.models.json on its first focus.
+  const presets = JSON.parse(await readFile(join(dist, "llm-memory.models.json"), "utf8")).length;
+  await page.click("#model-search");
+  await page.waitForFunction((n) => document.querySelectorAll("#model-presets option").length === n, presets);
+  await showTab(page, "knobs");
+  assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table");
+  await showTab(page, "fits");
+  await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
+  assert.deepEqual(core().sort(), warmed, "the clicks fetched no part of the core again");
+  await page.close();
+});

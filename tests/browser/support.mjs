@@ -92,21 +92,26 @@ export async function showTab(page, name) {
  * Every request a fresh visit to `url` makes before any user action (HTTP cache cleared): until the page is
  * ready, its deferred answers drawn and the network idle for half a second. Resolves to the
  * same-origin paths requested, each once, in order ("/" for the page itself), and the page (left open).
+ * The page's idle warm-up (the core's rest and the catalogue, Engine.warmWhenIdle) is not part of the first
+ * load: unless `warm`, the page never hears that it is idle (requestIdleCallback never calls back), as for a
+ * visitor who acts before it is, so what each action fetches can be told.
  */
-export function firstLoad(context, url) {
+export function firstLoad(context, url, { warm = false } = {}) {
   return visit(context, url, async (page) => {
     await page.waitForSelector('body[data-ready="true"]');
     // The default page's answers are prerendered until the visitor acts (settled).
     await page.waitForSelector('#results:is([data-answers="ready"], [data-answers="prerendered"])');
-  });
+  }, { idle: warm });
 }
 
 /**
  * Every request a fresh visit to `url` makes (HTTP cache cleared) until `ready(page)` resolves and the network
- * has been idle for half a second: {paths, page} as firstLoad's.
+ * has been idle for half a second: {paths, page} as firstLoad's. `idle: false`: requestIdleCallback never calls
+ * back (firstLoad).
  */
-export async function visit(context, url, ready) {
+export async function visit(context, url, ready, { idle = true } = {}) {
   const page = await context.newPage();
+  if (!idle) await page.addInitScript(() => (window.requestIdleCallback = () => 0));
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.clearBrowserCache");
   await cdp.detach();

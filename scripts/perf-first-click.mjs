@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Measures in headless Chromium (a measurement, not a timed test) issue 36 item 9's figures, each on a fresh
+// visit to the default page (HTTP cache cleared), median of RUNS:
+//   1. the first click on What fits, on Knobs and on the model box: from the pointer press to the answer in the
+//      document (the GPU table's rows, the knob table's rows, the box's list of presets), for a visitor who
+//      clicks before the page is idle ("cold": requestIdleCallback never calls back, so the page's warm-up,
+//      Engine.warmWhenIdle, never starts and the click fetches and compiles the core's rest or the catalogue)
+//      and for one who clicks once the warm-up is done ("warm": body[data-warm]);
+//   2. a shared link's verdict painted (its element timing) beside the first paint of the same index.html with
+//      its scripts removed (the static page), the two loaded in turn, and their ratio (medians).
+//   node scripts/perf-first-click.mjs   (after `npm run build`)
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { dist, start, visit } from "../tests/browser/support.mjs";
+
+const RUNS = 9;
+const LINK = "?v=1&model=llama-2-7b&mode=inference&seq=4096";
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** What each click waits for: the element to press, and the answer it shows. */
+const TARGETS = {
+  "What fits": { press: "#tab-fits", answer: '#gpu-fit[data-state="ready"] tr[data-gpu]' },
+  Knobs: { press: "#tab-knobs", answer: '#results[data-answers="ready"] #knobs tbody tr' },
+  "model box": { press: "#model-search", answer: "#model-presets option" },
+};
+
+/** ms from the press of `press` to `answer` in the document, on a fresh visit (warm: after the warm-up). */
+async function firstClick(context, url, { press, answer }, warm) {
+  const { page } = await visit(context, url, async (opened) => {
+    await opened.waitForSelector('body[data-ready="true"]');
+    if (warm) await opened.waitForSelector('body[data-warm="true"]');
+  }, { idle: warm });
+  await page.evaluate((selector) => {
+    window.perfClick = new Promise((done) => {
+      let pressed = 0;
+      addEventListener("pointerdown", () => (pressed = performance.now()), { capture: true, once: true });
+      const watch = new MutationObserver(() => {
+        if (pressed && document.querySelector(selector)) {
+          watch.disconnect();
+          done(performance.now() - pressed);
+        }
+      });
+      watch.observe(document, { subtree: true, childList: true, attributes: true });
+    });
+  }, answer);
+  await page.click(press);
+  const ms = await page.evaluate(() => window.perfClick);
+  await page.close();
+  return ms;
+}
+
+/** The verdict's paint (a page with the core) or the first contentful paint (the static page), ms from navigation. */
+async function painted(context, url, floor) {
+  const { page } = await visit(context, url, (opened) => (floor ? opened.waitForLoadState("load") : opened.waitForSelector('body[data-ready="true"]')));
+  const ms = await page.evaluate(async (is_floor) => {
+    const entries = await new Promise((done) => {
+      new PerformanceObserver((list, observer) => {
+        observer.disconnect();
+        done(list.getEntries());
+      }).observe({ type: is_floor ? "paint" : "element", buffered: true });
+      setTimeout(() => done([]), 500);
+    });
+    if (is_floor) return entries.find((e) => e.name === "first-contentful-paint")?.startTime;
+    return Math.min(...entries.filter((e) => e.identifier === "verdict").map((e) => e.renderTime));
+  }, floor);
+  await page.close();
+  return ms;
+}
+
+// The static page: index.html without its scripts, served beside the real page from a copy of dist/.
+const served = await mkdtemp(join(tmpdir(), "llm-memory-click-"));
+await cp(dist, served, { recursive: true });
+await writeFile(join(served, "static.html"), (await readFile(join(dist, "index.html"), "utf8")).replace(/<script\b[^>]*><\/script>\n?/g, ""));
+const load_before = loadavg()[0];
+const session = await start({ dir: served });
+const clicks = {};
+const paints = { link: [], floor: [] };
+try {
+  for (const [name, target] of Object.entries(TARGETS)) {
+    for (const warm of [false, true]) {
+      const runs = [];
+      for (let i = 0; i < RUNS; i++) runs.push(await firstClick(session.context, session.url, target, warm));
+      clicks[`${name}, ${warm ? "warm" : "cold"}`] = runs;
+    }
+  }
+  for (let i = 0; i < RUNS; i++) {
+    paints.link.push(await painted(session.context, session.url + LINK, false));
+    paints.floor.push(await painted(session.context, `${session.url}static.html`, true));
+  }
+} finally {
+  await session.close();
+  await rm(served, { recursive: true, force: true });
+}
+const ms = (values) => `${median(values).toFixed(1)} ms (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
+console.log(`${cpus().length} cores, load average ${load_before.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after; median of ${RUNS} (range)`);
+for (const [what, runs] of Object.entries(clicks)) console.log(`first click on ${what}: ${ms(runs)}`);
+console.log(`link ${LINK}: verdict painted ${ms(paints.link)}; static page's first paint ${ms(paints.floor)}; ` +
+            `ratio ${(median(paints.link) / median(paints.floor)).toFixed(2)}×`);
