@@ -222,8 +222,11 @@ class App {
     const { overrides } = readQuery(location.search, this.engine.known_keys);
     if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
     else presetOfLink(overrides, (text) => this.view.lookupModel(text));
+    const clean = this.view.check(overrides).overrides;
+    // A fragment link (#panel-knobs) moves in the history too, with the same settings.
+    if (sameSettings(clean, this.state.overrides)) return;
     this.pending = {};
-    this.edit(this.view.check(overrides).overrides, { clear: Object.keys(this.state.overrides), note: "Back to the settings before." });
+    this.edit(clean, { clear: Object.keys(this.state.overrides), note: "Settings restored from the browser history." });
     $("verdict-head").focus();
   }
 

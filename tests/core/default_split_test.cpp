@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "llm_memory/advise.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
 #include "run_support.hpp"
@@ -100,6 +101,22 @@ TEST(DefaultSplit, VaryingTheDevicesMovesTheDefault) {
   ASSERT_TRUE(replicas.ok());
   EXPECT_EQ(replicas.value().values.tp, 1);
   EXPECT_EQ(replicas.value().data_parallel, 8);
+}
+
+TEST(DefaultSplit, TheKnobsSayTheSplitTheyMean) {
+  // In inference the knob "2x devices, data-parallel" states the split it keeps (two replicas, tp 1), and no ZeRO
+  // knob is offered (ZeRO shards training state); more devices with tensor parallelism is the tp knob's.
+  const auto advice = advise(serve("1"));
+  ASSERT_TRUE(advice.ok());
+  bool replicas = false;
+  for (const auto& knob : advice.value().knobs) {
+    EXPECT_NE(knob.id, "add_devices_zero3");
+    if (knob.id == "devices_x2")
+      replicas = knob.delta.contains("tp") && knob.delta.at("tp") == "1" && knob.delta.contains("pp");
+  }
+  for (const auto& skipped : advice.value().skipped)
+    if (skipped.name.starts_with("2x devices, data-parallel")) replicas = true;  // a replica saves nothing
+  EXPECT_TRUE(replicas);
 }
 
 }  // namespace
