@@ -482,16 +482,17 @@ function announce(estimate) {
 }
 
 /**
- * A link whose model the core does not know yet may name a preset by an alias (`?model=meta-llama/Llama-3.1-8B-
- * Instruct`): the page's core holds only the presets its first estimate names (web/boot.js preloads the file of an
- * id or a repo id), so the alias map (dist/model-aliases.json, scripts/model-aliases.mjs; a few KB) is read, only
- * then, and the preset it names. Anything else (a Hub repo, an unknown name) is left to the link's check.
+ * A link whose model is a Hub repo id may name a preset (`?model=Qwen/Qwen3-14B`,
+ * `?model=meta-llama/Llama-3.1-8B-Instruct`): the page's core holds only the presets its first estimate names
+ * (web/boot.js preloads models/<name>.json for a name without "/"), and the repo may be no preset at all, so the
+ * map of preset names (dist/model-aliases.json, scripts/model-aliases.mjs; about 3 KB gzip) is read, only then,
+ * and the preset it names. Anything else (a repo no preset answers to, an unknown name) is left to the link's check.
  */
 async function loadLinkPreset(engine) {
   const model = new URLSearchParams(location.search).get("model")?.trim().toLowerCase();
   // The single file (no .wasm beside it to preload) has every preset compiled in.
   const split = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
-  if (!model || !split || engine.resolve({ model }).ok) return;
+  if (!model?.includes("/") || !split || engine.resolve({ model }).ok) return;
   // The name as the core reads it (core/src/presets.cpp model_key): after the last "/", without "-hf".
   const name = model.slice(model.lastIndexOf("/") + 1);
   const key = name.endsWith("-hf") ? name.slice(0, -3) : name;

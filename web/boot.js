@@ -20,20 +20,21 @@ const empty = [...params.keys()].length === 0;
 if (empty) document.documentElement.dataset.default = "";
 
 /**
- * The preset file a model name reads: as the core reads the name (core/src/presets.cpp model_key), lower case,
- * its part after the last "/" (a Hub repo id: `Qwen/Qwen3-14B` is qwen3-14b), without "-hf".
+ * The preset file a model name reads (models/<name>.json exists for every id and alias): as the core reads the
+ * name (core/src/presets.cpp model_key), lower case, without "-hf".
  */
 function modelKey(text) {
   const key = text.trim().toLowerCase();
-  const name = key.slice(key.lastIndexOf("/") + 1);
-  return name.endsWith("-hf") ? name.slice(0, -3) : name;
+  return key.endsWith("-hf") ? key.slice(0, -3) : key;
 }
 
 const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
 if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
-  // The start page names a preset that resolves, so it needs no stand-in.
-  const named = modelKey(params.get("model") ?? (empty ? START_OVERRIDES.model : PAGE_DEFAULTS.model));
+  // The start page names a preset that resolves, so it needs no stand-in. A Hub repo id ("org/name") may be no
+  // preset at all: web/app.js looks it up first (loadLinkPreset), rather than asking for a file that may not exist.
+  const given = params.get("model") ?? (empty ? START_OVERRIDES.model : PAGE_DEFAULTS.model);
+  const named = given.includes("/") ? PAGE_DEFAULTS.model : modelKey(given);
   const presets = [...new Set(empty ? [named] : [named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
   // Preloaded: those presets, which the page's module reads beside it (docs/wasm.md); the settings' help texts
   // wait for a visitor's first pointer or focus on a form (Engine.settingDocs).

@@ -90,11 +90,12 @@ test("byte settings show as units, never as raw bytes", () => {
   assert.equal(bytesSettingText(1000), "1000");
 });
 
-test("the alias map sends each listed alias to its preset, as the core reads it", () => {
+test("the name map sends each id and listed alias to its preset, as the core reads it", () => {
   const entries = JSON.parse(readFileSync(join(root, "core/data/models.json"), "utf8")).models;
   const map = modelAliases(entries);
   assert.equal(map["llama-3.1-8b-instruct"], "llama-3.1-8b");
   assert.equal(map["meta-llama-3-8b-instruct"], "meta-llama-3-8b");
+  assert.equal(map["qwen3-14b"], "qwen3-14b");
   for (const [alias, id] of Object.entries(map)) {
     const resolved = api.resolve({ model: alias });
     assert.equal(resolved.ok && resolved.settings.model, id, alias);
