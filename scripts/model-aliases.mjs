@@ -5,7 +5,7 @@
 // `?model=meta-llama/Llama-3.1-8B-Instruct`); the page's core starts with only the preset its first estimate names
 // (docs/wasm.md), and a repo id may as well be no preset at all (then the Hub is asked), so the page reads this map,
 // only for such a link, to know which preset file to read without asking for one that does not exist
-// (web/app.js loadLinkPreset). A name without "/" needs no map: models/<name>.json exists for every id and alias.
+// (web/ui/link-model.js openLinkPreset). A name without "/" needs no map: models/<name>.json exists for every id and alias.
 import { readFile, writeFile } from "node:fs/promises";
 
 /** The map from the catalogue's entries (llm-memory.models.json: an array of presets). */

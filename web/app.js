@@ -61,7 +61,6 @@ class App {
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
     if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
-    else presetOfLink(overrides, (text) => this.view.lookupModel(text));
     this.hub_link = takeHubId(overrides, this.view.model_keys);  // ?model=org/name: fetched once the controls exist
     const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
@@ -221,7 +220,6 @@ class App {
   #fromUrl() {
     const { overrides } = readQuery(location.search, this.engine.known_keys);
     if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
-    else presetOfLink(overrides, (text) => this.view.lookupModel(text));
     const clean = this.view.check(overrides).overrides;
     // A fragment link (#panel-knobs) moves in the history too, with the same settings.
     if (sameSettings(clean, this.state.overrides)) return;
@@ -481,42 +479,6 @@ function announce(estimate) {
   if (live.textContent !== text && estimate) live.textContent = text;
 }
 
-/**
- * A link whose model is a Hub repo id may name a preset (`?model=Qwen/Qwen3-14B`,
- * `?model=meta-llama/Llama-3.1-8B-Instruct`): the page's core holds only the presets its first estimate names
- * (web/boot.js preloads models/<name>.json for a name without "/"), and the repo may be no preset at all, so the
- * map of preset names (dist/model-aliases.json, scripts/model-aliases.mjs; about 3 KB gzip) is read, only then,
- * and the preset it names. Anything else (a repo no preset answers to, an unknown name) is left to the link's check.
- */
-async function loadLinkPreset(engine) {
-  const model = new URLSearchParams(location.search).get("model")?.trim().toLowerCase();
-  // The single file (no .wasm beside it to preload) has every preset compiled in.
-  const split = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
-  if (!model?.includes("/") || !split || engine.resolve({ model }).ok) return;
-  // The name as the core reads it (core/src/presets.cpp model_key): after the last "/", without "-hf".
-  const name = model.slice(model.lastIndexOf("/") + 1);
-  const key = name.endsWith("-hf") ? name.slice(0, -3) : name;
-  try {
-    const aliases = await (await fetch(new URL("model-aliases.json", import.meta.url))).json();
-    const id = aliases[key];
-    if (typeof id === "string") await engine.loadPresets([id]);
-  } catch {
-    // No map (offline, the single file): the link's check says the model is unknown.
-  }
-}
-
-/**
- * A link's model that the core reads as a preset (its id, an alias or the preset's Hub repo id, any case:
- * `?model=Qwen/Qwen3-14B`) is set to the preset's id, so it opens offline rather than going to the Hub
- * (takeHubId). The core's resolve knows the aliases and repo ids (core/src/presets.cpp lookup_model), so the
- * first load carries no list of them. `lookup(text)`: Controller.lookupModel.
- */
-function presetOfLink(overrides, lookup) {
-  if (!overrides.model?.trim()) return;
-  const found = lookup(overrides.model);
-  if (found.id) overrides.model = found.id;
-}
-
 /** Resolves after the next frame has been painted (or after 100 ms where frames are not drawn, e.g. a hidden tab). */
 function afterPaint() {
   return new Promise((done) => {
@@ -532,7 +494,8 @@ async function main() {
     // drawing the live result is one long task that would otherwise hold the first paint back.
     if ("default" in document.documentElement.dataset) await afterPaint();
     const engine = await sharedEngine();
-    await loadLinkPreset(engine);
+    // ?model=org/name may name a preset (its repo id): its own chunk, fetched only for such a link.
+    if (new URLSearchParams(location.search).get("model")?.includes("/")) await (await import("./ui/link-model.js")).openLinkPreset(engine);
     performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);
     await window.llmMemoryApp.ready;

@@ -32,7 +32,7 @@ const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.
 if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
   // The start page names a preset that resolves, so it needs no stand-in. A Hub repo id ("org/name") may be no
-  // preset at all: web/app.js looks it up first (loadLinkPreset), rather than asking for a file that may not exist.
+  // preset at all: web/ui/link-model.js looks it up first, rather than asking for a file that may not exist.
   const given = params.get("model") ?? (empty ? START_OVERRIDES.model : PAGE_DEFAULTS.model);
   const named = given.includes("/") ? PAGE_DEFAULTS.model : modelKey(given);
   const presets = [...new Set(empty ? [named] : [named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
