@@ -73,6 +73,9 @@ test("the start page on a phone in the dark: task and verdict above the fold", a
 
 test("?model= takes a preset's Hub repo id or an alias, in any case, and opens the preset offline", async () => {
   const hub = [];
+  const paths = [];
+  const log = (request) => paths.push(new URL(request.url()).pathname);
+  session.context.on("request", log);
   await session.context.route("https://huggingface.co/**", (route) => {
     hub.push(route.request().url());
     return route.abort();
@@ -90,6 +93,10 @@ test("?model= takes a preset's Hub repo id or an alias, in any case, and opens t
     await page.close();
   }
   assert.deepEqual(hub, [], "no request went to the Hub");
+  session.context.off("request", log);
+  // The repo-id links read the name map and the link's chunk; the start page and other links never do.
+  assert.ok(paths.includes("/model-aliases.json"));
+  assert.ok(paths.some((path) => path.startsWith("/chunks/link-model-")));
   await session.context.unroute("https://huggingface.co/**");
 });
 
