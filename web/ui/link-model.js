@@ -15,18 +15,20 @@ export async function openLinkPreset(engine, win = window) {
   const model = url.searchParams.get("model").trim();
   // The single file (no .wasm beside it to preload) has every preset compiled in.
   const split = win.document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
+  let id = null;
   if (split && !engine.resolve({ model }).ok) {
     // The name as the core reads it (core/src/presets.cpp model_key): after the last "/", without "-hf".
     const name = model.toLowerCase().slice(model.lastIndexOf("/") + 1);
     const key = name.endsWith("-hf") ? name.slice(0, -3) : name;
     try {
       const names = await (await fetch(new URL("model-aliases.json", win.document.baseURI))).json();
-      if (typeof names[key] === "string") await engine.loadPresets([names[key]]);
+      if (typeof names[key] === "string") await engine.loadPresets([(id = names[key])]);
     } catch {
       // No map (offline): the repo id goes to the Hub loader, which says what failed.
     }
   }
-  const resolved = engine.resolve({ model });
+  // By the id: the engine keeps the answer of the name's first resolve, from before the preset was read.
+  const resolved = engine.resolve({ model: id ?? model });
   if (!resolved.ok) return;
   url.searchParams.set("model", resolved.settings.model);
   win.history.replaceState(win.history.state, "", url);
