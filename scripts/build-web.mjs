@@ -13,6 +13,7 @@ import { readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { BROWSER_BUNDLE, dist, wasmModule, web } from "./esbuild-common.mjs";
+import { writeModelAliases } from "./model-aliases.mjs";
 import { prerenderResults } from "./prerender.mjs";
 
 const app_options = { ...BROWSER_BUNDLE, entryPoints: { app: `${web}/app.js` } };
@@ -102,6 +103,8 @@ single = replaceOnce(single, '<link rel="preload" href="llm-memory.first.wasm" a
 single = replaceOnce(single, '<script type="module" src="boot.js" blocking="render"></script>', `<script type="module" blocking="render">${boot_script}</script>`);
 single = replaceOnce(single, APP_SCRIPT, `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);
+// A link that names a preset by an alias: the map the page reads then (scripts/model-aliases.mjs).
+await writeModelAliases(dist);
 
 const chunks = (await readdir(`${dist}/${CHUNKS}`)).map((file) => `${CHUNKS}/${file}`);
 for (const file of ["index.html", "boot.js", "app.js", ...chunks, "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Prerenders the default page's result at build time: the estimate of PAGE_DEFAULTS and its nearest ways out
+// Prerenders the default page's result at build time: the estimate of the start settings (web/state.js
+// START_OVERRIDES over PAGE_DEFAULTS) and its nearest ways out
 // from the built core (dist/llm-memory.js, the whole module, run in node) drawn by the page's own render
 // functions into a DOM from linkedom, and written into index.html, so a visit without settings in its link sees
 // the result at first paint. app.js draws the same DOM again once the core is running (a browser test compares
@@ -7,7 +8,10 @@
 // docs/web.md, "Start-up".
 import { pathToFileURL } from "node:url";
 import { parseHTML } from "linkedom";
-import { PAGE_DEFAULTS } from "../web/state.js";
+import { PAGE_DEFAULTS, START_OVERRIDES } from "../web/state.js";
+
+/** What a visit with an empty query estimates (web/app.js): the start settings over the page defaults. */
+const START = { ...PAGE_DEFAULTS, ...START_OVERRIDES };
 import { renderResultsTable, renderSummary } from "../web/ui/results-table.js";
 import { renderStackedBar } from "../web/ui/stacked-bar.js";
 import { renderVerdict, renderWaysOut } from "../web/ui/verdict.js";
@@ -23,19 +27,19 @@ const PARTS = {
   // The nearest ways out, as app.js draws them once the answers are in: the default page keeps these until the
   // visitor acts, so that a visit that only reads never fetches the core's rest (the solver, the knob search).
   "ways-out": (element, estimate, gpus, api) => {
-    const ways = api.waysOut(PAGE_DEFAULTS);
+    const ways = api.waysOut(START);
     renderWaysOut(element, { estimate, solve: ways.solve, ways });
   },
 };
 
 /**
- * Returns `template` (web/index.html) with the empty result elements filled in for PAGE_DEFAULTS, computed by
+ * Returns `template` (web/index.html) with the empty result elements filled in for START, computed by
  * the core in `dist`. Throws when an element is missing or the defaults do not estimate.
  */
 export async function prerenderResults(template, dist) {
   const { load } = await import(pathToFileURL(`${dist}/llm-memory.js`).href);
   const api = await load();
-  const estimate = api.estimate(PAGE_DEFAULTS);
+  const estimate = api.estimate(START);
   const gpus = api.listGpus();
   if (!estimate.ok) throw new Error(`prerender: the page defaults do not estimate: ${JSON.stringify(estimate.errors)}`);
   const { document } = parseHTML("<!doctype html><html><body></body></html>");

@@ -8,7 +8,7 @@
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
-import { PageState, readQuery, syncUrl } from "./state.js";
+import { PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { h } from "./ui/dom.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
@@ -60,6 +60,7 @@ class App {
     this.notice = new Notice($("notice"));
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
+    if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
     this.hub_link = takeHubId(overrides, this.view.model_keys);  // ?model=org/name: fetched once the controls exist
     const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
@@ -89,6 +90,9 @@ class App {
       this.#drawGpuFit(this.state.inputs, this.last);
     });
     onApplyWay($("ways-out"), (delta, text) => this.apply(delta, text));
+    $("undo").addEventListener("click", () => this.undo());
+    // Back and Forward move between the applied changes (pushUrl); typing replaces the entry (syncUrl).
+    addEventListener("popstate", () => this.#fromUrl());
     /**
      * The default page keeps the ways out prerendered into index.html (scripts/prerender.mjs) until the visitor
      * acts: the solver and the knob search are in the core's rest, fetched then (docs/wasm.md, "The page's
@@ -140,7 +144,7 @@ class App {
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     // The launch-command box and the readers' code load when it is first opened (docs/readers.md).
     $("launch-paste").addEventListener("toggle", () => this.#openLaunch($("launch-paste")), { once: true });
-    this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS));
+    this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
     $("copy-link").addEventListener("click", () => this.copyLink());
     embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
     if (this.last) this.#updateControls(this.last);
@@ -155,6 +159,7 @@ class App {
    * changed besides, and why (shown in the verdict box until the next edit).
    */
   edit(changes, { clear = [], note = "" } = {}) {
+    $("undo").hidden = true;
     const next = this.state.overrides;
     for (const key of clear) {
       delete next[key];
@@ -184,12 +189,43 @@ class App {
     this.state.replace(next);
   }
 
-  /** Applies a one-click answer (a way out, a solver answer) and says what it changed. */
+  /**
+   * Applies a one-click answer (a way out, a solver answer, a knob) and says what it changed. It is a step the
+   * browser's Back undoes: the settings before it keep their history entry (pushUrl), and the Undo button beside
+   * the note takes the focus, as the button pressed is redrawn away with the answers.
+   */
   apply(delta, title) {
     const before = this.last?.settings ?? {};
+    const overrides = this.state.overrides;
     const moved = Object.entries(delta).filter(([key, value]) => before[key] !== value)
       .map(([key, value]) => `${key} ${before[key] ?? "—"} → ${value ?? "default"}`);
     this.edit(delta, { note: `Applied ${title}${moved.length ? ` (${moved.join(", ")})` : ""}.` });
+    if (sameSettings(overrides, this.state.overrides)) return;
+    syncUrl(new PageState(overrides), this.engine.keys);
+    pushUrl(this.state, this.engine.keys);
+    const undo = $("undo");
+    undo.hidden = false;
+    undo.focus();
+  }
+
+  /** Undoes the last applied change: Back, to the entry the settings before it kept (apply). */
+  undo() {
+    if (history.state?.applied) history.back();
+  }
+
+  /**
+   * The settings of the address bar, after Back or Forward: read as a link is (its check), with the focus on the
+   * verdict that now shows them.
+   */
+  #fromUrl() {
+    const { overrides } = readQuery(location.search, this.engine.known_keys);
+    if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
+    const clean = this.view.check(overrides).overrides;
+    // A fragment link (#panel-knobs) moves in the history too, with the same settings.
+    if (sameSettings(clean, this.state.overrides)) return;
+    this.pending = {};
+    this.edit(clean, { clear: Object.keys(this.state.overrides), note: "Settings restored from the browser history." });
+    $("verdict-head").focus();
   }
 
   /** Leaves the preset but keeps its architecture, now as editable overrides. */
@@ -263,7 +299,7 @@ class App {
   #updateControls(estimate, errors = []) {
     const shown = { ...this.state.overrides, ...this.pending };
     this.view.updateControls(shown, estimate, errors);
-    this.parallel?.update(estimate.settings, { shown: this.pending, errors });
+    this.parallel?.update(estimate.settings, { shown: this.pending, errors, stated: this.state.overrides });
   }
 
   /** Display names for the task sentence: the presets' where their lists have been read. */
@@ -357,6 +393,7 @@ class App {
     this.#drawHeatmap(inputs, estimate);
     if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
     renderWaysOut($("ways-out"), { estimate, solve, ways });
+    announce(estimate);
     $("ways-out").classList.remove("pending");
     $("results").dataset.answers = "ready";
     this.#drawGpuFit(inputs, estimate);
@@ -428,6 +465,22 @@ function embedButton(container, current) {
   container.replaceChildren(h("button", { type: "button", id: "embed-open", class: "secondary", text: "Embed", on: { click: open } }));
 }
 
+/** Whether two sets of overrides are the same, key for key. */
+function sameSettings(a, b) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/**
+ * The verdict, said once the answers settle (a polite live region, #verdict-live): the task sentence and "Fits:"
+ * or "Does not fit:", not each keystroke's redraw.
+ */
+function announce(estimate) {
+  const live = $("verdict-live");
+  const text = [...$("verdict-head").children].map((p) => p.textContent).join(" ");
+  if (live.textContent !== text && estimate) live.textContent = text;
+}
+
 /** Resolves after the next frame has been painted (or after 100 ms where frames are not drawn, e.g. a hidden tab). */
 function afterPaint() {
   return new Promise((done) => {
@@ -443,6 +496,8 @@ async function main() {
     // drawing the live result is one long task that would otherwise hold the first paint back.
     if ("default" in document.documentElement.dataset) await afterPaint();
     const engine = await sharedEngine();
+    // ?model=org/name may name a preset (its repo id): its own chunk, fetched only for such a link.
+    if (new URLSearchParams(location.search).get("model")?.includes("/")) await (await import("./ui/link-model.js")).openLinkPreset(engine);
     performance.mark("llm-memory:engine");
     window.llmMemoryApp = new App(engine);
     await window.llmMemoryApp.ready;

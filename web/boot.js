@@ -12,18 +12,30 @@
 // the engine's fetches of them are answered at once; on a link with settings, the rest too (below). The
 // single-file page has no .wasm to fetch and skips all of it.
 import { coreParts } from "./core-parts.js";
-import { PAGE_DEFAULTS } from "./state.js";
+import { PAGE_DEFAULTS, START_OVERRIDES } from "./state.js";
 
+// Only an empty query is the start page (START_OVERRIDES); `?v=2` alone means PAGE_DEFAULTS, as it always has.
 const params = new URLSearchParams(location.search);
-if (![...params.keys()].some((key) => key !== "v")) {
-  document.documentElement.dataset.default = "";
+const empty = [...params.keys()].length === 0;
+if (empty) document.documentElement.dataset.default = "";
+
+/**
+ * The preset file a model name reads (models/<name>.json exists for every id and alias): as the core reads the
+ * name (core/src/presets.cpp model_key), lower case, without "-hf".
+ */
+function modelKey(text) {
+  const key = text.trim().toLowerCase();
+  return key.endsWith("-hf") ? key.slice(0, -3) : key;
 }
 
 const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
 if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
   // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
-  const named = (params.get("model") ?? PAGE_DEFAULTS.model).trim().toLowerCase();
-  const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
+  // The start page names a preset that resolves, so it needs no stand-in. A Hub repo id ("org/name") may be no
+  // preset at all: web/ui/link-model.js looks it up first, rather than asking for a file that may not exist.
+  const given = params.get("model") ?? (empty ? START_OVERRIDES.model : PAGE_DEFAULTS.model);
+  const named = given.includes("/") ? PAGE_DEFAULTS.model : modelKey(given);
+  const presets = [...new Set(empty ? [named] : [named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
   // Preloaded: those presets, which the page's module reads beside it (docs/wasm.md); the settings' help texts
   // wait for a visitor's first pointer or focus on a form (Engine.settingDocs).
   for (const href of presets.map((id) => `models/${id}.json`)) {

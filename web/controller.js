@@ -175,9 +175,9 @@ export class Controller {
     return (this.controls.gpus = picker);
   }
 
-  /** The settings form in `container`, without the keys in `exclude`. */
-  settingsForm(container, exclude) {
-    const form = new SettingsForm(container, this.engine.schema, { exclude });
+  /** The settings form in `container`, without the keys in `exclude`; `options` as SettingsForm's (advanced). */
+  settingsForm(container, exclude, options = {}) {
+    const form = new SettingsForm(container, this.engine.schema, { exclude, ...options });
     // Typing a memory size leaves the GPU preset: an explicit gpu_memory would silently override it.
     form.addEventListener("setting", (e) =>
       this.edit(e.detail.key === "gpu_memory" ? { gpu: "", gpu_memory: e.detail.value } : { [e.detail.key]: e.detail.value }));

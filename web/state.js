@@ -32,6 +32,27 @@ export function upgradeV1(overrides) {
  */
 export const PAGE_DEFAULTS = Object.freeze({ model: "meta-llama-3-8b", gpu: "h100-80gb" });
 
+/**
+ * What a visit with an empty query is asked (issue 36): can this model run on my card? Llama 3.1 8B (Instruct),
+ * the most asked-about open model of its size, served by vLLM (runtime auto) on one GeForce RTX 4090 24GB, the
+ * most common 24 GB card, with 8,192 tokens of context: it fits. They are overrides over PAGE_DEFAULTS, as if
+ * the visitor had chosen them, so a link keeps meaning what it meant: any query, even `?v=2` alone, is read over
+ * PAGE_DEFAULTS, and the address bar stays empty while the settings are these (syncUrl). Why: docs/web.md,
+ * "Default page".
+ */
+export const START_OVERRIDES = Object.freeze({ model: "llama-3.1-8b", mode: "inference", seq: "8192", gpu: "rtx-4090" });
+
+/** Whether `search` holds nothing at all (not even `v`): the visit gets START_OVERRIDES. */
+export function emptyQuery(search) {
+  return search.replace(/^\?/, "") === "";
+}
+
+/** Whether `overrides` are START_OVERRIDES, key for key. */
+export function isStart(overrides) {
+  const keys = Object.keys(overrides);
+  return keys.length === Object.keys(START_OVERRIDES).length && keys.every((key) => overrides[key] === START_OVERRIDES[key]);
+}
+
 /** The query's non-settings keys. */
 const RESERVED = new Set(["v"]);
 
@@ -144,9 +165,23 @@ export class PageState extends EventTarget {
   }
 }
 
-/** Writes the state into the address bar without adding a history entry. */
+/**
+ * Adds a history entry for the state (an applied change: Back returns to the settings before it), marked
+ * {applied: true} so the page's Undo knows it may go back.
+ */
+export function pushUrl(state, key_order, win = window) {
+  const url = new URL(win.location.href);
+  url.search = isStart(state.overrides) ? "" : writeQuery(state.overrides, key_order);
+  win.history.pushState({ applied: true }, "", url);
+}
+
+/**
+ * Writes the state into the address bar without adding a history entry; the start settings as an empty query
+ * (START_OVERRIDES), so the first visit's address stays the bare page.
+ */
 export function syncUrl(state, key_order, win = window) {
   const url = new URL(win.location.href);
-  url.search = writeQuery(state.overrides, key_order);
-  win.history.replaceState(null, "", url);
+  url.search = isStart(state.overrides) ? "" : writeQuery(state.overrides, key_order);
+  // The entry's own state stays: an applied change's entry keeps its mark (pushUrl).
+  win.history.replaceState(win.history.state, "", url);
 }

@@ -142,17 +142,21 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
                    "shards over the " + str(dp) +
                        " data-parallel devices: stage 1 the optimizer state, 2 also the "
                        "gradients, 3 also the parameters"});
-  if (s.zero < 3 && dp == 1 && can_double_devices)
+  // ZeRO shards training state; in inference more devices without a stated split would take the runtime's
+  // default tensor-parallel split (resolve.cpp default_split), which the tp and pp knobs below name themselves.
+  if (train && s.zero < 3 && dp == 1 && can_double_devices)
     out.push_back({"add_devices_zero3",
                    "2x devices with ZeRO-3 (" + str(devices) + " -> " + str(2 * devices) + ")",
                    {{"devices", str(2 * devices)}, {"zero", "3"}},
                    "ZeRO needs more than one data-parallel device; ZeRO-3 (FSDP) shards parameters, gradients and "
                    "optimizer state"});
-  if (can_double_devices)
-    out.push_back({"devices_x2",
-                   "2x devices, data-parallel (" + str(devices) + " -> " + str(2 * devices) + ")",
-                   {{"devices", str(2 * devices)}},
-                   "ZeRO stage " + str(s.zero) + " unchanged"});
+  if (can_double_devices) {
+    settings more{{"devices", str(2 * devices)}};
+    // Data-parallel as it says: in inference the split is stated, else the default split would take the devices.
+    if (!train) more.insert({{"tp", str(s.tp)}, {"pp", str(s.pp)}});
+    out.push_back({"devices_x2", "2x devices, data-parallel (" + str(devices) + " -> " + str(2 * devices) + ")",
+                   std::move(more), "ZeRO stage " + str(s.zero) + " unchanged"});
+  }
   if (can_double_devices && 2 * s.tp <= max_of("tp"))
     out.push_back({"tp_x2",
                    "tensor parallel " + str(s.tp) + " -> " + str(2 * s.tp) + " (devices " + str(devices) + " -> " +

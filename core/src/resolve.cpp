@@ -451,6 +451,46 @@ setting_values layered(const setting_values& base, const settings& explicit_valu
   return values;
 }
 
+// ---- the inference split ---------------------------------------------------------------------------------------
+
+// Tensor-parallel degrees are tried up to one node of 8 GPUs (solve.cpp's node_size: multi-node serving adds
+// pipeline stages).
+constexpr std::int64_t split_node = 8;
+
+// tp is a degree the runtime's QKV split takes: it divides the query heads, and the KV heads divide by it or it by
+// them (vLLM replicates KV heads when fewer: ModelConfig.get_num_kv_heads, as solve.cpp's valid_tp; TGI only a
+// single one: runtimes/tgi.cpp's check).
+bool splits_heads(const setting_values& v, std::int64_t tp, detail::device_split kind) {
+  const std::int64_t kv = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
+  const bool replicated = kind == detail::device_split::tensor ? kv == 1 : tp % kv == 0;
+  return v.num_attention_heads % tp == 0 && kv > 0 && (kv % tp == 0 || replicated);
+}
+
+// An inference run on several devices that states no split runs one copy of the model across them all, as the
+// runtime is launched on them: `vllm serve --tensor-parallel-size N` (SGLang's --tp alike) and TGI, which shards
+// over every visible GPU (docs/source/basic_tutorials/launcher.md, --num-shard), take the largest tp up to a node
+// that divides N and the heads, pipeline stages for the rest (vLLM and SGLang; TGI has none: replicas); llama.cpp
+// (-sm layer, its default) and transformers (device_map="auto") put whole layers on each device: pp N. Empty when
+// the split is stated, on one device, in training, or when no split fits (the devices then serve replicas).
+settings default_split(const setting_values& v, const settings& explicit_values) {
+  if (v.devices < 2 || explicit_values.contains("tp") || explicit_values.contains("pp")) return {};
+  const detail::device_split kind = detail::runtime_of(parse_runtime(v)).splits;
+  std::int64_t tp = 1;
+  if (kind != detail::device_split::layers)
+    for (std::int64_t t = std::min(v.devices, split_node); t > 1 && tp == 1; --t)
+      if (v.devices % t == 0 && splits_heads(v, t, kind)) tp = t;
+  const std::int64_t pp = kind == detail::device_split::tensor ? 1 : v.devices / tp;
+  if (pp > v.num_hidden_layers || tp * pp == 1) return {};
+  return {{"tp", std::to_string(tp)}, {"pp", std::to_string(pp)}};
+}
+
+// Whether `base` took its split from default_split and `changes` move the devices it was made for.
+bool moves_default_split(const run_spec& base, const settings& changes) {
+  if (base.train() || !changes.contains("devices") || !base.inputs) return false;
+  const settings& stated = base.inputs->explicit_values;
+  return !stated.contains("tp") && !stated.contains("pp");
+}
+
 // ---- varying a run ---------------------------------------------------------------------------------------------
 
 // Whether `changes` set only the workload axes, which derive() and check_parallelism() alone read.
@@ -485,10 +525,14 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   // Evaluation runs under the training framework (its precision, attention and loss), not an inference runtime.
   const bool train = choice<run_mode>(mode_names, values.mode) != run_mode::inference;
   const auto framework = choice<framework_kind>(framework_names, values.framework);
+  // The inference split under the profile, which reads tp (vLLM's non-torch memory, SGLang's static fraction).
+  const settings split = train ? settings{} : default_split(values, explicit_values);
+  detail::apply_layer(split, values, errors, "");
   const settings profile = train ? detail::framework_profile(framework, values, explicit_values)
                                  : detail::runtime_profile(parse_runtime(values), values);
-  if (!profile.empty()) {
+  if (!profile.empty() || !split.empty()) {
     setting_values base = detail::default_values();
+    detail::apply_layer(split, base, errors, " (from the device split)");
     detail::apply_layer(profile, base, errors, " (from the profile)");
     values = layered(base, explicit_values, config, errors,
                      train ? detail::framework_model_overrides(framework) : settings{});
@@ -518,7 +562,7 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
 result<run_spec> vary(const run_spec& base, const settings& changes) {
   resolve_inputs inputs = base.inputs ? *base.inputs : resolve_inputs{};
   for (const auto& [key, value] : changes) inputs.explicit_values.insert_or_assign(key, value);
-  if (!workload_only(changes)) return resolve(inputs);
+  if (!workload_only(changes) || moves_default_split(base, changes)) return resolve(inputs);
   run_spec r = base;
   std::vector<error> errors;
   detail::apply_layer(changes, r.values, errors, "");

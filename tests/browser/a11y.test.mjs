@@ -102,7 +102,8 @@ test("Tab reaches every visible control, each with a visible focus indicator, an
 });
 
 test("the calculator works from the keyboard alone: edit a setting, change a choice, apply a knob", async () => {
-  const page = await open(session.context, session.url);
+  // ?v=2: the page defaults, a full fine-tune (the empty query is the start page, inference).
+  const page = await open(session.context, `${session.url}?v=2`);
   await settled(page);
   // Llama 3 8B at the default seq 2048: doubling the micro-batch raises the activations.
   const before_activations = await bucketBytes(page, "activations");

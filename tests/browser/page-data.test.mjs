@@ -93,7 +93,7 @@ test("which GPUs fit fits its panel at 1280 px and scrolls inside it on a phone;
 // Hub repo id or a listed alias, in any case, opens the preset without asking the Hub; a near miss gets the
 // nearest ids; an unknown name shows its error in the verdict box with no numbers of the previous model beside it.
 test("the model box: repo ids and aliases in any case open the preset offline; an unknown name, its error alone", async () => {
-  const page = await open(session.context, session.url);
+  const page = await open(session.context, `${session.url}?v=2`);
   const hub = [];
   await page.route(/huggingface\.co|hf\.co/, (route) => {
     hub.push(route.request().url());
@@ -152,7 +152,7 @@ test("inference: the runtime line, the solver and the verdict's room say the sam
 });
 
 test("GPU capacity in both units; Apple silicon at Metal's working set", async () => {
-  const page = await open(session.context, session.url);
+  const page = await open(session.context, `${session.url}?v=2`);
   await settled(page);
   // The default H100: 79.19 GiB as PyTorch reports it = 85.03 GB, said to be that figure beside the marketed 80 GB.
   assert.match(await page.textContent("#gpu-info"),
@@ -183,8 +183,12 @@ test("a context beyond the model's trained length is noted, in training as in in
 });
 
 test("fields that do not apply to the task are hidden; a field the user set stays", async () => {
-  const visible = (page, key) => page.$eval(`#settings-form .field[data-key="${key}"]`, (f) => f.checkVisibility());
-  const page = await open(session.context, session.url);
+  // Inside the Advanced group, opened (it starts collapsed: tests/browser/newcomer.test.mjs).
+  const visible = (page, key) => page.$eval(`#settings-form .field[data-key="${key}"]`, (f) => {
+    document.getElementById("settings-advanced").open = true;
+    return f.checkVisibility();
+  });
+  const page = await open(session.context, `${session.url}?v=2`);
   // Training, full fine-tune (the default): no runtime, no LoRA rank; the optimizer is there.
   // (framework and runtime are the task picker's selects, beside the task: tests/browser/layout.test.mjs.)
   assert.equal(await visible(page, "optimizer"), true);

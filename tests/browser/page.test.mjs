@@ -27,8 +27,9 @@ async function allBytes(page) {
 }
 
 
-test("the default page renders Llama 3 8B and a total", async () => {
-  const page = await open(session.context, session.url);
+// ?v=2 alone: the page defaults (a link that names nothing else; the empty query is the start page: newcomer.test.mjs).
+test("the page defaults render Llama 3 8B and a total", async () => {
+  const page = await open(session.context, `${session.url}?v=2`);
   const bytes = await allBytes(page);
   // Llama 3 8B, counted by hand from its config.json (h 4096, L 32, 32 heads, 8 KV heads of 128, MLP 14336,
   // vocab 128256, untied): per layer 2*4096*4096 + 2*4096*1024 (q,o,k,v) + 3*4096*14336 (gated MLP)
@@ -82,14 +83,16 @@ const RESULT = ["#summary", "#stacked-bar", "#results-table"];
 test("the default result is in index.html before the core runs, and the core draws the same", async () => {
   const static_page = await beforeCore("");
   for (const selector of RESULT) assert.ok(await static_page.locator(selector).isVisible(), selector);
-  // Hand-derived as in the first test: Llama 3 8B has 8,030,261,248 parameters, fp32 weights (framework hf) and
-  // their bf16 autocast copies (15,009,316,864 B) at the peak, 8 B of AdamW state each.
-  assert.equal(await bucketBytes(static_page, "parameters"), 8_030_261_248 * 4 + 15_009_316_864);
-  assert.equal(await bucketBytes(static_page, "optimizer"), 8_030_261_248 * 8);
-  assert.match(await static_page.textContent(".verdict"), /Does not fit/);
+  // The start page (web/state.js START_OVERRIDES): Llama 3.1 8B served by vLLM on one RTX 4090 at 8,192 tokens.
+  // Weights 8,030,261,248 x 2 B (bf16) + vLLM's rotary cache, 131,072 positions x head_dim 128 x 2 B; KV cache
+  // 2 x 32 layers x 8,192 tokens x 8 KV heads x 128 x 2 B = 1 GiB; no gradients or optimizer state.
+  assert.equal(await bucketBytes(static_page, "parameters"), 8_030_261_248 * 2 + 131_072 * 128 * 2);
+  assert.equal(await bucketBytes(static_page, "kv_cache"), 2 * 32 * 8192 * 8 * 128 * 2);
+  assert.equal(await bucketBytes(static_page, "optimizer"), 0);
+  assert.match(await static_page.textContent(".verdict"), /Fits/);
   const prerendered = await canonical(static_page, RESULT);
-  // The nearest ways out (the solver's and the knob search's, in the core's rest) are in index.html too.
-  assert.ok(await static_page.locator("#ways-out li[data-delta] button").count() >= 3, "the ways out, each with Apply");
+  // The verdict's answers (the solver's room, in the core's rest) are in index.html too.
+  assert.match(await static_page.textContent("#ways-out"), /^Room on this device: /);
   const [ways] = await canonical(static_page, ["#ways-out"]);
   await static_page.close();
 
@@ -109,9 +112,10 @@ test("a link with settings never shows the prerendered default result", async ()
   assert.equal(await link.getAttribute("html", "data-default"), null);
   for (const selector of RESULT) assert.equal(await link.locator(selector).isVisible(), false, selector);
   await link.close();
+  // A link with only its version means the page defaults (a full fine-tune), not the start page: no prerender.
   const version_only = await beforeCore("?v=1");
-  assert.equal(await version_only.getAttribute("html", "data-default"), "");
-  assert.ok(await version_only.locator("#results-table").isVisible());
+  assert.equal(await version_only.getAttribute("html", "data-default"), null);
+  assert.equal(await version_only.locator("#results-table").isVisible(), false);
   await version_only.close();
   const linked = await open(session.context, `${session.url}?v=1&model=llama-2-7b`);
   for (const selector of RESULT) assert.ok(await linked.locator(selector).isVisible(), selector);
@@ -158,7 +162,7 @@ test("the stacked bar: segments in bucket order sum to the total; the capacity l
 });
 
 test("changing a field updates the table and the URL", async () => {
-  const page = await open(session.context, session.url);
+  const page = await open(session.context, `${session.url}?v=2`);
   const before_bytes = await allBytes(page);
   await page.fill('input[name="batch"]', "4");
   const after_bytes = await allBytes(page);
@@ -256,7 +260,7 @@ test("a malicious query is shown as text and runs nothing", async () => {
 });
 
 test("a knob applies with one click", async () => {
-  const page = await open(session.context, session.url);
+  const page = await open(session.context, `${session.url}?v=2`);
   await settled(page);
   const total = await bucketBytes(page, "total");
   await showTab(page, "knobs");
@@ -269,7 +273,7 @@ test("a knob applies with one click", async () => {
 });
 
 test("a config.json replaces the preset; its errors show next to the field; GB/GiB changes text only", async () => {
-  const page = await open(session.context, session.url);
+  const page = await open(session.context, `${session.url}?v=2`);
   // GPT-2's config.json (the fields that matter): 124,439,808 parameters = wte 50257*768 + wpe 1024*768
   // + 12 layers x (qkv 768*2304+2304, proj 768*768+768, fc 768*3072+3072, proj 3072*768+768, 2 LayerNorms
   // 4*768 = 7,087,872) + final LayerNorm 1536 (lm_head tied).
@@ -355,8 +359,8 @@ async function solverMaxBatch(page) {
 }
 
 test("the heatmap draws the grid, and its frontier at the page's sequence length is the solver's max micro-batch", async () => {
-  // The default page: Llama 3 8B (max_position_embeddings 8192) trained on one H100 80GB, 2048 tokens.
-  const page = await open(session.context, session.url);
+  // The page defaults: Llama 3 8B (max_position_embeddings 8192) trained on one H100 80GB, 2048 tokens.
+  const page = await open(session.context, `${session.url}?v=2`);
   await settled(page);
   await showTab(page, "heatmap");
   let map = await heatmapOf(page);

@@ -58,7 +58,8 @@ export function formatShare(part, whole) {
 
 /**
  * A byte count as the shortest exact text the bytes settings accept ("80GB", "1GiB", "81559MiB"), so a
- * resolved value shown in a form field reads well and still means exactly the same number.
+ * resolved value shown in a form field reads well and still means exactly the same number; a count that is no
+ * whole number of MiB as GiB or MiB to two decimals ("460.8MiB"), under 1 MiB as it is.
  */
 export function bytesSettingText(bytes) {
   const n = Number(bytes);
@@ -68,7 +69,10 @@ export function bytesSettingText(bytes) {
   for (const [scale, suffix] of candidates) {
     if (n % scale === 0) return `${n / scale}${suffix}`;
   }
-  return String(n);
+  // Not a whole number of any unit (a measured CUDA context, 483183821): GiB or MiB to two decimals, never raw
+  // bytes (issue 36). Only shown: an edited field sends the text typed.
+  if (Math.abs(n) < 2 ** 20) return String(n);
+  return Math.abs(n) >= 2 ** 30 ? `${Number((n / 2 ** 30).toFixed(2))}GiB` : `${Number((n / 2 ** 20).toFixed(2))}MiB`;
 }
 
 /**

@@ -126,7 +126,7 @@ export class HubModel {
     if (query === null) return;
     const url = new URL(win.location.href);
     url.search = query;
-    win.history.replaceState(null, "", url);
+    win.history.replaceState(win.history.state, "", url);
   }
 }
 

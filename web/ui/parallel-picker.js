@@ -50,6 +50,28 @@ export function fitSplit(devices, { tp, pp, heads, layers }) {
   return { tp: new_tp, pp: new_pp, note: `Changed ${changed.join(" and ")}: ${why}.` };
 }
 
+/**
+ * Whether `settings` run inference on several devices with a split the user did not state (`stated`: their own
+ * settings; null: unknown): the core then splits one copy of the model over every device, tensor parallel first
+ * (resolve.cpp default_split), as `vllm serve --tensor-parallel-size N` is launched.
+ */
+function defaultSplit(settings, stated) {
+  return settings.mode === "inference" && Number(settings.devices) > 1 && stated !== null
+    && !Object.hasOwn(stated, "tp") && !Object.hasOwn(stated, "pp");
+}
+
+/** The split line: "D data-parallel × T tensor-parallel × P pipeline = N devices", and why when it is the default. */
+export function splitText(settings, stated = null) {
+  const devices = Number(settings.devices), tp = Number(settings.tp), pp = Number(settings.pp);
+  if (devices <= 1) return "One device: more devices open the split.";
+  const line = `${devices / (tp * pp)} data-parallel × ${tp} tensor-parallel × ${pp} pipeline = ${devices} devices`;
+  if (!defaultSplit(settings, stated)) return line;
+  const how = tp * pp === 1 ? "no split fits the heads and layers, so each device serves a replica"
+    : `one copy of the model over all ${devices}, as the runtime is launched on them (vLLM's --tensor-parallel-size ` +
+      `${devices} when the heads divide); choosing tensor parallel 1 gives ${devices} replicas`;
+  return `${line} · inference default: ${how}.`;
+}
+
 export class ParallelPicker extends EventTarget {
   #devices;
   #devices_error;
@@ -115,9 +137,10 @@ export class ParallelPicker extends EventTarget {
 
   /**
    * Shows the resolved `settings`; `shown` holds what the user typed that does not validate yet (it stays in
-   * its field), `errors` [{setting, message}] the core's errors for it.
+   * its field), `errors` [{setting, message}] the core's errors for it, `stated` the user's own settings (an
+   * inference split the user did not state is the core's default for the devices: splitText).
    */
-  update(settings, { shown = {}, errors = [] } = {}) {
+  update(settings, { shown = {}, errors = [], stated = null } = {}) {
     this.#shown = settings;
     const typed = shown.devices ?? settings.devices;
     if (this.#devices !== this.#devices.getRootNode().activeElement && this.#devices.value !== typed) this.#devices.value = typed;
@@ -135,10 +158,8 @@ export class ParallelPicker extends EventTarget {
     if (this.#selects.zero.value !== settings.zero) this.#selects.zero.value = settings.zero;
     // ZeRO shards training state over the data-parallel devices; inference has none.
     this.#fields.zero.hidden = settings.mode === "inference";
-    const dp = devices / (tp * pp);
-    this.#info.textContent = devices > 1
-      ? `${dp} data-parallel × ${tp} tensor-parallel × ${pp} pipeline = ${devices} devices`
-      : "One device: more devices open the split.";
+    this.#info.textContent = splitText(settings, stated);
+    this.#info.dataset.defaultSplit = String(defaultSplit(settings, stated));
   }
 
   /** Fills the select of `key` with `values` (the current value always among them) and selects `current`. */

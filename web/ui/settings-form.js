@@ -21,6 +21,16 @@ const GROUPS = [
 /** Groups shown collapsed at first: a preset or a config.json fills the architecture. */
 const COLLAPSED = new Set(["model"]);
 
+/**
+ * The settings people change first after the model and the GPU (issue 36): in a group of their own at the top of
+ * the form, open; every other group is in "Advanced", collapsed, which counts the values changed in it.
+ */
+const FIRST = ["seq", "batch", "weights_dtype"];
+const FIRST_TITLE = "Context, batch and weights";
+
+/** The batch's label in inference, where it counts the requests served at once. */
+const REQUESTS_LABEL = "Concurrent requests";
+
 const INPUT_MODE = { integer: "numeric", number: "decimal", count: "decimal", bytes: "text", text: "text" };
 
 export class SettingsForm extends EventTarget {
@@ -30,9 +40,16 @@ export class SettingsForm extends EventTarget {
    */
   #fields = new Map();
   #container;
+  /** The Advanced group and its count of changed values. */
+  #advanced;
+  #changed;
+  #changed_count = -1;
 
-  /** `exclude`: keys other parts of the page own (model, gpu, units). */
-  constructor(container, schema, { exclude = new Set() } = {}) {
+  /**
+   * `exclude`: keys other parts of the page own (model, gpu, units); `advanced`: the page's layout, the settings
+   * changed first on top and the rest in a collapsed Advanced group (the widget keeps its flat groups).
+   */
+  constructor(container, schema, { exclude = new Set(), advanced = false } = {}) {
     super();
     const titles = new Map(GROUPS);
     const groups = new Map(GROUPS.map(([group]) => [group, []]));
@@ -41,16 +58,27 @@ export class SettingsForm extends EventTarget {
       if (!groups.has(row.group)) groups.set(row.group, []);
       groups.get(row.group).push(row);
     }
+    const first = advanced ? FIRST.map((key) => schema.find((row) => row.key === key && !exclude.has(key))).filter(Boolean) : [];
     const sections = [];
     for (const [group, rows] of groups) {
-      if (!rows.length) continue;
+      const rest = rows.filter((row) => !first.includes(row));
+      if (!rest.length) continue;
       const title = titles.get(group) ?? group;
       sections.push(
         h("details", { class: "group", open: !COLLAPSED.has(group), dataset: { group } },
           h("summary", {}, h("h3", { text: title })),
-          h("fieldset", {}, h("legend", { class: "visually-hidden", text: title }), rows.map((row) => this.#field(row)))));
+          h("fieldset", {}, h("legend", { class: "visually-hidden", text: title }), rest.map((row) => this.#field(row)))));
     }
-    container.replaceChildren(...sections);
+    if (advanced) {
+      this.#changed = h("span", { class: "advanced-count" });
+      this.#advanced = h("details", { class: "group advanced", id: "settings-advanced" },
+        h("summary", {}, h("h3", {}, "Advanced: framework, runtime and architecture ", this.#changed)), sections);
+      const top = h("fieldset", { class: "group first-settings", dataset: { group: "first" } },
+        h("legend", { text: FIRST_TITLE }), first.map((row) => this.#field(row)));
+      container.replaceChildren(top, this.#advanced);
+    } else {
+      container.replaceChildren(...sections);
+    }
     this.#container = container;
     for (const entry of this.#fields.values()) entry.group = entry.field.closest("details");
   }
@@ -149,14 +177,35 @@ export class SettingsForm extends EventTarget {
         if (control.value !== text) control.value = text;
       }
     }
-    for (const [group, any] of shown) if (group && group.hidden !== !any) group.hidden = !any;
+    for (const [group, any] of shown) if (group && group !== this.#advanced && group.hidden !== !any) group.hidden = !any;
+    this.#countChanged(overrides, resolved);
+  }
+
+  /**
+   * The Advanced group's count of values the user changed in it, and the batch's label for the task: the requests
+   * served at once in inference, the micro-batch in training.
+   */
+  #countChanged(overrides, resolved) {
+    if (!this.#advanced) return;
+    let count = 0;
+    for (const [key, { field }] of this.#fields) if (Object.hasOwn(overrides, key) && this.#advanced.contains(field)) count += 1;
+    if (count !== this.#changed_count) {
+      this.#changed_count = count;
+      this.#changed.textContent = count ? `(${count} changed)` : "";
+      this.#advanced.dataset.changed = String(count);
+    }
+    const batch = this.#fields.get("batch");
+    if (!batch) return;
+    const label = resolved?.mode === "inference" ? REQUESTS_LABEL : batch.row.label || batch.row.key;
+    const element = batch.field.querySelector("label");
+    if (element.textContent !== label) element.textContent = label;
   }
 
   /** Focuses the control of `key` (after an error link is followed). */
   focus(key) {
     const entry = this.#fields.get(key);
     if (!entry) return;
-    entry.field.closest("details")?.setAttribute("open", "");
+    for (let group = entry.field.closest("details"); group; group = group.parentElement.closest("details")) group.open = true;
     entry.control.focus();
   }
 }
