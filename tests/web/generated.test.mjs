@@ -60,3 +60,18 @@ test("a field's unmet rules come from its schema row, in the table's order", () 
   assert.deepEqual(notApplying(row("eval_grad"), evaluation), []);
   assert.deepEqual(notApplying(row("optimizer"), evaluation), ["training"]);
 });
+
+// Issue 36 item 3: quantisation bits and group size only for the formats dtype.cpp's layout_linear_bytes reads them
+// for; context parallel only in training (estimate.cpp sets cp = 1 otherwise).
+test("quantisation fields follow the weights format; context parallel is a training field", () => {
+  const bf16 = applicabilityContext({ mode: "inference", weights_dtype: "bf16" }, "vllm");
+  assert.deepEqual(notApplying(row("quant_bits"), bf16), ["gptq, awq or w4a16 weights"]);
+  assert.deepEqual(notApplying(row("quant_group_size"), bf16), ["gptq, awq, w4a16 or fp8_block weights"]);
+  assert.deepEqual(notApplying(row("cp"), bf16), ["training"]);
+  const awq = applicabilityContext({ mode: "inference", weights_dtype: "awq" }, "vllm");
+  assert.deepEqual(notApplying(row("quant_bits"), awq), []);
+  const fp8 = applicabilityContext({ mode: "train", weights_dtype: "fp8_block" }, "vllm");
+  assert.deepEqual(notApplying(row("quant_bits"), fp8), ["gptq, awq or w4a16 weights"]);
+  assert.deepEqual(notApplying(row("quant_group_size"), fp8), []);
+  assert.deepEqual(notApplying(row("cp"), fp8), []);
+});

@@ -7,6 +7,7 @@
 
 const ENGINES = new Set(["vllm", "sglang", "tgi"]);
 const LLAMACPP = new Set(["llamacpp", "ollama"]);
+const INT_PACKED = new Set(["gptq", "awq", "w4a16"]);
 
 /** Each rule of the table's `applies` column by id: test(context); tests/web/generated.test.mjs checks the ids. */
 export const RULE_TESTS = {
@@ -29,6 +30,10 @@ export const RULE_TESTS = {
   overhead_factor: (c) => c.overhead === "factor",
   tp_gt_1: (c) => Number(c.tp) > 1,
   encoder_decoder: (c) => c.architecture === "encoder_decoder",
+  // dtype.cpp layout_linear_bytes reads quant_bits for these packed integer formats, the group size for them and
+  // fp8_block's block edge; every other format ignores both.
+  int_packed: (c) => INT_PACKED.has(c.weights_dtype),
+  grouped_quant: (c) => INT_PACKED.has(c.weights_dtype) || c.weights_dtype === "fp8_block",
 };
 
 /**

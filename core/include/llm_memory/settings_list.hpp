@@ -352,11 +352,12 @@
   X(double_quant, flag, "off", 0, 0, "", "", "precision", "NF4 double quantisation of the block scales (QLoRA)",       \
     "Double quantisation", "", "nf4")                                                                                  \
   X(quant_bits, integer, "4", 2, 8, "", "bits", "precision",                                                           \
-    "Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits)", "Quantisation bits", "")          \
+    "Bits per weight of a gptq, awq or w4a16 checkpoint (quantization_config bits)", "Quantisation bits", "",          \
+    "int_packed")                                                                                                      \
   X(quant_group_size, integer, "128", 0, 1e6, "", "weights", "precision",                                              \
     "Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column "   \
     "(GPTQ group_size -1) or one per tensor (FP8)",                                                                    \
-    "Quantisation group size", "")                                                                                     \
+    "Quantisation group size", "", "grouped_quant")                                                                    \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
     "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16",         \
     "training")                                                                                                        \
@@ -411,7 +412,7 @@
   X(cp, integer, "1", 1, 1024, "", "devices", "parallelism",                                                           \
     "Context-parallel degree (training): each device holds seq / cp tokens of every sequence (DeepSpeed Ulysses "      \
     "sequence_parallel_size, Megatron --context-parallel-size); devices = data x tensor x pipeline x context",         \
-    "Context parallel", "")                                                                                            \
+    "Context parallel", "", "training")                                                                                \
   X(ep, integer, "1", 1, 1e5, "", "devices", "parallelism",                                                            \
     "Expert-parallel degree (MoE): the routed experts are split over ep of the data-parallel devices (each holds "     \
     "num_experts / ep); ZeRO shards the experts' state over the dp / ep expert-data-parallel devices",                 \
