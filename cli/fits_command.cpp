@@ -26,8 +26,14 @@ std::string key_of(std::string flag) {
   return flag;
 }
 
+// The request's errors in the CLI's words: flags (dashes) for keys, and the two messages about flags themselves.
 std::vector<error> named_as_flags(std::vector<error> errors) {
-  for (error& e : errors) std::replace(e.setting.begin(), e.setting.end(), '_', '-');
+  for (error& e : errors) {
+    std::replace(e.setting.begin(), e.setting.end(), '_', '-');
+    if (e.message.starts_with("unknown key")) e.message = "unknown flag of fits; see llm-memory --help";
+    if (e.setting == "gpu" && e.message.starts_with("the ranking needs"))
+      e.message = "fits needs --gpu ID (llm-memory --list-gpus)";
+  }
   return errors;
 }
 
