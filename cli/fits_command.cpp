@@ -6,12 +6,8 @@
 
 #include <fmt/core.h>
 
-#include <cmath>
-#include <initializer_list>
-#include <optional>
+#include <algorithm>
 #include <string>
-#include <string_view>
-#include <utility>
 #include <vector>
 
 #include "llm_memory/fits.hpp"
@@ -24,55 +20,21 @@ namespace {
 
 constexpr int exit_usage = 2;
 
-template <class E>
-std::optional<E> choice_of(std::string_view text, std::initializer_list<std::pair<std::string_view, E>> choices) {
-  for (const auto& [name, value] : choices)
-    if (name == text) return value;
-  return std::nullopt;
+// "--min-params" is the request's "min_params" (fits_request_from), and its errors name the flag again.
+std::string key_of(std::string flag) {
+  std::replace(flag.begin(), flag.end(), '-', '_');
+  return flag;
 }
 
-// A value read through a settings row's parser (sizes such as "64GB", counts such as "8B"), its errors renamed to
-// the flag.
-std::optional<double> number_as(const char* row, const std::string& flag, const std::string& text,
-                                std::vector<error>& errors) {
-  const auto parsed = parse_number(*find_setting(row), text);
-  if (parsed.ok()) return parsed.value();
-  for (error e : parsed.errors()) errors.push_back({flag, e.message});
-  return std::nullopt;
-}
-
-// One flag and its value into the request; false when the flag is unknown.
-bool apply_flag(const std::string& key, const std::string& value, fits_request& q, std::vector<error>& errors) {
-  if (key == "gpu") {
-    q.gpu = value;
-  } else if (key == "devices" || key == "seq") {
-    if (const auto v = number_as(key.c_str(), key, value, errors))
-      (key == "seq" ? q.seq : q.devices) = std::llround(*v);
-  } else if (key == "ram") {
-    if (const auto v = number_as("host_ram", key, value, errors)) q.ram_bytes = *v;
-  } else if (key == "min-params" || key == "max-params") {
-    if (const auto v = number_as("params", key, value, errors))
-      (key == "min-params" ? q.min_params : q.max_params) = *v;
-  } else if (key == "family") {
-    q.family = value;
-  } else if (key == "task") {
-    const auto t = choice_of<fits_task>(
-        value,
-        {{"run", fits_task::run}, {"lora", fits_task::lora}, {"qlora", fits_task::qlora}, {"full", fits_task::full}});
-    t ? void(q.task = *t)
-      : errors.push_back({"task", "must be run, lora, qlora or full, got " + detail::quoted(value)});
-  } else if (key == "sort") {
-    const auto s = choice_of<fits_sort>(
-        value, {{"size", fits_sort::size}, {"context", fits_sort::context}, {"speed", fits_sort::speed}});
-    s ? void(q.sort = *s) : errors.push_back({"sort", "must be size, context or speed, got " + detail::quoted(value)});
-  } else if (key == "moe") {
-    const auto m =
-        choice_of<fits_moe>(value, {{"any", fits_moe::any}, {"only", fits_moe::only}, {"none", fits_moe::none}});
-    m ? void(q.moe = *m) : errors.push_back({"moe", "must be any, only or none, got " + detail::quoted(value)});
-  } else {
-    return false;
+// The request's errors in the CLI's words: flags (dashes) for keys, and the two messages about flags themselves.
+std::vector<error> named_as_flags(std::vector<error> errors) {
+  for (error& e : errors) {
+    std::replace(e.setting.begin(), e.setting.end(), '_', '-');
+    if (e.message.starts_with("unknown key")) e.message = "unknown flag of fits; see llm-memory --help";
+    if (e.setting == "gpu" && e.message.starts_with("the ranking needs"))
+      e.message = "fits needs --gpu ID (llm-memory --list-gpus)";
   }
-  return true;
+  return errors;
 }
 
 std::string gb(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
@@ -86,8 +48,12 @@ void print_rows(const fits_result& r) {
     if (!f.fits) continue;
     // Training rows have no decode: "-" rather than a speed of 0.
     const std::string decode = f.decode_tokens_per_s > 0 ? fmt::format("{:.1f}", f.decode_tokens_per_s) : "-";
-    fmt::print("{:<36} {:>7.1f}B {:<8} {:<12} {:>9} {:>8.0f}% {:>10} {:>12}\n", f.model, f.params / 1e9, f.format,
-               f.runtime, f.max_context, f.offloaded_share * 100, gb(f.total_bytes), decode);
+    // A MoE model's experts in host RAM (--n-cpu-moe N) read "moe N"; whole layers, their share.
+    const std::string offload = f.n_cpu_moe > 0 && f.offloaded_share == 0
+                                    ? fmt::format("moe {}", f.n_cpu_moe)
+                                    : fmt::format("{:.0f}%", f.offloaded_share * 100);
+    fmt::print("{:<36} {:>7.1f}B {:<8} {:<12} {:>9} {:>9} {:>10} {:>12}\n", f.model, f.params / 1e9, f.format,
+               f.runtime, f.max_context, offload, gb(f.total_bytes), decode);
   }
   fmt::print("* an upper bound: the bytes a token reads over the memory bandwidth (docs/methodology.md)\n");
 }
@@ -95,7 +61,7 @@ void print_rows(const fits_result& r) {
 }  // namespace
 
 int run_fits(int argc, char** argv) {
-  fits_request q;
+  settings flags;
   bool json = false;
   std::vector<error> errors;
   for (int i = 2; i < argc; ++i) {
@@ -108,11 +74,10 @@ int run_fits(int argc, char** argv) {
       errors.push_back({"fits", "expected --flag value, got " + detail::quoted(arg)});
       break;
     }
-    const std::string key = arg.substr(2);
-    if (!apply_flag(key, argv[++i], q, errors)) errors.push_back({key, "unknown flag of fits; see llm-memory --help"});
+    flags.insert_or_assign(key_of(arg.substr(2)), argv[++i]);
   }
-  if (q.gpu.empty() && errors.empty()) errors.push_back({"gpu", "fits needs --gpu ID (llm-memory --list-gpus)"});
-  const auto ranked = errors.empty() ? fits(q) : result<fits_result>(errors);
+  const auto request = errors.empty() ? fits_request_from(flags) : result<fits_request>(errors);
+  const auto ranked = request.ok() ? fits(request.value()) : result<fits_result>(named_as_flags(request.errors()));
   if (!ranked.ok()) {
     for (const auto& e : ranked.errors()) fmt::print(stderr, "{}\n", to_string(e));
     if (json) fmt::print("{}\n", errors_to_json(ranked.errors()));

@@ -290,6 +290,13 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
     advise: (settings, config) => with_ok(compute("advise", settings, config)),
     solve: (settings, config) => with_ok(compute("solve", settings, config)),
     gpuFit: (settings, config) => with_ok(compute("gpu_fit", settings, config)),
+    // fits(request): every model preset ranked on one machine (the CLI's `llm-memory fits --json`); request keys
+    // gpu, devices, ram, task, seq, family, min_params, max_params, moe, sort. Ranks the presets the core has:
+    // the whole catalogue after loadPresets().
+    fits: (request) => {
+      const given = llm_memory_plain(request, "request");
+      return with_ok(merge(given.errors, JSON.parse(call("fits", given.text))));
+    },
     // The ways out with the solver's and the knob search's answers they come from, each with its "ok".
     waysOut: (settings, config) => {
       const value = with_ok(compute("ways_out", settings, config));

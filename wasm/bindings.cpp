@@ -21,6 +21,7 @@
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/fits.hpp"
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
 #include "llm_memory/presets.hpp"
@@ -111,6 +112,17 @@ std::string gpu_fit_json(const std::string& explicit_values, const std::string& 
 }
 
 // {"ok": true, "settings": {key: text}} from a config.json, or the errors object.
+// What runs on my machine: every model preset ranked on one machine (the CLI's `fits --json`), or the errors
+// object. The request is a flat object of strings (fits_request_from's keys).
+std::string fits_json(const std::string& request) {
+  const auto keys = settings_from(request, "request");
+  if (!keys.ok()) return errors_to_json(keys.errors());
+  const auto q = fits_request_from(keys.value());
+  if (!q.ok()) return errors_to_json(q.errors());
+  const auto r = fits(q.value());
+  return r.ok() ? fits_to_json(r.value()) : errors_to_json(r.errors());
+}
+
 std::string parse_config_json(const std::string& text) {
   const auto r = parse_config(text);
   return r.ok() ? settings_to_json(r.value()) : errors_to_json(r.errors());
@@ -275,6 +287,7 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("solve", &solve_json);
   emscripten::function("ways_out", &ways_out_json);
   emscripten::function("gpu_fit", &gpu_fit_json);
+  emscripten::function("fits", &fits_json);
   emscripten::function("settings_schema", &settings_schema);
   emscripten::function("list_models", &list_models);
   emscripten::function("list_gpus", &list_gpus);

@@ -221,6 +221,8 @@ export interface Settings {
   n_batch?: number | string | null;
   /** GPU layers (-ngl): llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too [layers]. Default `999`. */
   n_gpu_layers?: number | string | null;
+  /** MoE experts on the CPU (--n-cpu-moe): llama.cpp --n-cpu-moe: the routed experts of the first N layers stay in host memory (attention, shared weights on the GPU) [layers]. Default `0`. */
+  n_cpu_moe?: number | string | null;
   /** K cache type: llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np). Default `f16`. */
   cache_type_k?: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl" | null;
   /** V cache type: llama.cpp V-cache type (-ctv); a quantized V cache needs flash attention. Default `f16`. */
@@ -413,6 +415,7 @@ export interface ResolvedSettings {
   n_ubatch: string;
   n_batch: string;
   n_gpu_layers: string;
+  n_cpu_moe: string;
   cache_type_k: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
   cache_type_v: "f16" | "bf16" | "f32" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
   batch: string;
@@ -856,6 +859,79 @@ export interface GpuFit {
   gpus: GpuFitRow[];
 }
 
+/**
+ * What runs on my machine: the machine, the task and the filters (`llm-memory fits`'s flags, "-" as "_"). Values
+ * as the settings read them: "64GB", "8B", "128K".
+ */
+export interface FitsRequest {
+  /** GPU preset id or alias, e.g. "rtx-4090" (required). */
+  gpu: string;
+  /** Devices of that GPU; default "1". */
+  devices?: string;
+  /** Host RAM for layers left on the CPU (llama.cpp -ngl), e.g. "64GB"; default none. */
+  ram?: string;
+  /** What runs; default "run". */
+  task?: "run" | "lora" | "qlora" | "full";
+  /** The context (training: the sequence) each answer must hold (tokens); default "8192". */
+  seq?: string;
+  /** Keep models whose id or name contains it (any case). */
+  family?: string;
+  /** Keep models with at least / at most this many parameters, e.g. "7B". */
+  min_params?: string;
+  max_params?: string;
+  /** MoE models only, dense only, or both (default). */
+  moe?: "any" | "only" | "none";
+  /** Order of the fitting rows; default "size". */
+  sort?: "size" | "context" | "speed";
+}
+
+/** One model's answer on the machine. */
+export interface FitsRow {
+  /** Model preset id. */
+  model: string;
+  name: string;
+  /** Total parameters. */
+  params: number;
+  /** Parameters a token uses (MoE: fewer than params). */
+  active_params: number;
+  moe: boolean;
+  /** Some format fits at the requested seq; the fields below are empty / 0 when not. */
+  fits: boolean;
+  /** weights_dtype of the best format that fits (training: the base's). */
+  format: string;
+  /** Runtime (inference) or framework (training). */
+  runtime: string;
+  /** Longest context (training: sequence) at that format (tokens). */
+  max_context: number;
+  /** Layers on the GPU (llama.cpp -ngl). */
+  gpu_layers: number;
+  /** Layers left in host memory / layers (0..1). */
+  offloaded_share: number;
+  /** Layers whose routed experts stay in host RAM (llama.cpp --n-cpu-moe); 0: none. */
+  n_cpu_moe: number;
+  /** Host RAM the run uses (bytes). */
+  host: number;
+  /** Per-device memory at seq (bytes). */
+  total: number;
+  /** Decode speed bound of one sequence, an upper bound (tokens/s); 0 for training. */
+  decode_tokens_per_s: number;
+  /** The settings that open this answer's full estimate. */
+  delta: Record<string, string>;
+}
+
+/** The ranking: fitting rows first, in the requested order. */
+export interface Fits {
+  ok: true;
+  /** The GPU preset's display name. */
+  gpu: string;
+  /** Memory of one device (bytes). */
+  memory: number;
+  devices: number;
+  /** Rows that fit. */
+  fitting: number;
+  rows: FitsRow[];
+}
+
 /** Axes of a sweep: "a" (one value), "a:b" (a, 2a, 4a, ... <= b) or "a:b:n" (n evenly spaced integers). */
 export interface SweepAxes {
   /** Micro-batch axis (sequences); default "1:256". */
@@ -1006,6 +1082,8 @@ export interface LlmMemory {
   waysOut(settings: Settings, config?: Settings): WaysOut | Failure;
   /** The settings on every GPU preset: fits at the current device count, devices needed (with the split), headroom. */
   gpuFit(settings: Settings, config?: Settings): GpuFit | Failure;
+  /** Every model preset the core has ranked on one machine (call loadPresets() first for the whole catalogue). */
+  fits(request: FitsRequest): Fits | Failure;
   /** Total memory over a micro-batch x sequence grid and the largest micro-batch per sequence. */
   sweep(settings: Settings, axes?: SweepAxes, config?: Settings): Sweep | Failure;
   /**

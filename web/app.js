@@ -4,7 +4,8 @@
 // <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
 // What only a user action needs is imported when it happens, a chunk of its own on the hosted page
 // (docs/web.md, "Start-up"): the embed dialog (the Embed button), the Hub loader (a repo id), the file readers
-// (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened).
+// (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened), "What runs
+// on my machine" (its section opened).
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
@@ -144,6 +145,9 @@ class App {
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     // The launch-command box and the readers' code load when it is first opened (docs/readers.md).
     $("launch-paste").addEventListener("toggle", () => this.#openLaunch($("launch-paste")), { once: true });
+    // "What runs on my machine" and its code load when it is first opened; a link to it (#fits...) opens it.
+    $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
+    if (location.hash.startsWith("#fits")) $("fits-view").open = true;
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
     $("copy-link").addEventListener("click", () => this.copyLink());
     embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
@@ -246,6 +250,11 @@ class App {
     const box = new LaunchPaste(details, (text) => this.engine.readLaunch(text));
     // A command naming a model replaces the architecture shown, as a preset pick does; the user's other settings stay.
     box.addEventListener("launch", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
+  }
+
+  async #openFits(details) {
+    const { FitsView } = await import("./ui/fits-view.js");
+    this.fits_view = new FitsView(details, this.engine);
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {

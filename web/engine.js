@@ -303,6 +303,16 @@ export class Engine {
   }
 
   /**
+   * What runs on my machine: resolves to every model preset ranked on one machine (api.fits; request keys gpu,
+   * devices, ram, task, seq, family, min_params, max_params, moe, sort), or {ok: false, errors}. Reads the whole
+   * catalogue first: the ranking covers every preset.
+   */
+  async fits(request) {
+    await Promise.all([this.ready(), this.models]);
+    return this.#callRest((api) => api.fits(request));
+  }
+
+  /**
    * Memory over a micro-batch × sequence grid and the fit frontier (docs/sweep.md), or {ok: false, errors};
    * after ready() (Controller.renderHeatmap).
    */

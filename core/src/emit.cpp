@@ -102,6 +102,7 @@ command llamacpp(const setting_values& v) {
   c.add("-c", whole(static_cast<double>(v.seq) * static_cast<double>(v.batch)));
   c.add("-np", whole(static_cast<double>(v.batch)));
   c.add("-ngl", whole(static_cast<double>(v.n_gpu_layers)));
+  if (v.n_cpu_moe > 0) c.add("--n-cpu-moe", whole(static_cast<double>(v.n_cpu_moe)));
   c.add("-b", whole(static_cast<double>(v.n_batch)));
   c.add("-ub", whole(static_cast<double>(v.n_ubatch)));
   if (v.attention == "flash" || v.attention == "eager")
@@ -130,6 +131,7 @@ command ollama(const setting_values& v) {
   else if (kv != "auto")
     c.not_carried.push_back("kv_dtype");
   c.text += " ollama serve";
+  if (v.n_cpu_moe > 0) c.not_carried.push_back("n_cpu_moe");  // Ollama has no --n-cpu-moe
   return c;
 }
 

@@ -136,13 +136,33 @@ std::optional<answered> try_changes(const run_spec& base, const settings& change
   return answered{std::move(r.value()), std::move(e)};
 }
 
-// Q4_K_M on one device with layers in host RAM (llama.cpp's -ngl): the largest n_gpu_layers that fits; the device
-// total falls as layers leave, so the fitting values are 0..boundary.
+// MoE first, as llama.cpp's --fit does (common/fit.cpp, ggml-org/llama.cpp 08033df, steps 3 and 4): every layer on
+// the GPU with the routed experts of the first N layers in host RAM (--n-cpu-moe N), the fewest N that fits; the
+// device total falls as N grows, so the fitting values are boundary..layers. Nothing when even N = layers does not.
+std::optional<answered> try_experts_on_cpu(const run_spec& q4) {
+  const std::int64_t layers = q4.values.num_hidden_layers;
+  auto at = [&](std::int64_t n) { return try_changes(q4, {{"n_cpu_moe", std::to_string(n)}}); };
+  if (!q4.model.params.experts || layers < 1 || !at(layers)) return std::nullopt;
+  // The fewest N: layers - the most layers whose experts can stay on the GPU (given: none).
+  std::int64_t kept = 0;
+  if (at(layers - 1)) kept = last_true(1, layers, [&](std::int64_t k) { return k == 1 || at(layers - k).has_value(); });
+  return at(layers - kept);
+}
+
+// Q4_K_M on one device with host RAM: a MoE model's experts first (try_experts_on_cpu), then layers in host RAM
+// (llama.cpp's -ngl): the largest n_gpu_layers that fits, a MoE model's layers on the GPU without their experts
+// (--fit's dense-only layers, step 3); the device total falls as layers leave, so the fitting values are
+// 0..boundary.
 std::optional<answered> try_offload(const run_spec& base, const fits_request& q) {
   if (q.task != fits_task::run || q.devices != 1 || q.ram_bytes <= 0) return std::nullopt;
-  const auto q4 = vary(base, candidate_changes({"q4_k_m", "llamacpp"}, 1));
+  auto q4 = vary(base, candidate_changes({"q4_k_m", "llamacpp"}, 1));
   if (!q4.ok()) return std::nullopt;
+  if (auto experts = try_experts_on_cpu(q4.value())) return experts;
   const std::int64_t layers = q4.value().values.num_hidden_layers;
+  if (q4.value().model.params.experts) {
+    q4 = vary(q4.value(), {{"n_cpu_moe", std::to_string(layers)}});
+    if (!q4.ok()) return std::nullopt;
+  }
   auto at = [&](std::int64_t ngl) { return try_changes(q4.value(), {{"n_gpu_layers", std::to_string(ngl)}}); };
   std::int64_t ngl = 0;
   if (layers >= 1 && at(1))
@@ -160,6 +180,7 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   const bool offloads = a.at_seq.runtime.has_buffers;
   row.gpu_layers = offloads ? std::min(v.n_gpu_layers, v.num_hidden_layers) : v.num_hidden_layers;
   row.offloaded_share = layers > 0 ? (layers - static_cast<double>(row.gpu_layers)) / layers : 0;
+  if (offloads && a.spec.model.params.experts) row.n_cpu_moe = std::min(v.n_cpu_moe, v.num_hidden_layers);
   row.host_bytes = a.at_seq.cpu_bytes;
   row.total_bytes = a.at_seq.total_bytes;
   if (const auto speed = speed_of(a.at_seq, gpu)) row.decode_tokens_per_s = speed->decode_tokens_per_s;

@@ -348,6 +348,7 @@ std::string fits_to_json(const fits_result& r, int indent) {
                     {"max_context", f.max_context},
                     {"gpu_layers", f.gpu_layers},
                     {"offloaded_share", f.offloaded_share},
+                    {"n_cpu_moe", f.n_cpu_moe},
                     {"host", json_bytes(f.host_bytes)},
                     {"total", json_bytes(f.total_bytes)},
                     {"decode_tokens_per_s", f.decode_tokens_per_s},

@@ -256,7 +256,10 @@ double llamacpp_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& 
   const double ffn = o.gpu_layers || (o.cpu_layers && op_offload) ? 4 * ub * (2 * g.inner + 2 * h) : 0;
   const double output = o.output_on_gpu ? logits : op_offload ? o.output_bytes + logits : 0;
   const double cpu_copy = o.cpu_layers && op_offload ? o.cpu_matrix_bytes + 4 * ub * (g.inner + h) : 0;
-  return std::max({attention, ffn, output, cpu_copy});
+  // Experts kept on the CPU (--n-cpu-moe): their MUL_MAT_ID is offloaded the same way, one expert tensor at a time.
+  const double expert_copy =
+      o.expert_matrix_bytes > 0 && op_offload ? o.expert_matrix_bytes + 4 * ub * (g.inner + h) : 0;
+  return std::max({attention, ffn, output, cpu_copy, expert_copy});
 }
 
 double llamacpp_host_compute_buffer(const llamacpp_graph& g, const llamacpp_offload& o) {

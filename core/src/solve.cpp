@@ -257,37 +257,76 @@ std::vector<std::pair<std::int64_t, std::int64_t>> inference_splits(const run_sp
   return out;
 }
 
-// The run with n_gpu_layers at `ngl`, estimated; nothing where resolve() refuses it.
-std::optional<estimate_result> estimate_at_ngl(const run_spec& one, std::int64_t ngl) {
-  const auto r = vary(one, {{"n_gpu_layers", std::to_string(ngl)}});
+// The run with `changes`, estimated; nothing where resolve() refuses it.
+std::optional<estimate_result> estimate_with(const run_spec& one, const settings& changes) {
+  const auto r = vary(one, changes);
   if (!r.ok()) return std::nullopt;
   return estimate(r.value());
+}
+
+// One device, every layer where the run puts it and the routed experts of the first N layers in host memory
+// (--n-cpu-moe N), as llama.cpp's --fit does for a MoE model before it moves whole layers (common/fit.cpp steps 3
+// and 4, ggml-org/llama.cpp 08033df): the fewest N whose device total fits and whose host part fits host_ram. The
+// device total falls as N grows, so the layers whose experts can stay on the GPU are 0..boundary.
+std::optional<solve_answer> experts_answer(const run_spec& spec, const run_spec& one, double capacity) {
+  const std::int64_t L = spec.values.num_hidden_layers;
+  auto at = [&](std::int64_t n) { return estimate_with(one, {{"n_cpu_moe", std::to_string(n)}}); };
+  auto fits_kept = [&](std::int64_t kept) {
+    const auto e = at(L - kept);
+    return e && e->total_bytes <= capacity && e->fits_in_ram;
+  };
+  if (L < 1 || !fits_kept(0)) return std::nullopt;
+  const std::int64_t n = L - last_fitting(1, L, fits_kept).value_or(0);
+  const estimate_result e = *at(n);
+  solve_answer a{"min_devices", {"devices", "tp", "pp", "n_cpu_moe"}, true, 1, 1, false, e.total_bytes, {}, {}};
+  a.delta = {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"n_cpu_moe", std::to_string(n)}};
+  pin_evaluated(spec, vary(one, {{"n_cpu_moe", std::to_string(n)}}).value(), a.delta);
+  a.message = "fits on 1 device with --n-cpu-moe " + std::to_string(n) + ": the routed experts of the first " +
+              std::to_string(n) + " of " + std::to_string(L) + " layers in host RAM (" +
+              in_units(e.cpu_bytes, spec.units) + " there), attention and shared weights on the GPU, as " +
+              std::string(runtime_name(spec.runtime)) + "'s own fitting does before another GPU";
+  return a;
 }
 
 // One device with whole layers left in host memory, as the runtime's own fitting does (runtime_def::
 // offloads_layers): the largest n_gpu_layers up to the run's own (at most num_hidden_layers + 1, the output layer)
 // whose device total fits and whose host part fits host_ram. Device memory falls as layers leave, so the fitting
-// -ngl values are 0..boundary and a bisection finds it. Nothing when even -ngl 0 does not fit.
+// -ngl values are 0..boundary and a bisection finds it. Nothing when even -ngl 0 does not fit. A MoE model on a
+// runtime that moves experts first (runtime_def::offloads_experts) answers with experts_answer when that fits.
 std::optional<solve_answer> offload_answer(const run_spec& spec, double capacity) {
   const setting_values& s = spec.values;
   const std::int64_t top = std::min<std::int64_t>(s.n_gpu_layers, s.num_hidden_layers + 1);
   const auto one = vary(spec, {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"seq", std::to_string(s.seq)}});
   if (top < 1 || !one.ok()) return std::nullopt;
+  // A GGUF file's own tensors (--gguf) place no experts apart yet (runtimes/llamacpp.cpp).
+  const bool experts_first =
+      detail::runtime_of(spec.runtime).offloads_experts && spec.model.params.experts && spec.gguf() == nullptr;
+  if (experts_first)
+    if (auto experts = experts_answer(spec, one.value(), capacity)) return experts;
+  // A MoE's layers on the GPU then hold no experts (--fit's dense-only layers, common/fit.cpp step 3).
+  auto at_ngl = [&](std::int64_t ngl) {
+    settings c{{"n_gpu_layers", std::to_string(ngl)}};
+    if (experts_first) c.emplace("n_cpu_moe", std::to_string(s.num_hidden_layers));
+    return c;
+  };
   auto fits = [&](std::int64_t ngl) {
-    const auto e = estimate_at_ngl(one.value(), ngl);
+    const auto e = estimate_with(one.value(), at_ngl(ngl));
     return e && e->total_bytes <= capacity && e->fits_in_ram;
   };
   std::optional<std::int64_t> ngl = top > 1 ? last_fitting(1, top - 1, fits) : std::nullopt;
   if (!ngl && fits(0)) ngl = 0;
   if (!ngl) return std::nullopt;
-  const estimate_result e = *estimate_at_ngl(one.value(), *ngl);
+  const estimate_result e = *estimate_with(one.value(), at_ngl(*ngl));
   solve_answer a{"min_devices", {"devices", "tp", "pp", "n_gpu_layers"}, true, 1, 1, false, e.total_bytes, {}, {}};
-  a.delta = {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"n_gpu_layers", std::to_string(*ngl)}};
-  pin_evaluated(spec, vary(one.value(), {{"n_gpu_layers", std::to_string(*ngl)}}).value(), a.delta);
+  a.delta = {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}};
+  a.delta.merge(at_ngl(*ngl));
+  if (experts_first) a.varied.emplace_back("n_cpu_moe");
+  pin_evaluated(spec, vary(one.value(), at_ngl(*ngl)).value(), a.delta);
   const std::int64_t layers = std::min(*ngl, s.num_hidden_layers);
   a.message = "fits on 1 device with -ngl " + std::to_string(*ngl) + ": " + std::to_string(layers) + " of " +
-              std::to_string(s.num_hidden_layers) + " layers on the GPU, " +
-              std::to_string(s.num_hidden_layers - layers) + " layers (" +
+              std::to_string(s.num_hidden_layers) + " layers on the GPU" +
+              (experts_first ? " without their experts" : "") + ", " + std::to_string(s.num_hidden_layers - layers) +
+              " layers (" +
               std::to_string((s.num_hidden_layers - layers) * 100 / std::max<std::int64_t>(1, s.num_hidden_layers)) +
               "%), " + in_units(e.cpu_bytes, spec.units) + ", in host RAM, as " +
               std::string(runtime_name(spec.runtime)) + "'s own fitting offloads before another GPU";

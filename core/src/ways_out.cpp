@@ -54,6 +54,8 @@ std::string split_of(const settings& delta, const settings& current) {
   if (std::atof(value_of(delta, "pp").c_str()) > 1) add(value_of(delta, "pp") + " pipeline stages");
   // llama.cpp / Ollama offload layers before asking for another device (solve.cpp, offload_answer).
   if (delta.contains("n_gpu_layers")) add("-ngl " + value_of(delta, "n_gpu_layers") + ", the other layers in host RAM");
+  if (delta.contains("n_cpu_moe"))
+    add("--n-cpu-moe " + value_of(delta, "n_cpu_moe") + ", the experts of those first layers in host RAM");
   return parts.empty() ? "" : " with " + parts;
 }
 

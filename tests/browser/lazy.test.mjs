@@ -34,7 +34,7 @@ const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
   renders: Number(figure.dataset.renders),
 }));
 
-test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file, a Hub id and the launch box each fetch theirs, which works", async () => {
+test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file, a Hub id, the launch box and What runs on my machine each fetch theirs, which works", async () => {
   const chunks = (await chunkFiles(dist)).map((file) => `/${file}`);
   const eager = await preloaded();
   for (const file of eager) assert.ok(chunks.includes(file), `${file} is a chunk`);
@@ -121,10 +121,15 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
     await page.click("#launch-paste > summary");
     await page.waitForSelector("#launch-text");
   })).length >= 1, "opening the launch box fetches its code");
+  // "What runs on my machine": opened, it fetches its code and ranks (tests/browser/fits-view.test.mjs uses it).
+  assert.ok((await fetchedBy(async () => {
+    await page.click("#fits-view > summary");
+    await page.waitForSelector('#fits-view-status[data-state="ready"]');
+  })).length >= 1, "opening What runs on my machine fetches its code");
   // All but the one a link's repo id imports before the page starts (web/ui/link-model.js: newcomer.test.mjs).
   const others = chunks.filter((file) => !file.startsWith("/chunks/link-model-"));
   assert.equal(others.length, chunks.length - 1);
-  assert.deepEqual(fetched().sort(), others.sort(), "after the six actions, every chunk has been fetched");
+  assert.deepEqual(fetched().sort(), others.sort(), "after the seven actions, every chunk has been fetched");
   assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the rest of the core fetched once in all");
   assert.deepEqual(errors, []);
   await page.close();

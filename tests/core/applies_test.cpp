@@ -44,23 +44,24 @@ TEST(applies, every_rule_is_named_and_has_words) {
 }
 
 // 52 rows carry rules (the page's former key lists, state_dtype, and issue 35's compile, transformers_version and
-// eval_grad): 25 read in training only, 4 in training and evaluation (framework, compile, transformers_version,
-// autocast), eval_grad in evaluation only, 17 in inference only, and double_quant, overhead_factor,
-// sequence_parallel, encoder_layers and encoder_seq.
+// eval_grad, and issue 34's n_cpu_moe): 25 read in training only, 4 in training and evaluation (framework, compile,
+// transformers_version, autocast), eval_grad in evaluation only, 18 in inference only, and double_quant,
+// overhead_factor, sequence_parallel, encoder_layers and encoder_seq.
 TEST(applies, rows_with_rules) {
   std::size_t rows = 0;
   for (const auto& def : setting_table()) rows += def.applies.empty() ? 0U : 1U;
   // 49 rows before issue 35; + compile, transformers_version, eval_grad, unsloth_version and the three ZeRO-3
-  // bucket rows. framework, compile, transformers_version and autocast apply to training and eval. Issue 36 item 3:
-  // + quant_bits (int_packed), quant_group_size (grouped_quant) and cp (training: estimate.cpp sets cp = 1 outside
-  // training), so the page hides them where nothing reads them.
-  EXPECT_EQ(rows, 59U);
+  // bucket rows; + n_cpu_moe (issue 34, inference on llama.cpp). framework, compile, transformers_version and
+  // autocast apply to training and eval. Issue 36 item 3: + quant_bits (int_packed), quant_group_size
+  // (grouped_quant) and cp (training: estimate.cpp sets cp = 1 outside training), so the page hides them where
+  // nothing reads them.
+  EXPECT_EQ(rows, 60U);
   EXPECT_EQ(keys_with("training").size(), 30U);
   EXPECT_EQ(keys_with("int_packed"), std::vector<std::string>{"quant_bits"});
   EXPECT_EQ(keys_with("grouped_quant"), std::vector<std::string>{"quant_group_size"});
   EXPECT_EQ(keys_with("training_or_eval").size(), 4U);
   EXPECT_EQ(keys_with("eval").size(), 1U);
-  EXPECT_EQ(keys_with("inference").size(), 17U);
+  EXPECT_EQ(keys_with("inference").size(), 18U);
 }
 
 TEST(applies, schema_exports_each_rule_with_its_words_in_row_order) {

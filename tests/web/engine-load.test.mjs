@@ -58,13 +58,13 @@ function taskGrid(api) {
 
 test("the first part answers as the whole module does, and never reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // The 9 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, sweep, sweep_kernel_ms,
-  // read_checkpoint, read_launch_json, parse_config), the family readers left out with parse_config
+  // The 10 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep,
+  // sweep_kernel_ms, read_checkpoint, read_launch_json, parse_config), the family readers left out with parse_config
   // (READS_CONFIG: the script checks that the first part builds no config.json reader) and the lambdas only the
   // rest makes; none is reached below. The exact count is checked at build time: split-wasm.mjs fails the build
   // unless the first part imports exactly LAZY + family readers + those lambdas placeholders (their number comes
   // from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
-  assert.ok(placeholders > 9, `${placeholders} placeholders`);
+  assert.ok(placeholders > 10, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   same(api.listModels(), whole.listModels(), "listModels");
@@ -84,6 +84,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   assert.throws(() => api.advise(settings), /placeholder reached/);
   assert.throws(() => api.waysOut(settings), /placeholder reached/);
   assert.throws(() => api.gpuFit(settings), /placeholder reached/);
+  assert.throws(() => api.fits({ gpu: "rtx-4090" }), /placeholder reached/);
   assert.throws(() => api.sweep(settings), /placeholder reached/);
   // The presets come with their settings written out: only a config.json handed in reaches its readers.
   assert.throws(() => api.parseConfig({ hidden_size: 64 }), /placeholder reached/);
@@ -96,6 +97,8 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   for (const settings of cases.filter((_, i) => i % 7 === 0)) same(api.advise(settings), whole.advise(settings), `advise ${JSON.stringify(settings)}`);
   same(api.waysOut(settings), whole.waysOut(settings), "waysOut");
   same(api.gpuFit(settings), whole.gpuFit(settings), "gpuFit");
+  const machine = { gpu: "rtx-3060", ram: "64GB", family: "llama" };
+  same(api.fits(machine), whole.fits(machine), "fits");
   const configs = join(root, "tests/data/configs");
   for (const file of readdirSync(configs).filter((f) => f.endsWith(".json"))) {
     const text = readFileSync(join(configs, file), "utf8");

@@ -14,6 +14,7 @@
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
 
 namespace llm_memory {
 
@@ -78,6 +79,7 @@ struct fits_row {
   std::int64_t max_context = 0;    ///< longest context (training: sequence) at that format, to 256 tokens [tokens]
   std::int64_t gpu_layers = 0;     ///< layers on the GPU (llama.cpp -ngl); num_hidden_layers when none offloaded
   double offloaded_share = 0;      ///< layers left in host memory / layers [fraction]
+  std::int64_t n_cpu_moe = 0;      ///< layers whose routed experts stay in host RAM (llama.cpp --n-cpu-moe) [layers]
   double host_bytes = 0;           ///< host RAM the run uses [bytes]
   double total_bytes = 0;          ///< per-device memory at seq [bytes]
   double decode_tokens_per_s = 0;  ///< speed bound of one sequence at seq; 0 for training [tokens/s]
@@ -92,6 +94,11 @@ struct fits_result {
   std::int64_t fitting = 0;    ///< rows that fit [rows]
   std::vector<fits_row> rows;  ///< every model the filters keep, fitting first, in the requested order
 };
+
+/// The request read from text keys: gpu, devices, ram ("64GB"), task (run|lora|qlora|full), seq, family,
+/// min_params / max_params ("8B"), moe (any|only|none), sort (size|context|speed); each error names its key. The
+/// CLI's `fits` flags (dashes read as underscores) and the wasm binding's JSON object both come through here.
+[[nodiscard]] result<fits_request> fits_request_from(const settings& keys);
 
 /// Ranks every model preset on the machine; errors name "gpu", "devices", "seq" or "ram".
 [[nodiscard]] result<fits_result> fits(const fits_request& request);

@@ -64,8 +64,8 @@ inline constexpr int json_schema_version = 1;
 [[nodiscard]] std::string gpu_fit_to_json(const gpu_fit_result& r, int indent = 2);
 
 /// What runs on the machine: {"gpu", "memory", "devices", "fitting", "rows": [{model, name, params, active_params,
-/// moe, fits, format, runtime, max_context, gpu_layers, offloaded_share, host, total, decode_tokens_per_s,
-/// delta}]}.
+/// moe, fits, format, runtime, max_context, gpu_layers, offloaded_share, n_cpu_moe, host, total,
+/// decode_tokens_per_s, delta}]}.
 [[nodiscard]] std::string fits_to_json(const fits_result& r, int indent = 2);
 
 /// {"ok": true, "settings": {key: text}}: a parsed config.json, or every setting of a resolved run.

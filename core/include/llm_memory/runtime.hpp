@@ -192,6 +192,8 @@ struct llamacpp_offload {
   bool output_on_gpu = true;    ///< the output layer is on the GPU
   double output_bytes = 0;      ///< the output matrix [bytes]
   double cpu_matrix_bytes = 0;  ///< the largest matrix of a CPU layer [bytes]
+  /// The largest routed-expert tensor (every expert of one projection) --n-cpu-moe left on the CPU; 0: none [bytes]
+  double expert_matrix_bytes = 0;
 };
 /// The smallest batch whose ops on host-held weights the CUDA backend runs on the GPU, copying the weight into its
 /// compute buffer (ggml-cuda.cu ggml_backend_cuda_device_offload_op: min_batch_size 32) [tokens].

@@ -315,6 +315,10 @@
   X(n_gpu_layers, integer, "999", 0, 1e6, "", "layers", "workload",                                                    \
     "llama.cpp -ngl: repeating layers on the GPU; above num_hidden_layers the output layer goes there too",            \
     "GPU layers (-ngl)", "", "inference,llamacpp")                                                                     \
+  X(n_cpu_moe, integer, "0", 0, 1e6, "", "layers", "workload",                                                         \
+    "llama.cpp --n-cpu-moe: the routed experts of the first N layers stay in host memory (attention, shared weights "  \
+    "on the GPU)",                                                                                                     \
+    "MoE experts on the CPU (--n-cpu-moe)", "", "inference,llamacpp")                                                  \
   X(cache_type_k, choice, "f16", 0, 0, "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "", "workload",                 \
     "llama.cpp K-cache type (-ctk); for llamacpp and ollama, batch is the number of parallel slots (-np)",             \
     "K cache type", "f16|bf16|f32|q8_0|q5_1|q5_0|q4_1|q4_0|iq4_nl", "inference,llamacpp")                              \

@@ -2,9 +2,10 @@
 // `llama-server` and `llama-cli` (llama.cpp). Names, aliases and environment variables are llama.cpp's own
 // (common/arg.cpp, common_params_parser_init, 2025 builds): -m/--model, -hf/--hf-repo, -c/--ctx-size
 // (LLAMA_ARG_CTX_SIZE, 0 = the model's training context), -ngl/--gpu-layers/--n-gpu-layers (a number, "auto" or
-// "all"), -np/--parallel, -b/--batch-size (2048), -ub/--ubatch-size (512), -fa/--flash-attn [on|off|auto] (a bare
-// flag in older builds, whose -fa took no value), -ctk/--cache-type-k and -ctv/--cache-type-v (f16). The server splits
-// -c over its -np slots (n_ctx_seq = n_ctx / n_seq_max, llama-context.cpp) unless -kvu unifies them.
+// "all"), -ncmoe/--n-cpu-moe and -cmoe/--cpu-moe (routed experts on the CPU), -np/--parallel, -b/--batch-size (2048),
+// -ub/--ubatch-size (512), -fa/--flash-attn [on|off|auto] (a bare flag in older builds, whose -fa took no value),
+// -ctk/--cache-type-k and -ctv/--cache-type-v (f16). The server splits -c over its -np slots (n_ctx_seq = n_ctx /
+// n_seq_max, llama-context.cpp) unless -kvu unifies them.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -43,6 +44,11 @@ void gpu_layers(const option_hit& h, launch_read& out) {
   set_setting(out, h.option, "n_gpu_layers", v == "all" ? "999" : std::string(h.value));
 }
 
+// -ncmoe N / --n-cpu-moe N: the routed experts of the first N layers on the CPU; -cmoe / --cpu-moe: of every
+// layer (common/arg.cpp: one llm_ffn_exps_block_regex override per layer, or LLM_FFN_EXPS_REGEX for all).
+void n_cpu_moe(const option_hit& h, launch_read& out) { set_setting(out, h.option, "n_cpu_moe", std::string(h.value)); }
+void cpu_moe(const option_hit& h, launch_read& out) { set_setting(out, h.option, "n_cpu_moe", "999"); }
+
 void parallel(const option_hit& h, launch_read& out) { set_setting(out, h.option, "batch", std::string(h.value)); }
 void batch_size(const option_hit& h, launch_read& out) { set_setting(out, h.option, "n_batch", std::string(h.value)); }
 void ubatch_size(const option_hit& h, launch_read& out) {
@@ -75,7 +81,9 @@ enum action : int {
   a_ubatch_size,
   a_flash_attn,
   a_cache_type_k,
-  a_cache_type_v
+  a_cache_type_v,
+  a_n_cpu_moe,
+  a_cpu_moe
 };
 
 constexpr option_row options[] = {
@@ -90,7 +98,9 @@ constexpr option_row options[] = {
     {"-ctk|--cache-type-k", takes::value, a_cache_type_k, ""},
     {"-ctv|--cache-type-v", takes::value, a_cache_type_v, ""},
     {"-kvu|--kv-unified", takes::flag, 0, "a unified KV buffer: llm-memory models one stream per slot"},
-    {"-ts|--tensor-split|-sm|--split-mode|-ot|--override-tensor|-ncmoe|--n-cpu-moe|-mg|--main-gpu", takes::value, 0,
+    {"-ncmoe|--n-cpu-moe", takes::value, a_n_cpu_moe, ""},
+    {"-cmoe|--cpu-moe", takes::flag, a_cpu_moe, ""},
+    {"-ts|--tensor-split|-sm|--split-mode|-ot|--override-tensor|-mg|--main-gpu", takes::value, 0,
      "placement over several devices is not read yet: every layer -ngl names is on one device"},
     {"-fit|--fit", takes::optional, 0,
      "fits -c and -ngl to the free memory at start; the estimate takes the -c and -ngl given (or the defaults)"},
@@ -116,6 +126,8 @@ void act(const walk_hit& w, launch_read& out) {
     case a_flash_attn: return flash_attn(h, out);
     case a_cache_type_k: return cache_type_k(h, out);
     case a_cache_type_v: return cache_type_v(h, out);
+    case a_n_cpu_moe: return n_cpu_moe(h, out);
+    case a_cpu_moe: return cpu_moe(h, out);
     default: return;
   }
 }
@@ -132,6 +144,8 @@ constexpr env_option env_options[] = {
     {"LLAMA_ARG_FLASH_ATTN", "--flash-attn"},
     {"LLAMA_ARG_CACHE_TYPE_K", "--cache-type-k"},
     {"LLAMA_ARG_CACHE_TYPE_V", "--cache-type-v"},
+    {"LLAMA_ARG_N_CPU_MOE", "--n-cpu-moe"},
+    {"LLAMA_ARG_CPU_MOE", "--cpu-moe"},
 };
 
 // llama-server's -c is the context of all slots: each holds -c / -np (n_ctx_seq, llama-context.cpp).

@@ -50,6 +50,48 @@ weight_split split_gguf_file(const context& c, const gguf_placement& g) {
   return out;
 }
 
+// The routed experts --n-cpu-moe N keeps in host memory: common/arg.cpp (ggml-org/llama.cpp b7400+) pushes one
+// tensor override per layer i < N, llm_ffn_exps_block_regex(i) = "blk\\.i\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+// to the CPU buffer, so every expert matrix (and bias) of those layers stays on the host; attention, norms, the
+// router and shared experts stay where -ngl put them. Only the layers -ngl put on the GPU change ([L - ngl, L)),
+// and only where one device holds every layer (pp 1).
+struct experts_moved {
+  double bytes = 0;         // expert matrices and biases left on the host [bytes]
+  double largest = 0;       // the largest of those tensors (every expert of one projection) [bytes]
+  std::int64_t layers = 0;  // MoE layers whose experts moved [layers]
+};
+
+// Layer l's routed-expert tensors at their GGUF type (llama.cpp's per-layer rule) or the weights' format.
+double routed_bytes(const context& c, std::int64_t l, double& largest) {
+  const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
+  const gguf_model_facts facts = gguf_facts(c);
+  double sum = 0;
+  for (const auto& x : c.m.params.groups[c.m.group_of(l)].params.linears) {
+    if (!x.routed) continue;
+    const double per_value =
+        gguf ? info(gguf_matrix_type(c.r.weights, name_of(x.name), gguf_position(l, c.m.layers), facts, x.in_features))
+                   .bytes_per_value()
+             : bytes_per_value(c.r.weights);
+    const double tensor = x.in_features * x.out_features * x.copies * per_value;
+    largest = std::max(largest, tensor);
+    sum += tensor + x.bias * x.copies * fp32_bytes;
+  }
+  return sum;
+}
+
+experts_moved experts_on_cpu(const context& c, double gpu_layers) {
+  experts_moved out;
+  const std::int64_t L = c.m.layers;
+  if (c.s.n_cpu_moe <= 0 || !c.m.params.experts || c.layers_on_stage < static_cast<double>(L)) return out;
+  const std::int64_t first_gpu = L - static_cast<std::int64_t>(gpu_layers);
+  for (std::int64_t l = std::max<std::int64_t>(0, first_gpu); l < std::min(c.s.n_cpu_moe, L); ++l) {
+    if (c.m.mlp_at(l) != mlp_kind::moe) continue;
+    out.bytes += routed_bytes(c, l, out.largest);
+    ++out.layers;
+  }
+  return out;
+}
+
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
 // layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
 // are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
@@ -70,13 +112,18 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   const double total_layers = static_cast<double>(c.m.layers);
   const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
   const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
+  const experts_moved moved = experts_on_cpu(c, on_gpu * total_layers);
   weight_split out;
-  out.device = on_gpu * layers + (output_on_gpu ? output : 0);
-  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + (output_on_gpu ? 0 : output);
+  out.device = on_gpu * layers - moved.bytes + (output_on_gpu ? output : 0);
+  out.host = sp.embed * embed_type + (1 - on_gpu) * layers + moved.bytes + (output_on_gpu ? 0 : output);
   out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
                 n(per_matrix) + " B + norms x 4 B)" +
-                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") + "; token_embd " +
-                n(sp.embed) + " x " + n(embed_type) + " B in host memory";
+                (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") +
+                (moved.layers > 0 ? " - the routed experts of " + n(static_cast<double>(moved.layers)) +
+                                        " layers (--n-cpu-moe) " + n(moved.bytes) + " B"
+                                  : "") +
+                "; token_embd " + n(sp.embed) + " x " + n(embed_type) + " B" +
+                (moved.layers > 0 ? " and those experts" : "") + " in host memory";
   return out;
 }
 // llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
@@ -133,6 +180,7 @@ llamacpp_layout layout_llamacpp(const context& c) {
              c.m.vocab,
              c.r.attention == attention_kernel::flash};
   l.offload = offload_llamacpp(c, l.gpu_layers, l.output_on_gpu);
+  if (c.r.gguf() == nullptr) l.offload.expert_matrix_bytes = experts_on_cpu(c, l.gpu_layers).largest;
   return l;
 }
 
@@ -246,6 +294,9 @@ runtime_def llamacpp_runtime() {
   // --fit (src/llama.cpp llama_params_fit_impl, ggml-org/llama.cpp 3514e9f): layers (MoE: experts first) to the
   // host until the rest fits; the solver asks for the largest n_gpu_layers that fits (solve.cpp).
   d.offloads_layers = true;
+  // --fit with a MoE model (common/fit.cpp, ggml-org/llama.cpp 08033df): the routed experts go to the host first,
+  // from the first layer on (--n-cpu-moe); whole layers only when the dense weights alone do not fit.
+  d.offloads_experts = true;
   // Layers split over devices (-sm layer, its default).
   d.splits = device_split::layers;
   d.split_limits = "layers split over devices, up to one per layer";

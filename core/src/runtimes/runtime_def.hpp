@@ -96,6 +96,9 @@ struct runtime_def {
   /// Its own fitting moves whole layers to the host (n_gpu_layers) before another device is needed: the solver
   /// answers with the largest -ngl that fits one device (llama.cpp's llama_params_fit, Ollama's layer fitting)
   bool offloads_layers = false;
+  /// Its fitting moves a MoE model's routed experts to the host first (--n-cpu-moe), attention and shared weights
+  /// staying on the GPU (llama.cpp's common/fit.cpp); the solver and fits answer with the fewest such layers
+  bool offloads_experts = false;
   device_split splits = device_split::layers;  ///< how the solver splits the model
   std::string_view split_limits;               ///< the splits tried, for "no split fits (...)"
   /// Memory is batch x (piecewise quadratic in seq) plus a constant, so a sweep can lower it (sweep.cpp lower());
