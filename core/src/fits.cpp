@@ -145,7 +145,8 @@ std::optional<answered> try_experts_on_cpu(const run_spec& q4) {
   if (!q4.model.params.experts || layers < 1 || !at(layers)) return std::nullopt;
   // The fewest N: layers - the most layers whose experts can stay on the GPU (given: none).
   std::int64_t kept = 0;
-  if (at(layers - 1)) kept = last_true(1, layers, [&](std::int64_t k) { return k == 1 || at(layers - k).has_value(); });
+  if (at(layers - 1))
+    kept = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(layers - k).has_value(); });
   return at(layers - kept);
 }
 
