@@ -83,6 +83,21 @@ TEST(gemma4_kv, vllm_pages_groups_and_report) {
   EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, static_cast<double>(blocks) / 6981);
 }
 
+// Gemma 4 E4B (no attention_k_eq_v: the full layers keep num_key_value_heads 2, at global_head_dim 512): 42 layers,
+// every 6th full, the last 18 KV-shared, so the first 24 cache: 4 full (layers 5, 11, 17, 23) and 20 sliding
+// (window 512). Full 2 x 2 x 512 x 2 B = 4096 B per token and layer, sliding 2 x 2 x 256 x 2 B = 2048 B. At 4096
+// tokens: full 4 x 4096 x 4096 = 67,108,864 B, sliding 20 x 512 x 2048 = 20,971,520 B.
+TEST(gemma4_kv, e4b_full_layers_keep_their_kv_heads) {
+  const estimate_result r = test::estimated({{"mode", "inference"},
+                                             {"model", "gemma-4-e4b-it"},
+                                             {"runtime", "transformers"},
+                                             {"seq", "4096"},
+                                             {"batch", "1"},
+                                             {"kv_dtype", "bf16"}});
+  EXPECT_EQ(test::item(r, "full-attention layers"), 67108864.0);
+  EXPECT_EQ(test::item(r, "sliding-window layers"), 20971520.0);
+}
+
 // Pages that do not divide one another: vLLM raises NotImplementedError (page 0). Gemma 4 E2B's full layers are
 // the larger page (1 KV head x 512 against 1 x 256): the sliding layers take the 32-token blocks.
 TEST(gemma4_kv, vllm_unify_pages_edges) {
