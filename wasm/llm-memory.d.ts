@@ -137,6 +137,10 @@ export interface Settings {
   attention_sinks?: FlagValue | null;
   /** KV-shared layers: The last N layers reuse the keys and values of an earlier layer (Gemma 3n): they cache nothing [layers]. Default `0`. */
   num_kv_shared_layers?: number | string | null;
+  /** Full-attention head width: Width of one head on the full-attention layers when it differs from the sliding layers' (Gemma 4: 512); 0 = head_dim. Default `0`. */
+  global_head_dim?: number | string | null;
+  /** Full-attention key/value heads: Key/value heads of the full-attention layers when they differ from the sliding layers' (Gemma 4 with attention_k_eq_v); 0 = num_key_value_heads [heads]. Default `0`. */
+  num_global_key_value_heads?: number | string | null;
   /** MoE layer every: Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all [layers]. Default `1`. */
   moe_layer_step?: number | string | null;
   /** Multi-token-prediction layers: Multi-token-prediction layers the checkpoint stores (DeepSeek-V3, GLM-4.5): counted, not loaded (vLLM loads them only for speculative decoding) [layers]. Default `0`. */
@@ -373,6 +377,8 @@ export interface ResolvedSettings {
   embedding_norm: "on" | "off";
   attention_sinks: "on" | "off";
   num_kv_shared_layers: string;
+  global_head_dim: string;
+  num_global_key_value_heads: string;
   moe_layer_step: string;
   num_nextn_predict_layers: string;
   mtp_own_embedding: "on" | "off";

@@ -220,6 +220,8 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.heads = static_cast<double>(s.num_attention_heads);
   m.kv_heads = static_cast<double>(s.num_key_value_heads > 0 ? s.num_key_value_heads : s.num_attention_heads);
   m.head_dim = s.head_dim > 0 ? static_cast<double>(s.head_dim) : m.hidden / m.heads;
+  m.full_kv_heads = s.num_global_key_value_heads > 0 ? static_cast<double>(s.num_global_key_value_heads) : m.kv_heads;
+  m.full_head_dim = s.global_head_dim > 0 ? static_cast<double>(s.global_head_dim) : m.head_dim;
   m.intermediate = s.intermediate_size > 0 ? static_cast<double>(s.intermediate_size) : 4 * m.hidden;
   m.vocab = static_cast<double>(s.vocab_size);
   m.mla = s.kv_lora_rank > 0;

@@ -254,14 +254,21 @@ void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "mamba_d_inner", "mamba1 layers need mamba_d_inner and mamba_dt_rank >= 1");
 }
 
-void check_architecture(const setting_values& v, std::vector<error>& errors) {
-  const auto kv = v.num_key_value_heads == 0 ? v.num_attention_heads : v.num_key_value_heads;
+// Key/value heads (the full-attention layers' too, Gemma 4) group the query heads: at most as many, dividing them.
+void check_kv_heads(const setting_values& v, const char* key, std::int64_t kv, std::vector<error>& errors) {
   const std::string heads = std::to_string(v.num_attention_heads);
   if (kv > v.num_attention_heads)
-    fail(errors, "num_key_value_heads",
-         "must not exceed num_attention_heads (" + heads + "), got " + std::to_string(kv));
+    fail(errors, key, "must not exceed num_attention_heads (" + heads + "), got " + std::to_string(kv));
   else if (v.num_attention_heads % kv != 0)
-    fail(errors, "num_key_value_heads", "must divide num_attention_heads (" + heads + "), got " + std::to_string(kv));
+    fail(errors, key, "must divide num_attention_heads (" + heads + "), got " + std::to_string(kv));
+}
+
+void check_architecture(const setting_values& v, std::vector<error>& errors) {
+  const std::string heads = std::to_string(v.num_attention_heads);
+  check_kv_heads(v, "num_key_value_heads", v.num_key_value_heads == 0 ? v.num_attention_heads : v.num_key_value_heads,
+                 errors);
+  if (v.num_global_key_value_heads > 0)
+    check_kv_heads(v, "num_global_key_value_heads", v.num_global_key_value_heads, errors);
   if (v.head_dim == 0 && v.kv_lora_rank == 0 && v.hidden_size % v.num_attention_heads != 0)
     fail(errors, "head_dim",
          "hidden_size " + std::to_string(v.hidden_size) + " is not divisible by num_attention_heads " + heads +

@@ -84,10 +84,19 @@ vllm_hybrid_groups vllm_hybrid_grouping(std::int64_t full_layers, std::int64_t s
   return g;
 }
 
+vllm_hybrid_pages vllm_unify_pages(std::int64_t block_size, double full_page, double sliding_page) {
+  const double page = std::max(full_page, sliding_page);
+  if (full_page <= 0 || sliding_page <= 0 || std::fmod(page, full_page) != 0 || std::fmod(page, sliding_page) != 0)
+    return {};
+  return {page, block_size * static_cast<std::int64_t>(page / full_page),
+          block_size * static_cast<std::int64_t>(page / sliding_page)};
+}
+
 std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
-                                            std::int64_t window, std::int64_t batched_tokens, std::int64_t block_size) {
-  return g.full_groups * cdiv(max_model_len, block_size) +
-         g.sliding_groups * vllm_sliding_blocks(window, batched_tokens, max_model_len, block_size);
+                                            std::int64_t window, std::int64_t batched_tokens,
+                                            const vllm_hybrid_pages& p) {
+  return g.full_groups * cdiv(max_model_len, p.full_block) +
+         g.sliding_groups * vllm_sliding_blocks(window, batched_tokens, max_model_len, p.sliding_block);
 }
 
 std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g, std::int64_t block_size) {
@@ -95,16 +104,16 @@ std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g
   return groups > 0 ? blocks / groups * block_size : 0;
 }
 
-std::int64_t vllm_hybrid_max_model_len(double available, double page, std::int64_t full_layers,
+std::int64_t vllm_hybrid_max_model_len(double available, const vllm_hybrid_pages& p, std::int64_t full_layers,
                                        std::int64_t sliding_layers, std::int64_t window, std::int64_t batched_tokens,
-                                       std::int64_t block_size, std::int64_t limit) {
+                                       std::int64_t limit) {
   auto fits = [&](std::int64_t m) {
     const auto blocks =
-        static_cast<double>(full_layers * cdiv(m, block_size) +
-                            sliding_layers * vllm_sliding_blocks(window, batched_tokens, m, block_size));
-    return blocks * page <= available;
+        static_cast<double>(full_layers * cdiv(m, p.full_block) +
+                            sliding_layers * vllm_sliding_blocks(window, batched_tokens, m, p.sliding_block));
+    return blocks * p.page <= available;
   };
-  if (limit < 1 || !fits(1)) return 0;
+  if (limit < 1 || p.page <= 0 || !fits(1)) return 0;
   std::int64_t good = 1, bad = limit + 1;
   while (bad - good > 1) {
     const std::int64_t mid = good + (bad - good) / 2;

@@ -629,15 +629,15 @@ TEST(runtime_vllm_hybrid, grouping) {
 // blocks, sliding groups cdiv(min(1023 + 8192, 32768), 16) + 1 = 576 + 1 = 577: Gemma 3 27B 2048 + 6 x 577 = 5510.
 TEST(runtime_vllm_hybrid, blocks_tokens_and_longest_context) {
   const vllm_hybrid_groups g = vllm_hybrid_grouping(10, 52);
-  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 32768, 1024, 8192, 16), 5510);
+  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 32768, 1024, 8192, {131072, 16, 16}), 5510);
   // The token line: num_blocks // 7 groups x 16: 55,100 blocks -> 7871 x 16 = 125,936.
   EXPECT_EQ(vllm_hybrid_tokens(55100, g, 16), 125936);
   // The longest context for 30,000 pages of one layer: below M = 9215 every sliding layer holds cdiv(M, 16) + 1
   // blocks, so 10 cdiv(M, 16) + 52 (cdiv(M, 16) + 1) = 62 cdiv(M, 16) + 52 <= 30000 -> cdiv(M, 16) <= 483 ->
   // M = 7728 (62 x 483 + 52 = 29,998; at 7729, 62 x 484 + 52 = 30,060).
-  const double page = 131072;
-  EXPECT_EQ(vllm_hybrid_max_model_len(30000 * page, page, 10, 52, 1024, 8192, 16, 1 << 20), 7728);
-  EXPECT_EQ(vllm_hybrid_max_model_len(0, page, 10, 52, 1024, 8192, 16, 1 << 20), 0);
+  const vllm_hybrid_pages pages{131072, 16, 16};
+  EXPECT_EQ(vllm_hybrid_max_model_len(30000 * pages.page, pages, 10, 52, 1024, 8192, 1 << 20), 7728);
+  EXPECT_EQ(vllm_hybrid_max_model_len(0, pages, 10, 52, 1024, 8192, 1 << 20), 0);
 }
 
 // Gemma 3 27B on an H100 under vLLM (N_bt 8192 on >= 70 GiB): the report's tokens and concurrency follow from its
@@ -673,10 +673,10 @@ TEST(runtime_vllm_hybrid, gpt_oss_120b_log_v0_11_2) {
   EXPECT_EQ(vllm_num_blocks(16370.0 * 18 * 32768, 32768, 18), 16370);
   EXPECT_EQ(vllm_hybrid_tokens(16370, g, 16), 130960);
   EXPECT_EQ(vllm_hybrid_tokens(16371, g, 16), 130960);
-  const std::int64_t per_request = vllm_hybrid_blocks_per_request(g, 98304, 128, 8192, 16);
+  const std::int64_t per_request = vllm_hybrid_blocks_per_request(g, 98304, 128, 8192, {32768, 16, 16});
   EXPECT_EQ(per_request, 6665);
   EXPECT_NEAR(16370.0 / static_cast<double>(per_request), 2.46, 0.005);
-  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 98304, 128, 2048, 16), 6281);
+  EXPECT_EQ(vllm_hybrid_blocks_per_request(g, 98304, 128, 2048, {32768, 16, 16}), 6281);
 }
 
 }  // namespace

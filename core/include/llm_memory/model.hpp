@@ -193,6 +193,10 @@ struct model_spec {
   double heads = 0;         ///< a (query heads)
   double kv_heads = 0;      ///< key/value heads
   double head_dim = 0;      ///< width of one head
+  /// The full-attention layers' key/value heads where they differ from the others' (Gemma 4) [heads].
+  double full_kv_heads = 0;
+  /// The full-attention layers' head width where it differs from the others' (Gemma 4 global_head_dim) [width].
+  double full_head_dim = 0;
   double intermediate = 0;  ///< dense MLP inner width
   double vocab = 0;         ///< V, 0 when unknown
   bool mla = false;         ///< multi-head latent attention (DeepSeek)

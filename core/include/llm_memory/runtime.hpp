@@ -68,20 +68,31 @@ struct vllm_hybrid_groups {
   std::int64_t sliding_groups = 0;  ///< groups of sliding-window layers
 };
 [[nodiscard]] vllm_hybrid_groups vllm_hybrid_grouping(std::int64_t full_layers, std::int64_t sliding_layers);
+/// The one page size of a hybrid's groups (kv_cache_utils.py unify_kv_cache_spec_page_size): the larger of the
+/// full-attention and sliding-window layers' pages; the smaller page's layers take ratio x block_size tokens per
+/// block (Gemma 4: its full-attention layers' wider, fewer heads). page 0: the pages do not divide, and vLLM raises
+/// NotImplementedError.
+struct vllm_hybrid_pages {
+  double page = 0;                 ///< the one page [bytes]
+  std::int64_t full_block = 0;     ///< a full-attention layer's block [tokens]
+  std::int64_t sliding_block = 0;  ///< a sliding-window layer's block [tokens]
+};
+[[nodiscard]] vllm_hybrid_pages vllm_unify_pages(std::int64_t block_size, double full_page, double sliding_page);
 /// Blocks one request of max_model_len M takes over every group (get_max_concurrency_for_kv_cache_config: the sum
-/// over groups of max_memory_usage_bytes / page): full cdiv(M, block), sliding cdiv(min(w - 1 + N_bt, M), block) + 1.
+/// over groups of max_memory_usage_bytes / page): full cdiv(M, full block), sliding cdiv(min(w - 1 + N_bt, M),
+/// sliding block) + 1.
 [[nodiscard]] std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
                                                           std::int64_t window, std::int64_t batched_tokens,
-                                                          std::int64_t block_size);
-/// The logged "GPU KV cache size" of a multi-group config at the pinned version: num_blocks // groups x block
-/// [tokens].
+                                                          const vllm_hybrid_pages& p);
+/// The logged "GPU KV cache size" of a multi-group config at the pinned version: num_blocks // groups x the
+/// smallest block (_report_kv_cache_config's min_block_size) [tokens].
 [[nodiscard]] std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g,
                                               std::int64_t block_size);
 /// The "estimated maximum model length" (estimate_max_model_len): the largest M in [1, limit] whose per-layer need,
-/// page x (full x cdiv(M, block) + sliding x sliding blocks), fits `available`; 0 if none [tokens].
-[[nodiscard]] std::int64_t vllm_hybrid_max_model_len(double available, double page, std::int64_t full_layers,
-                                                     std::int64_t sliding_layers, std::int64_t window,
-                                                     std::int64_t batched_tokens, std::int64_t block_size,
+/// page x (full x cdiv(M, full block) + sliding x sliding blocks), fits `available`; 0 if none [tokens].
+[[nodiscard]] std::int64_t vllm_hybrid_max_model_len(double available, const vllm_hybrid_pages& p,
+                                                     std::int64_t full_layers, std::int64_t sliding_layers,
+                                                     std::int64_t window, std::int64_t batched_tokens,
                                                      std::int64_t limit);
 /// The profiling forward's peak: N_bt x bytes x (3 I / tp + 3 h) [bytes] (calibrated, docs/methodology.md).
 [[nodiscard]] double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp);

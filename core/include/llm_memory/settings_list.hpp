@@ -142,6 +142,14 @@
   X(num_kv_shared_layers, integer, "0", 0, 1e5, "", "layers", "model",                                                 \
     "The last N layers reuse the keys and values of an earlier layer (Gemma 3n): they cache nothing",                  \
     "KV-shared layers", "")                                                                                            \
+  X(global_head_dim, integer, "0", 0, 1e5, "", "", "model",                                                            \
+    "Width of one head on the full-attention layers when it differs from the sliding layers' (Gemma 4: 512); 0 = "     \
+    "head_dim",                                                                                                        \
+    "Full-attention head width", "")                                                                                   \
+  X(num_global_key_value_heads, integer, "0", 0, 1e5, "", "heads", "model",                                            \
+    "Key/value heads of the full-attention layers when they differ from the sliding layers' (Gemma 4 with "            \
+    "attention_k_eq_v); 0 = num_key_value_heads",                                                                      \
+    "Full-attention key/value heads", "")                                                                              \
   X(moe_layer_step, integer, "1", 1, 1e5, "", "layers", "model",                                                       \
     "Every Nth layer after first_k_dense_replace is MoE, the others dense (Llama 4 Maverick: 2); 1 = all",             \
     "MoE layer every", "")                                                                                             \

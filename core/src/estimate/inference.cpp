@@ -55,11 +55,14 @@ double state_bytes_per_layer(const context& c) {
   return most;
 }
 
-// Recurrent and MLP-only layers cache no token: only the attention layers count.
+// Recurrent and MLP-only layers cache no token: only the attention layers count, the full-attention ones in their own
+// heads' shape (Gemma 4's global heads; layers/attention.cpp).
 double full_length_kv_bytes_per_token(const context& c) {
   const double kv = bytes_per_value(c.r.kv), L = attention_layers(c);
   if (c.m.mla) return L * static_cast<double>(c.s.kv_lora_rank + c.s.qk_rope_head_dim) * kv;
-  return L * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * kv;
+  const double standard = kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim;
+  const double wider = kv_heads_per_rank(c.m.full_kv_heads, c.s.tp) * c.m.full_head_dim - standard;
+  return L * 2 * standard * kv + c.m.cached_layers_of(layer_kind::attention, c.layers_on_stage) * 2 * wider * kv;
 }
 
 double kv_bytes_per_token(const context& c) { return c.s.sliding_window > 0 ? 0 : full_length_kv_bytes_per_token(c); }

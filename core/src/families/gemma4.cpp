@@ -128,10 +128,13 @@ void gemma4_fields(reader& r, std::string_view) {
     return r.fail("extra_params",
                   "config.json gemma4 layers smaller than their sliding layers' shape are not modelled");
   r.out["extra_params"] = format_number(extra);
+  // The full-attention layers cache keys and values of their own heads (layers/attention.cpp): global_head_dim wide,
+  // num_global_key_value_heads of them only with attention_k_eq_v (vLLM gemma4.py @eee7972f Gemma4DecoderLayer).
+  r.out["global_head_dim"] = format_number(s.global_dim);
+  if (s.k_eq_v) r.out["num_global_key_value_heads"] = format_number(s.global_kv);
   r.out["model_notes"] =
       "gemma4: the text model (full-attention layers' wider heads, per-layer embeddings, experts) and the vision and "
-      "audio towers of vision_config and audio_config are counted; the KV cache takes every layer at the sliding "
-      "layers' head shape (num_key_value_heads x head_dim)";
+      "audio towers of vision_config and audio_config are counted";
 }
 
 namespace {

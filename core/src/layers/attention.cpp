@@ -37,18 +37,28 @@ attention_widths attention_saved_widths(const context& c) {
   return w;
 }
 
+// Every full-attention layer caches keys and values of its own heads. Gemma 4's are wider than its sliding layers'
+// (global_head_dim; with attention_k_eq_v, num_global_key_value_heads), and its keys-as-values layers still cache
+// both tensors: the values are the raw k_proj output, the keys that output normed and rotated (transformers
+// modeling_gemma4.py @c308a309 Gemma4TextAttention.forward; vLLM gemma4.py @eee7972f loads k_proj into both slots
+// of qkv_proj and caches both; llama.cpp src/models/gemma4.cpp @9af0434d sizes each layer n_embd_k_gqa(il) +
+// n_embd_v_gqa(il)).
 void attention_kv_cache(const context& c, double layers, builder& out) {
   const double b = static_cast<double>(c.s.batch), sq = static_cast<double>(c.s.seq);
-  const double heads = std::max(1.0, c.m.kv_heads / c.t);
-  out.add("full-attention layers", layers * b * sq * attention_kv_bytes_per_token(c),
+  const double heads = std::max(1.0, c.m.full_kv_heads / c.t);
+  out.add("full-attention layers", layers * b * sq * full_attention_kv_bytes_per_token(c),
           "2 x " + n(layers) + " layers x b " + n(b) + " x s " + n(sq) + " x n_kv " + n(heads) + " x head_dim " +
-              n(c.m.head_dim) + " x " + n(bytes_per_value(c.r.kv)) + " B");
+              n(c.m.full_head_dim) + " x " + n(bytes_per_value(c.r.kv)) + " B");
 }
 
 }  // namespace
 
 double attention_kv_bytes_per_token(const context& c) {
   return 2 * std::max(1.0, c.m.kv_heads / c.t) * c.m.head_dim * bytes_per_value(c.r.kv);
+}
+
+double full_attention_kv_bytes_per_token(const context& c) {
+  return 2 * std::max(1.0, c.m.full_kv_heads / c.t) * c.m.full_head_dim * bytes_per_value(c.r.kv);
 }
 
 const layer_kind_def attention_layer{layer_kind::attention, "full_attention", add_attention_params,

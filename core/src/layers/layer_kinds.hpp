@@ -130,8 +130,12 @@ double add_mamba_params(const setting_values& s, const model_spec& m, layer_para
 /// What Mamba-2's fused training kernel keeps for backward besides in_proj's input (layers/mamba.cpp) [bytes].
 [[nodiscard]] double mamba_scan_saved(const context& c);
 
-/// The key/value cache of standard attention, shared by attention and sliding_attention: bytes per token and
+/// The key/value cache of the model's standard heads (sliding_attention, Falcon-H1's attention): bytes per token and
 /// layer on this device (2 x n_kv / tp x head_dim x the KV dtype) (layers/attention.cpp).
 [[nodiscard]] double attention_kv_bytes_per_token(const context& c);
+
+/// The same for the full-attention layers' heads (n_kv and head_dim of the full layers: Gemma 4's
+/// num_global_key_value_heads and global_head_dim where given) (layers/attention.cpp) [bytes].
+[[nodiscard]] double full_attention_kv_bytes_per_token(const context& c);
 
 }  // namespace llm_memory::detail

@@ -224,14 +224,24 @@ bucket kv_buffer(const context& c, double& cpu) {
   // Every attention layer but the sliding-window ones keeps a cell per token of the context (the model's layers).
   const double global = L - m.cached_layers_of(layer_kind::sliding_attention, c.layers_on_stage);
   const double gpu_share = c.layers_on_stage > 0 ? l.gpu_layers / c.layers_on_stage : 0;
-  const double full = global * static_cast<double>(l.cells.total) * per_cell;
+  // Each layer's cell is n_embd_k_gqa(il) + n_embd_v_gqa(il) wide (llama-kv-cache.cpp): Gemma 4's full-attention
+  // layers in their own heads (src/models/gemma4.cpp @9af0434d: per-layer n_head_kv, head width key_length against
+  // key_length_swa).
+  const double full_layers = m.cached_layers_of(layer_kind::attention, c.layers_on_stage);
+  const double full_cell = m.mla ? per_cell : m.full_kv_heads * m.full_head_dim * (kb + vb);
+  const double cells = static_cast<double>(l.cells.total);
+  const double full = global * cells * per_cell + full_layers * cells * (full_cell - per_cell);
   const double swa = (L - global) * static_cast<double>(l.swa_cells) * per_cell;
   const double seqs = static_cast<double>(std::max<std::int64_t>(1, c.s.batch));  // mem_size = max(1, -np)
   const double rs = recurrent_layers(c) > 0 ? rs_bytes_per_sequence(c) * seqs : 0;
   cpu += std::ceil((full + swa + rs) * (1 - gpu_share));
+  const std::string cells_text = " layers x " + std::to_string(l.cells.total) + " cells x ";
   if (global > 0)
     out.add("full-attention layers", full * gpu_share,
-            n(global) + " layers x " + std::to_string(l.cells.total) + " cells x " + n(per_cell) + " B");
+            full_cell == per_cell
+                ? n(global) + cells_text + n(per_cell) + " B"
+                : n(full_layers) + cells_text + n(full_cell) + " B (their own heads)" +
+                      (global > full_layers ? " + " + n(global - full_layers) + cells_text + n(per_cell) + " B" : ""));
   if (L > global)
     out.add("sliding-window layers", swa * gpu_share,
             n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");

@@ -84,6 +84,17 @@ void overhead(const context& c, double /*allocated*/, double /*weights*/, builde
                (all_reduce > 0 ? " - the custom all-reduce buffers" : ""));
 }
 
+// The full-attention and sliding-window layers' pages, each of its own heads (FullAttentionSpec / SlidingWindowSpec
+// of each layer's Attention: Gemma 4's full layers have global_head_dim and num_global_key_value_heads, vLLM
+// gemma4.py @eee7972f Gemma4DecoderLayer), made one page size as kv_cache_utils.py does.
+vllm_hybrid_pages hybrid_pages(const context& c) {
+  const auto& s = c.s;
+  const double kv = bytes_per_value(c.r.kv);
+  const double full = vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.full_kv_heads, s.tp), c.m.full_head_dim, kv);
+  const double sliding = vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, kv);
+  return vllm_unify_pages(s.block_size, full, sliding);
+}
+
 // vLLM with sliding-window and full-attention layers (one page size, hybrid KV cache manager): groups of
 // group_size layers, num_blocks = available // page // group_size, the token line num_blocks // groups x block
 // (kv_cache_utils.py at 001cabc1be16), the concurrency num_blocks / the blocks one request takes over the groups.
@@ -99,17 +110,21 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
   // The full-attention layers of the stage, as the model's layer kinds count them (kv_cache()).
   const auto full = static_cast<std::int64_t>(c.m.cached_layers_of(layer_kind::attention, c.layers_on_stage));
   const vllm_hybrid_groups g = vllm_hybrid_grouping(full, L - full);
-  const double page =
-      vllm_page_bytes(s.block_size, kv_heads_per_rank(c.m.kv_heads, s.tp), c.m.head_dim, bytes_per_value(c.r.kv));
+  const vllm_hybrid_pages p = hybrid_pages(c);
+  if (p.page <= 0) {
+    notes.push_back(
+        "vLLM raises NotImplementedError: the full-attention and sliding-window layers' pages do not "
+        "divide one another (unify_kv_cache_spec_page_size)");
+    return;
+  }
   const auto N = static_cast<std::int64_t>(chunk_tokens(c));
-  const std::int64_t blocks = vllm_num_blocks(out.kv_available, page, static_cast<double>(g.group_size));
-  out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, s.block_size));
-  out.max_concurrency = static_cast<double>(blocks) / static_cast<double>(vllm_hybrid_blocks_per_request(
-                                                          g, s.seq, s.sliding_window, N, s.block_size));
+  const std::int64_t blocks = vllm_num_blocks(out.kv_available, p.page, static_cast<double>(g.group_size));
+  out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, std::min(p.full_block, p.sliding_block)));
+  out.max_concurrency = static_cast<double>(blocks) /
+                        static_cast<double>(vllm_hybrid_blocks_per_request(g, s.seq, s.sliding_window, N, p));
   const setting_def* seq_row = find_setting("seq");
   const auto limit = static_cast<std::int64_t>(seq_row != nullptr ? seq_row->max_value : 0);
-  out.max_context =
-      vllm_hybrid_max_model_len(out.kv_available, page, full, L - full, s.sliding_window, N, s.block_size, limit);
+  out.max_context = vllm_hybrid_max_model_len(out.kv_available, p, full, L - full, s.sliding_window, N, limit);
   if (s.seq > out.max_context)
     notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) +
                     ": the estimated maximum model length is " + std::to_string(out.max_context));
