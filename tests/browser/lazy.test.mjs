@@ -205,7 +205,7 @@ test("idle after its first answer, the page fetches the core's rest and the cata
   const { paths, page } = await firstLoad(session.context, session.url, { warm: true });
   await page.waitForSelector('body[data-warm="true"]');
   const core = () => paths.filter((path) => path.endsWith(".wasm") || path.endsWith(".json"));
-  const warmed = ["/llm-memory.first.wasm", "/llm-memory.models.json", "/llm-memory.rest.wasm", "/models/meta-llama-3-8b.json"];
+  const warmed = ["/llm-memory.first.wasm", "/llm-memory.models.json", "/llm-memory.rest.wasm", "/models/llama-3.1-8b.json"];  // the start page's model (web/state.js START_OVERRIDES)
   assert.deepEqual(core().sort(), warmed, "the rest and the catalogue, not the help texts");
   assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered", "warming computes no answer of its own");
   // The presets are in: the model box lists every entry of llm-memory.models.json on its first focus.
