@@ -80,7 +80,8 @@ test("a Hub repo's 6.5 MB header is read in a Worker, with the main thread's ans
   await page.press("#model-search", "Enter");
   await page.waitForFunction(() => /64 dimensions/.test(document.getElementById("hub-status")?.textContent ?? ""));
   assert.match(await page.textContent("#hub-status"), /tensor "w": too wide/);
-  assert.deepEqual(page.problems, []);
+  // The only console errors: the stand-in's 404 for each repo's model.safetensors.index.json (single-file repos).
+  assert.deepEqual(page.problems.filter((p) => !/status of 404/.test(p)), []);
   await page.close();
 });
 
