@@ -35,7 +35,21 @@ async function hostedBundle() {
   const app = Object.values(result.metafile.outputs).find((output) => output.entryPoint?.endsWith("web/app.js"));
   // The glue finds llm-memory.wasm, models/ and the docs beside itself (import.meta.url): it must be in app.js.
   if (!Object.keys(app.inputs).some((input) => input.endsWith("llm-memory.js"))) throw new Error("the wasm glue is not in dist/app.js");
+  // ui/checkpoint-read.js starts its Worker at "../checkpoint-worker.js" from itself: it must be a chunk.
+  const reader = Object.entries(result.metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith("web/ui/checkpoint-read.js")));
+  if (!reader?.[0].includes(`/${CHUNKS}/`)) throw new Error("web/ui/checkpoint-read.js is not in a chunk of dist/chunks/");
   return app.imports.filter((i) => i.kind === "import-statement").map((i) => i.path.slice(i.path.lastIndexOf(`${CHUNKS}/`)));
+}
+
+/**
+ * The Worker that reads big checkpoint headers (web/checkpoint-worker.js, started by ui/checkpoint-read.js):
+ * dist/checkpoint-worker.js, the whole module's glue inlined, llm-memory.wasm fetched beside it.
+ */
+async function workerBundle() {
+  await esbuild.build({
+    ...BROWSER_BUNDLE, entryPoints: [`${web}/checkpoint-worker.js`], plugins: [wasmModule("llm-memory.js")],
+    outfile: `${dist}/checkpoint-worker.js`,
+  });
 }
 
 /** The offline single file's script: one module, the lazy parts inlined (a file:// page fetches no chunk). */
@@ -76,6 +90,7 @@ const boot_script = await boot();
 // The hosted page: scripts and styles from the same origin, the .wasm fetched from it. The chunks app.js
 // imports at once are preloaded beside it (not those imported on a user action).
 const shared = await hostedBundle();
+await workerBundle();
 const preloads = shared.map((file) => `<link rel="modulepreload" href="${file}">\n`).join("");
 await writeFile(`${dist}/styles.css`, styles);
 await writeFile(`${dist}/boot.js`, boot_script);
@@ -107,7 +122,7 @@ await writeFile(`${dist}/llm-memory.html`, single);
 await writeModelAliases(dist);
 
 const chunks = (await readdir(`${dist}/${CHUNKS}`)).map((file) => `${CHUNKS}/${file}`);
-for (const file of ["index.html", "boot.js", "app.js", ...chunks, "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {
+for (const file of ["index.html", "boot.js", "app.js", ...chunks, "checkpoint-worker.js", "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {
   const bytes = await readFile(`${dist}/${file}`);
   console.log(`${file.padEnd(30)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
 }

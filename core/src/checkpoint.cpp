@@ -24,6 +24,9 @@ using json = detail::json;
 
 // A header nests three deep (root, tensor entry, shape / offsets); deeper input is refused before it is parsed.
 constexpr int max_header_depth = 4;
+// Each member of a header is read within these: a shape's rank, an entry's (or __metadata__'s) members, and
+// the values of one member; the tensor count is bounded as they are taken (max_safetensors_tensors).
+constexpr detail::json_limits header_limits{max_safetensors_rank, std::size_t{1} << 16, std::size_t{1} << 17};
 // A dimension above 2^53 would lose exactness in the double sums (huggingface.js caps them at 2^32).
 constexpr double max_dimension = 9007199254740992.0;
 
@@ -82,19 +85,31 @@ struct tensor_span {
   double end = 0;
 };
 
-// One tensor entry: adds it to `out` and its byte range to `spans`; an error names the tensor.
-std::optional<error> read_tensor(const std::string& name, const json& t, std::string_view what, checkpoint_summary& out,
-                                 std::vector<tensor_span>& spans) {
-  const auto fail = [&](const std::string& why) {
-    return error{std::string(what), "tensor " + detail::quoted(name) + ": " + why};
+// One member of a header as read: a tensor's totals, or why it is refused; __metadata__ has no dtype.
+struct header_member {
+  std::string name;
+  std::string problem;    ///< why it is refused (after "tensor NAME: " for a tensor); empty when it is fine
+  bool metadata = false;  ///< __metadata__, not a tensor
+  const dtype_bits* bits = nullptr;
+  double elements = 0;  ///< [values]
+  tensor_span span;     ///< [bytes] of the buffer
+};
+
+// One tensor entry checked: its dtype, element count and byte range, or the first problem.
+header_member read_tensor(std::string name, const json& t) {
+  header_member out;
+  out.name = std::move(name);
+  const auto fail = [&](std::string why) {
+    out.problem = std::move(why);
+    return std::move(out);
   };
   if (!t.is_object()) return fail("must be an object with dtype, shape and data_offsets");
   const auto dt = t.find("dtype");
   const auto shape = t.find("shape");
   const auto offsets = t.find("data_offsets");
   if (dt == t.end() || !dt->is_string()) return fail("has no dtype string");
-  const dtype_bits* bits = find_dtype_bits(dt->get<std::string>());
-  if (bits == nullptr) return fail("unknown dtype " + detail::quoted(dt->get<std::string>()));
+  out.bits = find_dtype_bits(dt->get<std::string>());
+  if (out.bits == nullptr) return fail("unknown dtype " + detail::quoted(dt->get<std::string>()));
   if (shape == t.end() || !shape->is_array()) return fail("has no shape list");
   double elements = 1;
   for (const auto& d : *shape) {
@@ -108,19 +123,59 @@ std::optional<error> read_tensor(const std::string& name, const json& t, std::st
   const auto begin = whole((*offsets)[0]);
   const auto end = whole((*offsets)[1]);
   if (!begin || !end || *end < *begin) return fail("data_offsets must be whole numbers with begin <= end");
-  const double total_bits = elements * bits->bits;
-  if (std::fmod(total_bits, 8) != 0) return fail("its elements do not fill whole bytes of " + std::string(bits->name));
+  const double total_bits = elements * out.bits->bits;
+  if (std::fmod(total_bits, 8) != 0)
+    return fail("its elements do not fill whole bytes of " + std::string(out.bits->name));
   const double bytes = total_bits / 8;
   if (*end - *begin != bytes)
     return fail("data_offsets span " + detail::format_number(*end - *begin) + " bytes, but " +
-                detail::format_number(elements) + " " + std::string(bits->name) + " values take " +
+                detail::format_number(elements) + " " + std::string(out.bits->name) + " values take " +
                 detail::format_number(bytes));
-  dtype_total& d = out.by_dtype[std::string(bits->name)];
-  ++d.tensors, d.elements += elements, d.bytes += bytes;
-  ++out.tensors, out.elements += elements, out.bytes += bytes;
-  out.packed = out.packed || !bits->floating;
-  spans.push_back({*begin, *end});
-  return std::nullopt;
+  out.elements = elements;
+  out.span = {*begin, *end};
+  return out;
+}
+
+// __metadata__ checked: a map of names to strings.
+header_member read_metadata(std::string name, const json& t) {
+  header_member out;
+  out.name = std::move(name);
+  out.metadata = true;
+  if (!t.is_object() || !std::all_of(t.begin(), t.end(), [](const json& v) { return v.is_string(); }))
+    out.problem = "__metadata__ must map names to strings";
+  return out;
+}
+
+// The members in key order, a name given twice keeping its last entry: the order and the choice the header
+// had as one parsed object (sorted_members; nlohmann keeps a duplicate key's last value).
+void sort_and_merge(std::vector<header_member>& members) {
+  std::stable_sort(members.begin(), members.end(),
+                   [](const header_member& a, const header_member& b) { return a.name < b.name; });
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    if (kept > 0 && members[kept - 1].name == members[k].name) --kept;
+    if (kept != k) members[kept] = std::move(members[k]);
+    ++kept;
+  }
+  members.resize(kept);
+}
+
+// What a header's members give: the first refused one (in key order) as the error, else the totals.
+result<checkpoint_summary> sum_members(const std::vector<header_member>& members, std::string_view what,
+                                       std::vector<tensor_span>& spans) {
+  checkpoint_summary out;
+  for (const auto& m : members) {
+    if (!m.problem.empty())
+      return error{std::string(what), m.metadata ? m.problem : "tensor " + detail::quoted(m.name) + ": " + m.problem};
+    if (m.metadata) continue;
+    const double bytes = m.span.end - m.span.begin;
+    dtype_total& d = out.by_dtype[std::string(m.bits->name)];
+    ++d.tensors, d.elements += m.elements, d.bytes += bytes;
+    ++out.tensors, out.elements += m.elements, out.bytes += bytes;
+    out.packed = out.packed || !m.bits->floating;
+    spans.push_back(m.span);
+  }
+  return out;
 }
 
 // The buffer must be covered from 0 with no hole or overlap, and end where the file does (Metadata::validate).
@@ -176,27 +231,33 @@ result<checkpoint_summary> parse_safetensors_header(std::string_view header, std
     return error{std::string(what), "the header must be a JSON object starting with '{'"};
   if (too_deep(header, max_header_depth))
     return error{std::string(what), "the header nests deeper than a safetensors header does"};
-  const json root = detail::parse_json(header);
-  if (root.is_discarded() || !root.is_object())
-    return error{std::string(what), "the header is not a valid JSON object"};
-  checkpoint_summary out;
-  std::vector<tensor_span> spans;
-  const auto members = detail::sorted_members(root);
-  for (const auto* member : members) {
-    const auto& [name, t] = *member;
-    if (name == "__metadata__") {
-      if (!t.is_object() || !std::all_of(t.begin(), t.end(), [](const json& v) { return v.is_string(); }))
-        return error{std::string(what), "__metadata__ must map names to strings"};
-      continue;
-    }
-    if (auto e = read_tensor(name, t, what, out, spans)) return *e;
+  std::vector<header_member> members;
+  std::size_t tensors = 0;
+  const auto take = [&](std::string&& name, json&& value) {
+    const bool metadata = name == "__metadata__";
+    if (!metadata && ++tensors > max_safetensors_tensors) return false;
+    members.push_back(metadata ? read_metadata(std::move(name), value) : read_tensor(std::move(name), value));
+    return true;
+  };
+  if (const auto e = detail::stream_json_members(header, header_limits, take)) {
+    if (!e->over_limit) return error{std::string(what), "the header is not a valid JSON object"};
+    return error{std::string(what),
+                 (e->member == "__metadata__" ? "__metadata__" : "tensor " + detail::quoted(e->member)) + ": " +
+                     e->why + "; a shape lists at most " + std::to_string(max_safetensors_rank) + " dimensions"};
   }
-  if (out.tensors == 0)
+  if (tensors > max_safetensors_tensors)
+    return error{std::string(what),
+                 "lists more than " + std::to_string(max_safetensors_tensors) + " tensors (max_safetensors_tensors)"};
+  sort_and_merge(members);
+  std::vector<tensor_span> spans;
+  auto out = sum_members(members, what, spans);
+  if (!out.ok()) return out;
+  if (out.value().tensors == 0)
     return error{std::string(what), "lists no tensors: an empty checkpoint says nothing of the model's size"};
   if (auto e = check_coverage(spans, buffer_size, what)) return *e;
   if (names != nullptr)
-    for (const auto* member : members)
-      if (member->first != "__metadata__") names->push_back(member->first);
+    for (auto& m : members)
+      if (!m.metadata) names->push_back(std::move(m.name));
   return out;
 }
 
@@ -211,7 +272,14 @@ std::optional<error> duplicate_tensor(std::vector<std::string> names, std::strin
 result<std::vector<std::string>> parse_safetensors_index(std::string_view index_json, std::string_view what) {
   if (too_deep(index_json, max_header_depth))
     return error{std::string(what), "nests deeper than a safetensors index does"};
-  const json root = detail::parse_json(index_json);
+  // The weight map: one member and one value per tensor; the rest (metadata) is a few values.
+  constexpr detail::json_limits index_limits{std::size_t{1} << 16, max_safetensors_tensors,
+                                             2 * max_safetensors_tensors + (std::size_t{1} << 16)};
+  std::string why;
+  const json root = detail::parse_json(index_json, &why, index_limits);
+  if (root.is_discarded() && why.rfind("too wide", 0) == 0)
+    return error{std::string(what), why + "; an index maps at most " + std::to_string(max_safetensors_tensors) +
+                                        " tensors (max_safetensors_tensors)"};
   if (root.is_discarded() || !root.is_object()) return error{std::string(what), "is not a valid JSON object"};
   const auto map = root.find("weight_map");
   if (map == root.end() || !map->is_object() || map->empty())

@@ -161,7 +161,9 @@ result<settings> parse_config(std::string_view json_text) {
   if (auto refused = check_json_text(json_text, "config.json")) return *refused;
   std::string why;
   json root = detail::parse_json(json_text, &why);
-  if (root.is_discarded()) return error{"config.json", "is not valid JSON: " + why};
+  // A width limit (json_limits) is no syntax error: say it is refused, not that it is not JSON.
+  if (root.is_discarded())
+    return error{"config.json", (why.starts_with("too wide") ? "is refused: " : "is not valid JSON: ") + why};
   if (!root.is_object()) return error{"config.json", "must be a JSON object"};
   // Multimodal wrappers (Gemma 3, Llama 4, Mistral 3) keep the language model in text_config.
   const auto nested = root.find("text_config");

@@ -105,24 +105,59 @@ void merge_duplicate_keys(json& object) {
 // The recursive-descent reader; the first error stops it and is kept with its byte offset.
 class json_reader {
  public:
-  explicit json_reader(std::string_view text) : text_(text) {}
+  json_reader(std::string_view text, const json_limits& limits) : text_(text), limits_(limits) {}
 
   json document() {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    skip_bom();
     json out = value(0);
-    skip_space();
-    if (error_.empty() && pos_ != text_.size()) fail("unexpected text after the value");
-    return error_.empty() ? out : json(json::value_t::discarded);
+    return finish() ? out : json(json::value_t::discarded);
   }
 
-  // "syntax error at line L, column C (byte B): what" for the first error (lines and columns count from 1).
+  // The members of the object `text_` holds, each handed to `take` as it is read (stream_json_members).
+  bool members(const std::function<bool(std::string&&, json&&)>& take) {
+    skip_bom();
+    skip_space();
+    if (pos_ == text_.size() || text_[pos_] != '{') return refuse("expected an object");
+    ++pos_;
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == '}') {
+      ++pos_;
+      return finish();
+    }
+    for (;;) {
+      std::string name;
+      if (!key(name)) return false;
+      member_ = std::move(name);
+      values_ = 0;  // each member's value within the limits on its own
+      json item = value(1);
+      if (!error_.empty()) return false;
+      if (!take(std::move(member_), std::move(item))) return true;
+      member_.clear();  // moved from: its state is unspecified
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == '}') {
+        ++pos_;
+        return finish();
+      }
+      return refuse("expected ',' or '}'");
+    }
+  }
+
+  [[nodiscard]] bool over_limit() const { return over_limit_; }
+  [[nodiscard]] const std::string& member() const { return member_; }
+
+  // "syntax error at line L, column C (byte B): what" for the first error (lines and columns count from 1);
+  // "too wide at ..." when a limit stopped the read.
   [[nodiscard]] std::string why() const {
     const std::string_view before = text_.substr(0, error_at_);
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t line_start = before.rfind('\n');
     const std::size_t column = error_at_ - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-    return "syntax error at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-           std::to_string(error_at_) + "): " + error_;
+    return std::string(over_limit_ ? "too wide" : "syntax error") + " at line " + std::to_string(line) + ", column " +
+           std::to_string(column) + " (byte " + std::to_string(error_at_) + "): " + error_;
   }
 
  private:
@@ -136,6 +171,35 @@ class json_reader {
   bool refuse(const char* what) {
     fail(what);
     return false;
+  }
+  // "`what` more than `limit` `unit`", e.g. "an array of more than 64 values".
+  json fail_limit(const char* what, std::size_t limit, const char* unit) {
+    if (error_.empty()) {
+      error_ = std::string(what) + " more than " + std::to_string(limit) + unit;
+      error_at_ = pos_;
+      over_limit_ = true;
+    }
+    return json(json::value_t::discarded);
+  }
+
+  void skip_bom() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
+  // After the value: only white space may follow.
+  bool finish() {
+    skip_space();
+    if (error_.empty() && pos_ != text_.size()) fail("unexpected text after the value");
+    return error_.empty();
+  }
+  // A key and its ':', at pos_ (white space before it skipped).
+  bool key(std::string& out) {
+    skip_space();
+    if (pos_ == text_.size() || text_[pos_] != '"') return refuse("expected a string key");
+    if (!string(out)) return false;
+    skip_space();
+    if (pos_ == text_.size() || text_[pos_] != ':') return refuse("expected ':' after the key");
+    ++pos_;
+    return true;
   }
 
   void skip_space() {
@@ -153,6 +217,7 @@ class json_reader {
   json value(int depth) {
     skip_space();
     if (pos_ == text_.size()) return fail("unexpected end of input; expected a value");
+    if (++values_ > limits_.values) return fail_limit("the text holds", limits_.values, " values");
     const char c = text_[pos_];
     if (c == '{' || c == '[') {
       if (depth >= max_depth) return fail("arrays and objects nested too deep");
@@ -179,16 +244,13 @@ class json_reader {
       return out;
     }
     for (;;) {
-      skip_space();
-      if (pos_ == text_.size() || text_[pos_] != '"') return fail("expected a string key");
-      std::string key;
-      if (!string(key)) return json(json::value_t::discarded);
-      skip_space();
-      if (pos_ == text_.size() || text_[pos_] != ':') return fail("expected ':' after the key");
-      ++pos_;
+      if (members.size() == limits_.object_members)
+        return fail_limit("an object of", limits_.object_members, " members");
+      std::string name;
+      if (!key(name)) return json(json::value_t::discarded);
       json item = value(depth);
       if (!error_.empty()) return json(json::value_t::discarded);
-      members.emplace_back(std::move(key), std::move(item));
+      members.emplace_back(std::move(name), std::move(item));
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -212,6 +274,7 @@ class json_reader {
       return out;
     }
     for (;;) {
+      if (out.size() == limits_.array_values) return fail_limit("an array of", limits_.array_values, " values");
       json item = value(depth);
       if (!error_.empty()) return json(json::value_t::discarded);
       out.push_back(std::move(item));
@@ -341,9 +404,13 @@ class json_reader {
   }
 
   std::string_view text_;
+  json_limits limits_;
   std::size_t pos_ = 0;
+  std::size_t values_ = 0;  // values read so far (of the document, or of the member being streamed)
+  std::string member_;      // the key being streamed
   std::string error_;
   std::size_t error_at_ = 0;
+  bool over_limit_ = false;
 };
 
 class json_writer {
@@ -351,13 +418,13 @@ class json_writer {
   json_writer(std::string& out, int indent) : out_(out), indent_(indent) {}
 
   void value(const json& v, int level) {
-    switch (v.type_) {
+    switch (v.type()) {
       case json::value_t::null: out_ += "null"; return;
-      case json::value_t::boolean: out_ += v.bool_ ? "true" : "false"; return;
-      case json::value_t::number_integer: out_ += std::to_string(v.int_); return;
-      case json::value_t::number_unsigned: out_ += std::to_string(v.uint_); return;
-      case json::value_t::number_float: number(v.float_); return;
-      case json::value_t::string: string(v.string_); return;
+      case json::value_t::boolean: out_ += std::get<bool>(v.value_) ? "true" : "false"; return;
+      case json::value_t::number_integer: out_ += std::to_string(std::get<std::int64_t>(v.value_)); return;
+      case json::value_t::number_unsigned: out_ += std::to_string(std::get<std::uint64_t>(v.value_)); return;
+      case json::value_t::number_float: number(std::get<double>(v.value_)); return;
+      case json::value_t::string: string(std::get<std::string>(v.value_)); return;
       case json::value_t::discarded: out_ += "<discarded>"; return;
       case json::value_t::object:
       case json::value_t::array: container(v, level); return;
@@ -418,7 +485,7 @@ class json_writer {
   }
 
   void container(const json& v, int level) {
-    const bool object = v.type_ == json::value_t::object;
+    const bool object = v.is_object();
     const std::size_t n = v.size();
     out_ += object ? '{' : '[';
     if (n == 0) {
@@ -429,10 +496,10 @@ class json_writer {
       if (k > 0) out_ += ',';
       newline(level + 1);
       if (object) {
-        string(v.object_[k].first);
+        string(v.members()[k].first);
         out_ += indent_ < 0 ? ":" : ": ";
       }
-      value(object ? v.object_[k].second : v.array_[k], level + 1);
+      value(object ? v.members()[k].second : v[k], level + 1);
     }
     newline(level);
     out_ += object ? '}' : ']';
@@ -448,30 +515,55 @@ json& json::operator=(const json& other) = default;
 json& json::operator=(json&& other) noexcept = default;
 json::~json() = default;
 
+json::json(value_t type) {
+  switch (type) {
+    case value_t::null: return;
+    case value_t::object: value_.emplace<object_t>(); return;
+    case value_t::array: value_.emplace<array_t>(); return;
+    case value_t::string: value_.emplace<std::string>(); return;
+    case value_t::boolean: value_.emplace<bool>(false); return;
+    case value_t::number_integer: value_.emplace<std::int64_t>(0); return;
+    case value_t::number_unsigned: value_.emplace<std::uint64_t>(0); return;
+    case value_t::number_float: value_.emplace<double>(0); return;
+    case value_t::discarded: value_.emplace<discarded_t>(); return;
+  }
+}
+
 json::json(std::initializer_list<json> items) {
   const bool pairs = std::all_of(items.begin(), items.end(), [](const json& item) {
-    return item.is_array() && item.array_.size() == 2 && item.array_[0].is_string();
+    return item.is_array() && item.size() == 2 && item[0].is_string();
   });
   if (pairs) {
-    type_ = value_t::object;
-    for (const auto& item : items) (*this)[item.array_[0].string_] = item.array_[1];
+    auto& members = value_.emplace<object_t>();
+    members.reserve(items.size());
+    for (const auto& item : items) (*this)[std::get<std::string>(item[0].value_)] = item[1];
   } else {
-    type_ = value_t::array;
-    array_.assign(items.begin(), items.end());
+    value_.emplace<array_t>(items.begin(), items.end());
   }
 }
 
 json json::array(std::initializer_list<json> items) {
-  json out(value_t::array);
-  out.array_.assign(items.begin(), items.end());
+  json out;
+  out.value_.emplace<array_t>(items.begin(), items.end());
   return out;
 }
 
+const json::object_t& json::members() const {
+  static const object_t none;
+  const auto* object = std::get_if<object_t>(&value_);
+  return object != nullptr ? *object : none;
+}
+
+json::object_t& json::members() {
+  if (is_null()) value_.emplace<object_t>();
+  return std::get<object_t>(value_);
+}
+
 json& json::operator[](std::string_view key) {
-  if (type_ == value_t::null) type_ = value_t::object;
-  for (auto& member : object_)
+  auto& all = members();
+  for (auto& member : all)
     if (member.first == key) return member.second;
-  return object_.emplace_back(std::string(key), json()).second;
+  return all.emplace_back(std::string(key), json()).second;
 }
 
 const json& json::operator[](std::string_view key) const {
@@ -481,21 +573,21 @@ const json& json::operator[](std::string_view key) const {
 }
 
 json::const_iterator json::find(std::string_view key) const {
-  if (type_ == value_t::object)
-    for (std::size_t k = 0; k < object_.size(); ++k)
-      if (object_[k].first == key) return {this, k};
+  const auto& all = members();
+  for (std::size_t k = 0; k < all.size(); ++k)
+    if (all[k].first == key) return {this, k};
   return end();
 }
 
 std::size_t json::size() const {
-  if (type_ == value_t::object) return object_.size();
-  if (type_ == value_t::array) return array_.size();
+  if (const auto* object = std::get_if<object_t>(&value_)) return object->size();
+  if (const auto* array = std::get_if<array_t>(&value_)) return array->size();
   return 0;
 }
 
 void json::push_back(json value) {
-  if (type_ == value_t::null) type_ = value_t::array;
-  array_.push_back(std::move(value));
+  if (is_null()) value_.emplace<array_t>();
+  std::get<array_t>(value_).push_back(std::move(value));
 }
 
 std::string json::dump(int indent) const {
@@ -507,28 +599,35 @@ std::string json::dump(int indent) const {
 bool operator==(const json& a, const json& b) {
   using t = json::value_t;
   if (a.is_number() && b.is_number()) {
-    if (a.type_ == t::number_float || b.type_ == t::number_float) return a.get<double>() == b.get<double>();
-    if (a.type_ == b.type_) return a.int_ == b.int_;
+    if (a.is_number_float() || b.is_number_float()) return a.get<double>() == b.get<double>();
+    if (a.type() == b.type()) return a.get<std::uint64_t>() == b.get<std::uint64_t>();
     // One signed, one unsigned: equal when the signed one is not negative and the bits agree.
-    const json& s = a.type_ == t::number_integer ? a : b;
-    return s.int_ >= 0 && a.uint_ == b.uint_;
+    const json& s = a.type() == t::number_integer ? a : b;
+    return s.get<std::int64_t>() >= 0 && a.get<std::uint64_t>() == b.get<std::uint64_t>();
   }
-  if (a.type_ != b.type_) return false;
-  switch (a.type_) {
-    case t::boolean: return a.bool_ == b.bool_;
-    case t::string: return a.string_ == b.string_;
-    case t::array: return a.array_ == b.array_;
-    case t::object: return a.object_ == b.object_;
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case t::boolean: return a.get<bool>() == b.get<bool>();
+    case t::string: return std::get<std::string>(a.value_) == std::get<std::string>(b.value_);
+    case t::array: return std::get<json::array_t>(a.value_) == std::get<json::array_t>(b.value_);
+    case t::object: return a.members() == b.members();
     case t::discarded: return false;
     default: return true;  // null
   }
 }
 
-json parse_json(std::string_view text, std::string* why) {
-  json_reader reader(text);
+json parse_json(std::string_view text, std::string* why, const json_limits& limits) {
+  json_reader reader(text, limits);
   json out = reader.document();
   if (why != nullptr && out.is_discarded()) *why = reader.why();
   return out;
+}
+
+std::optional<json_stream_error> stream_json_members(std::string_view text, const json_limits& limits,
+                                                     const std::function<bool(std::string&&, json&&)>& take) {
+  json_reader reader(text, limits);
+  if (reader.members(take)) return std::nullopt;
+  return json_stream_error{reader.why(), reader.member(), reader.over_limit()};
 }
 
 std::vector<const json::object_t::value_type*> sorted_members(const json& object) {

@@ -7,12 +7,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace llm_memory::detail {
@@ -47,9 +50,10 @@ class json {
     [[nodiscard]] const json& operator*() const { return value(); }
     [[nodiscard]] const json* operator->() const { return &value(); }
     [[nodiscard]] const json& value() const {
-      return owner_->type_ == value_t::object ? owner_->object_[index_].second : owner_->array_[index_];
+      const auto* object = std::get_if<object_t>(&owner_->value_);
+      return object != nullptr ? (*object)[index_].second : std::get<array_t>(owner_->value_)[index_];
     }
-    [[nodiscard]] const std::string& key() const { return owner_->object_[index_].first; }
+    [[nodiscard]] const std::string& key() const { return std::get<object_t>(owner_->value_)[index_].first; }
     const_iterator& operator++() {
       ++index_;
       return *this;
@@ -70,19 +74,22 @@ class json {
   json& operator=(json&& other) noexcept;
   ~json();
   json(std::nullptr_t) {}
-  json(value_t type) : type_(type) {}
-  json(bool value) : type_(value_t::boolean), bool_(value) {}
+  json(value_t type);
+  json(bool value) : value_(value) {}
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  json(T value)
-      : type_(std::is_signed_v<T> ? value_t::number_integer : value_t::number_unsigned),
-        int_(static_cast<std::int64_t>(value)),
-        uint_(static_cast<std::uint64_t>(value)) {}
-  json(double value) : type_(value_t::number_float), float_(value) {}
-  json(const char* text) : type_(value_t::string), string_(text) {}
-  json(std::string text) : type_(value_t::string), string_(std::move(text)) {}
-  json(std::string_view text) : type_(value_t::string), string_(text) {}
+  json(T value) {
+    if constexpr (std::is_signed_v<T>) {
+      value_.emplace<std::int64_t>(value);
+    } else {
+      value_.emplace<std::uint64_t>(value);
+    }
+  }
+  json(double value) : value_(value) {}
+  json(const char* text) : value_(std::string(text)) {}
+  json(std::string text) : value_(std::move(text)) {}
+  json(std::string_view text) : value_(std::string(text)) {}
   template <class T>
-  json(const std::vector<T>& items) : type_(value_t::array), array_(items.begin(), items.end()) {}
+  json(const std::vector<T>& items) : value_(array_t(items.begin(), items.end())) {}
   /// As nlohmann: an object when every item is a two-element array whose first element is a string
   /// ({{"key", value}, ...}), else an array.
   json(std::initializer_list<json> items);
@@ -90,35 +97,39 @@ class json {
   [[nodiscard]] static json object() { return json(value_t::object); }
   [[nodiscard]] static json array(std::initializer_list<json> items = {});
 
-  [[nodiscard]] value_t type() const { return type_; }
-  [[nodiscard]] bool is_null() const { return type_ == value_t::null; }
-  [[nodiscard]] bool is_object() const { return type_ == value_t::object; }
-  [[nodiscard]] bool is_array() const { return type_ == value_t::array; }
-  [[nodiscard]] bool is_string() const { return type_ == value_t::string; }
-  [[nodiscard]] bool is_boolean() const { return type_ == value_t::boolean; }
-  [[nodiscard]] bool is_discarded() const { return type_ == value_t::discarded; }
+  [[nodiscard]] value_t type() const { return static_cast<value_t>(value_.index()); }
+  [[nodiscard]] bool is_null() const { return type() == value_t::null; }
+  [[nodiscard]] bool is_object() const { return type() == value_t::object; }
+  [[nodiscard]] bool is_array() const { return type() == value_t::array; }
+  [[nodiscard]] bool is_string() const { return type() == value_t::string; }
+  [[nodiscard]] bool is_boolean() const { return type() == value_t::boolean; }
+  [[nodiscard]] bool is_discarded() const { return type() == value_t::discarded; }
   [[nodiscard]] bool is_number_integer() const {
-    return type_ == value_t::number_integer || type_ == value_t::number_unsigned;
+    return type() == value_t::number_integer || type() == value_t::number_unsigned;
   }
-  [[nodiscard]] bool is_number_unsigned() const { return type_ == value_t::number_unsigned; }
-  [[nodiscard]] bool is_number_float() const { return type_ == value_t::number_float; }
+  [[nodiscard]] bool is_number_unsigned() const { return type() == value_t::number_unsigned; }
+  [[nodiscard]] bool is_number_float() const { return type() == value_t::number_float; }
   [[nodiscard]] bool is_number() const { return is_number_integer() || is_number_float(); }
 
   /// The value as T: a number as any arithmetic type, a string, a boolean; T's zero value for another type.
   template <class T>
   [[nodiscard]] T get() const {
     if constexpr (std::is_same_v<T, std::string>) {
-      return string_;
+      const auto* s = std::get_if<std::string>(&value_);
+      return s != nullptr ? *s : std::string();
     } else if constexpr (std::is_same_v<T, bool>) {
-      return bool_;
+      const auto* b = std::get_if<bool>(&value_);
+      return b != nullptr && *b;
     } else {
-      if (type_ == value_t::number_float) return static_cast<T>(float_);
-      if (type_ == value_t::number_unsigned) return static_cast<T>(uint_);
-      return static_cast<T>(int_);
+      if (const auto* f = std::get_if<double>(&value_)) return static_cast<T>(*f);
+      if (const auto* u = std::get_if<std::uint64_t>(&value_)) return static_cast<T>(*u);
+      if (const auto* i = std::get_if<std::int64_t>(&value_)) return static_cast<T>(*i);
+      return T{};
     }
   }
-  [[nodiscard]] const object_t& members() const { return object_; }
-  [[nodiscard]] object_t& members() { return object_; }
+  /// An object's members (none for another value); the mutable one makes a null value an empty object first.
+  [[nodiscard]] const object_t& members() const;
+  [[nodiscard]] object_t& members();
 
   /// The member `key` of an object, appended (null) when missing; a null value becomes an empty object first.
   json& operator[](std::string_view key);
@@ -127,11 +138,11 @@ class json {
   /// An array's element `index` (the caller checked the size).
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   [[nodiscard]] json& operator[](T index) {
-    return array_[static_cast<std::size_t>(index)];
+    return std::get<array_t>(value_)[static_cast<std::size_t>(index)];
   }
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   [[nodiscard]] const json& operator[](T index) const {
-    return array_[static_cast<std::size_t>(index)];
+    return std::get<array_t>(value_)[static_cast<std::size_t>(index)];
   }
 
   [[nodiscard]] const_iterator find(std::string_view key) const;
@@ -155,21 +166,48 @@ class json {
 
  private:
   friend class json_writer;
+  /// Marks a value that failed to parse.
+  struct discarded_t {};
 
-  value_t type_ = value_t::null;
-  bool bool_ = false;
-  std::int64_t int_ = 0;
-  std::uint64_t uint_ = 0;
-  double float_ = 0;
-  std::string string_;
-  array_t array_;
-  object_t object_;
+  /// One alternative per value_t, in its order (type() is the index): a value holds only its own kind, 40 bytes
+  /// natively and 24 in wasm where the old one held every kind at once (~110 bytes; issue 37).
+  std::variant<std::nullptr_t, object_t, array_t, std::string, bool, std::int64_t, std::uint64_t, double, discarded_t>
+      value_;
+};
+
+/// Bounds on a document's width (its depth is bounded too, at 512), so a wide input is refused as it is read
+/// rather than held: a value takes 40 bytes natively, 24 in wasm, before its text and its container's slack.
+struct json_limits {
+  /// Most elements in one array [values].
+  std::size_t array_values = std::size_t{1} << 20;
+  /// Most members in one object [members].
+  std::size_t object_members = std::size_t{1} << 20;
+  /// Most values in the whole document [values]: containers, elements and members alike.
+  std::size_t values = std::size_t{1} << 22;
 };
 
 /// `text` parsed as strict JSON (RFC 8259; a leading UTF-8 byte-order mark skipped, duplicate keys keeping the
-/// first one's place and the last one's value, as nlohmann reads them), or a discarded value when it is not JSON;
-/// then `why`, when given, says where and why ("syntax error at line 3, column 1 (byte 40): ...").
-[[nodiscard]] json parse_json(std::string_view text, std::string* why = nullptr);
+/// first one's place and the last one's value, as nlohmann reads them), or a discarded value when it is not JSON
+/// or passes `limits`; then `why`, when given, says where and why ("syntax error at line 3, column 1 (byte 40):
+/// ..." or "too wide at line 1, column 9 (byte 8): an array of more than 1048576 values").
+[[nodiscard]] json parse_json(std::string_view text, std::string* why = nullptr, const json_limits& limits = {});
+
+/// Why stream_json_members stopped short.
+struct json_stream_error {
+  /// parse_json's `why`.
+  std::string why;
+  /// The key whose value was being read; empty when the error is outside any member's value.
+  std::string member;
+  /// Whether a json_limits bound stopped the read (else the text is not JSON).
+  bool over_limit = false;
+};
+
+/// Reads `text`, one JSON object, a member at a time, never building the object: each key and its value (parsed
+/// within `limits`; `limits.values` counts per member) goes to `take` in the text's order, duplicates included;
+/// `take` returns false to stop there (no error: the caller knows why). A checkpoint header's millions of members
+/// are judged one by one this way (checkpoint.cpp).
+[[nodiscard]] std::optional<json_stream_error> stream_json_members(
+    std::string_view text, const json_limits& limits, const std::function<bool(std::string&&, json&&)>& take);
 
 /// A JSON object holding `values`' members in their order (the keys of a std::map are unique).
 template <class Map>

@@ -132,6 +132,77 @@ TEST(checkpoint, duplicate_tensor_names) {
             "tensor \"model.embed.weight\": in more than one shard (its values would be counted twice)");
 }
 
+// Width is bounded as the header is read (issue 37). An F16 tensor of shape [1, ..., 1] holds 1 element, 2 bytes:
+// 64 dimensions read, 65 refused at the 65th, naming the tensor and the limit; a ~10 MB shape of 5 M entries is
+// refused as soon as it passes 64 (it was parsed whole: 50 M entries took 11 GB).
+TEST(checkpoint, shape_rank_is_bounded) {
+  const auto shape = [](std::size_t rank) {
+    std::string dims = "1";
+    for (std::size_t k = 1; k < rank; ++k) dims += ",1";
+    return R"({"w": {"dtype": "F16", "shape": [)" + dims + R"(], "data_offsets": [0, 2]}})";
+  };
+  const auto r = parse_safetensors_header(shape(64), 2, "safetensors");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  EXPECT_EQ(r.value().elements, 1);
+  const auto wide = parse_safetensors_header(shape(65), 2, "safetensors");
+  EXPECT_TRUE(has_error(wide, "tensor \"w\": too wide"));
+  EXPECT_TRUE(has_error(wide, "an array of more than 64 values; a shape lists at most 64 dimensions"));
+  EXPECT_TRUE(has_error(parse_safetensors_header(shape(5'000'000), 2, "safetensors"), "more than 64 values"));
+}
+
+// More than max_safetensors_tensors (1,000,000) tensors are refused; __metadata__ is no tensor. U8 tensors of
+// shape [] take 1 byte each: tensor k covers bytes k..k+1, so n of them fill an n-byte buffer.
+TEST(checkpoint, tensor_count_is_bounded) {
+  const auto header = [](std::size_t n) {
+    std::string text = R"({"__metadata__": {"format": "pt"})";
+    for (std::size_t k = 0; k < n; ++k)
+      text += ",\"" + std::to_string(k) + R"(":{"dtype":"U8","shape":[],"data_offsets":[)" + std::to_string(k) + "," +
+              std::to_string(k + 1) + "]}";
+    return text + "}";
+  };
+  const auto most = parse_safetensors_header(header(max_safetensors_tensors), max_safetensors_tensors, "safetensors");
+  ASSERT_TRUE(most.ok()) << to_string(most.errors().front());
+  EXPECT_EQ(most.value().tensors, 1'000'000);
+  EXPECT_EQ(most.value().bytes, 1'000'000);
+  EXPECT_TRUE(has_error(
+      parse_safetensors_header(header(max_safetensors_tensors + 1), max_safetensors_tensors + 1, "safetensors"),
+      "lists more than 1000000 tensors"));
+}
+
+// An entry's members and __metadata__'s are bounded at 2^16 = 65,536; the error names the member being read.
+TEST(checkpoint, metadata_members_are_bounded) {
+  const auto header = [](std::size_t n) {
+    std::string meta = R"("m0": "x")";
+    for (std::size_t k = 1; k < n; ++k) meta += ",\"m" + std::to_string(k) + R"(": "x")";
+    return R"({"__metadata__": {)" + meta + R"(}, "w": {"dtype": "F16", "shape": [1], "data_offsets": [0, 2]}})";
+  };
+  EXPECT_TRUE(parse_safetensors_header(header(65'536), 2, "safetensors").ok());
+  EXPECT_TRUE(
+      has_error(parse_safetensors_header(header(65'537), 2, "safetensors"), "__metadata__: too wide at line 1"));
+}
+
+// Read a member at a time, the header still reports as one parsed object did: the first bad tensor in key order
+// ("a" before "b", though "b" comes first in the text), and a name given twice keeping its last entry.
+TEST(checkpoint, streamed_header_reports_in_key_order) {
+  EXPECT_TRUE(has_error(parse_safetensors_header(R"({"b": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]},
+      "a": {"dtype": "Q5", "shape": [1], "data_offsets": [0, 1]}})",
+                                                 1, "safetensors"),
+                        "tensor \"a\": unknown dtype \"Q5\""));
+  const auto last = parse_safetensors_header(R"({"w": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]},
+      "w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})",
+                                             8, "safetensors");
+  ASSERT_TRUE(last.ok()) << to_string(last.errors().front());
+  EXPECT_EQ(last.value().elements, 2);
+}
+
+// An index maps at most max_safetensors_tensors tensors: its weight_map is refused at the 1,000,001st entry.
+TEST(checkpoint, index_entries_are_bounded) {
+  std::string text = R"({"weight_map": {"0": "s.safetensors")";
+  for (std::size_t k = 1; k <= max_safetensors_tensors; ++k)
+    text += ",\"" + std::to_string(k) + R"(": "s.safetensors")";
+  EXPECT_TRUE(has_error(parse_safetensors_index(text + "}}", "safetensors"), "an object of more than 1000000 members"));
+}
+
 // Entries t1000000..t1199999 (i = 0..199,999) map to shard i % 10000: the 10,000 shards each once, in order of first
 // use (the keys are read sorted), and one more shard is refused. A search of the list per entry made this about 1e9
 // comparisons (issue 37).

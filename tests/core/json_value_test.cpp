@@ -269,3 +269,66 @@ TEST(json_value, errors_say_where) {
 }
 
 }  // namespace
+
+// Width is bounded as the text is read (issue 37): each limit lets its count through and refuses one more, at the
+// byte where the extra value or member starts.
+TEST(json_value, width_is_bounded) {
+  const llm_memory::detail::json_limits narrow{3, 2, 6};
+  std::string why;
+  EXPECT_EQ(parse_json("[1,2,3]", &why, narrow).size(), 3u);
+  // "[1,2,3," is 7 bytes: the fourth value starts at byte 7, column 8.
+  EXPECT_TRUE(parse_json("[1,2,3,4]", &why, narrow).is_discarded());
+  EXPECT_EQ(why, "too wide at line 1, column 8 (byte 7): an array of more than 3 values");
+  EXPECT_EQ(parse_json(R"({"a":1,"b":2})", &why, narrow).size(), 2u);
+  // {"a":1,"b":2, is 13 bytes: the third key starts at byte 13.
+  EXPECT_TRUE(parse_json(R"({"a":1,"b":2,"c":3})", &why, narrow).is_discarded());
+  EXPECT_EQ(why, "too wide at line 1, column 14 (byte 13): an object of more than 2 members");
+  // Values in all: [[1,2],[3]] is 1 + (1 + 2) + (1 + 1) = 6; [[1,2],[3,4]] is 7, the 7th (4) at byte 10.
+  EXPECT_FALSE(parse_json("[[1,2],[3]]", &why, narrow).is_discarded());
+  EXPECT_TRUE(parse_json("[[1,2],[3,4]]", &why, narrow).is_discarded());
+  EXPECT_EQ(why, "too wide at line 1, column 11 (byte 10): the text holds more than 6 values");
+  // The defaults: 2^20 values in an array read, one more refused.
+  std::string wide = "[0";
+  for (std::size_t k = 1; k < (std::size_t{1} << 20); ++k) wide += ",0";
+  EXPECT_EQ(parse_json(wide + "]").size(), std::size_t{1} << 20);
+  EXPECT_TRUE(parse_json(wide + ",0]", &why).is_discarded());
+  EXPECT_NE(why.find("an array of more than 1048576 values"), std::string::npos) << why;
+}
+
+// One storage per kind: a value is a variant of the largest alternative (a std::string, 32 bytes in libstdc++)
+// and its index, 40 bytes; the old value held all nine kinds at once (~110 bytes).
+TEST(json_value, a_value_holds_one_kind) { EXPECT_LE(sizeof(json), sizeof(std::string) + 8); }
+
+// Members one at a time, in the text's order, duplicates included; `take` stops the read without an error.
+TEST(json_value, streams_an_object_member_by_member) {
+  using llm_memory::detail::stream_json_members;
+  std::vector<std::string> seen;
+  const auto take_all = [&](std::string&& key, json&& value) {
+    seen.push_back(key + "=" + value.dump());
+    return true;
+  };
+  EXPECT_FALSE(stream_json_members(R"({"a": 1, "b": [2], "a": 3})", {}, take_all).has_value());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a=1", "b=[2]", "a=3"}));
+  seen.clear();
+  const auto take_one = [&](std::string&& key, json&&) {
+    seen.push_back(key);
+    return false;
+  };
+  EXPECT_FALSE(stream_json_members(R"({"a": 1, "b": [2]})", {}, take_one).has_value());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a"}));
+  // values counts per member: [1] is 2 values, [1,2] is 3; its third value, 2, is at byte 8 of {"a":[1,2]}.
+  const llm_memory::detail::json_limits two{8, 8, 2};
+  EXPECT_FALSE(stream_json_members(R"({"a":[1],"b":[2]})", two, take_all).has_value());
+  const auto wide = stream_json_members(R"({"a":[1,2]})", two, take_all);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_TRUE(wide->over_limit);
+  EXPECT_EQ(wide->member, "a");
+  EXPECT_EQ(wide->why, "too wide at line 1, column 9 (byte 8): the text holds more than 2 values");
+  // A syntax error after a member was taken names no member.
+  const auto bad = stream_json_members(R"({"a": 1,})", {}, take_all);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_FALSE(bad->over_limit);
+  EXPECT_EQ(bad->member, "");
+  EXPECT_EQ(bad->why, "syntax error at line 1, column 9 (byte 8): expected a string key");
+  EXPECT_TRUE(stream_json_members("[1]", {}, take_all).has_value());
+}

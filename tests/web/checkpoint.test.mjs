@@ -87,3 +87,32 @@ test("gguf: metadata past 16 MiB asks for the reader's limit, not one more byte 
 });
 
 
+
+/** A ~100 MB safetensors header: one F32 tensor (1 element, 4 bytes) whose shape lists `entries` ones. */
+function wideShape(entries) {
+  const text = `{"w":{"dtype":"F32","shape":[${"1,".repeat(entries - 1)}1],"data_offsets":[0,4]}}`;
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  return Buffer.concat([length, Buffer.from(text), Buffer.alloc(4)]);
+}
+
+test("width: a 100 MB header whose shape lists 50 M entries is refused at the 65th, the core kept (issue 37)", () => {
+  // 8 + 50 M x 2 - 1 + 44 bytes of the rest: under max_safetensors_header_bytes (100,000,000).
+  const wide = wideShape(49_999_900);
+  const read = api.readCheckpoint("safetensors", wide, wide.length, "wide.safetensors");
+  assert.equal(read.ok, false);
+  assert.match(read.errors[0].message, /tensor "w": too wide .*an array of more than 64 values; a shape lists at most 64 dimensions/);
+  // The same core reads the next header (before, the parse aborted the instance).
+  assert.equal(api.readCheckpoint("safetensors", file, file.length, "m.safetensors").checkpoint.params, 10);
+  // 64 dimensions are read: 1 element, 4 bytes.
+  const most = wideShape(64);
+  assert.equal(api.readCheckpoint("safetensors", most, most.length, "m.safetensors").checkpoint.bytes, 4);
+});
+
+test("width: a config.json of one 2 M-value array is refused naming the limit (issue 37)", () => {
+  // 4 MiB (api.js's config cap) of "0," is 2,097,152 values, past json_limits' 1,048,576 per array.
+  const config = `{"model_type":"llama","wide":[${"0,".repeat(2_000_000)}0]}`;
+  const read = api.parseConfig(config);
+  assert.equal(read.ok, false);
+  assert.match(read.errors[0].message, /too wide .*an array of more than 1048576 values/);
+});

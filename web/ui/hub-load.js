@@ -2,7 +2,7 @@
 // Loading a Hugging Face Hub repo (hub.js): its config.json and, where it has them, its safetensors index and each
 // shard's header (HTTP Range requests for the first bytes only), read by the core as dropped files would be.
 // Imported when a repo id is first given (docs/web.md, "Hub repo ids").
-import { MAX_CONFIG_BYTES, readCheckpointHeader } from "./checkpoint-read.js";
+import { MAX_CONFIG_BYTES, readCheckpointHeader, tensorNames } from "./checkpoint-read.js";
 
 export { describeCheckpoint } from "./checkpoint-read.js";
 
@@ -129,19 +129,13 @@ async function fetchRange(fetcher, id, file, start, end) {
 }
 
 /**
- * The tensor names of a safetensors header the core has read (`bytes`: the file's first bytes, the header whole):
- * its JSON object's keys but __metadata__, a name given twice once (the core keeps the last entry, as
- * safetensors' own reader does).
+ * The tensor names of a safetensors header the core has read (`bytes`: the file's first bytes, the header whole;
+ * `listed`: the names the header Worker listed, when it read it): tensorNames (ui/checkpoint-read.js).
  */
-function tensorNames(bytes, id, file) {
-  const length = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
-  } catch {
-    throw new HubError(`the tensor names of ${file} of ${id} could not be listed`);
-  }
-  return Object.keys(header).filter((name) => name !== "__metadata__");
+function shardTensorNames(bytes, listed, id, file) {
+  const names = listed === undefined ? tensorNames(bytes) : listed;
+  if (names === null) throw new HubError(`the tensor names of ${file} of ${id} could not be listed`);
+  return names;
 }
 
 /**
@@ -165,7 +159,7 @@ async function shardHeader(fetcher, checkpoint, id, file) {
       return more.bytes;
     },
   });
-  return answer.ok ? { ...answer, names: tensorNames(last, id, file) } : answer;
+  return answer.ok ? { ...answer, names: shardTensorNames(last, answer.names, id, file) } : answer;
 }
 
 /**

@@ -23,6 +23,12 @@ inline constexpr std::uint64_t max_safetensors_header_bytes = 100'000'000;
 inline constexpr std::uint64_t max_safetensors_index_bytes = 100'000'000;
 /// The most shards an index may name (huggingface.js MAX_SHARD_COUNT) [files].
 inline constexpr std::size_t max_safetensors_shards = 10'000;
+/// The most tensors one header or index lists [tensors]: whole checkpoints list of the order of 10^5 (a 1T MoE's
+/// every expert matrix), a 100 MB header of one-byte tensors ~1.8 M; reading takes ~100 bytes per tensor.
+inline constexpr std::size_t max_safetensors_tensors = 1'000'000;
+/// The most dimensions a safetensors shape lists [dimensions]: the format sets none; NumPy 2's NPY_MAXDIMS (64,
+/// up from 32) bounds what its numpy loader can build.
+inline constexpr std::size_t max_safetensors_rank = 64;
 
 /// Tensors of one dtype.
 struct dtype_total {
@@ -54,7 +60,10 @@ struct checkpoint_summary {
 /// checked (known dtype, whole dimensions, END - BEGIN = the dtype's bytes for the shape, the buffer covered
 /// without holes or overlap); `buffer_size` (file size - 8 - header length) must equal the buffer's end, and a
 /// header with no tensor is refused. A name given twice keeps its last entry, as the reference reader's map does.
-/// `names`, when given, receives the tensor names (for duplicate_tensor across shards).
+/// Width is bounded: more than max_safetensors_tensors tensors, a shape of more than max_safetensors_rank
+/// dimensions or an entry of more than 64 members is refused as it is read, naming the tensor; the header is
+/// read a member at a time, never held whole. `names`, when given, receives the tensor names (for duplicate_tensor
+/// across shards).
 [[nodiscard]] result<checkpoint_summary> parse_safetensors_header(std::string_view header, std::uint64_t buffer_size,
                                                                   std::string_view what,
                                                                   std::vector<std::string>* names = nullptr);
