@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "llm_memory/fits.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/settings.hpp"
@@ -17,8 +18,6 @@
 
 namespace llm_memory::cli {
 namespace {
-
-constexpr int exit_usage = 2;
 
 // "--min-params" is the request's "min_params" (fits_request_from), and its errors name the flag again.
 std::string key_of(std::string flag) {
@@ -79,7 +78,7 @@ int run_fits(int argc, char** argv) {
   const auto request = errors.empty() ? fits_request_from(flags) : result<fits_request>(errors);
   const auto ranked = request.ok() ? fits(request.value()) : result<fits_result>(named_as_flags(request.errors()));
   if (!ranked.ok()) {
-    for (const auto& e : ranked.errors()) fmt::print(stderr, "{}\n", to_string(e));
+    print_errors(ranked.errors());
     if (json) fmt::print("{}\n", errors_to_json(ranked.errors()));
     return exit_usage;
   }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { open, root, start } from "./support.mjs";
+import { PHONE, open, root, start } from "./support.mjs";
 
 let session;
 before(async () => {
@@ -92,7 +92,7 @@ test("opened by keyboard, the view ranks as the CLI does, keeps its state in the
 });
 
 test("at phone width (390 px) the view fits the screen: the table scrolls inside its box, the page does not", async () => {
-  const page = await open(session.context, `${session.url}#fits?gpu=m4-16gb`, { viewport: { width: 390, height: 844 } });
+  const page = await open(session.context, `${session.url}#fits?gpu=m4-16gb`, { viewport: PHONE });
   await page.waitForSelector("#fits-table");
   await ranked(page);
   const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: innerWidth,

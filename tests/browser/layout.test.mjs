@@ -7,10 +7,7 @@ import assert from "node:assert/strict";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bucketBytes, open, root, settled, showTab, start } from "./support.mjs";
-
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+import { DESKTOP, PHONE, bucketBytes, open, root, settled, showTab, start } from "./support.mjs";
 
 let session;
 

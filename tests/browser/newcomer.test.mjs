@@ -6,10 +6,7 @@
 // settings changed first sit on top with the rest in a collapsed Advanced group. docs/web.md.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { bucketBytes, open, settled, showTab, start } from "./support.mjs";
-
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+import { DESKTOP, PHONE, bucketBytes, open, settled, showTab, start } from "./support.mjs";
 
 let session;
 

@@ -4,7 +4,7 @@
 // the heatmap's readout, click and keyboard. Run after `npm run build`: node --test tests/browser/page-data.test.mjs
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { open, settled, showTab, start } from "./support.mjs";
+import { DESKTOP, PHONE, open, settled, showTab, start } from "./support.mjs";
 
 let session;
 
@@ -63,7 +63,7 @@ test("which GPUs fit: one row per GPU preset, data-fits on the current device co
 // Issue 36 item 7: the table fits its panel at 1280 px, every column in view (training with tensor parallel, the
 // split that printed "pipeline undefined"); on a phone it scrolls inside its panel, the GPU column held in view.
 test("which GPUs fit fits its panel at 1280 px and scrolls inside it on a phone; no cell says undefined", async () => {
-  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+  for (const viewport of [DESKTOP, PHONE]) {
     const page = await open(session.context, `${session.url}?${SEED}`, { viewport });
     await settled(page);
     await gpuFitReady(page);

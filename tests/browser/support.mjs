@@ -20,13 +20,17 @@ const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-ru
 /** Headless Debian Chromium (CHROMIUM overrides /usr/bin/chromium) with the flags above. */
 const LAUNCH = { executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS };
 
+/** The two widths the page is checked at: a laptop and a phone (docs/web.md, "Layout"). */
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
 /**
  * Starts headless Chromium with a fresh profile and serves `dir` (default dist/).
  * Resolves to {context, url, close()}.
  */
 export async function start({ dir = dist } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "llm-memory-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { ...LAUNCH, viewport: { width: 1280, height: 900 } });
+  const context = await chromium.launchPersistentContext(profile, { ...LAUNCH, viewport: DESKTOP });
   // Generous: CI machines with two shared cores start Chromium slowly.
   context.setDefaultTimeout(120_000);
   context.setDefaultNavigationTimeout(120_000);

@@ -8,25 +8,18 @@
 #include <string>
 
 #include "llm_memory/launch.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
-
-std::string value_of(const launch_read& r, const std::string& key) {
-  const auto it = r.values.find(key);
-  return it == r.values.end() ? "(unset)" : it->second;
-}
+using test::noted;
+using test::value_of;
 
 std::string why_ignored(const launch_read& r, const std::string& option) {
   const auto it =
       std::find_if(r.ignored.begin(), r.ignored.end(), [&](const launch_ignored& i) { return i.option == option; });
   return it == r.ignored.end() ? "(not ignored)" : it->why;
-}
-
-bool noted(const launch_read& r, const std::string& part) {
-  return std::any_of(r.notes.begin(), r.notes.end(),
-                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 }  // namespace

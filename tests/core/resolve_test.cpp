@@ -6,16 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "llm_memory/dtype.hpp"
+#include "run_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
 
-run_spec resolved(const settings& s) {
-  auto r = resolve(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
-  return r.ok() ? r.value() : run_spec{};
-}
+using test::resolved;
 
 TEST(resolve, choices_become_enums) {
   const run_spec r = resolved({{"mode", "inference"},

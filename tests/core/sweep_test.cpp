@@ -8,6 +8,7 @@
 #include "../random_settings.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/sweep.hpp"
+#include "run_support.hpp"
 
 using namespace llm_memory;
 
@@ -16,9 +17,7 @@ namespace {
 // The textbook arithmetic (framework generic) unless a test names another framework.
 run_spec resolved(settings s) {
   s.emplace("framework", "generic");
-  auto r = resolve(s);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
-  return r.value();
+  return test::resolved(s);
 }
 
 lowered_estimate lowered(const settings& s) {

@@ -67,8 +67,6 @@ void flash_attn(const option_hit& h, launch_read& out) {
 void cache_type_k(const option_hit& h, launch_read& out) { set_setting(out, h.option, "cache_type_k", lower(h.value)); }
 void cache_type_v(const option_hit& h, launch_read& out) { set_setting(out, h.option, "cache_type_v", lower(h.value)); }
 
-constexpr std::string_view serving = "serving only: no memory setting depends on it";
-
 // The options' actions (option_row::action), each run by act().
 enum action : int {
   a_none,
@@ -106,10 +104,10 @@ constexpr option_row options[] = {
      "fits -c and -ngl to the free memory at start; the estimate takes the -c and -ngl given (or the defaults)"},
     {"-fitt|--fit-target|-fitc|--fit-ctx", takes::value, 0, "a --fit target: --fit is not modelled"},
     {"--mlock|--no-mmap|--jinja|--cont-batching|-cb|--no-webui|--verbose|-v|--metrics|-cnv|--conversation", takes::flag,
-     0, serving},
+     0, serving_only},
     {"--host|--port|-t|--threads|-tb|--threads-batch|-a|--alias|--api-key|-n|--predict|-p|--prompt|--temp|-s|--seed|"
      "--chat-template|--numa",
-     takes::value, 0, serving},
+     takes::value, 0, serving_only},
 };
 
 // Runs one option's action, in command order.

@@ -75,9 +75,8 @@ void positional(std::string_view word, launch_read& out) {
 }
 
 constexpr option_row run_options[] = {
-    {"--verbose|--insecure|--nowordwrap|--hidethinking", takes::flag, 0,
-     "serving only: no memory setting depends on it"},
-    {"--keepalive|--format|--think", takes::value, 0, "serving only: no memory setting depends on it"},
+    {"--verbose|--insecure|--nowordwrap|--hidethinking", takes::flag, 0, serving_only},
+    {"--keepalive|--format|--think", takes::value, 0, serving_only},
 };
 
 void start(launch_read& out) {

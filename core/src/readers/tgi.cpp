@@ -68,8 +68,6 @@ void kv_cache_dtype(const option_hit& h, launch_read& out) {
   ignore(out, h.option, "kv-cache dtype " + quoted(h.value) + " has no kv_dtype choice");
 }
 
-constexpr std::string_view serving = "serving only: no memory setting depends on it";
-
 // The options' actions (option_row::action), each run by act().
 enum action : int {
   a_none,
@@ -99,10 +97,11 @@ constexpr option_row options[] = {
     {"--max-concurrent-requests|--max-batch-size|--max-waiting-tokens|--waiting-served-ratio|--cuda-graphs",
      takes::value, 0, "no memory setting models it"},
     {"--sharded", takes::value, 0, "--num-shard gives the shards"},
-    {"--trust-remote-code|--disable-custom-kernels|--json-output|--disable-grammar-support", takes::flag, 0, serving},
+    {"--trust-remote-code|--disable-custom-kernels|--json-output|--disable-grammar-support", takes::flag, 0,
+     serving_only},
     {"--hostname|--port|--revision|--max-best-of|--max-stop-sequences|--max-top-n-tokens|--huggingface-hub-cache|"
      "--otlp-endpoint|--cors-allow-origin|--payload-limit|--lora-adapters",
-     takes::value, 0, serving},
+     takes::value, 0, serving_only},
 };
 
 // Runs one option's action, in command order.
