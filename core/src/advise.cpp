@@ -317,6 +317,18 @@ std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_
     std::erase_if(out, [&](const candidate& k) {
       return std::find(forward.begin(), forward.end(), k.id) == forward.end() && !(graph && k.id == "recompute");
     });
+    // No optimizer step to keep: the batch halves alone, and the notes speak of the forward pass.
+    for (candidate& k : out) {
+      if (k.id == "half_batch") {
+        k.name = "batch " + str(spec.values.batch) + " -> " + str(spec.values.batch / 2);
+        k.delta.erase("grad_accum");
+        k.note = "fewer sequences per forward pass";
+      } else if (k.id == "half_seq") {
+        k.note = "evaluates shorter contexts";
+      } else if (k.id == "weights_16bit") {
+        k.note = "the forward pass reads 16-bit weights";
+      }
+    }
   }
   return out;
 }

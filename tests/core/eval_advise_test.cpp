@@ -45,6 +45,17 @@ TEST(eval_advise, offers_forward_pass_knobs_only) {
   EXPECT_TRUE(considered(ids_of(train), "optimizer_8bit"));
 }
 
+// Halving the batch under eval changes the batch alone (no optimizer step whose effective batch grad_accum keeps).
+TEST(eval_advise, half_batch_leaves_grad_accum) {
+  const auto a = advise(eval_run);
+  ASSERT_TRUE(a.ok());
+  const auto it = std::find_if(a.value().knobs.begin(), a.value().knobs.end(),
+                               [](const knob_advice& k) { return k.id == "half_batch"; });
+  ASSERT_NE(it, a.value().knobs.end());
+  EXPECT_EQ(it->delta, (settings{{"batch", "4"}}));
+  EXPECT_EQ(it->name, "batch 8 -> 4");
+}
+
 // With eval_grad the forward keeps its graph for the gradients: recomputation applies again.
 TEST(eval_advise, eval_grad_offers_recomputation) {
   settings s = eval_run;
