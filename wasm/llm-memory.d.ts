@@ -157,6 +157,8 @@ export interface Settings {
   extra_params?: number | string | null;
   /** Model assumptions: What config.json's reader assumed or left out (an unknown model_type read as a Llama-style decoder); shown as notes. Default empty. */
   model_notes?: string | null;
+  /** Model type: config.json's model_type (mistral, phi3, gemma2, ...): an inference runtime runs some architectures otherwise than their config says (llama.cpp: Phi-3 and Mistral without the sliding window; docs/runtimes.md); empty = none known, the layers as the other settings say. Default empty. */
+  model_type?: string | null;
   /** Classifier labels: Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over the vocabulary) [labels]. Default `0`. */
   num_labels?: number | string | null;
   /** Embedding width: Width of the token and position embeddings when it differs from hidden_size: a Linear (E x h + h) projects them to h (ALBERT, ELECTRA-small); 0 = hidden_size. Default `0`. */
@@ -205,8 +207,8 @@ export interface Settings {
   gpu_memory_utilization?: number | string | null;
   /** TGI version: TGI release whose warmup sizes the KV cache: 3.3 and later keep 10 % of the memory free, 3.1-3.2 7 %, 3.0 5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token. Default `3.3`. */
   tgi_version?: "3.3" | "3.1" | "3.0" | "2.4" | "1.4.1" | "1.0" | null;
-  /** vLLM version: vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 (0.32 GiB calibrated later). Default `0.21`. */
-  vllm_version?: "0.21" | "0.17" | "0.11" | null;
+  /** vLLM version: vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 (0.32 GiB calibrated later); 0.6 = the V0 engine (0.6 - 0.10): the whole prompt profiled without chunked prefill, every layer paged alike (sliding layers of Gemma 2/3 at full length). Default `0.21`. */
+  vllm_version?: "0.21" | "0.17" | "0.11" | "0.6" | null;
   /** Static memory fraction: SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device [fraction]. Default `0`. */
   mem_fraction_static?: number | string | null;
   /** Prefill chunk: Prefill chunk: tokens in one forward pass (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TGI max_batch_prefill_tokens); 0 = the whole prompt in one pass [tokens]. Default `0`. */
@@ -387,6 +389,7 @@ export interface ResolvedSettings {
   encoder_layers: string;
   extra_params: string;
   model_notes: string;
+  model_type: string;
   num_labels: string;
   embedding_size: string;
   num_hidden_groups: string;
@@ -411,7 +414,7 @@ export interface ResolvedSettings {
   runtime: "auto" | "transformers" | "vllm" | "sglang" | "tgi" | "llamacpp" | "ollama";
   gpu_memory_utilization: string;
   tgi_version: "3.3" | "3.1" | "3.0" | "2.4" | "1.4.1" | "1.0";
-  vllm_version: "0.21" | "0.17" | "0.11";
+  vllm_version: "0.21" | "0.17" | "0.11" | "0.6";
   mem_fraction_static: string;
   max_num_batched_tokens: string;
   max_num_seqs: string;

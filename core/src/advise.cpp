@@ -302,12 +302,34 @@ void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
 }
 
 // Every knob of the design's table that applies to `spec`, moved one step from where it is.
+// Evaluation (mode = eval) is one forward pass: no optimizer, gradients or adapters to move, so only the knobs of a
+// forward pass stay (recomputation too when the pass keeps its graph for gradients, eval_grad).
 std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_values) {
   std::vector<candidate> out;
   parallelism_knobs(spec, out);
   training_knobs(spec, explicit_values, out);
   weight_knobs(spec, out);
   workload_knobs(spec, out);
+  if (spec.eval()) {
+    constexpr std::array<std::string_view, 8> forward{"devices_x2",    "tp_x2", "pp_x2",      "sequence_parallel",
+                                                      "weights_16bit", "flash", "half_batch", "half_seq"};
+    const bool graph = spec.values.eval_grad;
+    std::erase_if(out, [&](const candidate& k) {
+      return std::find(forward.begin(), forward.end(), k.id) == forward.end() && !(graph && k.id == "recompute");
+    });
+    // No optimizer step to keep: the batch halves alone, and the notes speak of the forward pass.
+    for (candidate& k : out) {
+      if (k.id == "half_batch") {
+        k.name = "batch " + str(spec.values.batch) + " -> " + str(spec.values.batch / 2);
+        k.delta.erase("grad_accum");
+        k.note = "fewer sequences per forward pass";
+      } else if (k.id == "half_seq") {
+        k.note = "evaluates shorter contexts";
+      } else if (k.id == "weights_16bit") {
+        k.note = "the forward pass reads 16-bit weights";
+      }
+    }
+  }
   return out;
 }
 

@@ -157,6 +157,23 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
   return std::nullopt;
 }
 
+namespace {
+
+// The settings of the family `type` names: an encoder, a decoder, or an unknown type read as a Llama-style decoder.
+result<settings> read_family(const json& root, const json& j, bool has_text, const std::string& type) {
+  if (const detail::stack_family* stack = has_text ? nullptr : find_stack(type))
+    return detail::parse_encoder(root, *stack);
+  const detail::family* found = detail::find_family(type);
+  if (found == nullptr) {
+    const std::string refused = refused_kind(type);
+    if (!refused.empty()) return unsupported(type, refused);
+    return read_unknown(root, j, has_text, type);
+  }
+  return detail::parse_decoder(root, j, has_text, *found, type);
+}
+
+}  // namespace
+
 result<settings> parse_config(std::string_view json_text) {
   if (auto refused = check_json_text(json_text, "config.json")) return *refused;
   std::string why;
@@ -174,15 +191,10 @@ result<settings> parse_config(std::string_view json_text) {
   // state-spaces/mamba* (mamba_ssm's MambaConfig) write no model_type; ssm_cfg's layer says Mamba-2 or Mamba-1.
   if (const auto ssm = root.find("ssm_cfg"); type.empty() && ssm != root.end() && ssm->is_object())
     type = detail::reader(*ssm).text("layer") == "mamba2" ? "mamba2" : "mamba";
-  if (const detail::stack_family* stack = has_text ? nullptr : find_stack(type))
-    return detail::parse_encoder(root, *stack);
-  const detail::family* found = detail::find_family(type);
-  if (found == nullptr) {
-    const std::string refused = refused_kind(type);
-    if (!refused.empty()) return unsupported(type, refused);
-    return read_unknown(root, j, has_text, type);
-  }
-  return detail::parse_decoder(root, j, has_text, *found, type);
+  result<settings> read = read_family(root, j, has_text, type);
+  // The runtimes' per-architecture rules read it (runtimes/<name>.cpp: llama.cpp runs Phi-3 without its window).
+  if (read.ok() && !type.empty()) read.value()["model_type"] = type;
+  return read;
 }
 
 }  // namespace llm_memory

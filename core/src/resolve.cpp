@@ -75,7 +75,7 @@ constexpr std::array<std::string_view, 3> stack_names = {"decoder", "encoder", "
 constexpr std::array<std::string_view, 7> runtime_names = {"auto", "transformers", "vllm",  "sglang",
                                                            "tgi",  "llamacpp",     "ollama"};
 constexpr std::array<std::string_view, 6> tgi_version_names = {"3.3", "3.1", "3.0", "2.4", "1.4.1", "1.0"};
-constexpr std::array<std::string_view, 3> vllm_version_names = {"0.21", "0.17", "0.11"};
+constexpr std::array<std::string_view, 4> vllm_version_names = {"0.21", "0.17", "0.11", "0.6"};
 constexpr std::array<std::string_view, 9> cache_type_names = {"f16",  "bf16", "f32",  "q8_0",  "q5_1",
                                                               "q5_0", "q4_1", "q4_0", "iq4_nl"};
 constexpr std::array<ggml_type, 9> cache_types = {ggml_type::f16,  ggml_type::bf16, ggml_type::f32,
@@ -458,6 +458,17 @@ setting_values layered(const setting_values& base, const settings& explicit_valu
   return values;
 }
 
+// The runtime's own way with this architecture (its table by model_type, runtimes/<name>.cpp): over every layer of
+// the settings, as the runtime runs the model whatever the config says, its note among the model's.
+void apply_architecture_rule(setting_values& values, std::vector<error>& errors) {
+  const auto rule = detail::runtime_of(parse_runtime(values)).architecture;
+  if (rule == nullptr) return;
+  const detail::architecture_rule found = rule(values);
+  if (found.note.empty()) return;
+  detail::apply_layer(found.model, values, errors, " (from the runtime)");
+  values.model_notes += (values.model_notes.empty() ? "" : "; ") + found.note;
+}
+
 // ---- the inference split ---------------------------------------------------------------------------------------
 
 // Tensor-parallel degrees are tried up to one node of 8 GPUs (solve.cpp's node_size: multi-node serving adds
@@ -545,6 +556,7 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
                      train ? detail::framework_model_overrides(framework) : settings{});
     if (!errors.empty()) return errors;
   }
+  if (!train) apply_architecture_rule(values, errors);
   run_spec r = parse_choices(std::move(values));
   check_architecture(r.values, errors);
   check_parallelism(r, errors);

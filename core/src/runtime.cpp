@@ -57,7 +57,8 @@ double vllm_sampler_bytes_per_logit(vllm_release release, double seqs) {
   constexpr double logits = 2 + 4;  // compute_logits' bf16 output, Sampler.forward's fp32 copy
   // FlashInfer (0.21): its masked logits and the fp32 probs; Triton (0.17): masks in place, then probs and the
   // exponential noise of random_sample.
-  if (release != vllm_release::v0_11) return logits + 4 + 4;
+  // V0 (0.6) sorts as 0.11 - 0.16 do (model_executor/layers/sampler.py _apply_top_k_top_p: logits.sort).
+  if (release != vllm_release::v0_11 && release != vllm_release::v0_6) return logits + 4 + 4;
   // logits.sort: fp32 values and int64 indices, plus ATen's segmented sort (SortStable.cu): from 128 rows
   // segmented_sort_pairs (int64 reverse indices), below it segmented_sort_pairs_by_full_sort (two int2 buffers);
   // either way cub's radix sort without a double buffer holds alternate keys (4) and values (8).

@@ -80,6 +80,11 @@ TEST(families_2025, kimi_k2_is_counted_as_deepseek_v3) {
   auto deepseek = parse_config(R"({"model_type": "deepseek_v3", )" + fields);
   ASSERT_TRUE(kimi.ok()) << to_string(kimi.errors().front());
   ASSERT_TRUE(deepseek.ok());
+  // Every setting alike but the model_type each states (kept for the runtimes' per-architecture rules).
+  EXPECT_EQ(kimi.value().at("model_type"), "kimi_k2");
+  EXPECT_EQ(deepseek.value().at("model_type"), "deepseek_v3");
+  kimi.value().erase("model_type");
+  deepseek.value().erase("model_type");
   EXPECT_EQ(kimi.value(), deepseek.value());
   // 61 MLA layers of 64 heads, one dense layer and 60 of 384 experts: 1,026,408,232,448 (docs/models.md).
   EXPECT_EQ(resolved({}, kimi.value()).model.params.total, 1026408232448.0);

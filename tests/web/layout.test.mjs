@@ -62,6 +62,8 @@ test("the task of a set of settings", () => {
   assert.equal(taskOf({ mode: "inference", finetune: "lora" }), "inference");
   assert.equal(taskOf({ mode: "train", finetune: "qlora" }), "qlora");
   assert.equal(taskOf({ mode: "train", finetune: "full" }), "full");
+  // Evaluation is a task of its own whatever finetune says (the core ignores finetune for eval).
+  assert.equal(taskOf({ mode: "eval", finetune: "lora" }), "eval");
 });
 
 test("the task sentence: model · task with runtime or framework · context × batch · N × GPU", () => {
@@ -73,6 +75,8 @@ test("the task sentence: model · task with runtime or framework · context × b
   // Run: runtime auto is named by what the core resolved it to (estimate.runtime.name).
   assert.equal(taskSentence(estimate({ mode: "inference", tp: "2", devices: "2" }, { runtime: { name: "vllm" } }), names),
     "Llama 3.1 8B · Run with vLLM · 4,096 tokens × 8 · 2 × H100 80GB (tensor parallel 2)");
+  // Evaluate: the framework's forward pass (mode eval).
+  assert.equal(taskSentence(estimate({ mode: "eval" }), names), "Llama 3.1 8B · Evaluate with HF Trainer · 4,096 tokens × 8 · 1 × H100 80GB");
   // Names not known yet: the preset id; a custom device by its memory (85,520,809,984 B = 85.52 GB).
   assert.equal(taskSentence(estimate({ gpu: "" })), "meta-llama-3-8b · Full training with HF Trainer · 4,096 tokens × 8 · 1 × 85.52 GB device");
   assert.equal(taskSentence(estimate({ model: "" })).split(" · ")[0], "Custom architecture");

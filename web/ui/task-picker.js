@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The first control of the page: the task — Run (inference) · LoRA · QLoRA · Full training — a radio group
-// over the settings mode and finetune, with the inference runtime (Run) or the training framework (the
+// The first control of the page: the task — Run (inference) · LoRA · QLoRA · Full training · Evaluate (one forward
+// pass, mode eval) — a radio group over the settings mode and finetune, with the inference runtime (Run) or the training framework (the
 // others) beside it. The core's framework or runtime profile brings each task's recipe (QLoRA: NF4 base,
 // double quantisation, ...; docs/methodology.md §8). Event:
 //   "edit" {changes}   settings to apply (key -> text; null drops the override, back to the default)
@@ -12,11 +12,13 @@ export const TASKS = [
   ["lora", "LoRA", { mode: null, finetune: "lora" }],
   ["qlora", "QLoRA", { mode: null, finetune: "qlora" }],
   ["full", "Full training", { mode: null, finetune: null }],
+  ["eval", "Evaluate", { mode: "eval", finetune: null }],
 ];
 
-/** The task of resolved `settings`: "inference", or the finetune method. */
+/** The task of resolved `settings`: "inference", "eval", or the finetune method. */
 export function taskOf(settings) {
-  return settings.mode === "inference" ? "inference" : settings.finetune ?? "full";
+  if (settings.mode === "inference" || settings.mode === "eval") return settings.mode;
+  return settings.finetune ?? "full";
 }
 
 /**

@@ -57,8 +57,9 @@ enum class offload_activations : std::uint8_t { none, prefetched, full };
 /// TGI's releases by how warmup turns free memory into KV blocks (tgi_version; docs/methodology.md).
 enum class tgi_release : std::uint8_t { v3_3, v3_1, v3_0, v2_4, v1_4_1, v1_0 };
 /// vLLM's releases by the dummy sampler's top-k/top-p path and the profile defaults (vllm_version;
-/// docs/methodology.md): FlashInfer from 0.21, a Triton kernel in 0.17-0.20, PyTorch's sort in 0.11-0.16.
-enum class vllm_release : std::uint8_t { v0_21, v0_17, v0_11 };
+/// docs/methodology.md): FlashInfer from 0.21, a Triton kernel in 0.17-0.20, PyTorch's sort in 0.11-0.16; v0_6: the
+/// V0 engine (0.6 - 0.10; docs/runtimes.md, "vLLM V0").
+enum class vllm_release : std::uint8_t { v0_21, v0_17, v0_11, v0_6 };
 
 /// Everything a run is resolved from: resolving them again gives the same run.
 struct resolve_inputs {

@@ -180,6 +180,11 @@
     "What config.json's reader assumed or left out (an unknown model_type read as a Llama-style decoder); shown "      \
     "as notes",                                                                                                        \
     "Model assumptions", "")                                                                                           \
+  X(model_type, text, "", 0, 0, "", "", "model",                                                                       \
+    "config.json's model_type (mistral, phi3, gemma2, ...): an inference runtime runs some architectures otherwise "   \
+    "than their config says (llama.cpp: Phi-3 and Mistral without the sliding window; docs/runtimes.md); empty = "     \
+    "none known, the layers as the other settings say",                                                                \
+    "Model type", "")                                                                                                  \
   X(num_labels, integer, "0", 0, 1e6, "", "labels", "model",                                                           \
     "Classification head: labels per sequence and no vocabulary logits; 0 = a language-model head (logits over "       \
     "the vocabulary)",                                                                                                 \
@@ -289,12 +294,13 @@
     "5 %; 2.4 takes 90 % and 1.4.1-2.3 95 % of what the warmup leaves free; 1.0-1.4.0 all of it. From 3.0 the "        \
     "warmup's logits are of each request's last token (prefill logprobs off), before 3.0 of every prompt token",       \
     "TGI version", ">= 3.3|3.1 - 3.2|3.0|2.4|1.4.1 - 2.3|1.0 - 1.4.0", "inference,tgi")                                \
-  X(vllm_version, choice, "0.21", 0, 0, "0.21|0.17|0.11", "", "workload",                                              \
+  X(vllm_version, choice, "0.21", 0, 0, "0.21|0.17|0.11|0.6", "", "workload",                                          \
     "vLLM release whose profiling run sets its defaults: the dummy sampler's top-k/top-p path (0.21 and later "        \
     "FlashInfer, 0.17-0.20 a Triton kernel: 14 B per logit; 0.11-0.16 a sort: 38 B), gpu_memory_utilization 0.92 "     \
     "from 0.21 (0.90 before), CUDA graphs inside the budget from 0.21, non-torch memory 0.14 GiB measured on 0.11 "    \
-    "(0.32 GiB calibrated later)",                                                                                     \
-    "vLLM version", ">= 0.21|0.17 - 0.20|0.11 - 0.16", "inference,vllm")                                               \
+    "(0.32 GiB calibrated later); 0.6 = the V0 engine (0.6 - 0.10): the whole prompt profiled without chunked "        \
+    "prefill, every layer paged alike (sliding layers of Gemma 2/3 at full length)",                                   \
+    "vLLM version", ">= 0.21|0.17 - 0.20|0.11 - 0.16|0.6 - 0.10 (V0 engine)", "inference,vllm")                        \
   X(mem_fraction_static, number, "0", 0, 1, "", "fraction", "workload",                                                \
     "SGLang: share of the memory free at start for weights + KV cache; 0 = SGLang's default for the device",           \
     "Static memory fraction", "", "inference,sglang")                                                                  \

@@ -3,6 +3,7 @@
 // the compute buffer of its worst-case graph, and the buffers it logs (runtime.hpp has the arithmetic). Sources:
 // docs/methodology.md ("Runtimes").
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -18,6 +19,30 @@ namespace {
 settings profile(const setting_values& /*v*/) { return engine_common(); }
 
 bool picked_for(dtype weights) { return info(weights).family == dtype_family::gguf_mix; }
+
+// The architectures llama.cpp runs without the sliding window their config.json declares (ggml-org/llama.cpp
+// @069be0ae, src/models/<arch>.cpp load_arch_hparams; convert_hf_to_gguf.py maps the model_type to its llm_arch).
+// The others with a window run it as config.json says (docs/runtimes.md has the whole table): gemma2, gemma3,
+// gemma3n, gemma4, cohere2, gpt_oss (openai-moe) and olmo3 (olmo2 with sliding_window) build
+// build_attn_inp_kv_iswa with set_swa_pattern.
+struct full_attention_arch {
+  std::string_view model_type;  ///< config.json's model_type
+  std::string_view why;         ///< the llm_arch and what its code does
+};
+constexpr std::array full_attention_archs{
+    full_attention_arch{"phi3",
+                        "LLM_ARCH_PHI3: src/models/phi3.cpp sets swa_type NONE, \"Phi SWA is currently disabled\", "
+                        "llama.cpp PR #13676"},
+    full_attention_arch{"mistral",
+                        "MistralForCausalLM converts to LLM_ARCH_LLAMA: src/models/llama.cpp reads no sliding window "
+                        "and builds build_attn_inp_kv"},
+};
+
+architecture_rule architecture(const setting_values& v) {
+  for (const full_attention_arch& a : full_attention_archs)
+    if (a.model_type == v.model_type) return without_window(v, "llama.cpp", a.why);
+  return {};
+}
 
 // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
 void check(const run_spec& r, std::vector<error>& errors) {
@@ -294,6 +319,7 @@ runtime_def llamacpp_runtime() {
   d.picked_for = picked_for;
   d.picked_because = " (GGUF weights)";
   d.check = check;
+  d.architecture = architecture;
   d.converts_checkpoint = true;  // convert_hf_to_gguf.py writes the GGUF it loads (FP8 dequantised first)
   d.place_weights = split_llamacpp;
   d.activations = activations;

@@ -28,7 +28,8 @@ profile_reads reads(const run_spec&) { return {.devices = true, .gpu_memory = tr
 }  // namespace
 
 runtime_def ollama_runtime() {
-  runtime_def d = llamacpp_runtime();  // the same server, its buffers and checks
+  // The same server, its buffers, checks and per-architecture rules (Phi-3 and Mistral run on its llama.cpp runner).
+  runtime_def d = llamacpp_runtime();
   d.kind = runtime_kind::ollama;
   d.profile = profile;
   d.reads = reads;

@@ -52,6 +52,13 @@ enum class device_split {
   tensor_then_pipeline,  ///< tensor parallel within a node, then pipeline stages across nodes
 };
 
+/// How a runtime runs one architecture where that differs from its config.json (its per-architecture table, by
+/// model_type): the settings it changes in the model and why.
+struct architecture_rule {
+  settings model;    ///< settings the runtime runs the model with (sliding_window "0": full attention everywhere)
+  std::string note;  ///< the note saying so, citing the runtime's code; "" when nothing changes
+};
+
 /// One inference runtime: every way it differs from the others. A function left null is a step the runtime does
 /// not take; the defaults are what transformers (eager PyTorch) does.
 struct runtime_def {
@@ -73,6 +80,9 @@ struct runtime_def {
   /// The MLA cache's item for `layers` MLA layers when the runtime does not cache the latent (layers/mla.cpp).
   void (*mla_cache)(const context& c, double layers, builder& kv) = nullptr;
   bool sliding_at_full_length = false;  ///< pages sliding-window layers at the whole context (layers/)
+  /// What it changes in this architecture (its table by model_type: llama.cpp runs Phi-3 without the sliding
+  /// window); resolve applies it over every layer of the settings. nullptr: the model as its settings say.
+  architecture_rule (*architecture)(const setting_values& v) = nullptr;
   /// The recurrent states' storage when state_dtype is auto; empty: the activation dtype.
   std::optional<dtype> state_dtype;
   /// Columns a causal convolution's state keeps beyond kernel - 1: transformers pads it to the whole kernel (1)
@@ -110,6 +120,11 @@ struct runtime_def {
 [[nodiscard]] const runtime_def& runtime_of(runtime_kind kind);
 /// The runtime auto picks for these weights (resolve.cpp): the first row whose picked_for holds, else vLLM.
 [[nodiscard]] runtime_kind auto_runtime(std::optional<dtype> weights);
+/// The rule of a runtime that runs `v`'s architecture with full attention in every layer (no sliding window), or
+/// nothing when `v` declares no window: the note says "<runtime> runs <model_type> without its sliding window of
+/// N tokens: <why>".
+[[nodiscard]] architecture_rule without_window(const setting_values& v, std::string_view runtime, std::string_view why);
+
 /// The profile vLLM, SGLang, TGI and llama.cpp share: flash/paged attention, no allocator slack (the pool is one
 /// allocation), the CUDA context.
 [[nodiscard]] settings engine_common();

@@ -2,6 +2,7 @@
 // SGLang: its defaults from the device's memory, and weights + KV cache within mem_fraction_static of the memory
 // free at start (runtime.hpp has the arithmetic). Sources: docs/methodology.md ("Runtimes").
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -27,6 +28,28 @@ settings profile(const setting_values& v) {
   p.emplace("mem_fraction_static", fixed3(sglang_mem_fraction(gpu_mib, v.tp, v.pp)));
   p.emplace("block_size", "1");
   return p;
+}
+
+// The architectures SGLang runs without the sliding window their config.json declares: classes whose
+// RadixAttention gets no sliding_window_size (sgl-project/sglang @00b08c49, python/sglang/srt/models/). Gemma 2/3,
+// gpt-oss, Cohere 2 and OLMo 3 pass their window per layer and run it (docs/runtimes.md).
+struct full_attention_class {
+  std::string_view model_type;  ///< config.json's model_type
+  std::string_view why;         ///< the class and what it does
+};
+constexpr std::array full_attention_classes{
+    full_attention_class{"mistral",
+                         "mistral.py: MistralForCausalLM(LlamaForCausalLM), whose LlamaAttention passes "
+                         "no sliding_window_size to RadixAttention"},
+    full_attention_class{"phi3",
+                         "llama.py: Phi3ForCausalLM(LlamaForCausalLM), whose LlamaAttention passes no "
+                         "sliding_window_size to RadixAttention"},
+};
+
+architecture_rule architecture(const setting_values& v) {
+  for (const full_attention_class& a : full_attention_classes)
+    if (a.model_type == v.model_type) return without_window(v, "SGLang", a.why);
+  return {};
 }
 
 bucket activations(const context& /*c*/) {
@@ -105,6 +128,7 @@ runtime_def sglang_runtime() {
   d.kind = runtime_kind::sglang;
   d.profile = profile;
   d.reads = reads;
+  d.architecture = architecture;
   d.activations = activations;
   d.overhead = overhead;
   d.report = report;

@@ -3,6 +3,8 @@
 // (runtimes/<name>.cpp). Every stage that depends on the runtime reads its row here.
 #include <array>
 #include <cstddef>
+#include <string>
+#include <string_view>
 
 #include "profiles.hpp"
 #include "runtimes/runtime_def.hpp"
@@ -38,6 +40,22 @@ runtime_kind auto_runtime(std::optional<dtype> weights) {
     for (const runtime_def& row : rows())
       if (row.picked_for != nullptr && row.picked_for(*weights)) return row.kind;
   return runtime_kind::vllm;
+}
+
+architecture_rule without_window(const setting_values& v, std::string_view runtime, std::string_view why) {
+  if (v.sliding_window <= 0) return {};
+  architecture_rule rule;
+  rule.model.emplace("sliding_window", "0");
+  // A layer list's sliding layers become full ones: with no window they would otherwise cache nothing.
+  std::string layers = v.layer_types;
+  const std::string_view sliding = "sliding_attention", full = "full_attention";
+  for (auto at = layers.find(sliding); at != std::string::npos; at = layers.find(sliding, at + full.size()))
+    layers.replace(at, sliding.size(), full);
+  if (layers != v.layer_types) rule.model.emplace("layer_types", layers);
+  rule.note = std::string(runtime) + " runs " + v.model_type + " without its sliding window of " +
+              std::to_string(v.sliding_window) + " tokens: every layer keeps the whole context (" + std::string(why) +
+              ")";
+  return rule;
 }
 
 settings engine_common() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }

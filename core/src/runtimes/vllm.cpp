@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// vLLM (V1 engine): its defaults, the profiling run that sizes its activations, its budget and the KV cache blocks
-// it allocates from what the budget leaves (runtime.hpp has the arithmetic). Sources: docs/methodology.md
-// ("Runtimes").
+// vLLM (the V1 engine, and V0 as vllm_version 0.6): its defaults, the profiling run that sizes its activations, its
+// budget and the KV cache blocks it allocates from what the budget leaves (runtime.hpp has the arithmetic), and how
+// it runs each architecture. Sources: docs/methodology.md ("Runtimes"), docs/runtimes.md.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -18,17 +19,49 @@ namespace {
 // measured on v0.11.0 (H100, DEBUG "non-torch forward increase": 0.13-0.14 GiB at tp 1, 0.54-0.55 at tp 2, NCCL's
 // buffers connected during the profiling run); from 0.17 the 0.32 GiB calibrated on Llama 3.1 8B logs, + 0.41 GiB
 // at tp > 1 (docs/methodology.md).
+// The V0 engine (vllm_version 0.6: 0.6 - 0.10 with VLLM_USE_V1=0) profiles the whole prompt: chunked prefill is on
+// by default only past a 32K context without a sliding window (EngineArgs.create_engine_config, v0.6.3), then 512
+// tokens a step; otherwise max_num_batched_tokens = max(max_model_len, 2048) (SchedulerConfig, v0.6.3 - v0.8.5) and
+// max_num_seqs 256.
+vllm_batch_defaults v0_defaults(const setting_values& v) {
+  constexpr std::int64_t long_context = 32768, chunk = 512, shortest = 2048, seqs = 256;
+  if (v.seq > long_context && v.sliding_window == 0) return {chunk, seqs};
+  return {std::max(v.seq, shortest), seqs};
+}
+
 settings profile(const setting_values& v) {
   settings p = engine_common();
   const bool a100 = v.gpu.find("a100") != std::string::npos;
-  const vllm_batch_defaults d = vllm_defaults(v.gpu_memory, a100);
+  const bool v0 = v.vllm_version == "0.6";
+  const vllm_batch_defaults d = v0 ? v0_defaults(v) : vllm_defaults(v.gpu_memory, a100);
   p.emplace("max_num_batched_tokens", std::to_string(d.batched_tokens));
   p.emplace("max_num_seqs", std::to_string(d.seqs));
-  const bool v0_21 = v.vllm_version == "0.21", v0_11 = v.vllm_version == "0.11";
+  const bool v0_21 = v.vllm_version == "0.21", v0_11 = v.vllm_version == "0.11" || v0;
   if (!v0_21) p.emplace("gpu_memory_utilization", "0.9");
+  // V0's non-torch memory: the 0.11 measurement (NCCL and cuBLAS are the same libraries; no V0 figure is logged).
   p.emplace("non_torch_memory", v0_11 ? (v.tp > 1 ? "0.55GiB" : "0.14GiB") : (v.tp > 1 ? "0.73GiB" : "0.32GiB"));
   p.emplace("cuda_graph_memory", v0_21 ? "0.84GiB" : "0");
   return p;
+}
+
+// Per architecture (docs/runtimes.md). V1 (0.11 on) runs every window config.json declares: an all-sliding model
+// through CacheConfig.sliding_window (EngineArgs.create_engine_config sets it unless is_interleaved), an interleaved
+// one per layer (Attention's per_layer_sliding_window: gemma2.py, gemma3.py, cohere2.py, gpt_oss.py, olmo3.py,
+// llama.py from layer_types), each group paged on its own (the hybrid KV cache manager). V0 (0.6) pages every layer
+// alike: CacheEngine allocates num_gpu_blocks blocks per layer and one block table serves every layer of a sequence
+// (vllm/worker/cache_engine.py), and an interleaved model gets no CacheConfig.sliding_window, so its sliding layers
+// hold the whole context as the full ones do. An all-sliding model (Mistral 7B v0.1) keeps its window in V0 too: the
+// block manager frees the blocks that leave it (BlockSpaceManager's block_sliding_window).
+constexpr std::array<std::string_view, 4> v0_interleaved{"gemma2", "gemma3", "gemma3_text", "cohere2"};
+
+architecture_rule architecture(const setting_values& v) {
+  if (v.vllm_version != "0.6") return {};
+  for (const std::string_view type : v0_interleaved)
+    if (type == v.model_type)
+      return without_window(v, "vLLM's V0 engine",
+                            "interleaved sliding window: CacheEngine gives every layer num_gpu_blocks blocks, one "
+                            "block table per sequence (vllm/worker/cache_engine.py, v0.6.3 - v0.8.5)");
+  return {};
 }
 
 // vLLM's rotary embedding keeps a cos/sin cache of max_position x rotary_dim in the model dtype (rotary_embedding
@@ -251,7 +284,9 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
 
 // The profile reads: max_num_batched_tokens and max_num_seqs from the device's memory and an A100's name
 // (vllm_defaults), the non-torch memory from tp > 1.
-profile_reads reads(const run_spec&) { return {.tp = true, .gpu = true, .gpu_memory = true}; }
+profile_reads reads(const run_spec& r) {
+  return {.seq = r.vllm == vllm_release::v0_6, .tp = true, .gpu = true, .gpu_memory = true};
+}
 
 }  // namespace
 
@@ -260,6 +295,7 @@ runtime_def vllm_runtime() {
   d.kind = runtime_kind::vllm;
   d.profile = profile;
   d.reads = reads;
+  d.architecture = architecture;
   d.extra_weights = rotary_cache;
   d.activations = activations;
   d.overhead = overhead;

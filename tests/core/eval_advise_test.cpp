@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// --advise under mode = eval: one forward pass, so no optimizer, gradient or adapter knob (advise.cpp knobs_for).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "llm_memory/advise.hpp"
+
+namespace llm_memory::test {
+namespace {
+
+// Every knob the advice considered: the ids of those re-estimated, the names of those skipped.
+std::vector<std::string> ids_of(const settings& s) {
+  const auto a = advise(s);
+  EXPECT_TRUE(a.ok()) << (a.ok() ? "" : to_string(a.errors().front()));
+  std::vector<std::string> ids;
+  if (!a.ok()) return ids;
+  for (const auto& k : a.value().knobs) ids.push_back(k.id);
+  for (const auto& k : a.value().skipped) ids.push_back(k.name);
+  return ids;
+}
+
+// Whether any considered knob's id or name contains `part`.
+bool considered(const std::vector<std::string>& ids, const std::string& part) {
+  return std::any_of(ids.begin(), ids.end(), [&](const std::string& id) { return id.find(part) != std::string::npos; });
+}
+
+const settings eval_run{{"mode", "eval"},       {"model", "llama-3.1-8b"}, {"seq", "4096"},     {"batch", "8"},
+                        {"attention", "eager"}, {"recompute", "none"},     {"framework", "hf"}, {"gpu", "h100-80gb"}};
+
+// The forward-pass knobs stay (half_seq, flash: eager attention stores its scores), the training ones go.
+TEST(eval_advise, offers_forward_pass_knobs_only) {
+  const std::vector<std::string> ids = ids_of(eval_run);
+  EXPECT_TRUE(considered(ids, "half_seq"));
+  EXPECT_TRUE(considered(ids, "flash"));  // considered, though eval's forward saves nothing by it (skipped)
+  // Ids of re-estimated knobs, names of skipped ones ("recompute none -> full", "AdamW -> 8-bit AdamW", ...).
+  for (const char* training : {"recompute", "lora", "LoRA", "optimizer", "AdamW", "one_moment", "Lion", "adafactor",
+                               "Adafactor", "fused_ce", "cross-entropy", "offload", "zero", "ZeRO"})
+    EXPECT_FALSE(considered(ids, training)) << training;
+  // The same run as a training step offers them (the filter is eval's alone).
+  settings train = eval_run;
+  train["mode"] = "train";
+  EXPECT_TRUE(considered(ids_of(train), "optimizer_8bit"));
+}
+
+// Halving the batch under eval changes the batch alone (no optimizer step whose effective batch grad_accum keeps).
+TEST(eval_advise, half_batch_leaves_grad_accum) {
+  const auto a = advise(eval_run);
+  ASSERT_TRUE(a.ok());
+  const auto it = std::find_if(a.value().knobs.begin(), a.value().knobs.end(),
+                               [](const knob_advice& k) { return k.id == "half_batch"; });
+  ASSERT_NE(it, a.value().knobs.end());
+  EXPECT_EQ(it->delta, (settings{{"batch", "4"}}));
+  EXPECT_EQ(it->name, "batch 8 -> 4");
+}
+
+// With eval_grad the forward keeps its graph for the gradients: recomputation applies again.
+TEST(eval_advise, eval_grad_offers_recomputation) {
+  settings s = eval_run;
+  s["eval_grad"] = "on";
+  const std::vector<std::string> ids = ids_of(s);
+  EXPECT_TRUE(considered(ids, "recompute"));
+  EXPECT_FALSE(considered(ids, "AdamW"));
+}
+
+}  // namespace
+}  // namespace llm_memory::test
