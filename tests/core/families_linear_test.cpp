@@ -184,4 +184,18 @@ TEST(families_linear, kimi_linear_bad_lists_name_the_setting) {
   }
 }
 
+// At tp 2 each rank keeps half the KDA heads and half the convolution channels: (73,728 + 2,097,152) / 2 per layer
+// and sequence. A kda layer list without KDA's sizes is refused naming linear_num_value_heads.
+TEST(families_linear, kda_state_per_rank_and_missing_sizes) {
+  const estimate_result e = estimated({{"model", "kimi-linear-48b-a3b-instruct"},
+                                       {"mode", "inference"},
+                                       {"runtime", "vllm"},
+                                       {"devices", "2"},
+                                       {"tp", "2"}});
+  EXPECT_EQ(item(e, "linear-attention state (KDA, per sequence)"), 20 * (73728.0 + 2097152) / 2);
+  const auto r = resolve({{"params", "7e9"}, {"layer_types", "3*kda,full_attention"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors().front().setting, "linear_num_value_heads");
+}
+
 }  // namespace
