@@ -61,7 +61,7 @@ export interface Settings {
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
   sliding_window_pattern?: number | string | null;
-  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel) or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
+  /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel), lightning_attention, kda or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
   layer_types?: string | null;
   /** Attention gate: Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value. Default `off`. */
   attention_output_gate?: FlagValue | null;

@@ -252,6 +252,8 @@ void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "mamba_n_groups", "must divide mamba_num_heads x mamba_head_dim");
   if (has(layer_kind::mamba1) && (v.mamba_d_inner < 1 || v.mamba_dt_rank < 1))
     fail(errors, "mamba_d_inner", "mamba1 layers need mamba_d_inner and mamba_dt_rank >= 1");
+  if (has(layer_kind::kda) && (v.linear_num_value_heads < 1 || v.linear_value_head_dim < 1))
+    fail(errors, "linear_num_value_heads", "kda layers need linear_num_value_heads and linear_value_head_dim >= 1");
 }
 
 // Key/value heads (the full-attention layers' too, Gemma 4) group the query heads: at most as many, dividing them.

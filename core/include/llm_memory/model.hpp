@@ -31,14 +31,22 @@ enum class projection : std::uint8_t {
   out_proj,      // Gated DeltaNet, Mamba-2 and short convolution: the mixer's output projection
   x_proj,        // Mamba-1 (Jamba): dt, B and C from the convolution's output
   dt_proj,       // Mamba-1 (Jamba): dt's low-rank expansion to the inner width
+  qkv_proj,      // lightning attention (MiniMax-01): q, k and v in one matrix
+  output_gate,   // lightning attention (MiniMax-01): the sigmoid gate on the normed output
+  f_a_proj,      // KDA (Kimi Linear): the per-channel decay's low-rank input
+  f_b_proj,      // KDA: the decay's expansion to every channel
+  b_proj,        // KDA: beta per head
+  g_a_proj,      // KDA: the output gate's low-rank input
+  g_b_proj,      // KDA: the output gate's expansion
 };
 
 /// PEFT's names, in the order of `projection`.
-inline constexpr std::array<std::string_view, 17> projection_names = {
-    "q_proj",    "k_proj",       "v_proj",     "o_proj",   "gate_proj",
-    "up_proj",   "down_proj",    "q_a_proj",   "q_b_proj", "kv_a_proj_with_mqa",
-    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",  "out_proj",
-    "x_proj",    "dt_proj"};
+inline constexpr std::array<std::string_view, 24> projection_names = {
+    "q_proj",    "k_proj",       "v_proj",     "o_proj",      "gate_proj",
+    "up_proj",   "down_proj",    "q_a_proj",   "q_b_proj",    "kv_a_proj_with_mqa",
+    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",     "out_proj",
+    "x_proj",    "dt_proj",      "qkv_proj",   "output_gate", "f_a_proj",
+    "f_b_proj",  "b_proj",       "g_a_proj",   "g_b_proj"};
 
 /// Whether a user can name `p` in lora_targets (MLA's projections are adapted by all-linear only).
 [[nodiscard]] constexpr bool nameable(projection p) { return p < projection::q_a_proj || p > projection::kv_b_proj; }
@@ -99,6 +107,8 @@ enum class layer_kind : std::uint8_t {
   short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
   attention_mamba,    ///< attention and Mamba-2 side by side on one input (Falcon-H1): both caches
   mamba1,             ///< Mamba-1 selective scan (Jamba): an SSM state of inner x d_state and a conv state
+  lightning,          ///< lightning attention (MiniMax-01): a heads x head_dim x head_dim state per sequence
+  kda,                ///< Kimi Delta Attention (Kimi Linear): a fp32 recurrent state and q/k/v conv states
   none,               ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
 };
 

@@ -64,9 +64,9 @@
     "Global layer every", "")                                                                                          \
   X(layer_types, text, "", 0, 0, "", "", "model",                                                                      \
     "The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, "               \
-    "sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel) or none, mlp "       \
-    "dense, moe or "                                                                                                   \
-    "none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern",                                  \
+    "sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel), "                   \
+    "lightning_attention, kda or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from "     \
+    "sliding_window_pattern",                                                                                          \
     "Layer kinds", "")                                                                                                 \
   X(attention_output_gate, flag, "off", 0, 0, "", "", "model",                                                         \
     "Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value", "Attention gate", "") \

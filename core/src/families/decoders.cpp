@@ -255,6 +255,11 @@ constexpr std::array families = {
     family{.model_type = "falcon_h1", .fields = falcon_h1_fields},
     // Jamba: Mamba-1 and attention layers, experts every other layer (hybrid2.cpp; docs/models.md).
     family{.model_type = "jamba", .position = "none", .fields = jamba_fields},
+    // MiniMax-Text-01 / MiniMax-M1: lightning and softmax attention, experts in every layer (linear_hybrids.cpp).
+    family{.model_type = "minimax", .fields = minimax_fields},
+    // Kimi Linear: KDA and MLA layers (3:1), DeepSeek-V3's experts (linear_hybrids.cpp); no rotary anywhere
+    // (modeling_kimi.py KimiMLAAttention asserts mla_use_nope).
+    family{.model_type = "kimi_linear", .position = "none", .router_bias = true, .fields = kimi_linear_fields},
     // Issue 32's Gated DeltaNet hybrids; the derivations are in docs/models.md.
     family{.model_type = "qwen3_next", .qk_norm = "head", .shared_expert_gate = true, .fields = qwen3_next_fields},
     family{.model_type = "qwen3_5", .qk_norm = "head", .fields = qwen3_5_fields},
@@ -280,6 +285,8 @@ const family* find_family(std::string_view type) {
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
   // Kimi K2 runs DeepSeek-V3's modeling code (its remote modeling_deepseek.py; architectures DeepseekV3ForCausalLM).
   if (type == "kimi_k2") type = "deepseek_v3";
+  // MiniMax-Text-01 and MiniMax-M1's remote-code configs; transformers' port names them minimax.
+  if (type == "minimax_text_01" || type == "minimax_m1") type = "minimax";
   // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.
   if (type == "qwen3_vl" || type == "qwen3_vl_text") type = "qwen3";
   if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_text") type = "qwen3_moe";

@@ -122,6 +122,11 @@ void jamba_fields(reader& r, std::string_view written);
 // Per-layer entries as layer_types text, equal neighbours as one "N*entry" (ssm.cpp).
 [[nodiscard]] std::string joined_layers(const std::vector<std::string>& entries);
 
+// ---- linear_hybrids.cpp: MiniMax-Text-01 / MiniMax-M1 and Kimi Linear (issue 32) ----------------------------------
+
+void minimax_fields(reader& r, std::string_view written);
+void kimi_linear_fields(reader& r, std::string_view written);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

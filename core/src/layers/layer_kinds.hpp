@@ -42,6 +42,9 @@ struct layer_kind_def {
   /// A recurrent kind that also caches every token's keys and values (Falcon-H1's parallel attention and Mamba):
   /// the runtimes count it among the attention layers too.
   bool attends = false;
+  /// Why llama.cpp (and Ollama) cannot load a model with this kind: no architecture of theirs has it ("" when one
+  /// does; runtimes/llamacpp.cpp refuses the run with this text).
+  std::string_view llamacpp_refusal = {};
 };
 
 /// Each kind, defined in its own file.
@@ -54,10 +57,12 @@ extern const layer_kind_def mamba_layer;
 extern const layer_kind_def short_conv_layer;
 extern const layer_kind_def attention_mamba_layer;
 extern const layer_kind_def mamba1_layer;
+extern const layer_kind_def lightning_attention_layer;
+extern const layer_kind_def kda_layer;
 extern const layer_kind_def no_mixer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 10>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 12>& layer_kinds();
 
 /// config.json's layer list as runs of kinds (the layer_types setting: "full_attention,3*linear_attention",
 /// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).

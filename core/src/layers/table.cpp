@@ -10,10 +10,19 @@
 
 namespace llm_memory::detail {
 
-const std::array<const layer_kind_def*, 10>& layer_kinds() {
-  static const std::array<const layer_kind_def*, 10> table = {
-      &attention_layer,  &sliding_attention_layer, &mla_layer,    &dsa_layer, &linear_attention_layer, &mamba_layer,
-      &short_conv_layer, &attention_mamba_layer,   &mamba1_layer, &no_mixer};
+const std::array<const layer_kind_def*, 12>& layer_kinds() {
+  static const std::array<const layer_kind_def*, 12> table = {&attention_layer,
+                                                              &sliding_attention_layer,
+                                                              &mla_layer,
+                                                              &dsa_layer,
+                                                              &linear_attention_layer,
+                                                              &mamba_layer,
+                                                              &short_conv_layer,
+                                                              &attention_mamba_layer,
+                                                              &mamba1_layer,
+                                                              &lightning_attention_layer,
+                                                              &kda_layer,
+                                                              &no_mixer};
   return table;
 }
 
@@ -43,11 +52,12 @@ std::optional<mlp_kind> mlp_named(std::string_view name) {
 }
 
 error bad_entry(std::string_view entry, const std::string& why) {
-  return error{
-      "layer_types",
-      "entry " + quoted(entry) + " " + why +
-          "; write [N*]mixer[+mlp] with mixer full_attention, sliding_attention, "
-          "linear_attention, mamba, mamba1, conv, attention_mamba or none and mlp dense, moe or none (docs/models.md)"};
+  return error{"layer_types", "entry " + quoted(entry) + " " + why +
+                                  "; write [N*]mixer[+mlp] with mixer full_attention, sliding_attention, "
+                                  "linear_attention, mamba, mamba1, conv, attention_mamba, lightning_attention, kda or "
+                                  "none and mlp dense, moe or "
+                                  "none "
+                                  "(docs/models.md)"};
 }
 
 // One entry: "[N*]mixer[+mlp]", or "mlp" / "moe" for an MLP-only block.

@@ -44,8 +44,21 @@ architecture_rule architecture(const setting_values& v) {
   return {};
 }
 
+// A layer kind no llama.cpp architecture has (its row's llamacpp_refusal): convert_hf_to_gguf.py writes no GGUF
+// for the model, so neither llama.cpp nor Ollama loads it. Checked on the layer_types setting, as TGI's check is.
+void check_kinds(const run_spec& r, std::vector<error>& errors) {
+  const auto runs = parse_layer_types(r.values.layer_types);
+  if (!runs.ok()) return;
+  for (const layer_run& run : runs.value())
+    if (const std::string_view why = layer_def(run.kind).llamacpp_refusal; !why.empty()) {
+      errors.push_back({"runtime", std::string(why) + "; choose runtime vllm or transformers"});
+      return;
+    }
+}
+
 // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp).
 void check(const run_spec& r, std::vector<error>& errors) {
+  check_kinds(r, errors);
   const bool float_v = r.cache_v == ggml_type::f16 || r.cache_v == ggml_type::bf16 || r.cache_v == ggml_type::f32;
   // The V type came from cache_type_v, or from kv_dtype when cache_type_v is left at f16.
   const bool from_v = r.values.cache_type_v != "f16";

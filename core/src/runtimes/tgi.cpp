@@ -30,9 +30,10 @@ settings profile(const setting_values& v) {
 // family's attention refuses a remainder (flash_llama_modeling.py @v3.3.4); no KV head is replicated.
 // TGI v3.3.x serves no Gated DeltaNet, Mamba-2 or short-convolution model: docs/source/supported_models.md and
 // server/text_generation_server/models/__init__.py list no qwen3_next, qwen3_5, nemotron_h, granitemoehybrid,
-// falcon_h1, jamba or lfm2; its one state-space model is Mamba-1 (state-spaces/mamba-2.8b-slimpj).
-// A recurrent kind is one that keeps a state per sequence (layer_kind_def::state_bytes), as the other runtimes
-// size it. Checked on the layer_types setting: the runtime's checks run before the model is built (resolve.cpp).
+// falcon_h1, jamba, lfm2 or minimax (MiniMax-Text-01); its one state-space model is Mamba-1
+// (state-spaces/mamba-2.8b-slimpj). A recurrent kind is one that keeps a state per sequence
+// (layer_kind_def::state_bytes), as the other runtimes size it. Checked on the layer_types setting: the runtime's
+// checks run before the model is built (resolve.cpp).
 bool recurrent(const setting_values& v) {
   const auto runs = parse_layer_types(v.layer_types);
   return runs.ok() && std::any_of(runs.value().begin(), runs.value().end(),
