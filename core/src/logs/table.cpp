@@ -91,10 +91,11 @@ log_read read_text(std::string_view text) {
   const auto lines = detail::log_lines(text, out.settings.notes);
   const log_row* row = find_log(lines);
   if (row == nullptr) {
-    errors.push_back({"log",
-                      "no line of a vLLM, SGLang, llama.cpp / Ollama or TGI startup log, torch.cuda.memory_stats(), "
-                      "or a torchtune or litgpt run (\"Available KV cache memory\", \"KV Cache is allocated\", "
-                      "\"buffer size =\", \"Setting max batch total tokens to\", \"Memory used: \", ...)"});
+    errors.push_back(
+        {"log",
+         "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, a TGI log, torch.cuda.memory_stats(), "
+         "or a torchtune or litgpt run (\"Available KV cache memory\", \"KV Cache is allocated\", "
+         "\"buffer size =\", \"Setting max batch total tokens to\", \"Memory used: \", ...)"});
     return out;
   }
   out.format = row->format;
