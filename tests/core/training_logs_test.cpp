@@ -150,18 +150,27 @@ TEST(log_torch_stats, reads_the_peaks_in_bytes_as_gib_and_keeps_the_largest) {
 }
 
 // torchtune, Llama 3 8B LoRA on 4 GPUs (FSDP): the memory stats after model init (a user's run log, search-index
-// file 44916538522, 2025-01-17; one rank's block).
-TEST(log_torchtune, reads_the_peaks_after_model_init) {
+// file 44916538522, 2025-01-17; one rank's block). The recipe resets the peaks after it: its allocation is the
+// weights as loaded, set beside the parameters bucket; its reserved figure is not a step's peak and is left out.
+TEST(log_torchtune, reads_the_allocation_after_model_init_as_the_weights) {
   const log_read r = read_log(fixture("torchtune-llama3-8b-lora-4gpu.log"));
   EXPECT_EQ(r.format, "torchtune");
-  const auto* allocated = figure(r, "peak_allocated");
-  const auto* reserved = figure(r, "peak_reserved");
-  ASSERT_TRUE(allocated != nullptr && reserved != nullptr);
-  EXPECT_EQ(allocated->value, 4.98);
-  EXPECT_EQ(allocated->line, 4u);
-  EXPECT_EQ(reserved->value, 5.12);
-  EXPECT_EQ(reserved->unit, "GiB");
+  const auto* weights = figure(r, "weights");
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->value, 4.98);
+  EXPECT_EQ(weights->line, 4u);
+  EXPECT_EQ(weights->unit, "GiB");
+  EXPECT_EQ(figure(r, "peak_allocated"), nullptr);
+  EXPECT_EQ(figure(r, "peak_reserved"), nullptr);
   EXPECT_TRUE(noted(r, "no resolved config"));
+  const settings typed{
+      {"mode", "train"}, {"framework", "torchtune"}, {"model", "llama-3.1-8b"}, {"finetune", "lora"}, {"devices", "4"}};
+  const auto est = estimate(typed);
+  ASSERT_TRUE(est.ok());
+  const auto* row = row_of(reconcile(r, est.value()), "weights");
+  ASSERT_TRUE(row != nullptr && row->ours);
+  EXPECT_EQ(row->quantity, "parameters");
+  EXPECT_DOUBLE_EQ(*row->ours, est.value().bytes("parameters") / 1073741824.0);
 }
 
 // The metric logger's per-step peaks (https://github.com/meta-pytorch/torchtune/pull/2406, two of its steps) and
@@ -178,8 +187,8 @@ TEST(log_torchtune, the_largest_step_peak_wins_and_gb_stays_decimal) {
   EXPECT_EQ(allocated->value, 53.99104309082031);
   EXPECT_EQ(allocated->line, 2u);
   const log_read old = read_log("Memory Stats after model init::\nGPU peak memory allocation: 13.96 GB\n");
-  ASSERT_NE(figure(old, "peak_allocated"), nullptr);
-  EXPECT_EQ(figure(old, "peak_allocated")->unit, "GB");
+  ASSERT_NE(figure(old, "weights"), nullptr);
+  EXPECT_EQ(figure(old, "weights")->unit, "GB");
 }
 
 // The resolved config a recipe logs first (torchtune/config/_utils.py log_config), read by the recipe reader.
@@ -196,7 +205,8 @@ TEST(log_torchtune, reads_the_resolved_config_as_a_recipe) {
       "  max_seq_len: 2048\n"
       "\n"
       "INFO:torchtune.utils._logging:Memory stats after model init:\n"
-      "\tGPU peak memory allocation: 16.50 GiB\n");
+      "\tGPU peak memory allocation: 15.06 GiB\n"
+      "1|10|Loss: 1.02 peak_memory_alloc:16.50 peak_memory_reserved:18.25\n");
   ASSERT_TRUE(r.settings.errors.empty()) << r.settings.errors.front().message;
   EXPECT_EQ(value_of(r, "model"), "llama-3.1-8b");
   EXPECT_EQ(value_of(r, "framework"), "torchtune");

@@ -18,15 +18,16 @@ namespace llm_memory::detail {
 namespace {
 
 struct peak_mark {
-  std::string_view mark;  ///< what precedes the figure
-  std::string_view item;  ///< log_figure::item
-  std::string_view label;
+  std::string_view mark;     ///< what precedes the figure
+  std::string_view item;     ///< log_figure::item
+  std::string_view label;    ///< as the log names it
+  bool device_line = false;  ///< log_memory_stats' "<device> peak memory ..." line (the init block's)
 };
 constexpr peak_mark marks[] = {
-    {" peak memory allocation: ", "peak_allocated", "peak memory allocation"},
-    {" peak memory reserved: ", "peak_reserved", "peak memory reserved"},
-    {"peak_memory_alloc:", "peak_allocated", "peak_memory_alloc"},
-    {"peak_memory_reserved:", "peak_reserved", "peak_memory_reserved"},
+    {" peak memory allocation: ", "peak_allocated", "peak memory allocation", true},
+    {" peak memory reserved: ", "peak_reserved", "peak memory reserved", true},
+    {"peak_memory_alloc:", "peak_allocated", "peak_memory_alloc", false},
+    {"peak_memory_reserved:", "peak_reserved", "peak_memory_reserved", false},
 };
 
 // torchtune before v0.2 divided by 1e9 and printed "GB"; since, by 1024**3 and "GiB" (the metrics print none).
@@ -35,11 +36,18 @@ std::string unit_after(std::string_view t) {
   return space != std::string_view::npos && t.substr(space + 1).starts_with("GB") ? "GB" : "GiB";
 }
 
-void peaks(const log_line& l, log_read& out) {
-  for (const auto& m : marks)
-    if (const auto t = after(l.text, m.mark))
-      if (const auto v = leading_number(*t))
-        set_peak_figure(out, {std::string(m.item), std::string(m.label), *v, unit_after(*t), l.number});
+// The block after "Memory stats after model init:" holds the weights as loaded (the recipe resets the peaks
+// after it), not the training step's peak: its allocation is the weights item, its reserved figure is left out.
+void peaks(const log_line& l, bool init, log_read& out) {
+  for (const auto& m : marks) {
+    const auto t = after(l.text, m.mark);
+    const auto v = t ? leading_number(*t) : std::nullopt;
+    if (!v) continue;
+    if (!init || !m.device_line)
+      set_peak_figure(out, {std::string(m.item), std::string(m.label), *v, unit_after(*t), l.number});
+    else if (m.item == "peak_allocated")
+      set_figure(out, {"weights", "peak memory allocation after model init", *v, unit_after(*t), l.number});
+  }
 }
 
 // The resolved config's lines: from the line after the marker up to the next logger line (an upper-case
@@ -78,7 +86,12 @@ void read_config(std::span<const log_line> lines, log_read& out) {
 
 void read_torchtune_log(std::span<const log_line> lines, log_read& out) {
   read_config(lines, out);
-  for (const auto& l : lines) peaks(l, out);
+  std::size_t init_until = 0;  // the last line of an "after model init" block (its three device lines)
+  for (const auto& l : lines) {
+    if (after(l.text, "Memory stats after model init") || after(l.text, "Memory Stats after model init"))
+      init_until = l.number + 3;
+    peaks(l, l.number <= init_until, out);
+  }
 }
 
 }  // namespace llm_memory::detail
