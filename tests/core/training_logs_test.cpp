@@ -163,9 +163,10 @@ TEST(log_torchtune, reads_the_allocation_after_model_init_as_the_weights) {
   EXPECT_EQ(figure(r, "peak_allocated"), nullptr);
   EXPECT_EQ(figure(r, "peak_reserved"), nullptr);
   EXPECT_TRUE(noted(r, "no resolved config"));
+  EXPECT_EQ(value_of(r, "zero"), "3");  // line 1: "FSDP is enabled" (the distributed recipe shards the model)
   const settings typed{
       {"mode", "train"}, {"framework", "torchtune"}, {"model", "llama-3.1-8b"}, {"finetune", "lora"}, {"devices", "4"}};
-  const auto est = estimate(typed);
+  const auto est = estimate(with(r.settings.values, typed));
   ASSERT_TRUE(est.ok());
   const auto* row = row_of(reconcile(r, est.value()), "weights");
   ASSERT_TRUE(row != nullptr && row->ours);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "logs/logs.hpp"
+#include "readers/readers.hpp"
 #include "readers/recipe.hpp"
 #include "readers/yaml.hpp"
 #include "text.hpp"
@@ -82,10 +83,18 @@ void read_config(std::span<const log_line> lines, log_read& out) {
   read_torchtune(doc.value(), out.settings);
 }
 
+// "FSDP is enabled. Instantiating model ..." (recipes/*_distributed.py): the model is sharded, FSDP's full shard.
+void sharding(std::span<const log_line> lines, log_read& out) {
+  for (const auto& l : lines)
+    if (after(l.text, "FSDP is enabled"))
+      return set_setting(out.settings, "line " + std::to_string(l.number) + " FSDP is enabled", "zero", "3");
+}
+
 }  // namespace
 
 void read_torchtune_log(std::span<const log_line> lines, log_read& out) {
   read_config(lines, out);
+  sharding(lines, out);
   std::size_t init_until = 0;  // the last line of an "after model init" block (its three device lines)
   for (const auto& l : lines) {
     if (after(l.text, "Memory stats after model init") || after(l.text, "Memory Stats after model init"))
