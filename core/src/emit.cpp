@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "emit_training.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -147,6 +148,8 @@ result<emitted> emit(const setting_values& values, std::string_view format) {
     c = llamacpp(values);
   else if (format == "ollama")
     c = ollama(values);
+  else if (auto training = detail::emit_training(values, format))
+    return emitted{training->text + "\n", training->not_carried};
   else
     return error{"emit", "must be one of " + std::string(emit_formats) + ", got " + detail::quoted(format)};
   return emitted{c.text + "\n", c.not_carried};

@@ -244,8 +244,8 @@ TEST(Launch, BadInputNamesTheOption) {
   EXPECT_EQ(first("kubectl run vllm --image=vllm/vllm-openai"),
             "command: \"kubectl\" is not a launch command llm-memory reads (vllm serve, python -m "
             "vllm.entrypoints.openai.api_server, llama-server, llama-cli, python -m sglang.launch_server, "
-            "text-generation-launcher, docker run, podman run, ollama serve, ollama run, Modelfile, trl sft, "
-            "python SCRIPT.py, torchrun, accelerate launch)");
+            "text-generation-launcher, docker run, podman run, ollama serve, ollama run, Modelfile, "
+            "python pretrain_gpt.py, tune run, trl sft, python SCRIPT.py, torchrun, accelerate launch)");
   EXPECT_EQ(first(std::string("vllm serve\0x", 12)), "command: holds a NUL byte: not a command line");
   EXPECT_EQ(first(std::string((1 << 20) + 1, 'a')), "command: longer than 1 MiB");
 }

@@ -20,7 +20,7 @@ struct emitted {
 };
 
 /// The formats emit() writes, as `--emit` names them.
-inline constexpr std::string_view emit_formats = "vllm|sglang|llamacpp|ollama";
+inline constexpr std::string_view emit_formats = "vllm|sglang|llamacpp|ollama|accelerate|torchtune|trl";
 
 /// The command for `values` (resolved settings) in `format` (one of emit_formats); an error names "emit".
 [[nodiscard]] result<emitted> emit(const setting_values& values, std::string_view format);

@@ -18,19 +18,20 @@ namespace llm_memory {
 /// One figure the log printed.
 struct log_figure {
   std::string item{};    ///< what it measures: weights, host_weights, kv_memory, kv_tokens, max_concurrency,
-                         ///< cuda_graphs, compute_buffer, host_compute_buffer
+                         ///< cuda_graphs, compute_buffer, host_compute_buffer; peak_allocated, peak_reserved
+                         ///< (memory_stats(), torchtune, litgpt)
   std::string label{};   ///< as the log names it ("Available KV cache memory", "CUDA0 KV buffer size")
   double value = 0;      ///< as printed, in `unit`
-  std::string unit{};    ///< GiB, MiB, tokens or x (requests)
+  std::string unit{};    ///< GiB, MiB, GB (10^9 B: litgpt), tokens or x (requests)
   std::size_t line = 0;  ///< the line it was read from, from 1
 };
 
 /// What a startup log says: the settings it states (as a launch command's reader gives them, each option named
 /// "line N --option") and the figures it measured.
 struct log_read {
-  std::string format{};               ///< "vllm", "sglang" or "llamacpp"
+  std::string format{};               ///< "vllm", "sglang", "llamacpp", "tgi", "torch_stats", "torchtune", "litgpt"
   launch_read settings{};             ///< the settings and what was read, ignored, noted; errors name the line
-  std::vector<log_figure> figures{};  ///< in item order, one per item (the last printed wins)
+  std::vector<log_figure> figures{};  ///< in item order, one per item (the last printed wins; of peaks, the largest)
 };
 
 /// Reads a startup log (at most 16 MiB, lines of at most 64 KiB; longer lines are skipped with a note). Never

@@ -146,4 +146,10 @@ void set_figure(log_read& out, log_figure f) {
   out.figures.push_back(std::move(f));
 }
 
+void set_peak_figure(log_read& out, log_figure f) {
+  for (const auto& old : out.figures)
+    if (old.item == f.item && old.value >= f.value) return;
+  set_figure(out, std::move(f));
+}
+
 }  // namespace llm_memory::detail

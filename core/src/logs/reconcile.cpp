@@ -50,6 +50,9 @@ ours_figure ours_of(std::string_view item, std::string_view format, const estima
   if (item == "cuda_graphs") return item_named(r, "CUDA graphs");
   if (item == "compute_buffer")
     return {"runtime:buffers.compute", buffers ? std::optional(rt.compute_buffer) : std::nullopt};
+  // memory_stats(), torchtune and litgpt print the caching allocator's peaks (estimate.hpp peak_memory).
+  if (item == "peak_allocated") return {"peak.allocated", positive(r.peak.allocated)};
+  if (item == "peak_reserved") return {"peak.reserved", positive(r.peak.reserved)};
   if (item == "host_compute_buffer")
     return {"runtime:buffers.host_compute", buffers ? std::optional(rt.host_compute_buffer) : std::nullopt};
   return {};
@@ -58,7 +61,8 @@ ours_figure ours_of(std::string_view item, std::string_view format, const estima
 double in_unit(double v, std::string_view unit) {
   if (unit == "GiB") return v / 1073741824.0;
   if (unit == "MiB") return v / 1048576.0;
-  return v;  // tokens, requests
+  if (unit == "GB") return v / 1e9;  // litgpt's `/ 1e9`
+  return v;                          // tokens, requests
 }
 
 }  // namespace
@@ -122,7 +126,11 @@ std::string validation_records(const log_read& log, const reconciliation& rec, c
     o["name"] = log.settings.command + ": " + row.logged.label + " (line " + std::to_string(row.logged.line) + ")";
     o["source"] = std::string(source);
     o["kind"] = "published log";
-    o["runtime"] = runtime != used.end() ? runtime->second : log.format;
+    // A training log names no runtime: a training row of published.json has none.
+    if (runtime != used.end())
+      o["runtime"] = runtime->second;
+    else if (log.format == "vllm" || log.format == "sglang" || log.format == "llamacpp" || log.format == "tgi")
+      o["runtime"] = log.format;
     o["settings"] = values;
     o["quantity"] = json::array({json(row.quantity)});
     o["published"] = row.logged.value;

@@ -12,7 +12,7 @@ namespace llm_memory {
 
 namespace {
 
-enum class log_reader { vllm, sglang, llamacpp };
+enum class log_reader { vllm, sglang, llamacpp, tgi, torch_stats, torchtune, litgpt };
 
 struct log_row {
   std::string_view format;                ///< the log_read::format it gives
@@ -21,7 +21,7 @@ struct log_row {
   log_reader read = log_reader::vllm;
 };
 
-constexpr std::array<log_row, 3> logs{{
+constexpr std::array<log_row, 7> logs{{
     {"vllm",
      "vLLM log",
      {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
@@ -34,6 +34,22 @@ constexpr std::array<log_row, 3> logs{{
      "llama.cpp log",
      {"llama_model_loader:", "load_tensors:", "buffer size =", "llama_context:"},
      log_reader::llamacpp},
+    {"tgi",
+     "TGI log",
+     {"text_generation_launcher", "text_generation_router", "Setting max batch total tokens to", "KV-cache blocks: "},
+     log_reader::tgi},
+    {"torch_stats",
+     "torch.cuda.memory_stats()",
+     {"'allocated_bytes.all.peak'", "'reserved_bytes.all.peak'", "'active_bytes.all.peak'", "'num_alloc_retries'"},
+     log_reader::torch_stats},
+    {"torchtune",
+     "torchtune log",
+     {"with resolved config:", " peak memory allocation: ", " peak memory reserved: ", "peak_memory_alloc:"},
+     log_reader::torchtune},
+    {"litgpt",
+     "litgpt log",
+     {"Memory used: ", "'checkpoint_dir': ", "TrainArgs(", "Training time: "},
+     log_reader::litgpt},
 }};
 
 void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
@@ -41,6 +57,10 @@ void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
     case log_reader::vllm: return detail::read_vllm_log(lines, out);
     case log_reader::sglang: return detail::read_sglang_log(lines, out);
     case log_reader::llamacpp: return detail::read_llamacpp_log(lines, out);
+    case log_reader::tgi: return detail::read_tgi_log(lines, out);
+    case log_reader::torch_stats: return detail::read_torch_stats_log(lines, out);
+    case log_reader::torchtune: return detail::read_torchtune_log(lines, out);
+    case log_reader::litgpt: return detail::read_litgpt_log(lines, out);
   }
 }
 
@@ -71,12 +91,15 @@ log_read read_text(std::string_view text) {
   const auto lines = detail::log_lines(text, out.settings.notes);
   const log_row* row = find_log(lines);
   if (row == nullptr) {
-    errors.push_back({"log",
-                      "no line of a vLLM, SGLang or llama.cpp / Ollama startup log (\"Available KV cache "
-                      "memory\", \"KV Cache is allocated\", \"buffer size =\", ...)"});
+    errors.push_back(
+        {"log",
+         "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, a TGI log, torch.cuda.memory_stats(), "
+         "or a torchtune or litgpt run (\"Available KV cache memory\", \"KV Cache is allocated\", "
+         "\"buffer size =\", \"Setting max batch total tokens to\", \"Memory used: \", ...)"});
     return out;
   }
   out.format = row->format;
+  out.settings.command = row->command;  // what the training logs' recipe readers name their mode and framework by
   run(row->read, lines, out);
   out.settings.command = row->command;
   if (out.figures.empty()) out.settings.notes.push_back("no memory figure found in the log: nothing to compare");

@@ -143,6 +143,15 @@ void read_modelfile(std::string_view text, launch_read& out);
 /// the launcher's process count, then the script's flags as TrainingArguments / SFTConfig fields.
 void read_training_command(const command_line& cmd, launch_read& out);
 
+/// `tune run RECIPE --config CONFIG key=value ...`: the overrides read as a torchtune recipe.
+void read_tune_run(const command_line& cmd, launch_read& out);
+
+/// Megatron-LM's pretraining flags (`pretrain_gpt.py ...`, after the script) as settings, framework megatron.
+void read_megatron(std::span<const std::string> args, launch_read& out);
+
+/// Whether `script` is one of Megatron-LM's pretraining entry points (pretrain_gpt.py, pretrain_mamba.py, ...).
+[[nodiscard]] bool is_megatron_script(std::string_view script);
+
 /// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
 bool read_command(command_line cmd, launch_read& out);
 

@@ -31,6 +31,8 @@ enum class reader {
   docker,
   ollama,
   modelfile,
+  megatron,
+  tune_run,
   training,
   torchtune,
   axolotl,
@@ -38,6 +40,7 @@ enum class reader {
   accelerate,
   deepspeed,
   training_args,
+  litgpt,
 };
 
 struct reader_row {
@@ -45,7 +48,7 @@ struct reader_row {
   reader read = reader::vllm;
 };
 
-constexpr std::array<reader_row, 21> readers{{
+constexpr std::array<reader_row, 24> readers{{
     {"vllm serve", reader::vllm},
     {"python -m vllm.entrypoints.openai.api_server", reader::vllm},
     {"llama-server", reader::llama_server},
@@ -56,7 +59,9 @@ constexpr std::array<reader_row, 21> readers{{
     {"podman run", reader::docker},
     {"ollama serve", reader::ollama},
     {"ollama run", reader::ollama},
-    {"Modelfile", reader::modelfile},  // read whole by read_modelfile(): not a command line
+    {"Modelfile", reader::modelfile},              // read whole by read_modelfile(): not a command line
+    {"python pretrain_gpt.py", reader::megatron},  // Megatron-LM's pretrain_*.py (is_megatron_script)
+    {"tune run", reader::tune_run},
     {"trl sft", reader::training},
     {"python SCRIPT.py", reader::training},
     {"torchrun", reader::training},
@@ -68,6 +73,7 @@ constexpr std::array<reader_row, 21> readers{{
     {"accelerate config", reader::accelerate},
     {"DeepSpeed config", reader::deepspeed},
     {"TrainingArguments", reader::training_args},
+    {"litgpt config", reader::litgpt},
 }};
 
 void run(reader r, const detail::command_line& cmd, launch_read& out) {
@@ -79,6 +85,8 @@ void run(reader r, const detail::command_line& cmd, launch_read& out) {
     case reader::tgi: return detail::read_tgi(cmd, out);
     case reader::docker: return detail::read_docker(cmd, out);
     case reader::ollama: return detail::read_ollama(cmd, out);
+    case reader::megatron: return detail::read_megatron(cmd.args, out);
+    case reader::tune_run: return detail::read_tune_run(cmd, out);
     case reader::training: return detail::read_training_command(cmd, out);
     default: return;  // the documents are read by read_document()
   }
@@ -92,6 +100,7 @@ void run(reader r, const json& doc, launch_read& out) {
     case reader::accelerate: return detail::read_accelerate_config(doc, out);
     case reader::deepspeed: return detail::read_deepspeed_config(doc, out);
     case reader::training_args: return detail::read_training_args(doc, out);
+    case reader::litgpt: return detail::read_litgpt(doc, out);
     default: return;
   }
 }
@@ -108,6 +117,7 @@ std::optional<reader> format_of(const json& doc) {
   if (has_component(doc)) return reader::torchtune;
   if (has("base_model") && (has("adapter") || has("micro_batch_size") || has("sequence_len"))) return reader::axolotl;
   if (has("model_name_or_path") && (has("stage") || has("finetuning_type"))) return reader::llama_factory;
+  if (has("checkpoint_dir") && (has("train") || has("precision") || has("lora_r"))) return reader::litgpt;
   if (has("distributed_type") || has("compute_environment")) return reader::accelerate;
   if (has("zero_optimization") || has("train_micro_batch_size_per_gpu")) return reader::deepspeed;
   if (has("per_device_train_batch_size") || has("model_name_or_path") || has("gradient_checkpointing") ||
@@ -127,7 +137,7 @@ const reader_row* row_of(std::string_view command) {
 // `python3.11 -m module` reads as `python -m module`; the words that select the command leave the arguments.
 const reader_row* find_reader(detail::command_line& cmd) {
   if (cmd.program.starts_with("python") && !cmd.args.empty() && cmd.args[0].ends_with(".py")) {
-    cmd.program = "python SCRIPT.py";
+    cmd.program = detail::is_megatron_script(cmd.args[0]) ? "python pretrain_gpt.py" : "python SCRIPT.py";
     cmd.args.erase(cmd.args.begin());
   }
   if (cmd.program.starts_with("python") && cmd.args.size() >= 2 && cmd.args[0] == "-m") {

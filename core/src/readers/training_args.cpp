@@ -173,6 +173,7 @@ void read_training_command(const command_line& cmd, launch_read& out) {
         ignore(out, name, "a launcher option no memory setting depends on");
       if (has_value) ++i;
     }
+    if (i < args.size() && is_megatron_script(args[i])) return read_megatron(args.subspan(i + 1), out);
     if (i < args.size()) ++i;  // the script
     args = args.subspan(i);
   }
