@@ -10,7 +10,7 @@
 //   node scripts/bench-fits.mjs [path to llm-memory, default build/release/llm-memory] [reps, default 3]
 //   LLM_MEMORY_WASM=path/to/llm-memory.js picks the JS API (default dist/llm-memory.js); "none" skips wasm.
 //   LLM_MEMORY_BEFORE_CLI / LLM_MEMORY_BEFORE_WASM: a build to time beside it (the ratio printed).
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -40,23 +40,24 @@ const label = (m) =>
     .join("");
 const ms = (x) => `${x.toFixed(1)} ms`;
 
-function timedCli(bin, args) {
-  const times = [];
-  let out = "";
-  for (let r = 0; r < reps; ++r) {
-    const start = performance.now();
-    out = execFileSync(bin, args, { encoding: "utf8", maxBuffer: 1 << 26 });
-    times.push(performance.now() - start);
-  }
-  return { ms: median(times), out };
+/** Wall and CPU time (user + system, /usr/bin/time) of one CLI run [ms], and its output. */
+function runCli(bin, args) {
+  const start = performance.now();
+  const run = spawnSync("/usr/bin/time", ["-f", "%U %S", bin, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const wall = performance.now() - start;
+  if (run.status !== 0) throw new Error(`${bin} ${args.join(" ")}: ${run.stderr}`);
+  const [user, system] = run.stderr.trim().split("\n").pop().split(" ").map(Number);
+  return { wall, cpu: (user + system) * 1000, out: run.stdout };
 }
 
-/** One CLI's ranking of `m`, its start subtracted. */
+/** One CLI's ranking of `m`: the medians of `reps` runs, its start (--version) subtracted. */
 function nativeMs(bin, m) {
   const flags = Object.entries(request(m)).flatMap(([k, v]) => [`--${k}`, v]);
-  const { ms: t, out } = timedCli(bin, ["fits", ...flags, "--json"]);
-  const r = JSON.parse(out);
-  return { ms: t - timedCli(bin, ["--version"]).ms, rows: r.rows.length, fitting: r.fitting };
+  const runs = Array.from({ length: reps }, () => runCli(bin, ["fits", ...flags, "--json"]));
+  const starts = Array.from({ length: reps }, () => runCli(bin, ["--version"]));
+  const r = JSON.parse(runs[0].out);
+  const less = (key) => median(runs.map((x) => x[key])) - median(starts.map((x) => x[key]));
+  return { ms: less("wall"), cpu: less("cpu"), rows: r.rows.length, fitting: r.fitting };
 }
 
 function native() {
@@ -64,23 +65,27 @@ function native() {
   for (const m of machines) {
     const after = nativeMs(cli, m);
     const before = beforeCli ? nativeMs(beforeCli, m) : null;
-    const side = before ? `before ${ms(before.ms)}, ratio ${(before.ms / after.ms).toFixed(1)}x; ` : "";
-    console.log(`  ${label(m)}: ${side}${ms(after.ms)} for ${after.rows} models, ${after.fitting} fit`);
+    const side = before ? `before ${ms(before.ms)} (CPU ${ms(before.cpu)}) -> ` : "";
+    const ratio = before ? `; before / after ${(before.ms / after.ms).toFixed(1)}x` : "";
+    console.log(`  ${label(m)}: ${side}${ms(after.ms)} (CPU ${ms(after.cpu)})${ratio}; ${after.rows} models, ${after.fitting} fit`);
   }
 }
 
+/** Wall time of one ranking [ms] (process.cpuUsage's figure beside it: the CPU node spent, its threads included). */
 function timed(api, request) {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const r = api.fits(request);
   const t = performance.now() - start;
+  const used = process.cpuUsage(cpu);
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  return { ms: t, r };
+  return { ms: t, cpu: (used.user + used.system) / 1000, r };
 }
 
 /** The three figures of `m` on `reps` fresh modules of `path`. */
 async function wasmFigures(path, m) {
   const { load } = await import(resolve(path));
-  const first = [], other = [], again = [];
+  const first = [], other = [], again = [], cpu = [];
   let rows = 0, fitting = 0;
   for (let i = 0; i < reps; ++i) {
     const api = await load({});  // a fresh module: nothing kept
@@ -88,11 +93,12 @@ async function wasmFigures(path, m) {
     timed(api, { ...request(m), seq: "4096" });  // warms the code up; no run of it is kept for seq 8192
     const f = timed(api, request(m));
     first.push(f.ms);
+    cpu.push(f.cpu);
     other.push(timed(api, { ...request(m), gpu: m.then }).ms);
     again.push(timed(api, request(m)).ms);
     [rows, fitting] = [f.r.rows.length, f.r.fitting];
   }
-  return { first: median(first), other: median(other), again: median(again), rows, fitting };
+  return { first: median(first), cpu: median(cpu), other: median(other), again: median(again), rows, fitting };
 }
 
 async function inWasm() {
@@ -102,7 +108,8 @@ async function inWasm() {
     const b = beforeWasm ? await wasmFigures(beforeWasm, m) : null;
     const before = (x) => (b ? `${ms(b[x])} -> ` : "");
     console.log(
-      `  ${label(m)} (${a.rows} models, ${a.fitting} fit): first ${before("first")}${ms(a.first)}; ` +
+      `  ${label(m)} (${a.rows} models, ${a.fitting} fit): first ${before("first")}${ms(a.first)} ` +
+        `(CPU ${b ? `${ms(b.cpu)} -> ` : ""}${ms(a.cpu)}); ` +
         `then ${m.then} ${before("other")}${ms(a.other)}; ${m.gpu} again ${before("again")}${ms(a.again)}`,
     );
   }

@@ -239,25 +239,38 @@ std::optional<fit_facts> facts_at(const run_spec& spec, std::int64_t seq, const 
   return f;
 }
 
-// Where the device total reaches the memory on the straight line through the totals at seq and at the cap: the KV
-// cells and the compute buffer grow linearly with the context, so this is the boundary or next to it (the caller
-// checks it). Nothing when the cap itself does not resolve or the line does not rise; `hi` when the cap holds.
-std::optional<std::int64_t> straight_line_guess(const run_spec& spec, const estimate_result& at_seq, std::int64_t lo,
-                                                std::int64_t hi, const gpu_preset& gpu) {
-  if (hi <= lo + 1) return std::nullopt;
-  const auto top = facts_at(spec, hi * context_step, gpu);
-  if (!top) return std::nullopt;
-  if (holds(*top, gpu.memory_bytes)) return hi;  // the cap holds: nothing to check
-  const double seq = static_cast<double>(spec.values.seq);
-  const double slope = (top->total_bytes - at_seq.total_bytes) / (static_cast<double>(hi * context_step) - seq);
-  if (!(slope > 0)) return std::nullopt;
-  const double tokens = seq + (gpu.memory_bytes - at_seq.total_bytes) / slope;
-  const auto k = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(context_step)));
-  return k > lo && k < hi ? std::optional<std::int64_t>(k) : std::nullopt;
+// One end of the context search's bracket: a context in steps of 256 (seq itself at the start) and the device
+// total there (nothing: the probe did not resolve).
+struct bracket_end {
+  std::int64_t k = 0;           ///< the context / 256 [steps]
+  double tokens = 0;            ///< the context the total was estimated at [tokens]
+  std::optional<double> total;  ///< per-device memory there [bytes]
+};
+
+// Probes that follow the straight line before the search bisects: the KV cells and the compute buffer grow
+// linearly with the context, so the first lands on the boundary or next to it and the second checks it; a
+// sliding window or a recurrent state bends the line, and a third usually closes the bracket.
+constexpr int line_probes = 3;
+
+// The step where the straight line through the bracket's totals reaches the memory, inside the bracket; the middle
+// when a total is missing or the line does not rise.
+std::int64_t next_probe(const bracket_end& good, const bracket_end& bad, double memory, bool along_line) {
+  const std::int64_t middle = good.k + (bad.k - good.k) / 2;
+  if (!along_line || !good.total || !bad.total) return middle;
+  const double slope = (*bad.total - *good.total) / (bad.tokens - good.tokens);
+  if (!(slope > 0)) return middle;
+  const double tokens = good.tokens + (memory - *good.total) / slope;
+  const double k = std::floor(tokens / static_cast<double>(context_step));
+  if (!std::isfinite(k)) return middle;
+  // Outside the bracket: the line puts the boundary next to that end, so the step beside it is probed.
+  if (k <= static_cast<double>(good.k)) return good.k + 1;
+  if (k >= static_cast<double>(bad.k)) return bad.k - 1;
+  return static_cast<std::int64_t>(k);
 }
 
 // The longest context that holds, in llama.cpp's steps of 256, up to the trained context; `spec` holds at its own
-// seq. vLLM reports its own maximum model length, so one estimate answers it.
+// seq. vLLM reports its own maximum model length, so one estimate answers it. Elsewhere the fit falls from seq to
+// the cap, so the answer is the bracket's boundary (the one a bisection finds), probed along the line first.
 std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq, const gpu_preset& gpu) {
   const std::int64_t trained = spec.values.max_position_embeddings;
   const std::int64_t cap = trained > 0 ? trained : context_cap;
@@ -265,19 +278,23 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
   if (at_seq.inference && at_seq.runtime.max_context > 0 && !at_seq.runtime.has_buffers)
     return std::max(seq, std::min(cap, at_seq.runtime.max_context));
   if (cap <= seq) return seq;
-  const std::int64_t lo = std::max<std::int64_t>(1, seq / context_step);
-  auto fits = [&](std::int64_t k) {
+  const std::int64_t lo = std::max<std::int64_t>(1, seq / context_step), hi = cap / context_step;
+  if (hi <= lo) return seq;
+  const double memory = gpu.memory_bytes;
+  auto at = [&](std::int64_t k) {
     const auto f = facts_at(spec, k * context_step, gpu);
-    return f && holds(*f, gpu.memory_bytes);
+    return std::pair{
+        bracket_end{k, static_cast<double>(k * context_step), f ? std::optional<double>(f->total_bytes) : std::nullopt},
+        f && holds(*f, memory)};
   };
-  const std::int64_t hi = cap / context_step;
-  std::int64_t k = 0;
-  const auto guess = straight_line_guess(spec, at_seq, lo, hi, gpu);
-  if (guess && (*guess == hi || (fits(*guess) && !fits(*guess + 1))))
-    k = *guess;  // the cap, or checked on both sides: the boundary the search would find
-  else
-    k = detail::last_fitting_from(lo, hi, fits);  // `spec` holds at lo: no estimate there
-  return k == lo ? seq : k * context_step;
+  const auto [top, top_holds] = at(hi);
+  if (top_holds) return hi * context_step;
+  bracket_end good{lo, static_cast<double>(seq), at_seq.total_bytes}, bad = top;
+  for (int probes = 0; bad.k - good.k > 1; ++probes) {
+    const auto [end, fits] = at(next_probe(good, bad, memory, probes < line_probes));
+    (fits ? good : bad) = end;
+  }
+  return good.k == lo ? seq : good.k * context_step;
 }
 
 // ---- the format and the offload ----------------------------------------------------------------------------------
