@@ -71,7 +71,7 @@ function native() {
   }
 }
 
-/** Wall time of one ranking [ms] (process.cpuUsage's figure beside it: the CPU node spent, its threads included). */
+/** Wall and CPU time of one ranking [ms] (process.cpuUsage: the CPU node spent, its threads included). */
 function timed(api, request) {
   const cpu = process.cpuUsage();
   const start = performance.now();
@@ -82,36 +82,36 @@ function timed(api, request) {
   return { ms: t, cpu: (used.user + used.system) / 1000, r };
 }
 
-/** The three figures of `m` on `reps` fresh modules of `path`. */
+/** The three figures of `m` on `reps` fresh modules of `path`: medians of wall and CPU ms. */
 async function wasmFigures(path, m) {
   const { load } = await import(resolve(path));
-  const first = [], other = [], again = [], cpu = [];
+  const steps = { first: [], other: [], again: [] };
   let rows = 0, fitting = 0;
   for (let i = 0; i < reps; ++i) {
     const api = await load({});  // a fresh module: nothing kept
     await api.loadPresets();
     timed(api, { ...request(m), seq: "4096" });  // warms the code up; no run of it is kept for seq 8192
     const f = timed(api, request(m));
-    first.push(f.ms);
-    cpu.push(f.cpu);
-    other.push(timed(api, { ...request(m), gpu: m.then }).ms);
-    again.push(timed(api, request(m)).ms);
+    steps.first.push(f);
+    steps.other.push(timed(api, { ...request(m), gpu: m.then }));
+    steps.again.push(timed(api, request(m)));
     [rows, fitting] = [f.r.rows.length, f.r.fitting];
   }
-  return { first: median(first), cpu: median(cpu), other: median(other), again: median(again), rows, fitting };
+  const figures = Object.fromEntries(Object.entries(steps).map(([step, runs]) =>
+    [step, { ms: median(runs.map((x) => x.ms)), cpu: median(runs.map((x) => x.cpu)) }]));
+  return { ...figures, rows, fitting };
 }
 
 async function inWasm() {
-  console.log(`fits() in WebAssembly (${wasm}${beforeWasm ? `; before: ${beforeWasm}` : ""}), median of ${reps}:`);
+  console.log(`fits() in WebAssembly (${wasm}${beforeWasm ? `; before: ${beforeWasm}` : ""}), median of ${reps}, ` +
+    "wall (CPU) ms:");
   for (const m of machines) {
     const a = await wasmFigures(wasm, m);
     const b = beforeWasm ? await wasmFigures(beforeWasm, m) : null;
-    const before = (x) => (b ? `${ms(b[x])} -> ` : "");
-    console.log(
-      `  ${label(m)} (${a.rows} models, ${a.fitting} fit): first ${before("first")}${ms(a.first)} ` +
-        `(CPU ${b ? `${ms(b.cpu)} -> ` : ""}${ms(a.cpu)}); ` +
-        `then ${m.then} ${before("other")}${ms(a.other)}; ${m.gpu} again ${before("again")}${ms(a.again)}`,
-    );
+    const step = (x) => (b ? `${b[x].ms.toFixed(1)} (${b[x].cpu.toFixed(1)}) -> ` : "") +
+      `${a[x].ms.toFixed(1)} (${a[x].cpu.toFixed(1)})`;
+    console.log(`  ${label(m)} (${a.rows} models, ${a.fitting} fit): first ${step("first")}; ` +
+      `then ${m.then} ${step("other")}; ${m.gpu} again ${step("again")}`);
   }
 }
 
