@@ -3,11 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
+#include "profiles.hpp"
+#include "runtimes/devices.hpp"
 #include "search.hpp"
 #include "text.hpp"
 
@@ -70,56 +76,33 @@ settings candidate_changes(const candidate& c, std::int64_t devices) {
   return s;
 }
 
-// Fits the device (and host_ram), and the runtime starts at this context (vLLM's maximum model length).
-bool holds(const estimate_result& e) {
-  return e.fits && (!e.inference || e.runtime.max_context == 0 || e.runtime.max_context >= e.settings.seq);
+// ---- runs kept across rankings ----------------------------------------------------------------------------------
+// The page ranks the catalogue again for every machine it is asked about, and between two machines only the device
+// changes. A run on llama.cpp or in training reads the device through its backend (the runtimes that refuse it,
+// runtimes/devices.cpp) and its memory, which only the fit compares (estimate.cpp: fits); nothing else of it
+// (resolve.cpp's apply_gpu_preset sets gpu and gpu_memory, and neither profile reads them: profile_axes). Such a
+// run is kept under its settings without the device, and each device compares its own memory. vLLM's estimate
+// reads the memory (its KV budget): kept per device; its resolved run is kept per backend and taken for another
+// device when vLLM's profile is the same on both (runtimes/vllm.cpp reads the memory's tier and whether the device
+// is an A100), so that device costs an estimate, not a resolve. tests/core/fits_fast_test.cpp checks every
+// catalogue model against a ranking with nothing kept.
+
+// What holds() reads of an estimate.
+struct fit_facts {
+  double total_bytes = 0;        ///< per-device memory [bytes]
+  bool fits_in_ram = true;       ///< the host's part fits host_ram
+  bool inference = false;        ///< an inference run
+  std::int64_t max_context = 0;  ///< the runtime's maximum model length; 0: none reported [tokens]
+  std::int64_t seq = 0;          ///< the context asked for [tokens]
+};
+
+fit_facts facts_of(const estimate_result& e) {
+  return {e.total_bytes, e.fits_in_ram, e.inference, e.runtime.max_context, e.settings.seq};
 }
 
-std::optional<estimate_result> estimate_with(const run_spec& spec, const settings& changes) {
-  const auto r = vary(spec, changes);
-  if (!r.ok()) return std::nullopt;
-  return estimate(r.value());
-}
-
-// Where the device total reaches the memory on the straight line through the totals at seq and at the cap: the KV
-// cells and the compute buffer grow linearly with the context, so this is the boundary or next to it (the caller
-// checks it). Nothing when the cap itself does not resolve or the line does not rise; `hi` when the cap holds.
-std::optional<std::int64_t> straight_line_guess(const run_spec& spec, const estimate_result& at_seq, std::int64_t lo,
-                                                std::int64_t hi) {
-  if (hi <= lo + 1) return std::nullopt;
-  const auto top = estimate_with(spec, {{"seq", std::to_string(hi * context_step)}});
-  if (!top) return std::nullopt;
-  if (holds(*top)) return hi;  // the cap holds: nothing to check
-  const double seq = static_cast<double>(spec.values.seq);
-  const double slope = (top->total_bytes - at_seq.total_bytes) / (static_cast<double>(hi * context_step) - seq);
-  if (!(slope > 0)) return std::nullopt;
-  const double tokens = seq + (at_seq.gpu_memory_bytes - at_seq.total_bytes) / slope;
-  const auto k = static_cast<std::int64_t>(std::floor(tokens / static_cast<double>(context_step)));
-  return k > lo && k < hi ? std::optional<std::int64_t>(k) : std::nullopt;
-}
-
-// The longest context that holds, in llama.cpp's steps of 256, up to the trained context; `spec` holds at its own
-// seq. vLLM reports its own maximum model length, so one estimate answers it.
-std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq) {
-  const std::int64_t trained = spec.values.max_position_embeddings;
-  const std::int64_t cap = trained > 0 ? trained : context_cap;
-  const std::int64_t seq = spec.values.seq;
-  if (at_seq.inference && at_seq.runtime.max_context > 0 && !at_seq.runtime.has_buffers)
-    return std::max(seq, std::min(cap, at_seq.runtime.max_context));
-  if (cap <= seq) return seq;
-  const std::int64_t lo = std::max<std::int64_t>(1, seq / context_step);
-  auto fits = [&](std::int64_t k) {
-    const auto e = estimate_with(spec, {{"seq", std::to_string(k * context_step)}});
-    return e && holds(*e);
-  };
-  const std::int64_t hi = cap / context_step;
-  std::int64_t k = 0;
-  const auto guess = straight_line_guess(spec, at_seq, lo, hi);
-  if (guess && (*guess == hi || (fits(*guess) && !fits(*guess + 1))))
-    k = *guess;  // the cap, or checked on both sides: the boundary the search would find
-  else
-    k = detail::last_fitting_from(lo, hi, fits);  // `spec` holds at lo: no estimate there
-  return k == lo ? seq : k * context_step;
+// Fits a device of `memory` (and host_ram), and the runtime starts at this context (vLLM's maximum model length).
+bool holds(const fit_facts& f, double memory) {
+  return f.total_bytes <= memory && f.fits_in_ram && (!f.inference || f.max_context == 0 || f.max_context >= f.seq);
 }
 
 // The answer of one format: the estimate at seq and the run it came from.
@@ -128,25 +111,206 @@ struct answered {
   estimate_result at_seq;
 };
 
-std::optional<answered> try_changes(const run_spec& base, const settings& changes) {
-  auto r = vary(base, changes);
-  if (!r.ok()) return std::nullopt;
-  estimate_result e = estimate(r.value());
-  if (!holds(e)) return std::nullopt;
-  return answered{std::move(r.value()), std::move(e)};
+// The memo: resolved bases, estimated runs and the context search's probes; nullptr: did not resolve. A map is
+// cleared when it reaches `memo_cap` entries, so a long session does not grow without bound (natively, 30 rankings
+// with host RAM, the offload searches included, peak at 83 MB of RSS against 15 MB for one).
+struct run_memo {
+  std::unordered_map<std::string, std::shared_ptr<const run_spec>> bases;
+  std::unordered_map<std::string, std::shared_ptr<const run_spec>> resolved;  ///< vLLM's, per backend
+  std::unordered_map<std::string, std::shared_ptr<const answered>> runs;
+  std::unordered_map<std::string, std::optional<fit_facts>> probes;
+};
+constexpr std::size_t memo_cap = 6000;
+
+run_memo& memo() {
+  thread_local run_memo m;
+  return m;
 }
+
+template <class Map>
+void keep(Map& map, std::string key, typename Map::mapped_type value) {
+  if (map.size() >= memo_cap) map.clear();
+  map.emplace(std::move(key), std::move(value));
+}
+
+// Whether the run these settings resolve to reads the device only through its backend and the fit (above).
+bool device_free(const settings& explicit_values) {
+  const auto mode = explicit_values.find("mode"), runtime = explicit_values.find("runtime");
+  return (mode != explicit_values.end() && mode->second == "train") ||
+         (runtime != explicit_values.end() && runtime->second == "llamacpp");
+}
+
+// The memo's key: the explicit values but the GPU, under the device's backend (`by_backend`, or a device-free run)
+// or the device itself.
+std::string key_of(const settings& explicit_values, const gpu_preset& gpu, bool by_backend = false) {
+  std::string key =
+      by_backend || device_free(explicit_values) ? "backend " + std::string(backend_name(gpu.backend)) : gpu.id;
+  for (const auto& [k, v] : explicit_values)
+    if (k != "gpu") key += "\n" + k + "=" + v;
+  return key;
+}
+
+settings with_changes(settings values, const settings& changes) {
+  for (const auto& [k, v] : changes) values.insert_or_assign(k, v);
+  return values;
+}
+
+// A device-free run as `gpu` resolves it: the device is the run's only difference (apply_gpu_preset).
+run_spec on_device(const run_spec& spec, const gpu_preset& gpu) {
+  run_spec r = spec;
+  r.values.gpu = gpu.id;
+  r.values.gpu_memory = gpu.memory_bytes;
+  auto inputs = std::make_shared<resolve_inputs>(*spec.inputs);
+  inputs->explicit_values.insert_or_assign("gpu", gpu.id);
+  r.inputs = std::move(inputs);
+  return r;
+}
+
+// A vLLM run resolved on another device of the backend, moved to `gpu`: the same run when vLLM's profile is the
+// same for both devices (the profile is the only part of resolve() that reads the device past its memory).
+std::optional<run_spec> resolved_elsewhere(const std::string& key, const gpu_preset& gpu) {
+  const auto& resolved = memo().resolved;
+  const auto it = resolved.find(key);
+  if (it == resolved.end()) return std::nullopt;
+  run_spec r = on_device(*it->second, gpu);
+  if (detail::runtime_profile(r.runtime, r.values) != detail::runtime_profile(r.runtime, it->second->values))
+    return std::nullopt;
+  return r;
+}
+
+// `changes` over `base` resolved on `gpu`: a vLLM run from another device where it is the same run (kept per
+// backend), else vary().
+result<run_spec> resolved_on(const run_spec& base, const settings& changes, const settings& explicit_values,
+                             const gpu_preset& gpu) {
+  if (changes.empty()) return base;  // training: the base itself
+  if (device_free(explicit_values)) return vary(base, changes);
+  std::string key = key_of(explicit_values, gpu, true);
+  if (auto r = resolved_elsewhere(key, gpu)) return std::move(*r);
+  auto r = vary(base, changes);
+  if (r.ok()) keep(memo().resolved, std::move(key), std::make_shared<const run_spec>(r.value()));
+  return r;
+}
+
+// The run of `changes` over `base`, estimated: kept, or resolved and kept. `base` is on `gpu` where `changes` make
+// a run that reads the device (vLLM from the llama.cpp base: on_device); a device-free one may name another.
+std::shared_ptr<const answered> run_with(const run_spec& base, const settings& changes, const gpu_preset& gpu) {
+  const settings explicit_values = with_changes(base.inputs->explicit_values, changes);
+  std::string key = key_of(explicit_values, gpu);
+  auto& runs = memo().runs;
+  if (const auto it = runs.find(key); it != runs.end()) return it->second;
+  auto r = resolved_on(base, changes, explicit_values, gpu);
+  std::shared_ptr<const answered> a;
+  if (r.ok()) {
+    estimate_result e = estimate(r.value());
+    a = std::make_shared<const answered>(answered{std::move(r.value()), std::move(e)});
+  }
+  keep(runs, std::move(key), a);
+  return a;
+}
+
+// The run with `changes` when it holds on `gpu`.
+std::shared_ptr<const answered> holding(const run_spec& base, const settings& changes, const gpu_preset& gpu) {
+  auto a = run_with(base, changes, gpu);
+  return a && holds(facts_of(a->at_seq), gpu.memory_bytes) ? a : nullptr;
+}
+
+// Whether `runtime` runs on `gpu` at all, as resolve's check_device answers: a refused format is not resolved.
+bool runs_on(const char* runtime, const gpu_preset& gpu) {
+  run_spec probe;
+  probe.mode = run_mode::inference;
+  probe.runtime = std::string_view(runtime) == "vllm" ? runtime_kind::vllm : runtime_kind::llamacpp;
+  probe.values.gpu = gpu.id;
+  std::vector<error> refused;
+  detail::check_device(probe, refused);
+  return refused.empty();
+}
+
+// ---- the longest context ---------------------------------------------------------------------------------------
+
+// What holds() reads of `spec` at another context; kept like the runs (nothing: it does not resolve).
+std::optional<fit_facts> facts_at(const run_spec& spec, std::int64_t seq, const gpu_preset& gpu) {
+  const settings changes{{"seq", std::to_string(seq)}};
+  std::string key = key_of(with_changes(spec.inputs->explicit_values, changes), gpu);
+  auto& probes = memo().probes;
+  if (const auto it = probes.find(key); it != probes.end()) return it->second;
+  const auto r = vary(spec, changes);
+  std::optional<fit_facts> f;
+  if (r.ok()) f = facts_of(estimate(r.value()));
+  keep(probes, std::move(key), f);
+  return f;
+}
+
+// One end of the context search's bracket: a context in steps of 256 (seq itself at the start) and the device
+// total there (nothing: the probe did not resolve).
+struct bracket_end {
+  std::int64_t k = 0;           ///< the context / 256 [steps]
+  double tokens = 0;            ///< the context the total was estimated at [tokens]
+  std::optional<double> total;  ///< per-device memory there [bytes]
+};
+
+// Probes that follow the straight line before the search bisects: the KV cells and the compute buffer grow
+// linearly with the context, so the first lands on the boundary or next to it and the second checks it; a
+// sliding window or a recurrent state bends the line, and a third usually closes the bracket.
+constexpr int line_probes = 3;
+
+// The step where the straight line through the bracket's totals reaches the memory, inside the bracket; the middle
+// when a total is missing or the line does not rise.
+std::int64_t next_probe(const bracket_end& good, const bracket_end& bad, double memory, bool along_line) {
+  const std::int64_t middle = good.k + (bad.k - good.k) / 2;
+  if (!along_line || !good.total || !bad.total) return middle;
+  const double slope = (*bad.total - *good.total) / (bad.tokens - good.tokens);
+  if (!(slope > 0)) return middle;
+  const double tokens = good.tokens + (memory - *good.total) / slope;
+  const double k = std::floor(tokens / static_cast<double>(context_step));
+  if (!std::isfinite(k)) return middle;
+  // Outside the bracket: the line puts the boundary next to that end, so the step beside it is probed.
+  if (k <= static_cast<double>(good.k)) return good.k + 1;
+  if (k >= static_cast<double>(bad.k)) return bad.k - 1;
+  return static_cast<std::int64_t>(k);
+}
+
+// The longest context that holds, in llama.cpp's steps of 256, up to the trained context; `spec` holds at its own
+// seq. vLLM reports its own maximum model length, so one estimate answers it. Elsewhere the fit falls from seq to
+// the cap, so the answer is the bracket's boundary (the one a bisection finds), probed along the line first.
+std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq, const gpu_preset& gpu) {
+  const std::int64_t trained = spec.values.max_position_embeddings;
+  const std::int64_t cap = trained > 0 ? trained : context_cap;
+  const std::int64_t seq = spec.values.seq;
+  if (at_seq.inference && at_seq.runtime.max_context > 0 && !at_seq.runtime.has_buffers)
+    return std::max(seq, std::min(cap, at_seq.runtime.max_context));
+  if (cap <= seq) return seq;
+  const std::int64_t lo = std::max<std::int64_t>(1, seq / context_step), hi = cap / context_step;
+  if (hi <= lo) return seq;
+  const double memory = gpu.memory_bytes;
+  auto at = [&](std::int64_t k) {
+    const auto f = facts_at(spec, k * context_step, gpu);
+    return std::pair{
+        bracket_end{k, static_cast<double>(k * context_step), f ? std::optional<double>(f->total_bytes) : std::nullopt},
+        f && holds(*f, memory)};
+  };
+  const auto [top, top_holds] = at(hi);
+  if (top_holds) return hi * context_step;
+  bracket_end good{lo, static_cast<double>(seq), at_seq.total_bytes}, bad = top;
+  for (int probes = 0; bad.k - good.k > 1; ++probes) {
+    const auto [end, fits] = at(next_probe(good, bad, memory, probes < line_probes));
+    (fits ? good : bad) = end;
+  }
+  return good.k == lo ? seq : good.k * context_step;
+}
+
+// ---- the format and the offload ----------------------------------------------------------------------------------
 
 // MoE first, as llama.cpp's --fit does (common/fit.cpp, ggml-org/llama.cpp 08033df, steps 3 and 4): every layer on
 // the GPU with the routed experts of the first N layers in host RAM (--n-cpu-moe N), the fewest N that fits; the
 // device total falls as N grows, so the fitting values are boundary..layers. Nothing when even N = layers does not.
-std::optional<answered> try_experts_on_cpu(const run_spec& q4) {
+std::shared_ptr<const answered> try_experts_on_cpu(const run_spec& q4, const gpu_preset& gpu) {
   const std::int64_t layers = q4.values.num_hidden_layers;
-  auto at = [&](std::int64_t n) { return try_changes(q4, {{"n_cpu_moe", std::to_string(n)}}); };
-  if (!q4.model.params.experts || layers < 1 || !at(layers)) return std::nullopt;
+  auto at = [&](std::int64_t n) { return holding(q4, {{"n_cpu_moe", std::to_string(n)}}, gpu); };
+  if (!q4.model.params.experts || layers < 1 || !at(layers)) return nullptr;
   // The fewest N: layers - the most layers whose experts can stay on the GPU (given: none).
   std::int64_t kept = 0;
   if (at(layers - 1))
-    kept = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(layers - k).has_value(); });
+    kept = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(layers - k) != nullptr; });
   return at(layers - kept);
 }
 
@@ -154,20 +318,20 @@ std::optional<answered> try_experts_on_cpu(const run_spec& q4) {
 // (llama.cpp's -ngl): the largest n_gpu_layers that fits, a MoE model's layers on the GPU without their experts
 // (--fit's dense-only layers, step 3); the device total falls as layers leave, so the fitting values are
 // 0..boundary.
-std::optional<answered> try_offload(const run_spec& base, const fits_request& q) {
-  if (q.task != fits_task::run || q.devices != 1 || q.ram_bytes <= 0) return std::nullopt;
-  auto q4 = vary(base, candidate_changes({"q4_k_m", "llamacpp"}, 1));
-  if (!q4.ok()) return std::nullopt;
-  if (auto experts = try_experts_on_cpu(q4.value())) return experts;
-  const std::int64_t layers = q4.value().values.num_hidden_layers;
-  if (q4.value().model.params.experts) {
-    q4 = vary(q4.value(), {{"n_cpu_moe", std::to_string(layers)}});
-    if (!q4.ok()) return std::nullopt;
+std::shared_ptr<const answered> try_offload(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
+  if (q.task != fits_task::run || q.devices != 1 || q.ram_bytes <= 0) return nullptr;
+  auto q4 = run_with(base, candidate_changes({"q4_k_m", "llamacpp"}, 1), gpu);
+  if (!q4) return nullptr;
+  if (auto experts = try_experts_on_cpu(q4->spec, gpu)) return experts;
+  const std::int64_t layers = q4->spec.values.num_hidden_layers;
+  if (q4->spec.model.params.experts) {
+    q4 = run_with(q4->spec, {{"n_cpu_moe", std::to_string(layers)}}, gpu);
+    if (!q4) return nullptr;
   }
-  auto at = [&](std::int64_t ngl) { return try_changes(q4.value(), {{"n_gpu_layers", std::to_string(ngl)}}); };
+  auto at = [&](std::int64_t ngl) { return holding(q4->spec, {{"n_gpu_layers", std::to_string(ngl)}}, gpu); };
   std::int64_t ngl = 0;
   if (layers >= 1 && at(1))
-    ngl = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(k).has_value(); });
+    ngl = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(k) != nullptr; });
   return at(ngl);
 }
 
@@ -177,7 +341,7 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   row.fits = true;
   row.format = v.weights_dtype;
   row.runtime = q.task == fits_task::run ? std::string(runtime_name(a.spec.runtime)) : v.framework;
-  row.max_context = longest_context(a.spec, a.at_seq);
+  row.max_context = longest_context(a.spec, a.at_seq, gpu);
   const bool offloads = a.at_seq.runtime.has_buffers;
   row.gpu_layers = offloads ? std::min(v.n_gpu_layers, v.num_hidden_layers) : v.num_hidden_layers;
   row.offloaded_share = layers > 0 ? (layers - static_cast<double>(row.gpu_layers)) / layers : 0;
@@ -186,6 +350,7 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   row.total_bytes = a.at_seq.total_bytes;
   if (const auto speed = speed_of(a.at_seq, gpu)) row.decode_tokens_per_s = speed->decode_tokens_per_s;
   row.delta = a.spec.inputs->explicit_values;
+  row.delta.insert_or_assign("gpu", gpu.id);  // a kept device-free run may come from another device
 }
 
 // A format whose matrices alone pass the memory of every device cannot fit: skipped without resolving it. The
@@ -198,16 +363,29 @@ bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t 
   return matrices * bytes_per_value(*format) * 0.9 > base.values.gpu_memory * static_cast<double>(devices);
 }
 
-std::optional<answered> best_answer(const run_spec& base, const fits_request& q) {
-  if (q.task != fits_task::run) {
-    auto e = estimate(base);
-    if (!holds(e)) return std::nullopt;
-    return answered{base, std::move(e)};
-  }
+std::shared_ptr<const answered> best_answer(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
+  if (q.task != fits_task::run) return holding(base, {}, gpu);
   for (const candidate& c : run_candidates)
-    if (!weights_pass_memory(base, c, q.devices))
-      if (auto a = try_changes(base, candidate_changes(c, q.devices))) return a;
-  return try_offload(base, q);
+    if (!weights_pass_memory(base, c, q.devices) && runs_on(c.runtime, gpu))
+      if (auto a = holding(base, candidate_changes(c, q.devices), gpu)) return a;
+  return try_offload(base, q, gpu);
+}
+
+// The model's base run on `gpu` (llama.cpp or training: device-free, kept); nothing when the task does not take it.
+std::optional<run_spec> base_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
+  const settings values = base_settings(q, gpu, m);
+  std::string key = key_of(values, gpu);
+  auto& bases = memo().bases;
+  std::shared_ptr<const run_spec> kept;
+  if (const auto it = bases.find(key); it != bases.end()) {
+    kept = it->second;
+  } else {
+    auto r = resolve(values);
+    if (r.ok()) kept = std::make_shared<const run_spec>(std::move(r.value()));
+    keep(bases, std::move(key), kept);
+  }
+  if (!kept) return std::nullopt;
+  return kept->values.gpu == gpu.id ? *kept : on_device(*kept, gpu);
 }
 
 bool kept_by_name(const fits_request& q, const model_preset& m) {
@@ -274,22 +452,24 @@ std::optional<speed_bound> speed_of(const estimate_result& r, const gpu_preset& 
   return s;
 }
 
+void forget_kept_runs() { memo() = run_memo{}; }
+
 result<fits_result> fits(const fits_request& q) {
   const gpu_preset* gpu = find_gpu(detail::lower(q.gpu));
   if (auto errors = check_request(q, gpu); !errors.empty()) return errors;
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};
   for (const model_preset& m : model_presets()) {
     if (!kept_by_name(q, m)) continue;
-    const auto base = resolve(base_settings(q, *gpu, m));
-    if (!base.ok()) continue;  // a task the model cannot take (an encoder asked to generate)
+    const auto base = base_run(q, *gpu, m);
+    if (!base) continue;  // a task the model cannot take (an encoder asked to generate)
     fits_row row;
     row.model = m.id;
     row.name = m.name;
-    row.params = base.value().params;
-    row.active_params = base.value().model.params.active;
-    row.moe = row.active_params < base.value().model.params.loaded();
+    row.params = base->params;
+    row.active_params = base->model.params.active;
+    row.moe = row.active_params < base->model.params.loaded();
     if (!kept_by_size(q, row)) continue;
-    if (const auto a = best_answer(base.value(), q)) fill_row(row, *a, *gpu, q);
+    if (const auto a = best_answer(*base, q, *gpu)) fill_row(row, *a, *gpu, q);
     out.fitting += row.fits ? 1 : 0;
     out.rows.push_back(std::move(row));
   }

@@ -2,8 +2,8 @@
 // "What runs on my machine": every catalogue model answered on one device (or several of it) for one task, each
 // with the best format that fits, its runtime, the longest context at that format, the share left in host memory
 // and the speed that memory bandwidth allows (an upper bound). Each model is resolved once per candidate format;
-// the context search varies only seq (vary()'s fast path). See docs/methodology.md, "What runs on my machine" and
-// "Speed bound".
+// the context search varies only seq (vary()'s fast path); runs are kept across rankings (fits()). See
+// docs/methodology.md, "What runs on my machine" and "Speed bound", and docs/performance.md.
 #pragma once
 
 #include <cstdint>
@@ -100,7 +100,13 @@ struct fits_result {
 /// CLI's `fits` flags (dashes read as underscores) and the wasm binding's JSON object both come through here.
 [[nodiscard]] result<fits_request> fits_request_from(const settings& keys);
 
-/// Ranks every model preset on the machine; errors name "gpu", "devices", "seq" or "ram".
+/// Ranks every model preset on the machine; errors name "gpu", "devices", "seq" or "ram". Runs that read the device
+/// only through its backend and the fit (llama.cpp, training) are kept across rankings without the device, vLLM's
+/// per device (fits.cpp), so ranking a second machine resolves only what the device changes.
 [[nodiscard]] result<fits_result> fits(const fits_request& request);
+
+/// Forgets the runs fits() keeps (the next ranking resolves every run again): for the tests and benchmarks that
+/// compare a first ranking with a later one.
+void forget_kept_runs();
 
 }  // namespace llm_memory
