@@ -45,6 +45,8 @@ const FIRST_ACTIONS = ["pointerdown", "keydown", "focusin", "dragenter"];
 const NARROW = "(max-width: 899px)";
 
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
+/** The runtimes the core writes a launch command for (emit.hpp's emit_formats, the CLI's --emit). */
+const EMIT_FORMATS = ["vllm", "sglang", "llamacpp", "ollama"];
 const HEATMAP_PANEL = "panel-heatmap";
 const FITS_PANEL = "panel-fits";
 /** The one tab panel that shows nothing of the core's rest (App.#wake). */
@@ -148,6 +150,9 @@ class App {
     // "What runs on my machine" and its code load when it is first opened; a link to it (#fits...) opens it.
     $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
     if (location.hash.startsWith("#fits")) $("fits-view").open = true;
+    // The startup-log box and the log readers' code, likewise (docs/readers.md, "Logs").
+    $("log-paste").addEventListener("toggle", () => this.#openLog($("log-paste")), { once: true });
+    $("emit-copy").addEventListener("click", () => this.#copyLaunch());
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
     $("copy-link").addEventListener("click", () => this.copyLink());
     embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
@@ -257,6 +262,35 @@ class App {
     this.fits_view = new FitsView(details, this.engine);
   }
 
+  async #openLog(details) {
+    const { LogPaste } = await import("./ui/log-paste.js");
+    const box = new LogPaste(details, (text) => this.engine.reconcileLog(text, this.state.inputs));
+    // As a pasted launch command: the log's settings over the user's, a model replacing the architecture shown.
+    box.addEventListener("log", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
+  }
+
+  /** "Copy launch command": the emit code loads on the first press (docs/readers.md, "Emit"). */
+  async #copyLaunch() {
+    const format = $("emit-launch").dataset.format;
+    const { EmitCopy } = await import("./ui/emit-copy.js");
+    this.emitter ??= new EmitCopy($("emit-out"), (f) => this.engine.emitLaunch(f, this.state.inputs));
+    await this.emitter.copy(format);
+  }
+
+  /**
+   * Shows "Copy launch command" for an inference estimate whose runtime has a launch command the core writes
+   * (emit.hpp's emit_formats); the runtime as verdict.js names it (auto: the one that answered).
+   */
+  #updateEmit(estimate) {
+    const s = estimate.settings;
+    const runtime = s.runtime && s.runtime !== "auto" ? s.runtime : estimate.runtime?.name;
+    const shown = s.mode === "inference" && EMIT_FORMATS.includes(runtime);
+    const box = $("emit-launch");
+    $("emit-out").replaceChildren();  // a command shown was for the settings before this change
+    box.hidden = !shown;
+    box.dataset.format = runtime ?? "";
+  }
+
   showErrors(errors, overrides, { failed = false } = {}) {
     this.form?.update({ overrides, resolved: this.last?.settings, errors, runtime: this.last?.runtime?.name });
     const status = $("input-status");
@@ -332,6 +366,7 @@ class App {
     $("results").classList.remove("stale");
     $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
+    this.#updateEmit(estimate);
     renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
     $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);

@@ -61,9 +61,11 @@ void read_log_command(const log_command& cmd, log_read& out);
 /// Adds `f`, replacing an earlier figure of its item (a log of several starts: the last start's figure).
 void set_figure(log_read& out, log_figure f);
 
-/// The readers, one per runtime's log (logs/<runtime>_log.cpp).
+/// The readers, one per kind of log (logs/<kind>_log.cpp).
 void read_vllm_log(std::span<const log_line> lines, log_read& out);
 void read_sglang_log(std::span<const log_line> lines, log_read& out);
 void read_llamacpp_log(std::span<const log_line> lines, log_read& out);
+void read_nvidia_smi_log(std::span<const log_line> lines, log_read& out);
+void read_torch_memory_log(std::span<const log_line> lines, log_read& out);
 
 }  // namespace llm_memory::detail

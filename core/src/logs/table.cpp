@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The log readers' table: each runtime's log by the lines only it prints -> its reader. read_log() checks the
-// text, names the runtime whose lines it holds most of, and runs its reader.
+// The log readers' table: each kind of log by the lines only it prints -> its reader. read_log() checks the
+// text, names the kind whose lines it holds most of, and runs its reader.
 #include <array>
 #include <string>
 
@@ -12,7 +12,7 @@ namespace llm_memory {
 
 namespace {
 
-enum class log_reader { vllm, sglang, llamacpp };
+enum class log_reader { vllm, sglang, llamacpp, nvidia_smi, torch_memory };
 
 struct log_row {
   std::string_view format;                ///< the log_read::format it gives
@@ -21,7 +21,7 @@ struct log_row {
   log_reader read = log_reader::vllm;
 };
 
-constexpr std::array<log_row, 3> logs{{
+constexpr std::array<log_row, 5> logs{{
     {"vllm",
      "vLLM log",
      {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
@@ -34,6 +34,14 @@ constexpr std::array<log_row, 3> logs{{
      "llama.cpp log",
      {"llama_model_loader:", "load_tensors:", "buffer size =", "llama_context:"},
      log_reader::llamacpp},
+    {"nvidia_smi",
+     "nvidia-smi output",
+     {"NVIDIA-SMI ", "Memory-Usage", "memory.used [MiB]", "Driver Version:"},
+     log_reader::nvidia_smi},
+    {"torch_memory",
+     "torch.cuda.memory_summary()",
+     {"PyTorch CUDA memory summary", "cudaMalloc retries:", "| Allocated memory ", "| GPU reserved memory "},
+     log_reader::torch_memory},
 }};
 
 void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
@@ -41,6 +49,8 @@ void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
     case log_reader::vllm: return detail::read_vllm_log(lines, out);
     case log_reader::sglang: return detail::read_sglang_log(lines, out);
     case log_reader::llamacpp: return detail::read_llamacpp_log(lines, out);
+    case log_reader::nvidia_smi: return detail::read_nvidia_smi_log(lines, out);
+    case log_reader::torch_memory: return detail::read_torch_memory_log(lines, out);
   }
 }
 
@@ -72,8 +82,9 @@ log_read read_text(std::string_view text) {
   const log_row* row = find_log(lines);
   if (row == nullptr) {
     errors.push_back({"log",
-                      "no line of a vLLM, SGLang or llama.cpp / Ollama startup log (\"Available KV cache "
-                      "memory\", \"KV Cache is allocated\", \"buffer size =\", ...)"});
+                      "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, nvidia-smi or "
+                      "torch.cuda.memory_summary() (\"Available KV cache memory\", \"KV Cache is allocated\", "
+                      "\"buffer size =\", \"Memory-Usage\", ...)"});
     return out;
   }
   out.format = row->format;
