@@ -346,6 +346,15 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       const given = inputs(settings, config);
       return unread(merge(given.errors, JSON.parse(call("reconcile_log", llm_memory_well_formed(text), given.values, given.config))));
     },
+    // readPaste(text, settings?, config?): the page's one box: a startup log as reconcileLog answers it ({kind:
+    // "log", ...}), or a launch command, Modelfile or recipe as readLaunch answers it ({kind: "launch", ...}); text
+    // no reader takes is refused naming the line (docs/readers.md, "The page's box").
+    readPaste: (text, settings, config) => {
+      if (typeof text !== "string") return { ok: false, errors: [{ setting: "paste", message: "the pasted text must be text" }] };
+      if (text.length > 16 << 20) return { ok: false, errors: [{ setting: "paste", message: "larger than 16 MiB" }] };
+      const given = inputs(settings, config);
+      return unread(merge(given.errors, JSON.parse(call("read_paste", llm_memory_well_formed(text), given.values, given.config))));
+    },
     // emitLaunch(format, settings, config?): the launch command for the resolved settings in format vllm, sglang,
     // llamacpp or ollama, as the CLI's --emit: {ok, format, text, not_carried: [setting]} (docs/readers.md, "Emit").
     emitLaunch: (format, settings, config) => {

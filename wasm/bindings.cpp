@@ -27,6 +27,7 @@
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
 #include "llm_memory/log.hpp"
+#include "llm_memory/paste.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -290,14 +291,12 @@ settings under_log(settings page, const settings& logged) {
   return page;
 }
 
-// reconcile_log(text, settings, config): a pasted startup log (log.hpp) read into the settings it states, laid
-// over the page's settings, estimated and put beside the log's figures, as the CLI's --log --json and
-// --as-record: {"ok": true, "settings": as estimated, "log": reconciliation_to_json's object, "record":
-// validation_records' rows}, or the errors object (the log's errors name the line).
-std::string reconcile_log_json(const std::string& text, const std::string& explicit_values, const std::string& config) {
+// A startup log read, laid over the page's settings, estimated and put beside the log's figures, as the CLI's
+// --log --json and --as-record: {"ok": true, "settings": as estimated, "log": reconciliation_to_json's object,
+// "record": validation_records' rows}, or the errors object (the log's errors name the line).
+std::string reconciled_json(const log_read& log, const std::string& explicit_values, const std::string& config) {
   const auto inputs = inputs_from(explicit_values, config);
   if (!inputs.ok()) return errors_to_json(inputs.errors());
-  const log_read log = read_log(text);
   if (!log.settings.errors.empty()) return errors_to_json(log.settings.errors);
   const settings used = under_log(inputs.value().first, log.settings.values);
   const auto r = estimate(used, inputs.value().second);
@@ -310,6 +309,21 @@ std::string reconcile_log_json(const std::string& text, const std::string& expli
   out["settings"] = std::move(values);
   out["log"] = detail::parse_json(reconciliation_to_json(log, rec, -1));
   out["record"] = detail::parse_json(validation_records(log, rec, used, "a startup log pasted on the page", -1));
+  return out.dump(-1);
+}
+
+// reconcile_log(text, settings, config): a pasted startup log (log.hpp), as reconciled_json answers it.
+std::string reconcile_log_json(const std::string& text, const std::string& explicit_values, const std::string& config) {
+  return reconciled_json(read_log(text), explicit_values, config);
+}
+
+// read_paste(text, settings, config): the page's one box (paste.hpp): a startup log as reconcile_log answers it,
+// with "kind": "log", or a launch command or recipe as read_launch answers it, with "kind": "launch".
+std::string read_paste_json(const std::string& text, const std::string& explicit_values, const std::string& config) {
+  const pasted read = read_pasted(text);
+  detail::json out = detail::parse_json(read.log ? reconciled_json(*read.log, explicit_values, config)
+                                                 : launch_to_json(read.launch, -1));
+  out["kind"] = read.log ? "log" : "launch";
   return out.dump(-1);
 }
 
@@ -356,5 +370,6 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);
   emscripten::function("read_launch", &read_launch_json);
   emscripten::function("reconcile_log", &reconcile_log_json);
+  emscripten::function("read_paste", &read_paste_json);
   emscripten::function("emit_launch", &emit_launch_json);
 }

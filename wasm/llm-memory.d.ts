@@ -1141,8 +1141,15 @@ export interface LlmMemory {
    * figures item by item, as `llm-memory --log FILE --json` and `--as-record` (docs/readers.md, "Logs").
    */
   reconcileLog(text: string, settings?: Settings, config?: Settings): LogReconciliation | Failure;
+  /**
+   * The page's one box: a startup log, reconciled as reconcileLog does (kind "log"), or else a launch command,
+   * Modelfile or recipe, read as readLaunch does (kind "launch"); text no reader takes (binary, over 1 MiB
+   * without a log's lines, over 16 MiB) is refused naming the line (docs/readers.md, "The page's box").
+   */
+  readPaste(text: string, settings?: Settings, config?: Settings):
+    (LogReconciliation & { kind: "log" }) | (LaunchRead & { kind: "launch" }) | (Failure & { kind?: "log" | "launch" });
   /** The launch command for the resolved settings, as `llm-memory --emit FORMAT` (docs/readers.md, "Emit"). */
-  emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama", settings: Settings, config?: Settings):
+  emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed", settings: Settings, config?: Settings):
     EmittedLaunch | Failure;
 }
 
@@ -1172,7 +1179,7 @@ export interface LogReconciliation {
   /** The settings estimated: the caller's, with the log's over them. */
   settings: Record<string, string>;
   log: {
-    format: "vllm" | "sglang" | "llamacpp";
+    format: "vllm" | "sglang" | "llamacpp" | "nvidia_smi" | "torch_memory";
     /** The settings the log states, as readLaunch reports a command's (options named "line N --option"). */
     from: LaunchRead;
     rows: LogRow[];

@@ -145,13 +145,11 @@ class App {
                               isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
     this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
-    // The launch-command box and the readers' code load when it is first opened (docs/readers.md).
-    $("launch-paste").addEventListener("toggle", () => this.#openLaunch($("launch-paste")), { once: true });
+    // The box for a command, config or log and the readers' code load when it is first opened (docs/readers.md).
+    $("paste-box").addEventListener("toggle", () => this.#openPaste($("paste-box")), { once: true });
     // "What runs on my machine" and its code load when it is first opened; a link to it (#fits...) opens it.
     $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
     if (location.hash.startsWith("#fits")) $("fits-view").open = true;
-    // The startup-log box and the log readers' code, likewise (docs/readers.md, "Logs").
-    $("log-paste").addEventListener("toggle", () => this.#openLog($("log-paste")), { once: true });
     $("emit-copy").addEventListener("click", () => this.#copyLaunch());
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
     $("copy-link").addEventListener("click", () => this.copyLink());
@@ -250,23 +248,17 @@ class App {
     this.edit({ model: "", ...settings }, { clear: this.view.model_keys });
   }
 
-  async #openLaunch(details) {
-    const { LaunchPaste } = await import("./ui/launch-paste.js");
-    const box = new LaunchPaste(details, (text) => this.engine.readLaunch(text));
-    // A command naming a model replaces the architecture shown, as a preset pick does; the user's other settings stay.
-    box.addEventListener("launch", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
+  async #openPaste(details) {
+    const { PasteBox } = await import("./ui/paste-box.js");
+    const box = new PasteBox(details, (text) => this.engine.readPaste(text, this.state.inputs));
+    // A command or log naming a model replaces the architecture shown, as a preset pick does; the user's other
+    // settings stay (a log's table was estimated so: wasm/bindings.cpp, under_log).
+    box.addEventListener("paste", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
   }
 
   async #openFits(details) {
     const { FitsView } = await import("./ui/fits-view.js");
     this.fits_view = new FitsView(details, this.engine);
-  }
-
-  async #openLog(details) {
-    const { LogPaste } = await import("./ui/log-paste.js");
-    const box = new LogPaste(details, (text) => this.engine.reconcileLog(text, this.state.inputs));
-    // As a pasted launch command: the log's settings over the user's, a model replacing the architecture shown.
-    box.addEventListener("log", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
   }
 
   /** "Copy launch command": the emit code loads on the first press (docs/readers.md, "Emit"). */

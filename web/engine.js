@@ -350,6 +350,12 @@ export class Engine {
     return this.#callRest((api) => api.reconcileLog(text, inputs));
   }
 
+  /** The page's box: a pasted log set beside the estimate over `inputs`, or a command or recipe read (api.readPaste). */
+  async readPaste(text, inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.readPaste(text, inputs));
+  }
+
   /** The launch command for `inputs` in `format` (api.emitLaunch: vllm, sglang, llamacpp, ollama). */
   async emitLaunch(format, inputs) {
     await this.ready();

@@ -194,7 +194,7 @@ TEST(emit, what_a_format_cannot_carry_is_listed_and_an_unknown_format_refused) {
 }
 
 settings random_deepspeed(std::mt19937& rng) {
-  return {{"mode", "training"},
+  return {{"mode", "train"},
           {"framework", "deepspeed"},
           {"model", pick<std::string>(rng, {"llama-3.1-8b", "qwen2.5-7b"})},
           {"seq", std::to_string(1 + rng() % 8192)},
@@ -217,7 +217,7 @@ TEST(emit, a_deepspeed_config_reads_back_as_the_same_settings) {
 }
 
 TEST(emit, a_deepspeed_config_as_written) {
-  const auto spec = resolve(settings{{"mode", "training"},
+  const auto spec = resolve(settings{{"mode", "train"},
                                      {"framework", "deepspeed"},
                                      {"model", "llama-3.1-8b"},
                                      {"devices", "8"},

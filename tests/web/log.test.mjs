@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// reconcileLog and emitLaunch (wasm/api.js), issue 33 on the page: a pasted startup log read by the CLI's log
-// readers and set beside the estimate as `llm-memory --log FILE --json` sets it (docs/readers.md, "Logs"), and
-// the launch command for the current settings as `llm-memory --emit FORMAT` writes it ("Emit").
+// reconcileLog, readPaste and emitLaunch (wasm/api.js), issue 33 on the page: a pasted startup log read by the
+// CLI's log readers and set beside the estimate as `llm-memory --log FILE --json` sets it (docs/readers.md,
+// "Logs"), the page's one box sending a text to the log or the launch readers ("The page's box"), and the launch
+// command for the current settings as `llm-memory --emit FORMAT` writes it ("Emit").
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,6 +72,26 @@ test("bad logs and arguments get errors naming the line or the argument, never a
   assert.equal(plain.errors[0].setting, "log");
 });
 
+test("readPaste, the page's one box: a log goes to the log readers, anything else to the launch readers", () => {
+  const settings = { gpu_memory: "39.39GiB" };
+  const text = readFileSync(vllm, "utf8");
+  const { kind, ...log } = api.readPaste(text, settings);
+  assert.equal(kind, "log");
+  assert.deepEqual(log, api.reconcileLog(text, settings));
+  for (const file of ["launch/vllm-serve.sh", "launch/llama-server.sh", "recipes/torchtune-llama3_1-8B_lora_single_device.yaml",
+                      "recipes/axolotl-llama-3-lora-8b.yml", "recipes/ds_z3_config.json"]) {
+    const command = readFileSync(join(root, "tests/cli", file), "utf8");
+    const { kind: read_as, ...read } = api.readPaste(command, settings);
+    assert.equal(read_as, "launch", file);
+    assert.deepEqual(read, api.readLaunch(command), file);
+  }
+  // "a", LF, "b", NUL: the NUL is byte 4 (from 1), on line 2.
+  assert.deepEqual(api.readPaste("a\nb\0c").errors,
+    [{ setting: "line 2", message: "holds a NUL byte (byte 4): a binary file, not a command, recipe or log" }]);
+  assert.deepEqual(api.readPaste(42).errors, [{ setting: "paste", message: "the pasted text must be text" }]);
+  assert.equal(api.readPaste("x".repeat((16 << 20) + 1)).errors[0].message, "larger than 16 MiB");
+});
+
 test("emitLaunch writes the CLI's --emit command, which readLaunch reads back to the same settings", () => {
   const settings = { mode: "inference", model: "meta-llama-3-8b", seq: "16384", tp: "2", devices: "2", gpu: "h100-80gb" };
   for (const format of ["vllm", "sglang", "llamacpp", "ollama"]) {
@@ -86,7 +107,7 @@ test("emitLaunch writes the CLI's --emit command, which readLaunch reads back to
   }
   assert.equal(api.emitLaunch("tgi", settings).errors[0].setting, "emit");
   // A DeepSpeed config (a training stack's), through the same binding, reads back as --from reads it.
-  const ds = api.emitLaunch("deepspeed", { mode: "training", framework: "deepspeed", zero: "2", batch: "4", devices: "2" });
+  const ds = api.emitLaunch("deepspeed", { mode: "train", framework: "deepspeed", zero: "2", batch: "4", devices: "2" });
   assert.equal(ds.ok, true, JSON.stringify(ds.errors));
   const back = api.readLaunch(ds.text);
   assert.deepEqual([back.settings.framework, back.settings.zero, back.settings.batch], ["deepspeed", "2", "4"]);
