@@ -15,10 +15,10 @@ namespace {
 
 // One GPU's memory as printed.
 struct gpu_memory {
-  std::string name{};  ///< "GPU 0" (the index as printed)
-  double used = 0;     ///< [MiB]
-  double total = 0;    ///< [MiB]
-  std::size_t line = 0;
+  std::string name{};    ///< "GPU 0" (the index as printed)
+  double used = 0;       ///< [MiB]
+  double total = 0;      ///< [MiB]; 0 when not printed
+  std::size_t line = 0;  ///< the line it was read from, from 1
 };
 
 // "38135MiB / 40960MiB" in a cell of the table.
