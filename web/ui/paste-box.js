@@ -19,6 +19,9 @@ const MAX_LINES = 40;
 /** The most a dropped file may hold: a log's limit (the core's max_log_bytes). */
 const MAX_FILE_BYTES = 16 << 20;
 
+/** A dropped or chosen file up to this size is shown in the box as well as read [bytes]. */
+const SHOWN_BYTES = 1 << 20;
+
 /** Digits a figure is shown with, by the log's unit: the runtimes print GiB and MiB with two decimals. */
 const DIGITS = { GiB: 2, MiB: 2, x: 2, tokens: 0 };
 
@@ -149,13 +152,19 @@ export class PasteBox extends EventTarget {
       this.#show([{ setting: file.name, message: `${file.size.toLocaleString("en-US")} bytes: a command, recipe or log is read up to 16 MiB (a log: its start, up to the first request)` }], null);
       return;
     }
-    this.#text.value = await file.text();
-    await this.apply();
+    // The file's own text is read, not the box's value: a text area drops its CRs, which would move the bytes
+    // an error names. A file over 1 MiB is not copied into the box, which would slow the page for little use.
+    const text = await file.text();
+    this.#text.value = file.size <= SHOWN_BYTES ? text : "";
+    await this.apply(text);
   }
 
-  /** Reads the text; on success lists what was read (a log: the table) and fires "paste", else shows the errors. */
-  async apply() {
-    const answer = await this.#read(this.#text.value);
+  /**
+   * Reads `text` (the box's by default); on success lists what was read (a log: the table) and fires "paste",
+   * else shows the errors.
+   */
+  async apply(text = this.#text.value) {
+    const answer = await this.#read(text);
     if (!answer?.ok) {
       this.#show(answer?.errors ?? [], null);
       return;
