@@ -127,9 +127,11 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
     await page.click("#fits-view > summary");
     await page.waitForSelector('#fits-view-status[data-state="ready"]');
   })).length >= 1, "opening What runs on my machine fetches its code");
-  // "Copy launch command" (an inference run's) fetches its code on first use (tests/browser/emit-copy.test.mjs).
+  // "Copy launch command" (an inference run's, under the breakdown) fetches its code on first use
+  // (tests/browser/emit-copy.test.mjs).
+  await showTab(page, "breakdown");
   assert.ok((await fetchedBy(async () => {
-    await page.evaluate(() => window.llmMemoryApp.edit({ mode: "inference" }));
+    await page.evaluate(() => window.llmMemoryApp.edit({ mode: "inference", runtime: "vllm" }));
     await page.click("#emit-copy");
     await page.waitForSelector("#emit-text");
   })).length >= 1, "Copy launch command fetches its code");
