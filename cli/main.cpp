@@ -139,7 +139,7 @@ void print_help_all() {
                def.default_value.empty() ? "none" : def.default_value, def.unit.empty() ? "" : ", unit: ", def.unit);
   }
   fmt::print(
-      "\nThe CLI's device: without --gpu or --gpu_memory, --gpu {} (the page's default); --gpu \"\" gives the\n"
+      "\nThe CLI's device: without --gpu or --gpu_memory, --gpu {0} (the page's default); --gpu \"\" gives the\n"
       "settings table's gpu_memory (80GB), as the JavaScript API and --batch-json do.\n"
       "\nOther flags:\n"
       "  --config PATH       read the architecture from a Hugging Face config.json (explicit flags win)\n"
@@ -151,11 +151,12 @@ void print_help_all() {
       "                      (torchtune, axolotl, LLaMA-Factory, DeepSpeed, accelerate, TRL, litgpt, Megatron,\n"
       "                      tune run; repeat to combine,\n"
       "                      later files win) into settings; explicit flags win (docs/readers.md)\n"
-      "  --log FILE|-        read a vLLM, SGLang, llama.cpp / Ollama or TGI startup log, memory_stats(), or a\n"
-      "                      torchtune / litgpt run: its settings estimated, its figures beside ours item by\n"
-      "                      item; --as-record writes them as validation rows\n"
-      "  --emit FORMAT       the command or config for the settings: vllm, sglang, llamacpp, ollama,\n"
-      "                      accelerate, torchtune or trl\n"
+      "  --log FILE|-        read a vLLM, SGLang, llama.cpp / Ollama or TGI startup log, nvidia-smi output,\n"
+      "                      torch.cuda.memory_summary() or memory_stats(), or a torchtune / litgpt run: its\n"
+      "                      settings estimated, its figures beside ours item by item; --as-record writes them\n"
+      "                      as validation rows\n"
+      "  --emit FORMAT       the launch command or config for the settings (--json: with what it cannot carry):\n"
+      "                      {1}\n"
       "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
       "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
@@ -170,7 +171,7 @@ void print_help_all() {
       "                      (for scripts and tests: one process for many estimates, the settings as the\n"
       "                      JavaScript API reads them: no default GPU)\n"
       "Exit codes: 0 ok, 2 invalid input (one line per problem, naming the setting).\n",
-      default_gpu);
+      default_gpu, emit_format_list());
 }
 
 // A file flag given twice is an error rather than the last one silently winning.
@@ -541,7 +542,7 @@ int main(int argc, char** argv) {
   const auto advice = opt.advise || opt.ways_out ? advise(spec.value()) : advice_result{};
   const auto ways = opt.ways_out ? ways_out(spec.value(), solved, advice) : ways_out_result{};
   if (log) return log_output({*opt.log_path, opt.as_record, opt.json}, opt.values, *log, spec.value(), r);
-  if (opt.emit_format) return emit_output(*opt.emit_format, spec.value());
+  if (opt.emit_format) return emit_output(*opt.emit_format, spec.value(), opt.json);
   if (opt.json) {
     const auto* shown_solve = opt.solve ? &solved : nullptr;
     const auto* shown_advice = opt.advise ? &advice : nullptr;

@@ -336,6 +336,31 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       if (text.length > 1 << 20) return { ok: false, errors: [{ setting: "command", message: "longer than 1 MiB" }] };
       return JSON.parse(call("read_launch", llm_memory_well_formed(text)));
     },
+    // reconcileLog(text, settings?, config?): a pasted startup log (vLLM, SGLang, llama.cpp / Ollama) read into
+    // the settings it states, laid over `settings` (a log naming a model drops their architecture settings),
+    // estimated and set beside the log's figures, as the CLI's --log --json and --as-record: {ok, settings,
+    // log: {format, from, rows, largest}, record} (docs/readers.md, "Logs").
+    reconcileLog: (text, settings, config) => {
+      if (typeof text !== "string") return { ok: false, errors: [{ setting: "log", message: "the log must be text" }] };
+      if (text.length > 16 << 20) return { ok: false, errors: [{ setting: "log", message: "larger than 16 MiB" }] };
+      const given = inputs(settings, config);
+      return unread(merge(given.errors, JSON.parse(call("reconcile_log", llm_memory_well_formed(text), given.values, given.config))));
+    },
+    // readPaste(text, settings?, config?): the page's one box: a startup log as reconcileLog answers it ({kind:
+    // "log", ...}), or a launch command, Modelfile or recipe as readLaunch answers it ({kind: "launch", ...}); text
+    // no reader takes is refused naming the line (docs/readers.md, "The page's box").
+    readPaste: (text, settings, config) => {
+      if (typeof text !== "string") return { ok: false, errors: [{ setting: "paste", message: "the pasted text must be text" }] };
+      if (text.length > 16 << 20) return { ok: false, errors: [{ setting: "paste", message: "larger than 16 MiB" }] };
+      const given = inputs(settings, config);
+      return unread(merge(given.errors, JSON.parse(call("read_paste", llm_memory_well_formed(text), given.values, given.config))));
+    },
+    // emitLaunch(format, settings, config?): the launch command for the resolved settings in format vllm, sglang,
+    // llamacpp or ollama, as the CLI's --emit: {ok, format, text, not_carried: [setting]} (docs/readers.md, "Emit").
+    emitLaunch: (format, settings, config) => {
+      const given = inputs(settings, config);
+      return unread(merge(given.errors, JSON.parse(call("emit_launch", llm_memory_word(format), given.values, given.config))));
+    },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).
     sweep: (settings, axes, config) => {

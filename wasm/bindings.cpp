@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,10 +21,13 @@
 #include "llm_memory/advise.hpp"
 #include "llm_memory/checkpoint.hpp"
 #include "llm_memory/config_json.hpp"
+#include "llm_memory/emit.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/fits.hpp"
 #include "llm_memory/gpu_fit.hpp"
 #include "llm_memory/launch.hpp"
+#include "llm_memory/log.hpp"
+#include "llm_memory/paste.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/report.hpp"
 #include "llm_memory/resolve.hpp"
@@ -274,6 +278,74 @@ std::string read_checkpoint(const std::string& kind, const std::string& bytes, d
 // --from reads it: launch_to_json's {ok, command, settings, read, ignored, notes, errors}.
 std::string read_launch_json(const std::string& text) { return launch_to_json(read_launch(text), -1); }
 
+// The page's settings with the log's over them: the log states what ran. A log naming a model drops the page's
+// architecture settings (group "model"), as the launch box's model does (web/app.js, #openLaunch).
+settings under_log(settings page, const settings& logged) {
+  if (logged.contains("model")) {
+    for (auto it = page.begin(); it != page.end();) {
+      const auto* row = find_setting(it->first);
+      it = row && row->group == "model" ? page.erase(it) : std::next(it);
+    }
+  }
+  for (const auto& [key, value] : logged) page[key] = value;
+  return page;
+}
+
+// A startup log read, laid over the page's settings, estimated and put beside the log's figures, as the CLI's
+// --log --json and --as-record: {"ok": true, "settings": as estimated, "log": reconciliation_to_json's object,
+// "record": validation_records' rows}, or the errors object (the log's errors name the line).
+std::string reconciled_json(const log_read& log, const std::string& explicit_values, const std::string& config) {
+  const auto inputs = inputs_from(explicit_values, config);
+  if (!inputs.ok()) return errors_to_json(inputs.errors());
+  if (!log.settings.errors.empty()) return errors_to_json(log.settings.errors);
+  const settings used = under_log(inputs.value().first, log.settings.values);
+  const auto r = estimate(used, inputs.value().second);
+  if (!r.ok()) return errors_to_json(r.errors());
+  const reconciliation rec = reconcile(log, r.value());
+  detail::json out = detail::json::object();
+  out["ok"] = true;
+  detail::json values = detail::json::object();
+  for (const auto& [key, value] : used) values[key] = value;
+  out["settings"] = std::move(values);
+  out["log"] = detail::parse_json(reconciliation_to_json(log, rec, -1));
+  out["record"] = detail::parse_json(validation_records(log, rec, used, "a startup log pasted on the page", -1));
+  return out.dump(-1);
+}
+
+// reconcile_log(text, settings, config): a pasted startup log (log.hpp), as reconciled_json answers it.
+std::string reconcile_log_json(const std::string& text, const std::string& explicit_values, const std::string& config) {
+  return reconciled_json(read_log(text), explicit_values, config);
+}
+
+// read_paste(text, settings, config): the page's one box (paste.hpp): a startup log as reconcile_log answers it,
+// with "kind": "log", or a launch command or recipe as read_launch answers it, with "kind": "launch".
+std::string read_paste_json(const std::string& text, const std::string& explicit_values, const std::string& config) {
+  const pasted read = read_pasted(text);
+  detail::json out = detail::parse_json(read.log ? reconciled_json(*read.log, explicit_values, config)
+                                                 : launch_to_json(read.launch, -1));
+  out["kind"] = read.log ? "log" : "launch";
+  return out.dump(-1);
+}
+
+// emit_launch(format, settings, config): the launch command for the resolved settings (emit.hpp), as the CLI's
+// --emit FORMAT: {"ok": true, "format", "text", "not_carried": [setting]}, or the errors object.
+std::string emit_launch_json(const std::string& format, const std::string& explicit_values, const std::string& config) {
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
+      [&format](const run_spec& spec) {
+        const auto out = emit(spec.values, format);
+        if (!out.ok()) return errors_to_json(out.errors());
+        detail::json o = detail::json::object();
+        o["ok"] = true;
+        o["format"] = format;
+        o["text"] = out.value().text;
+        detail::json missing = detail::json::array();
+        for (const auto& key : out.value().not_carried) missing.push_back(key);
+        o["not_carried"] = std::move(missing);
+        return o.dump(-1);
+      });
+}
+
 std::string settings_schema() { return settings_schema_json(); }
 std::string list_models() { return models_json(); }
 std::string list_gpus() { return gpus_json(); }
@@ -297,4 +369,7 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("read_checkpoint", &read_checkpoint);
   emscripten::function("sweep_kernel_ms", &sweep_kernel_ms);
   emscripten::function("read_launch", &read_launch_json);
+  emscripten::function("reconcile_log", &reconcile_log_json);
+  emscripten::function("read_paste", &read_paste_json);
+  emscripten::function("emit_launch", &emit_launch_json);
 }

@@ -1138,6 +1138,69 @@ export interface LlmMemory {
    * settings (docs/readers.md); every option listed as read or ignored, errors naming the option or line.
    */
   readLaunch(text: string): LaunchRead | Failure;
+  /**
+   * A pasted startup log (vLLM, SGLang, llama.cpp / Ollama) read into the settings it states, laid over
+   * `settings` (a log naming a model drops their architecture settings), estimated and set beside the log's
+   * figures item by item, as `llm-memory --log FILE --json` and `--as-record` (docs/readers.md, "Logs").
+   */
+  reconcileLog(text: string, settings?: Settings, config?: Settings): LogReconciliation | Failure;
+  /**
+   * The page's one box: a startup log, reconciled as reconcileLog does (kind "log"), or else a launch command,
+   * Modelfile or recipe, read as readLaunch does (kind "launch"); text no reader takes (binary, over 1 MiB
+   * without a log's lines, over 16 MiB) is refused naming the line (docs/readers.md, "The page's box").
+   */
+  readPaste(text: string, settings?: Settings, config?: Settings):
+    (LogReconciliation & { kind: "log" }) | (LaunchRead & { kind: "launch" }) | (Failure & { kind?: "log" | "launch" });
+  /** The launch command for the resolved settings, as `llm-memory --emit FORMAT` (docs/readers.md, "Emit"). */
+  emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed", settings: Settings, config?: Settings):
+    EmittedLaunch | Failure;
+}
+
+/** One item of a startup log beside the estimate (a row of `llm-memory --log FILE --json`). */
+export interface LogRow {
+  /** weights, host_weights, kv_memory, kv_tokens, max_concurrency, cuda_graphs, compute_buffer, ... */
+  item: string;
+  /** As the log names it ("Available KV cache memory"). */
+  label: string;
+  /** The log's line it was read from, from 1. */
+  line: number;
+  /** GiB, MiB, tokens or x (requests). */
+  unit: string;
+  /** The log's figure [unit]. */
+  log: number;
+  /** The estimate's figure [unit]; null where the estimate models no such term. */
+  ours: number | null;
+  /** ours - log [unit]; null with ours. */
+  difference: number | null;
+  /** Where ours comes from, as tests/validation/published.json names it. */
+  quantity: string;
+}
+
+/** What reconcileLog answers. */
+export interface LogReconciliation {
+  ok: true;
+  /** The settings estimated: the caller's, with the log's over them. */
+  settings: Record<string, string>;
+  log: {
+    format: "vllm" | "sglang" | "llamacpp" | "nvidia_smi" | "torch_memory";
+    /** The settings the log states, as readLaunch reports a command's (options named "line N --option"). */
+    from: LaunchRead;
+    rows: LogRow[];
+    /** The item whose relative difference is largest; null when none was compared. */
+    largest: string | null;
+  };
+  /** The compared rows in the shape of tests/validation/published.json's (no tolerance yet). */
+  record: object[];
+}
+
+/** What emitLaunch answers. */
+export interface EmittedLaunch {
+  ok: true;
+  format: string;
+  /** The command, one option per line (an Ollama Modelfile: its lines). */
+  text: string;
+  /** Settings the format has no option for (or not for this value). */
+  not_carried: string[];
 }
 
 /** What readLaunch read (the `from` object of `llm-memory --json --from FILE`). */

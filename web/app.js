@@ -45,6 +45,8 @@ const FIRST_ACTIONS = ["pointerdown", "keydown", "focusin", "dragenter"];
 const NARROW = "(max-width: 899px)";
 
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
+/** The runtimes the core writes a launch command for (emit.hpp's emit_formats, the CLI's --emit). */
+const EMIT_FORMATS = ["vllm", "sglang", "llamacpp", "ollama"];
 const HEATMAP_PANEL = "panel-heatmap";
 const FITS_PANEL = "panel-fits";
 /** The one tab panel that shows nothing of the core's rest (App.#wake). */
@@ -143,11 +145,12 @@ class App {
                               isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
     this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
-    // The launch-command box and the readers' code load when it is first opened (docs/readers.md).
-    $("launch-paste").addEventListener("toggle", () => this.#openLaunch($("launch-paste")), { once: true });
+    // The box for a command, config or log and the readers' code load when it is first opened (docs/readers.md).
+    $("paste-box").addEventListener("toggle", () => this.#openPaste($("paste-box")), { once: true });
     // "What runs on my machine" and its code load when it is first opened; a link to it (#fits...) opens it.
     $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
     if (location.hash.startsWith("#fits")) $("fits-view").open = true;
+    $("emit-copy").addEventListener("click", () => this.#copyLaunch());
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
     $("copy-link").addEventListener("click", () => this.copyLink());
     embedButton($("embed"), () => ({ overrides: this.state.overrides, keys: engine.keys }));
@@ -245,16 +248,39 @@ class App {
     this.edit({ model: "", ...settings }, { clear: this.view.model_keys });
   }
 
-  async #openLaunch(details) {
-    const { LaunchPaste } = await import("./ui/launch-paste.js");
-    const box = new LaunchPaste(details, (text) => this.engine.readLaunch(text));
-    // A command naming a model replaces the architecture shown, as a preset pick does; the user's other settings stay.
-    box.addEventListener("launch", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
+  async #openPaste(details) {
+    const { PasteBox } = await import("./ui/paste-box.js");
+    const box = new PasteBox(details, (text) => this.engine.readPaste(text, this.state.inputs));
+    // A command or log naming a model replaces the architecture shown, as a preset pick does; the user's other
+    // settings stay (a log's table was estimated so: wasm/bindings.cpp, under_log).
+    box.addEventListener("paste", (e) => this.edit(e.detail.settings, { clear: e.detail.settings.model ? this.view.model_keys : [], note: e.detail.note }));
   }
 
   async #openFits(details) {
     const { FitsView } = await import("./ui/fits-view.js");
     this.fits_view = new FitsView(details, this.engine);
+  }
+
+  /** "Copy launch command": the emit code loads on the first press (docs/readers.md, "Emit"). */
+  async #copyLaunch() {
+    const format = $("emit-launch").dataset.format;
+    const { EmitCopy } = await import("./ui/emit-copy.js");
+    this.emitter ??= new EmitCopy($("emit-out"), (f) => this.engine.emitLaunch(f, this.state.inputs));
+    await this.emitter.copy(format);
+  }
+
+  /**
+   * Shows "Copy launch command" for an inference estimate whose runtime has a launch command the core writes
+   * (emit.hpp's emit_formats); the runtime as verdict.js names it (auto: the one that answered).
+   */
+  #updateEmit(estimate) {
+    const s = estimate.settings;
+    const runtime = s.runtime && s.runtime !== "auto" ? s.runtime : estimate.runtime?.name;
+    const shown = s.mode === "inference" && EMIT_FORMATS.includes(runtime);
+    const box = $("emit-launch");
+    $("emit-out").replaceChildren();  // a command shown was for the settings before this change
+    box.hidden = !shown;
+    box.dataset.format = runtime ?? "";
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {
@@ -332,6 +358,7 @@ class App {
     $("results").classList.remove("stale");
     $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
+    this.#updateEmit(estimate);
     renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
     $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);

@@ -344,6 +344,24 @@ export class Engine {
     return this.#callRest((api) => api.readLaunch(text));
   }
 
+  /** A pasted startup log set beside the estimate for its settings over `inputs` (api.reconcileLog). */
+  async reconcileLog(text, inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.reconcileLog(text, inputs));
+  }
+
+  /** The page's box: a pasted log set beside the estimate over `inputs`, or a command or recipe read (api.readPaste). */
+  async readPaste(text, inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.readPaste(text, inputs));
+  }
+
+  /** The launch command for `inputs` in `format` (api.emitLaunch: vllm, sglang, llamacpp, ollama). */
+  async emitLaunch(format, inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.emitLaunch(format, inputs));
+  }
+
   /**
    * Drops overrides until the inputs resolve: first those the errors name, then (when an error names a
    * setting the user did not set, e.g. a preset's value made invalid by another override) the latest ones.

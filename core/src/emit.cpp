@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Launch commands out: `vllm serve` and `llama-server` for resolved settings, with the options their readers
-// (readers/vllm_serve.cpp, readers/llama_server.cpp) map back to the same settings, and the settings no option
-// carries listed by name.
+// Launch commands out: `vllm serve`, SGLang, `llama-server`, an Ollama Modelfile and a DeepSpeed config for
+// resolved settings, with the options their readers (readers/) map back to the same settings, and the settings
+// no option carries listed by name.
 #include "llm_memory/emit.hpp"
 
 #include <string>
@@ -136,6 +136,25 @@ command ollama(const setting_values& v) {
   return c;
 }
 
+// A DeepSpeed config (readers/deepspeed_config.cpp reads it back; the keys of deepspeedai/DeepSpeed
+// deepspeed/runtime/config.py, zero/config.py, zero/offload_config.py): the micro-batch, the accumulation, the
+// 16-bit engine and ZeRO with its offload. It names no model, sequence or device count: they go beside it (the
+// training script's own arguments, or the launcher's).
+command deepspeed(const setting_values& v) {
+  command c{"{\n  \"train_micro_batch_size_per_gpu\": " + whole(static_cast<double>(v.batch)) +
+                ",\n  \"gradient_accumulation_steps\": " + whole(static_cast<double>(v.grad_accum)) + ",\n",
+            {"model", "seq", "devices"}};
+  if (v.weights_dtype == "bf16" || v.weights_dtype == "fp16")
+    c.text += "  \"" + v.weights_dtype + "\": {\"enabled\": true},\n";
+  else
+    c.not_carried.push_back("weights_dtype");  // fp32 is no engine option; 4- and 8-bit weights are not DeepSpeed's
+  c.text += "  \"zero_optimization\": {\n    \"stage\": " + whole(static_cast<double>(v.zero));
+  if (v.offload != "none") c.text += ",\n    \"offload_optimizer\": {\"device\": \"cpu\"}";
+  if (v.offload == "optimizer+params") c.text += ",\n    \"offload_param\": {\"device\": \"cpu\"}";
+  c.text += "\n  }\n}";
+  return c;
+}
+
 }  // namespace
 
 result<emitted> emit(const setting_values& values, std::string_view format) {
@@ -148,6 +167,8 @@ result<emitted> emit(const setting_values& values, std::string_view format) {
     c = llamacpp(values);
   else if (format == "ollama")
     c = ollama(values);
+  else if (format == "deepspeed")
+    c = deepspeed(values);
   else if (auto training = detail::emit_training(values, format))
     return emitted{training->text + "\n", training->not_carried};
   else

@@ -3,9 +3,10 @@
 // (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
 // and the core's first part (llm-memory.first.wasm) without its rest, which the visitor's first action fetches
 // once (the default page's ways out come prerendered; a link with settings fetches the rest at once);
-// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file, a Hub repo id and the launch box each
-// fetch theirs, which then works; after the six every chunk has been fetched. The heatmap and the GPU table are
-// drawn only while their tab is open.
+// opening the Heatmap tab, the What fits tab, the Embed button, a chosen file, a Hub repo id, the box for a
+// command, config or log, "What runs on my machine" and "Copy launch command" each fetch theirs, which then works;
+// after the eight every chunk but a link's model loader has been fetched. The heatmap and the GPU table are drawn
+// only while their tab is open.
 // Run after `npm run build`: node --test tests/browser/lazy.test.mjs
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -34,7 +35,7 @@ const heatmapOf = (page) => page.$eval("figure.heatmap", (figure) => ({
   renders: Number(figure.dataset.renders),
 }));
 
-test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file, a Hub id, the launch box and What runs on my machine each fetch theirs, which works", async () => {
+test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a file, a Hub id, the paste box, What runs on my machine and Copy launch command each fetch theirs, which works", async () => {
   const chunks = (await chunkFiles(dist)).map((file) => `/${file}`);
   const eager = await preloaded();
   for (const file of eager) assert.ok(chunks.includes(file), `${file} is a chunk`);
@@ -116,20 +117,28 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
     await page.waitForFunction(() => document.getElementById("hub-status").textContent.startsWith("Could not load test-org/Tiny-Model"));
   })).length >= 1, "a repo id fetches the Hub loader");
   assert.match(await page.textContent("#hub-status"), /could not reach huggingface\.co/);
-  // The launch-command box: opened, it fetches its code (tests/browser/launch.test.mjs uses it).
+  // The box for a command, config or log: opened, it fetches its code (tests/browser/paste-box.test.mjs uses it).
   assert.ok((await fetchedBy(async () => {
-    await page.click("#launch-paste > summary");
-    await page.waitForSelector("#launch-text");
-  })).length >= 1, "opening the launch box fetches its code");
+    await page.click("#paste-box > summary");
+    await page.waitForSelector("#paste-text");
+  })).length >= 1, "opening the paste box fetches its code");
   // "What runs on my machine": opened, it fetches its code and ranks (tests/browser/fits-view.test.mjs uses it).
   assert.ok((await fetchedBy(async () => {
     await page.click("#fits-view > summary");
     await page.waitForSelector('#fits-view-status[data-state="ready"]');
   })).length >= 1, "opening What runs on my machine fetches its code");
+  // "Copy launch command" (an inference run's, under the breakdown) fetches its code on first use
+  // (tests/browser/emit-copy.test.mjs).
+  await showTab(page, "breakdown");
+  assert.ok((await fetchedBy(async () => {
+    await page.evaluate(() => window.llmMemoryApp.edit({ mode: "inference", runtime: "vllm" }));
+    await page.click("#emit-copy");
+    await page.waitForSelector("#emit-text");
+  })).length >= 1, "Copy launch command fetches its code");
   // All but the one a link's repo id imports before the page starts (web/ui/link-model.js: newcomer.test.mjs).
   const others = chunks.filter((file) => !file.startsWith("/chunks/link-model-"));
   assert.equal(others.length, chunks.length - 1);
-  assert.deepEqual(fetched().sort(), others.sort(), "after the seven actions, every chunk has been fetched");
+  assert.deepEqual(fetched().sort(), others.sort(), "after the eight actions, every chunk has been fetched");
   assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the rest of the core fetched once in all");
   assert.deepEqual(errors, []);
   await page.close();

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Runs the CLI with ARGS (a ;-list; STDIN its standard input) and checks its exit code, that stderr matches PATTERN and that stderr holds
+# Runs the CLI with ARGS (a ;-list; STDIN its standard input) and checks its exit code, that stderr matches PATTERN (stdout: STDOUT, or JSON_GET) and that stderr holds
 # no control character but its line ends (issue 20: errors escape them).
 # DEEP_FILE: first written with DEEP_PREFIX, DEEP_LEVELS nested arrays and DEEP_SUFFIX (deep JSON, made at test
 # time rather than committed).
@@ -30,6 +30,14 @@ if(DEFINED PATTERN AND NOT err MATCHES "${PATTERN}")
 endif()
 if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
   message(FATAL_ERROR "stdout does not match \"${STDOUT}\": ${out}")
+endif()
+# JSON_GET: stdout is one JSON document whose member at this dotted path ("not_carried.2") is JSON_EQUALS.
+if(DEFINED JSON_GET)
+  string(REPLACE "." ";" path "${JSON_GET}")
+  string(JSON got ERROR_VARIABLE bad GET "${out}" ${path})
+  if(bad OR NOT got STREQUAL "${JSON_EQUALS}")
+    message(FATAL_ERROR "stdout's ${JSON_GET} is \"${got}\" (${bad}), expected \"${JSON_EQUALS}\": ${out}")
+  endif()
 endif()
 foreach(code RANGE 1 31)
   string(ASCII ${code} control)

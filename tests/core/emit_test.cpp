@@ -190,7 +190,51 @@ TEST(emit, what_a_format_cannot_carry_is_listed_and_an_unknown_format_refused) {
   const auto out = emit(spec.value().values, "vllm");
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out.value().not_carried, (std::vector<std::string>{"kv_dtype", "cuda_graph_memory"}));
-  EXPECT_EQ(emit(spec.value().values, "deepspeed").errors().at(0).setting, "emit");
+  EXPECT_EQ(emit(spec.value().values, "tgi").errors().at(0).setting, "emit");
+}
+
+settings random_deepspeed(std::mt19937& rng) {
+  return {{"mode", "train"},
+          {"framework", "deepspeed"},
+          {"model", pick<std::string>(rng, {"llama-3.1-8b", "qwen2.5-7b"})},
+          {"seq", std::to_string(1 + rng() % 8192)},
+          {"devices", pick<std::string>(rng, {"1", "2", "8"})},
+          {"batch", std::to_string(1 + rng() % 16)},
+          {"grad_accum", std::to_string(1 + rng() % 64)},
+          {"zero", pick<std::string>(rng, {"0", "1", "2", "3"})},
+          {"offload", pick<std::string>(rng, {"none", "optimizer", "optimizer+params"})},
+          {"weights_dtype", pick<std::string>(rng, {"bf16", "fp16", "fp32"})}};
+}
+
+// A DeepSpeed config reads back (--from) as the micro-batch, accumulation, 16-bit engine, ZeRO stage and offload
+// it was written from; the model, sequence and devices go beside it.
+TEST(emit, a_deepspeed_config_reads_back_as_the_same_settings) {
+  std::mt19937 rng(6);
+  int checked = 0;
+  const std::vector<std::string> keys = {"framework", "batch", "grad_accum", "zero", "offload", "weights_dtype"};
+  for (int i = 0; i < 300; ++i) round_trip(random_deepspeed(rng), "deepspeed", keys, checked);
+  EXPECT_GT(checked, 100);
+}
+
+TEST(emit, a_deepspeed_config_as_written) {
+  const auto spec = resolve(settings{{"mode", "train"},
+                                     {"framework", "deepspeed"},
+                                     {"model", "llama-3.1-8b"},
+                                     {"devices", "8"},
+                                     {"batch", "4"},
+                                     {"grad_accum", "8"},
+                                     {"zero", "3"},
+                                     {"offload", "optimizer+params"},
+                                     {"weights_dtype", "bf16"}});
+  ASSERT_TRUE(spec.ok());
+  const auto out = emit(spec.value().values, "deepspeed");
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(
+      out.value().text,
+      "{\n  \"train_micro_batch_size_per_gpu\": 4,\n  \"gradient_accumulation_steps\": 8,\n"
+      "  \"bf16\": {\"enabled\": true},\n  \"zero_optimization\": {\n    \"stage\": 3,\n"
+      "    \"offload_optimizer\": {\"device\": \"cpu\"},\n    \"offload_param\": {\"device\": \"cpu\"}\n  }\n}\n");
+  EXPECT_EQ(out.value().not_carried, (std::vector<std::string>{"model", "seq", "devices"}));
 }
 
 }  // namespace

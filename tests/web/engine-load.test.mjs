@@ -58,13 +58,13 @@ function taskGrid(api) {
 
 test("the first part answers as the whole module does, and never reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // The 10 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep,
-  // sweep_kernel_ms, read_checkpoint, read_launch_json, parse_config), the family readers left out with parse_config
-  // (READS_CONFIG: the script checks that the first part builds no config.json reader) and the lambdas only the
-  // rest makes; none is reached below. The exact count is checked at build time: split-wasm.mjs fails the build
-  // unless the first part imports exactly LAZY + family readers + those lambdas placeholders (their number comes
-  // from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
-  assert.ok(placeholders > 10, `${placeholders} placeholders`);
+  // The 13 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
+  // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch), the family readers
+  // left out with parse_config (READS_CONFIG: the script checks that the first part builds no config.json reader) and
+  // the lambdas only the rest makes; none is reached below. The exact count is checked at build time: split-wasm.mjs
+  // fails the build unless the first part imports exactly LAZY + family readers + those lambdas placeholders (their
+  // number comes from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
+  assert.ok(placeholders > 13, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   same(api.listModels(), whole.listModels(), "listModels");
@@ -88,6 +88,10 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   assert.throws(() => api.sweep(settings), /placeholder reached/);
   // The presets come with their settings written out: only a config.json handed in reaches its readers.
   assert.throws(() => api.parseConfig({ hidden_size: 64 }), /placeholder reached/);
+  // A startup log and a launch command written: the log readers and emit are the rest's too.
+  assert.throws(() => api.reconcileLog(LOG, settings), /placeholder reached/);
+  assert.throws(() => api.readPaste(LOG, settings), /placeholder reached/);
+  assert.throws(() => api.emitLaunch("vllm", settings), /placeholder reached/);
   // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
   same(api.estimate(settings), whole.estimate(settings), "estimate after the throw");
   await rest();
@@ -114,10 +118,19 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   assert.equal(read.checkpoint.params, 6);
   // The launch readers: their option and note strings came with the rest (scripts/split-data.mjs).
   for (const command of LAUNCHES) same(api.readLaunch(command), whole.readLaunch(command), `readLaunch ${command}`);
+  same(api.reconcileLog(LOG, settings), whole.reconcileLog(LOG, settings), "reconcileLog");
+  assert.equal(api.reconcileLog(LOG, settings).log.rows[0].label, "Available KV cache memory");
+  same(api.readPaste(LOG, settings), whole.readPaste(LOG, settings), "readPaste of a log");
+  same(api.readPaste(LAUNCHES[0], settings), whole.readPaste(LAUNCHES[0], settings), "readPaste of a command");
+  for (const format of ["vllm", "sglang", "llamacpp", "ollama"]) same(api.emitLaunch(format, settings), whole.emitLaunch(format, settings), `emitLaunch ${format}`);
   // Two of them carry notes whose strings only the rest holds (the next test).
   const said = JSON.stringify(LAUNCHES.map((command) => api.readLaunch(command)));
   for (const note of ["llama-cli runs one sequence", "a docker option: no memory setting depends on it"]) assert.ok(said.includes(note), note);
 });
+
+/** A vLLM startup log's lines: its settings and one figure (docs/readers.md, "Logs"). */
+const LOG = "INFO non-default args: {'model': 'meta-llama/Meta-Llama-3-8B', 'max_model_len': 4096}\n" +
+  "INFO [gpu_worker.py:298] Available KV cache memory: 19.28 GiB\n";
 
 /** Launch commands that reach each reader's options, notes and refusals (docs/readers.md). */
 const LAUNCHES = [

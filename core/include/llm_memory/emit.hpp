@@ -15,12 +15,12 @@ namespace llm_memory {
 
 /// A command written for a runtime.
 struct emitted {
-  std::string text{};                      ///< the command, one option per line (an Ollama Modelfile: its lines)
+  std::string text{};                      ///< the command, one option per line (a Modelfile, a JSON config: its lines)
   std::vector<std::string> not_carried{};  ///< settings the format has no option for (or not for this value)
 };
 
 /// The formats emit() writes, as `--emit` names them.
-inline constexpr std::string_view emit_formats = "vllm|sglang|llamacpp|ollama|accelerate|torchtune|trl";
+inline constexpr std::string_view emit_formats = "vllm|sglang|llamacpp|ollama|deepspeed|accelerate|torchtune|trl";
 
 /// The command for `values` (resolved settings) in `format` (one of emit_formats); an error names "emit".
 [[nodiscard]] result<emitted> emit(const setting_values& values, std::string_view format);

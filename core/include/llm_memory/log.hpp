@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Startup logs in: a runtime's log (vLLM, SGLang, llama.cpp / Ollama) read into the settings it states and the
-// figures it measured, then put side by side with the estimate for those settings (docs/readers.md, "Logs").
+// Startup logs in: a runtime's log (vLLM, SGLang, llama.cpp / Ollama), nvidia-smi output or
+// torch.cuda.memory_summary() read into the settings it states and the figures it measured, then put side by
+// side with the estimate for those settings (docs/readers.md, "Logs").
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,8 @@ namespace llm_memory {
 /// One figure the log printed.
 struct log_figure {
   std::string item{};    ///< what it measures: weights, host_weights, kv_memory, kv_tokens, max_concurrency,
-                         ///< cuda_graphs, compute_buffer, host_compute_buffer; peak_allocated, peak_reserved
-                         ///< (memory_stats(), torchtune, litgpt)
+                         ///< cuda_graphs, compute_buffer, host_compute_buffer; device_used (nvidia-smi),
+                         ///< peak_allocated, peak_reserved (memory_summary(), memory_stats(), torchtune, litgpt)
   std::string label{};   ///< as the log names it ("Available KV cache memory", "CUDA0 KV buffer size")
   double value = 0;      ///< as printed, in `unit`
   std::string unit{};    ///< GiB, MiB, GB (10^9 B: litgpt), tokens or x (requests)
@@ -29,7 +30,8 @@ struct log_figure {
 /// What a startup log says: the settings it states (as a launch command's reader gives them, each option named
 /// "line N --option") and the figures it measured.
 struct log_read {
-  std::string format{};               ///< "vllm", "sglang", "llamacpp", "tgi", "torch_stats", "torchtune", "litgpt"
+  std::string format{};  ///< "vllm", "sglang", "llamacpp", "tgi", "nvidia_smi", "torch_memory", "torch_stats",
+                         ///< "torchtune" or "litgpt"
   launch_read settings{};             ///< the settings and what was read, ignored, noted; errors name the line
   std::vector<log_figure> figures{};  ///< in item order, one per item (the last printed wins; of peaks, the largest)
 };

@@ -64,7 +64,7 @@ void set_figure(log_read& out, log_figure f);
 /// Adds `f` unless an earlier figure of its item is larger (peaks printed per step or per stage: the run's peak).
 void set_peak_figure(log_read& out, log_figure f);
 
-/// The readers, one per runtime's log (logs/<runtime>_log.cpp).
+/// The readers, one per kind of log (logs/<kind>_log.cpp).
 void read_vllm_log(std::span<const log_line> lines, log_read& out);
 void read_sglang_log(std::span<const log_line> lines, log_read& out);
 void read_llamacpp_log(std::span<const log_line> lines, log_read& out);
@@ -72,5 +72,7 @@ void read_tgi_log(std::span<const log_line> lines, log_read& out);
 void read_torch_stats_log(std::span<const log_line> lines, log_read& out);
 void read_torchtune_log(std::span<const log_line> lines, log_read& out);
 void read_litgpt_log(std::span<const log_line> lines, log_read& out);
+void read_nvidia_smi_log(std::span<const log_line> lines, log_read& out);
+void read_torch_memory_log(std::span<const log_line> lines, log_read& out);
 
 }  // namespace llm_memory::detail

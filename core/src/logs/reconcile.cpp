@@ -50,7 +50,9 @@ ours_figure ours_of(std::string_view item, std::string_view format, const estima
   if (item == "cuda_graphs") return item_named(r, "CUDA graphs");
   if (item == "compute_buffer")
     return {"runtime:buffers.compute", buffers ? std::optional(rt.compute_buffer) : std::nullopt};
-  // memory_stats(), torchtune and litgpt print the caching allocator's peaks (estimate.hpp peak_memory).
+  // nvidia-smi counts the whole device; memory_summary(), memory_stats(), torchtune and litgpt print the caching
+  // allocator's peaks (estimate.hpp peak_memory).
+  if (item == "device_used") return {"peak.device", positive(r.peak.device)};
   if (item == "peak_allocated") return {"peak.allocated", positive(r.peak.allocated)};
   if (item == "peak_reserved") return {"peak.reserved", positive(r.peak.reserved)};
   if (item == "host_compute_buffer")
@@ -126,7 +128,7 @@ std::string validation_records(const log_read& log, const reconciliation& rec, c
     o["name"] = log.settings.command + ": " + row.logged.label + " (line " + std::to_string(row.logged.line) + ")";
     o["source"] = std::string(source);
     o["kind"] = "published log";
-    // A training log names no runtime: a training row of published.json has none.
+    // A training log, nvidia-smi and memory_summary name no runtime: a training row of published.json has none.
     if (runtime != used.end())
       o["runtime"] = runtime->second;
     else if (log.format == "vllm" || log.format == "sglang" || log.format == "llamacpp" || log.format == "tgi")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The log readers' table: each runtime's log by the lines only it prints -> its reader. read_log() checks the
-// text, names the runtime whose lines it holds most of, and runs its reader.
+// The log readers' table: each kind of log by the lines only it prints -> its reader. read_log() checks the
+// text, names the kind whose lines it holds most of, and runs its reader.
 #include <array>
 #include <string>
 
@@ -12,7 +12,7 @@ namespace llm_memory {
 
 namespace {
 
-enum class log_reader { vllm, sglang, llamacpp, tgi, torch_stats, torchtune, litgpt };
+enum class log_reader { vllm, sglang, llamacpp, tgi, nvidia_smi, torch_memory, torch_stats, torchtune, litgpt };
 
 struct log_row {
   std::string_view format;                ///< the log_read::format it gives
@@ -21,7 +21,7 @@ struct log_row {
   log_reader read = log_reader::vllm;
 };
 
-constexpr std::array<log_row, 7> logs{{
+constexpr std::array<log_row, 9> logs{{
     {"vllm",
      "vLLM log",
      {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
@@ -38,6 +38,14 @@ constexpr std::array<log_row, 7> logs{{
      "TGI log",
      {"text_generation_launcher", "text_generation_router", "Setting max batch total tokens to", "KV-cache blocks: "},
      log_reader::tgi},
+    {"nvidia_smi",
+     "nvidia-smi output",
+     {"NVIDIA-SMI ", "Memory-Usage", "memory.used [MiB]", "Driver Version:"},
+     log_reader::nvidia_smi},
+    {"torch_memory",
+     "torch.cuda.memory_summary()",
+     {"PyTorch CUDA memory summary", "cudaMalloc retries:", "| Allocated memory ", "| GPU reserved memory "},
+     log_reader::torch_memory},
     {"torch_stats",
      "torch.cuda.memory_stats()",
      {"'allocated_bytes.all.peak'", "'reserved_bytes.all.peak'", "'active_bytes.all.peak'", "'num_alloc_retries'"},
@@ -58,6 +66,8 @@ void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
     case log_reader::sglang: return detail::read_sglang_log(lines, out);
     case log_reader::llamacpp: return detail::read_llamacpp_log(lines, out);
     case log_reader::tgi: return detail::read_tgi_log(lines, out);
+    case log_reader::nvidia_smi: return detail::read_nvidia_smi_log(lines, out);
+    case log_reader::torch_memory: return detail::read_torch_memory_log(lines, out);
     case log_reader::torch_stats: return detail::read_torch_stats_log(lines, out);
     case log_reader::torchtune: return detail::read_torchtune_log(lines, out);
     case log_reader::litgpt: return detail::read_litgpt_log(lines, out);
@@ -93,9 +103,10 @@ log_read read_text(std::string_view text) {
   if (row == nullptr) {
     errors.push_back(
         {"log",
-         "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, a TGI log, torch.cuda.memory_stats(), "
-         "or a torchtune or litgpt run (\"Available KV cache memory\", \"KV Cache is allocated\", "
-         "\"buffer size =\", \"Setting max batch total tokens to\", \"Memory used: \", ...)"});
+         "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, a TGI log, nvidia-smi, "
+         "torch.cuda.memory_summary() or memory_stats(), or a torchtune or litgpt run (\"Available KV cache memory\", "
+         "\"KV Cache is allocated\", \"buffer size =\", \"Setting max batch total tokens to\", \"Memory-Usage\", "
+         "\"Memory used: \", ...)"});
     return out;
   }
   out.format = row->format;
