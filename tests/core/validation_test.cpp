@@ -203,20 +203,28 @@ first_try try_row(const json& row, const estimate_result& e) {
 }
 
 // The figures docs/validation.md quotes ("Summary of the first try"): median |error| and the share within +-10 %.
-void print_summary(const std::vector<first_try>& tries, const std::string& label) {
+struct summary {
+  double median = 0;  ///< median |error| (fraction of the published figures)
+  double within = 0;  ///< share of rows within +-10 % (fraction of the rows)
+};
+
+summary summarise(const std::vector<first_try>& tries, const std::string& label) {
   std::vector<double> errors;
   for (const auto& t : tries) errors.push_back(std::abs(t.error));
-  if (errors.empty()) return;
+  if (errors.empty()) return {};
   std::sort(errors.begin(), errors.end());
   const std::size_t n = errors.size();
   const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
   const auto within = std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.10; });
+  const double share = static_cast<double>(within) / static_cast<double>(n);
   std::printf("first try, %s: %zu records, median |error| %.1f %%, %td within +-10 %% (%.0f %%)\n", label.c_str(), n,
-              100 * median, within, 100.0 * static_cast<double>(within) / static_cast<double>(n));
+              100 * median, within, 100 * share);
+  return {median, share};
 }
 
-// Every row is estimated (its settings must be valid); rows with a tolerance must stay within it. The first
-// try's error of every row and the summaries are printed for docs/validation.md.
+// Every row is estimated (its settings must be valid); rows with a tolerance must stay within it, and the first try
+// over all records must meet the issue's bar. The first try's error of every row and the summaries are printed for
+// docs/validation.md.
 TEST(validation, published_figures_within_their_tolerance) {
   std::ifstream in(LLM_MEMORY_TESTS_DIR "/validation/published.json");
   std::stringstream text;
@@ -242,8 +250,11 @@ TEST(validation, published_figures_within_their_tolerance) {
     ++checked;
   }
   EXPECT_GE(checked, 30);
-  print_summary(all, "all records");
-  print_summary(peaks, "measured peaks");
+  // Issue 35's bar over every record: median |error| <= 5 % and at least 80 % of the rows within +-10 %.
+  const summary over_all = summarise(all, "all records");
+  EXPECT_LE(over_all.median, 0.05);
+  EXPECT_GE(over_all.within, 0.80);
+  summarise(peaks, "measured peaks");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "estimate/stage.hpp"
+#include "frameworks/framework_def.hpp"
 #include "layers/layer_kinds.hpp"
 #include "settings_apply.hpp"
 
@@ -119,6 +120,12 @@ layer_activations layer_saved(const context& c, layer_kind mixer, mlp_kind mlp, 
   const auto& s = c.s;
   const double T = c.tokens, h = c.m.hidden;
   layer_activations out;
+  // A framework's own selective policy (torchtitan's op-level one) replaces the per-tensor count.
+  const auto own_selective = framework_of(c.r.framework).selective_saved;
+  if (c.r.recompute == recompute_policy::selective && own_selective != nullptr) {
+    own_selective(c, layer, out);
+    return out;
+  }
   // Norm inputs (Korthikanti: 2sbh each).
   out.linear_terms += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
   out.outside_tp += static_cast<double>(s.norms_per_layer) * norm_saved_bytes(c) * T * h;
@@ -357,8 +364,10 @@ bucket activations_train(const context& c) {
     out.add("transformer layers", layer_bytes * L * mb,
             n(L) + " layers x " + n(layer_bytes) + " B per layer" + per_micro);
   } else if (c.r.recompute == recompute_policy::selective) {
-    out.add("transformer layers (attention scores recomputed)", per_layer_linear * L * mb,
-            n(L) + " layers x " + n(per_layer_linear) + " B per layer" + per_micro);
+    const bool own = framework_of(c.r.framework).selective_saved != nullptr;
+    out.add(own ? "transformer layers (op-level selective checkpointing)"
+                : "transformer layers (attention scores recomputed)",
+            per_layer_linear * L * mb, n(L) + " layers x " + n(per_layer_linear) + " B per layer" + per_micro);
   } else if (!c.phased()) {
     out.add("layer inputs (checkpoints)", B * T * h * L * mb / t_seq,
             n(L) + " layers x " + n(B) + " B x " + n(T) + " tokens x h " + n(h) + per_micro + whole);

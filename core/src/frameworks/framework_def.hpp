@@ -21,6 +21,7 @@ struct context;  // estimate/stage.hpp
 struct state_layout;
 struct builder;
 struct tally;
+struct layer_activations;
 
 /// One training framework: the defaults it sets and every way the estimate and the solver treat it differently.
 /// Its behaviours and their sources (file + version) are in docs/methodology.md, "Frameworks".
@@ -53,6 +54,9 @@ struct framework_def {
   std::span<const std::int64_t> zero_stages;
   /// The device search tries tensor-parallel degrees too; false: it keeps the degree it was given.
   bool searches_tp = false;
+  /// With recompute = selective, what its own selective checkpointing keeps of one layer for one micro-batch, in
+  /// place of Korthikanti's attention-core recompute (estimate/activations.cpp). nullptr: Korthikanti's.
+  void (*selective_saved)(const context& c, const layer_params& layer, layer_activations& out) = nullptr;
   /// The notes it adds to a training estimate, after the run's own. nullptr: none.
   void (*notes)(const run_spec& r, std::vector<std::string>& out) = nullptr;
   /// What its profile changes after `profile`, from the settings the user stated (`stated`: the explicit values;

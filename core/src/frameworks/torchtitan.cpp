@@ -3,6 +3,7 @@
 // fp32 parameters, op-level selective activation checkpointing, an fp32 cross-entropy.
 #include <array>
 
+#include "estimate/stage.hpp"
 #include "frameworks/framework_def.hpp"
 
 namespace llm_memory::detail {
@@ -36,6 +37,33 @@ void profile(settings& p, const setting_values& v) {
   }
 }
 
+// Op-level selective checkpointing (ActivationCheckpoint.selective_ac_option = "op"; parallelisms/
+// parallelize_llama.py `_save_list` and `_custom_policy`, l.214-264 at 9dec370, the Dec-2024 benchmark's commit;
+// distributed/activation_checkpoint.py today). Inside each checkpointed block autograd keeps only what the policy
+// marks MUST_SAVE: the output of every odd aten.mm of the block (a counter per block and forward; the even ones are
+// recomputed), the flash / memory-efficient SDPA's output and fp32 logsumexp, and reduce_scatter's output. Norms,
+// RoPE, SiLU and the products are recomputed in backward from the block's input, which the checkpoint keeps.
+// Llama's order q, k, v, o, w1 (gate), w3 (up), w2 (down) keeps q, v, gate and down.
+void op_selective_saved(const context& c, const layer_params& layer, layer_activations& out) {
+  const double T = c.tokens, h = c.m.hidden, B = c.act;
+  const double input = c.r.residual_bytes * T * h;  // the block's input (the residual stream)
+  out.linear_terms += input;
+  out.outside_tp += input;
+  int mm = 0;
+  for (const linear_shape& l : layer.linears) {
+    if (l.routed || ++mm % 2 == 0) continue;  // routed experts run grouped GEMMs, not aten.mm: recomputed
+    // A row-parallel linear's output is a whole T x h partial sum on every rank (reduce-scattered after): x t so
+    // that the tensor-parallel division leaves it whole.
+    const bool row_parallel = l.name == projection::o_proj || l.name == projection::down_proj;
+    out.linear_terms += B * T * l.out_features * (row_parallel ? c.t : 1);
+  }
+  const attention_kernel kernel = c.r.attention;
+  if (kernel == attention_kernel::flash || kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa)
+    out.linear_terms += (B * c.m.head_dim + fp32_bytes) * c.m.heads * T;  // output + logsumexp per head and token
+  // Tensor parallelism with sequence parallelism: the reduce_scatter after o and after down, T/t x h each.
+  if (c.t > 1) out.linear_terms += 2 * B * T * h, out.outside_tp += 2 * B * T * h;
+}
+
 // llama3/model/model.py l.407: its own `output` linear, never tied to tok_embeddings.
 void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 
@@ -47,9 +75,10 @@ extern constinit const framework_def torchtitan_framework{
     .profile = profile,
     .reads = {.several_devices = true},  // FSDP2 over every device from two, autocast on one
     .model_overrides = model_overrides,
-    .printed = "reserved",  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
-    .zero_stages = stages,  // fully_shard (ZeRO-3) or one replica
-    .searches_tp = true,    // tensor_parallel_degree (DTensor)
+    .printed = "reserved",                  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
+    .zero_stages = stages,                  // fully_shard (ZeRO-3) or one replica
+    .searches_tp = true,                    // tensor_parallel_degree (DTensor)
+    .selective_saved = op_selective_saved,  // selective_ac_option = "op"
 };
 
 }  // namespace llm_memory::detail

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// torchtitan's op-level selective activation checkpointing (selective_ac_option = "op"; parallelisms/
+// parallelize_llama.py `_save_list` and `_custom_policy` at 9dec370 / 004b314; docs/methodology.md, "torchtitan's
+// op-level selective checkpointing"). Each expectation is derived by hand from the policy in the comment beside it.
+//
+// Llama 3.1 8B: h 4096, a 32, n_kv 8, d 128, i 14336, 32 layers. The block's aten.mm in forward order: wq (1),
+// wk (2), wv (3), wo (4), w1 (5), w3 (6), w2 (7); the odd ones are saved: wq 4096, wv 1024, w1 14336, w2 4096
+// values per token. The flash SDPA keeps its output (a x d = 4096 values) and an fp32 logsumexp per head (32 x 4 B).
+// The checkpoint keeps the block's input (the residual stream, h values). Nothing else is saved.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "llm_memory/estimate.hpp"
+#include "run_support.hpp"
+
+namespace {
+
+using namespace llm_memory;
+
+using test::item;
+using test::phase;
+
+const std::string op_sac = "transformer layers (op-level selective checkpointing)";
+
+settings benchmark(const char* devices) {
+  return {{"model", "llama-3.1-8b"}, {"framework", "torchtitan"}, {"finetune", "full"}, {"batch", "2"},
+          {"seq", "8192"},           {"devices", devices}};
+}
+
+// FSDP over 8 devices (bf16 compute): per token 2 B x (input 4096 + wq 4096 + wv 1024 + w1 14336 + w2 4096 + SDPA
+// output 4096) + 4 B x 32 = 2 x 31,744 + 128 = 63,616 B; T = 2 x 8192 = 16,384 tokens: 1,042,284,544 B per layer,
+// x 32 layers = 33,353,105,408.
+TEST(torchtitan_sac, fsdp_keeps_every_other_mm_sdpa_and_the_block_input) {
+  const estimate_result a = phase(benchmark("8"), "forward_end");
+  EXPECT_EQ(item(a, "activations", op_sac), 33353105408.0);
+}
+
+// One device: autocast over fp32 weights keeps an fp32 residual stream (4 B x 4096 = 16,384 B per token for the
+// block input) and bf16 matmul / SDPA outputs: 16,384 + 2 x 27,648 + 128 = 71,808 B per token x 16,384 tokens x 32
+// = 37,648,072,704.
+TEST(torchtitan_sac, one_device_keeps_the_fp32_block_input) {
+  const estimate_result a = phase(benchmark("1"), "forward_end");
+  EXPECT_EQ(item(a, "activations", op_sac), 37648072704.0);
+}
+
+// Tensor parallel 2 with sequence parallelism: the column-parallel outputs halve: 2 B x (wq 4096 + wv 1024 + w1 14336)
+// / 2 = 19,456 and SDPA 8,320 / 2 = 4,160; w2's row-parallel output is a whole partial sum (2 B x 4096 = 8,192); the
+// block input and the two reduce_scatter outputs (after wo and w2) are sequence sharded: 3 x 8,192 / 2 = 12,288.
+// Per token 44,096 B x 16,384 tokens x 32 layers = 23,119,003,648.
+TEST(torchtitan_sac, tensor_parallel_keeps_the_row_parallel_partial_sum_whole) {
+  settings s = benchmark("8");
+  s.insert_or_assign("tp", "2");
+  const estimate_result a = phase(s, "forward_end");
+  EXPECT_EQ(item(a, "activations", op_sac), 23119003648.0);
+}
+
+// recompute = none is torchtitan's ActivationCheckpoint.mode = "none": the per-tensor count, not the op policy.
+TEST(torchtitan_sac, no_checkpointing_keeps_the_per_tensor_count) {
+  settings s = benchmark("8");
+  s.insert_or_assign("recompute", "none");
+  const estimate_result a = phase(s, "forward_end");
+  EXPECT_EQ(test::item(a, op_sac), -1.0);
+  EXPECT_GT(item(a, "activations", "transformer layers"), 33353105408.0);
+}
+
+}  // namespace
