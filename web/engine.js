@@ -68,6 +68,8 @@ export class Engine {
   #rest_listeners = new Set();
   /** The load of the rest a placeholder asked for, until it is in (#awaitRest). */
   #rest_wait = null;
+  /** Whether that load failed and the draw it asked for has not yet shown so (#awaitRest). */
+  #rest_failed_draw = false;
 
   /**
    * `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none.
@@ -200,16 +202,24 @@ export class Engine {
    * listeners draw again, which asks the same call once more. Meanwhile the answer (`waiting`) says they follow.
    */
   #awaitRest() {
-    // One draw however many calls met a placeholder before the rest came in.
+    // The draw after a failed load shows that failure; the call after it tries again.
+    if (this.#rest_failed_draw) {
+      this.#rest_failed_draw = false;
+      return failure(`this model's code (llm-memory.rest.wasm) could not be loaded (${this.#rest_error}); reload the page if it persists`);
+    }
+    // One draw however many calls met a placeholder before the rest came in (or failed to).
     this.#rest_wait ??= this.ready().then(() => {
       this.#rest_wait = null;
-      if (this.complete) for (const listener of this.#rest_listeners) listener();
+      this.#rest_failed_draw = !this.complete;
+      for (const listener of this.#rest_listeners) listener();
     });
-    const why = this.#rest_error ? `could not be loaded (${this.#rest_error}); reload the page if it persists` : "is loading; the answer follows";
-    return { ...failure(`this model's code (llm-memory.rest.wasm) ${why}`), waiting: true };
+    return { ...failure("this model's code (llm-memory.rest.wasm) is loading; the answer follows"), waiting: true };
   }
 
-  /** Calls `listener()` once the rest is in after a call met its placeholder (#awaitRest); returns the way to stop. */
+  /**
+   * Calls `listener()` once the rest is in, or could not be loaded, after a call met its placeholder
+   * (#awaitRest); returns the way to stop.
+   */
   onRestIn(listener) {
     this.#rest_listeners.add(listener);
     return () => this.#rest_listeners.delete(listener);

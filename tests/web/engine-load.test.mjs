@@ -226,6 +226,40 @@ test("an estimate that meets a recurrent layer kind's placeholder: the engine lo
   }
 });
 
+test("a hybrid estimate whose rest cannot be fetched: one draw says so, and the next call fetches again", async () => {
+  const fetches = [];
+  let status = 404;
+  globalThis.llmMemoryBoot = {
+    module: WebAssembly.compile(first_bytes),
+    presets: ["granite-4.0-h-small"],
+    rest: async () => {
+      fetches.push(status);
+      return new Response(status === 200 ? rest_bytes : "not found", { status });
+    },
+  };
+  try {
+    const engine = await createEngine();
+    const settings = { model: "granite-4.0-h-small", mode: "inference" };
+    let drawn = new Promise((resolve) => engine.onRestIn(resolve));
+    assert.equal(engine.estimate(settings).waiting, true);
+    await drawn;
+    // The draw after the failure: no new fetch, the reason.
+    const failed = engine.estimate(settings);
+    assert.equal(failed.waiting, undefined);
+    assert.match(failed.errors[0].message, /^this model's code \(llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\); reload the page if it persists$/);
+    assert.deepEqual(fetches, [404]);
+    // The next call (an edit) tries again.
+    status = 200;
+    drawn = new Promise((resolve) => engine.onRestIn(resolve));
+    assert.equal(engine.estimate(settings).waiting, true);
+    await drawn;
+    same(engine.estimate(settings), whole.estimate(settings), "estimate once the rest is in");
+    assert.deepEqual(fetches, [404, 200]);
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
+});
+
 test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
   const fetches = [];
   let status = 404;
