@@ -14,6 +14,9 @@
 // (lambdaOwner): whatever JS or an indirect call may reach stays in it, so only those bindings' calls can meet a
 // placeholder, and the script checks that they, and only they, became placeholders.
 // Usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT
+// With LLM_MEMORY_SPLIT_SIZES=FILE it also writes FILE, each function's code size [bytes], part and name, biggest
+// first (what to move next: docs/performance.md), and FILE.wasm, the module with its names, to split again by hand
+// (copied over MODULE_DIR/llm-memory.wasm) without a relink.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +45,23 @@ const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "fit
 const READS_CONFIG = /\(llm_memory::detail::reader&/;
 const READER_BUILT = "llm_memory::detail::reader::reader(";
 
+/**
+ * Functions that only the rest's bindings call and that LTO inlined into them, so that no function of theirs is
+ * left to reach: their lambdas are made by the rest's code (the streaming safetensors reader's member callback,
+ * checkpoint.cpp, inlined into read_checkpoint). Should a first-part call ever make and call one, it meets a
+ * placeholder and the engine loads the rest and asks again (web/engine.js Engine#awaitRest).
+ */
+const INLINED_MAKERS = ["llm_memory::parse_safetensors_header("];
+
+/**
+ * Table entries only a model with a recurrent layer kind calls: those kinds' rows (core/src/layers/ linear_attention,
+ * mamba, mamba1, short_conv, attention_mamba, lightning_attention, kda: add_params, saved, kv_cache; not state_bytes, which
+ * layers/table.cpp state_bytes_per_sequence calls for every kind). The start page's model has none. An estimate
+ * of such a model meets their placeholders until the rest is in: the engine then loads the rest and asks again
+ * (web/engine.js Engine#awaitRest). One that a first-part function calls directly stays in the first part.
+ */
+const REST_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:add_(?:gdn|mamba1?|conv|parallel|lightning|kda)_params|(?:gdn|mamba1?|conv|parallel|lightning|kda)_(?:saved|kv_cache))\(/;
+
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);
   process.exit(1);
@@ -64,6 +84,20 @@ function sections(bytes) {
     out.push([id, name, bytes.subarray(start, at)]);
   }
   return out;
+}
+
+/** The code section's function bodies' sizes [bytes], in the defined functions' order. */
+function bodySizes(bytes) {
+  const code = sections(bytes).find(([id]) => id === 10)[2];
+  const [, body] = readU32(code, 1);
+  let [count, at] = readU32(code, body);
+  const sizes = [];
+  for (; count > 0; count--) {
+    const [size, start] = readU32(code, at);
+    sizes.push(size);
+    at = start + size;
+  }
+  return sizes;
 }
 
 /** `bytes` without its "name" section (function names: the page needs none). */
@@ -124,13 +158,15 @@ function firstPart(wat) {
   const lazy = (name) => LAZY.some((binding) => name.startsWith(`(anonymous namespace)::${binding}(`));
   const left_out = table.filter(lazy);
   const readers = table.filter((name) => READS_CONFIG.test(name));
+  const rows = table.filter((name) => REST_ROWS.test(name));
   // A lambda's entry (its std::function's methods, its function pointer) is a root once the function that makes
   // it is reached: before, nothing can hold it (the solver's and the knob search's lambdas).
   const owned = new Map();
   for (const entry of table) {
-    if (lazy(entry) || READS_CONFIG.test(entry)) continue;
+    if (lazy(entry) || READS_CONFIG.test(entry) || REST_ROWS.test(entry)) continue;
     const owner = lambdaOwner(entry);
-    if (owner && [...calls.keys()].some((name) => name.startsWith(owner))) owned.set(entry, owner);
+    const inlined = owner && INLINED_MAKERS.some((maker) => owner.startsWith(maker));
+    if (owner && (inlined || [...calls.keys()].some((name) => name.startsWith(owner)))) owned.set(entry, owner);
     else roots.add(entry);
   }
   const reached = new Set();
@@ -147,11 +183,15 @@ function firstPart(wat) {
     stack.push(...made.map(([entry]) => entry));
   }
   const lambdas = [...owned.keys()].filter((entry) => !reached.has(entry));
+  const rest_rows = rows.filter((entry) => !reached.has(entry));
   const keep = [...calls.keys()].flatMap((name, index) => (reached.has(name) ? [index] : []));
   const first_refs = [...globals, ...[...named].flatMap(([name, list]) => (reached.has(name) ? list : []))];
   const rest_refs = [...named].flatMap(([name, list]) => (reached.has(name) ? [] : list));
-  return { keep, left_out, readers, lambdas, reached, functions: calls.size, first_refs, rest_refs, rodata };
+  return { keep, left_out, readers, lambdas, rest_rows, reached, functions: calls.size, first_refs, rest_refs, rodata };
 }
+
+/** The defined functions' names, in their order (the wat's). */
+const definedNames = (wat) => [...wat.matchAll(/^ \(func \$(\S+)/gm)].map(([, name]) => unescape(name));
 
 const [dir, wasm_dis, wasm_split] = process.argv.slice(2);
 if (!wasm_split) fail("usage: node scripts/split-wasm.mjs MODULE_DIR WASM_DIS WASM_SPLIT");
@@ -160,7 +200,7 @@ const named = readFileSync(whole);
 if (!sections(named).some(([id, name]) => id === 0 && name === "name")) fail(`${whole} has no function names: link it with --profiling-funcs`);
 
 const wat = execFileSync(wasm_dis, [whole], { maxBuffer: 1 << 28 }).toString();
-const { keep, left_out, readers, lambdas, reached, functions, first_refs, rest_refs, rodata } = firstPart(wat);
+const { keep, left_out, readers, lambdas, rest_rows, reached, functions, first_refs, rest_refs, rodata } = firstPart(wat);
 if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
   fail(`expected the ${LAZY.length} bindings ${LAZY.join(", ")} once each in the table, found ${left_out.length}: ${left_out.join("; ")}`);
 }
@@ -187,13 +227,20 @@ try {
   const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
   const placeholders = WebAssembly.Module.imports(new WebAssembly.Module(first)).filter((i) => i.module === "placeholder");
-  const expected = LAZY.length + readers.length + lambdas.length;
+  const expected = LAZY.length + readers.length + lambdas.length + rest_rows.length;
   if (placeholders.length !== expected) fail(`the first part imports ${placeholders.length} placeholders, expected ${expected}`);
   writeFileSync(join(dir, "llm-memory.first.wasm"), first);
   writeFileSync(join(dir, "llm-memory.rest.wasm"), rest);
   writeFileSync(whole, stripped);
+  if (process.env.LLM_MEMORY_SPLIT_SIZES) {
+    writeFileSync(`${process.env.LLM_MEMORY_SPLIT_SIZES}.wasm`, named);
+    const sizes = bodySizes(named);
+    const rows = [...definedNames(wat)].map((name, i) => [sizes[i], reached.has(name) ? "first" : "rest", name]);
+    writeFileSync(process.env.LLM_MEMORY_SPLIT_SIZES, rows.sort((a, b) => b[0] - a[0]).map((row) => row.join("\t")).join("\n") + "\n");
+  }
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
-  console.log(`split-wasm: ${LAZY.length} bindings, ${readers.length} family readers and ${lambdas.length} lambdas only the rest makes left out; ` +
+  console.log(`split-wasm: ${LAZY.length} bindings, ${readers.length} family readers, ${lambdas.length} lambdas only the rest makes and ` +
+              `${rest_rows.length} recurrent layer kinds' rows left out; ` +
               `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
               `${functions - keep.length} in the rest (${size(rest)}), with ${strings.moved} B of strings only it names; ` +
               `whole ${size(stripped)}`);

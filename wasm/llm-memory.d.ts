@@ -1152,7 +1152,7 @@ export interface LlmMemory {
   readPaste(text: string, settings?: Settings, config?: Settings):
     (LogReconciliation & { kind: "log" }) | (LaunchRead & { kind: "launch" }) | (Failure & { kind?: "log" | "launch" });
   /** The launch command for the resolved settings, as `llm-memory --emit FORMAT` (docs/readers.md, "Emit"). */
-  emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed", settings: Settings, config?: Settings):
+  emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed" | "accelerate" | "torchtune" | "trl", settings: Settings, config?: Settings):
     EmittedLaunch | Failure;
 }
 
@@ -1182,7 +1182,7 @@ export interface LogReconciliation {
   /** The settings estimated: the caller's, with the log's over them. */
   settings: Record<string, string>;
   log: {
-    format: "vllm" | "sglang" | "llamacpp" | "nvidia_smi" | "torch_memory";
+    format: "vllm" | "sglang" | "llamacpp" | "tgi" | "nvidia_smi" | "torch_memory" | "torch_stats" | "torchtune" | "litgpt";
     /** The settings the log states, as readLaunch reports a command's (options named "line N --option"). */
     from: LaunchRead;
     rows: LogRow[];

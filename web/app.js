@@ -15,7 +15,6 @@ import { h } from "./ui/dom.js";
 import { HubModel, takeHubId } from "./ui/hub.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
-import { renderSolver } from "./ui/solver.js";
 import { Tabs } from "./ui/tabs.js";
 import { TaskPicker } from "./ui/task-picker.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
@@ -28,6 +27,10 @@ const ANSWERS = new Set(["advice"]);
 
 /** Pause in input after which the solver and the knob table are recomputed (ms). */
 const ANSWERS_DELAY_MS = 40;
+
+/** The solver's panel: drawn with the core's rest's answers, so its code comes with them (a chunk). */
+let solver_code = null;
+const solverCode = () => (solver_code ??= import("./ui/solver.js"));
 
 /**
  * Settings with controls of their own above the form: the pickers (model, gpu, units), the task picker
@@ -113,6 +116,8 @@ class App {
       this.notice.show("The calculator stopped and was restarted; your settings are kept:", [{ message: why }]);
       this.render();
     });
+    // A model whose layer kinds' code is in the core's rest (a hybrid one): its answer once the rest is in.
+    engine.onRestIn(() => this.render());
     this.render();
     delete document.documentElement.dataset.prerendered;
     performance.mark("llm-memory:first-result");
@@ -409,9 +414,11 @@ class App {
         $("results").dataset.answers = "prerendered";
         return;
       }
-      await this.engine.ready();
+      await Promise.all([this.engine.ready(), solverCode()]);
       if (this.last !== estimate) return;
     }
+    const { renderSolver } = await solverCode();
+    if (this.last !== estimate) return;
     const had_names = Boolean(this.model_list);
     // The catalogue is fetched lazily: an empty list means it is still on its way (the next answers use it).
     const list = this.models?.load();
@@ -538,10 +545,11 @@ async function main() {
     window.llmMemoryApp = new App(engine);
     await window.llmMemoryApp.ready;
     document.body.dataset.ready = "true";
-    // The core's rest, the catalogue and the tabs' answers, and the GPU table's code, prepared while the page is
-    // idle (issue 36 item 9): the first click on What fits, Knobs or the model box then computes nothing new.
+    // The core's rest, the catalogue and the tabs' answers, and the GPU table's and the solver's code, prepared
+    // while the page is idle (issue 36 item 9): the first click on What fits, Knobs or the model box then computes
+    // nothing new.
     engine.warmWhenIdle(window.llmMemoryApp.state.inputs)
-      .then(() => import("./ui/gpu-fit.js"))
+      .then(() => Promise.all([import("./ui/gpu-fit.js"), solverCode()]))
       .catch(() => {})
       .then(() => (document.body.dataset.warm = "true"));
   } catch (error) {

@@ -64,6 +64,12 @@ export class Engine {
   #swaps = 0;
   /** Called with `#why` once a fresh core has been swapped in (onRestart). */
   #listeners = new Set();
+  /** Called once the rest is in after a call met one of its functions' placeholders (onRestIn). */
+  #rest_listeners = new Set();
+  /** The load of the rest a placeholder asked for, until it is in (#awaitRest). */
+  #rest_wait = null;
+  /** Whether that load failed and the draw it asked for has not yet shown so (#awaitRest). */
+  #rest_failed_draw = false;
 
   /**
    * `loadRest`: where the core came in two, a function that instantiates its rest (createEngine), else none.
@@ -99,12 +105,14 @@ export class Engine {
   /**
    * The model presets (read on first use: computing every preset's exact count takes a while). On the page
    * the core starts with only the preset its first estimate needs (createEngine): the list is then a promise,
-   * resolved once the catalogue has been fetched (docs/performance.md).
+   * resolved once the catalogue and the core's rest have been fetched (docs/performance.md).
    */
   get models() {
     if (this.#models) return this.#models;
-    if (this.#api.presetsComplete) return (this.#models = this.#api.listModels());
-    return this.#api.loadPresets().then(() => (this.#api.presetsComplete ? (this.#models ??= this.#api.listModels()) : this.#api.listModels()));
+    if (this.#api.presetsComplete && this.complete) return (this.#models = this.#api.listModels());
+    // Every preset's exact count, the hybrid models' too, whose layer kinds' rows are in the rest: after it.
+    return Promise.all([this.#api.loadPresets(), this.ready()])
+      .then(() => (this.#api.presetsComplete && this.complete ? (this.#models ??= this.#api.listModels()) : this.#api.listModels()));
   }
 
   /** Whether the core has the presets `ids` name: the whole catalogue, or each of them read (loadPresets). */
@@ -145,6 +153,7 @@ export class Engine {
       this.#swaps = 0;
       return answer;
     } catch (error) {
+      if (error instanceof RestNeeded) return this.#awaitRest();
       let why = "unknown error";
       try {
         why = String(error?.message ?? error).slice(0, 200);
@@ -184,6 +193,36 @@ export class Engine {
     }, () => {
       this.#swap = null;
     });
+  }
+
+  /**
+   * A call of the first part met a placeholder of the rest (a model with a layer kind whose rows are in the rest:
+   * scripts/split-wasm.mjs REST_ROWS): the throw left the instance as a JS exception does (wasm/api.js put the
+   * stack pointer back; the heap is whole), so the rest is loaded into it, and once it is in the onRestIn
+   * listeners draw again, which asks the same call once more. Meanwhile the answer (`waiting`) says they follow.
+   */
+  #awaitRest() {
+    // The draw after a failed load shows that failure; the call after it tries again.
+    if (this.#rest_failed_draw) {
+      this.#rest_failed_draw = false;
+      return failure(`this model's code (llm-memory.rest.wasm) could not be loaded (${this.#rest_error}); reload the page if it persists`);
+    }
+    // One draw however many calls met a placeholder before the rest came in (or failed to).
+    this.#rest_wait ??= this.ready().then(() => {
+      this.#rest_wait = null;
+      this.#rest_failed_draw = !this.complete;
+      for (const listener of this.#rest_listeners) listener();
+    });
+    return { ...failure("this model's code (llm-memory.rest.wasm) is loading; the answer follows"), waiting: true };
+  }
+
+  /**
+   * Calls `listener()` once the rest is in, or could not be loaded, after a call met its placeholder
+   * (#awaitRest); returns the way to stop.
+   */
+  onRestIn(listener) {
+    this.#rest_listeners.add(listener);
+    return () => this.#rest_listeners.delete(listener);
   }
 
   /** The swap of a fresh core under way after a failed call (a promise that never rejects), else null. */
@@ -373,8 +412,8 @@ export class Engine {
     for (;;) {
       const result = this.resolve({ ...defaults, ...kept });
       if (result.ok) return { overrides: kept, problems };
-      // A failed call says nothing about the settings: keep them all.
-      if (result.failed) return { overrides: kept, problems: problems.concat(result.errors) };
+      // A failed call says nothing about the settings: keep them all (and say nothing of a rest on its way).
+      if (result.failed) return { overrides: kept, problems: result.waiting ? problems : problems.concat(result.errors) };
       const named = result.errors.filter((e) => Object.hasOwn(kept, e.setting));
       const drop = named.length ? named : [{ setting: Object.keys(kept).at(-1), message: result.errors[0]?.message }];
       if (drop[0].setting === undefined) return { overrides: kept, problems: problems.concat(result.errors) };
@@ -452,15 +491,22 @@ const failure = (message) => ({ ok: false, failed: true, errors: [{ setting: "ca
 /** A preset id as the API reads it (models/<id>.json). */
 const presetId = (id) => String(id).trim().toLowerCase();
 
+/** What a placeholder throws: the call needs the rest, which is not in yet (Engine#awaitRest). */
+class RestNeeded extends Error {
+  constructor() {
+    super("llm-memory.rest.wasm is not loaded");
+  }
+}
+
 /**
  * The functions llm-memory.first.wasm imports in place of the rest's (Binaryen's wasm-split placeholders): the
- * table slots they hold are filled when the rest is instantiated. Only the bindings the rest holds reach them
- * (scripts/split-wasm.mjs checks it), and the engine calls those only once the rest is in; should one be
- * reached all the same, it throws, and the engine answers with an error (Engine#call).
+ * table slots they hold are filled when the rest is instantiated. The bindings the rest holds reach them (the
+ * engine calls those only once the rest is in), and so do the estimates of a model with a layer kind whose rows
+ * are in the rest: a placeholder throws RestNeeded, and the engine loads the rest and draws again (Engine#awaitRest).
  */
 function placeholders(module) {
   const missing = () => {
-    throw new Error("llm-memory.rest.wasm is not loaded");
+    throw new RestNeeded();
   };
   const imports = WebAssembly.Module.imports(module).filter((i) => i.module === "placeholder");
   return Object.fromEntries(imports.map((i) => [i.name, missing]));

@@ -200,6 +200,8 @@ export class LlmMemoryElement extends HTMLElement {
           this.#restarted = why;
           this.#schedule();
         });
+        // A model whose layer kinds' code is in the core's rest (a hybrid one): its answer once the rest is in.
+        engine.onRestIn(() => this.#schedule());
         this.#schedule();
       },
       (error) => {

@@ -195,6 +195,19 @@ test("a link with settings fetches the rest at once, beside the first part", asy
   await page.close();
 });
 
+test("a link to a hybrid model answers once the rest is in: its estimate met a recurrent layer kind's placeholder", async () => {
+  // Granite 4.0-H's Mamba-2 layers: their rows are in llm-memory.rest.wasm (scripts/split-wasm.mjs REST_ROWS); the
+  // engine loads the rest and the page draws again (Engine#awaitRest, onRestIn).
+  const { page } = await firstLoad(session.context, `${session.url}?v=2&model=granite-4.0-h-small&mode=inference&seq=8192`);
+  await settled(page);
+  const settings = await page.evaluate(() => window.llmMemoryApp.last.settings);
+  assert.equal(settings.model, "granite-4.0-h-small");
+  assert.match(await page.textContent("#results-table"), /Mamba state \(SSM \+ conv, per sequence\)/);
+  assert.equal(await page.isVisible("#input-status"), false, "no error left in view");
+  assert.equal(await page.isVisible("#notice"), false, "nothing in the link was ignored");
+  await page.close();
+});
+
 test("a rest of the core that cannot be fetched is an error in the heatmap, and the next settings fetch it again", async () => {
   await session.context.route("**/llm-memory.rest.wasm", (route) => route.abort("internetdisconnected"));
   const { page } = await firstLoad(session.context, session.url);

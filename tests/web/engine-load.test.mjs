@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // What web/engine.js loads on demand. The page's core in two parts (docs/wasm.md, "The page's module in two"; scripts/split-wasm.mjs):
 // llm-memory.first.wasm answers everything the page asks before the solver, the knob search, "Which GPUs fit",
-// the heatmap or a checkpoint exactly as the whole llm-memory.wasm does, without reaching the rest; the rest's
-// bindings meet a placeholder
-// until llm-memory.rest.wasm is instantiated, and answer as the whole module does after. Also web/engine.js's
+// the heatmap or a checkpoint exactly as the whole llm-memory.wasm does, without reaching the rest but for the
+// estimate of a model with a recurrent layer kind (the engine then loads the rest and asks again); the rest's
+// bindings meet a placeholder until llm-memory.rest.wasm is instantiated, and answer as the whole module does after. Also web/engine.js's
 // createEngine over the two parts: its ready() loads the rest once, a failed load is an error that says so and
 // the next ask tries again. And the widget's engine, which reads the model presets its elements name, each once,
 // not the whole catalogue (Engine.loadPresets).
@@ -42,6 +42,16 @@ const same = (a, b, what) => assert.equal(JSON.stringify(a), JSON.stringify(b), 
 /** Every golden case's settings, then taskGrid's. */
 const allCases = () => [...goldenCases().map(({ body }) => body.settings), ...taskGrid(whole)];
 
+/**
+ * Whether `settings` name a model with a recurrent layer kind (linear_attention, mamba, mamba1, conv,
+ * attention_mamba), whose rows are in the rest (scripts/split-wasm.mjs REST_ROWS): its layer_types as the whole
+ * module resolves them.
+ */
+function recurrent(settings) {
+  const resolved = whole.resolve(settings);
+  return resolved.ok && /(?:^|[,*])\s*(?:linear_attention|mamba1?|conv|attention_mamba)\s*(?:\+|,|$)/.test(resolved.settings.layer_types);
+}
+
 /** Settings that walk every task, runtime and framework over a few presets (the profiles' code paths). */
 function taskGrid(api) {
   const schema = api.settingsSchema();
@@ -56,25 +66,40 @@ function taskGrid(api) {
   return grid;
 }
 
-test("the first part answers as the whole module does, and never reaches the rest", async () => {
+test("the first part answers as the whole module does; only an estimate with a recurrent layer kind reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
   // The 13 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
   // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch), the family readers
-  // left out with parse_config (READS_CONFIG: the script checks that the first part builds no config.json reader) and
-  // the lambdas only the rest makes; none is reached below. The exact count is checked at build time: split-wasm.mjs
-  // fails the build unless the first part imports exactly LAZY + family readers + those lambdas placeholders (their
-  // number comes from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
+  // left out with parse_config (READS_CONFIG: the script checks that the first part builds no config.json reader),
+  // the lambdas only the rest makes and the recurrent layer kinds' rows (REST_ROWS: reached below by the hybrid
+  // models' estimates only). The exact count is checked at build time: split-wasm.mjs fails the build unless the
+  // first part imports exactly LAZY + family readers + those lambdas + those rows placeholders (their number comes
+  // from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
   assert.ok(placeholders > 13, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
-  same(api.listModels(), whole.listModels(), "listModels");
-  const cases = allCases();
+  // The list computes every preset's exact count, the hybrid ones' too: after the rest (Engine.models waits for it).
+  assert.throws(() => api.listModels(), /placeholder reached/);
+  // One preset of each recurrent layer kind (mamba, linear_attention, conv, mamba1, attention_mamba, a pure
+  // Mamba-2), served and trained: 6 x 2 = 12 estimates that meet the rest.
+  const hybrid_models = ["granite-4.0-h-small", "qwen3.5-9b", "lfm2-1.2b", "jamba-v0.1", "falcon-h1-1.5b-instruct", "mamba2-2.7b"];
+  const cases = [...allCases(), ...hybrid_models.flatMap((model) => [{ model, mode: "inference" }, { model, mode: "train", finetune: "lora" }])];
   assert.ok(cases.length > 200, `${cases.length} cases`);
+  let hybrids = 0;
   for (const settings of cases) {
     const what = JSON.stringify(settings);
-    same(api.estimate(settings), whole.estimate(settings), `estimate ${what}`);
-    same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
+    // A model with a recurrent layer kind meets the rest's placeholder of that kind's rows as its parameters are
+    // counted (the engine then loads the rest and asks again: a test below); every other is the first part's alone.
+    if (recurrent(settings)) {
+      hybrids++;
+      assert.throws(() => api.resolve(settings), /placeholder reached/, `resolve ${what} meets the rest`);
+      assert.throws(() => api.estimate(settings), /placeholder reached/, `estimate ${what} meets the rest`);
+    } else {
+      same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
+      same(api.estimate(settings), whole.estimate(settings), `estimate ${what}`);
+    }
   }
+  assert.equal(hybrids, 12, "the golden cases and the grid are dense; the 12 hybrid ones");
 });
 
 test("the rest's bindings meet a placeholder until the rest is instantiated, then answer as the whole module", async () => {
@@ -95,6 +120,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
   same(api.estimate(settings), whole.estimate(settings), "estimate after the throw");
   await rest();
+  same(api.listModels(), whole.listModels(), "listModels");
   const cases = allCases();
   for (const settings of cases) same(api.solve(settings), whole.solve(settings), `solve ${JSON.stringify(settings)}`);
   // The knob search (the page's ways out) on fewer cases: each is dozens of estimates.
@@ -171,6 +197,80 @@ test("load({docs: false}) reads the help texts on the first settingDocs(), which
   const stopped = new Proxy({}, { get: (_, key) => (key === "settingDocs" ? () => Promise.reject(new Error("stopped")) : lazy[key]) });
   same(await new Engine(stopped).settingDocs(), {}, "Engine.settingDocs over a core that stopped");
   same(await new Engine(lazy).settingDocs(), expected, "Engine.settingDocs");
+});
+
+test("an estimate that meets a recurrent layer kind's placeholder: the engine loads the rest, draws again once, then answers as the whole module", async () => {
+  let fetches = 0;
+  globalThis.llmMemoryBoot = {
+    module: WebAssembly.compile(first_bytes),
+    presets: ["granite-4.0-h-small", "meta-llama-3-8b"],
+    rest: async () => {
+      fetches++;
+      return new Response(rest_bytes, { status: 200 });
+    },
+  };
+  try {
+    const engine = await createEngine();
+    let draws = 0;
+    const drawn = new Promise((resolve) => engine.onRestIn(() => resolve(++draws)));
+    const dense = { model: "meta-llama-3-8b", mode: "inference", seq: "8192" };
+    same(engine.estimate(dense), whole.estimate(dense), "a dense model needs no rest");
+    assert.equal(fetches, 0);
+    // Granite 4.0-H: Mamba-2 layers (their params, KV-cache and saved rows) in inference and in training.
+    const hybrids = [{ model: "granite-4.0-h-small", mode: "inference", seq: "8192" }, { model: "granite-4.0-h-small", mode: "train", finetune: "lora" }];
+    for (const settings of hybrids) {
+      const waiting = engine.estimate(settings);
+      assert.equal(waiting.ok, false);
+      assert.equal(waiting.waiting, true);
+      assert.match(waiting.errors[0].message, /^this model's code \(llm-memory\.rest\.wasm\) is loading; the answer follows$/);
+    }
+    // A link's settings are kept, with no problem to show, while the rest is on its way.
+    same(engine.sanitise({}, hybrids[0]), { overrides: hybrids[0], problems: [] }, "sanitise while the rest loads");
+    assert.equal(await drawn, 1);
+    assert.equal(engine.complete, true);
+    for (const settings of hybrids) same(engine.estimate(settings), whole.estimate(settings), `estimate ${JSON.stringify(settings)} once the rest is in`);
+    // The throws left the first part whole: a dense estimate still answers as before.
+    same(engine.estimate({ ...dense, seq: "4096" }), whole.estimate({ ...dense, seq: "4096" }), "estimate after the rest");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(draws, 1, "one draw for every call that met a placeholder before the rest came in");
+    assert.equal(fetches, 1);
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
+});
+
+test("a hybrid estimate whose rest cannot be fetched: one draw says so, and the next call fetches again", async () => {
+  const fetches = [];
+  let status = 404;
+  globalThis.llmMemoryBoot = {
+    module: WebAssembly.compile(first_bytes),
+    presets: ["granite-4.0-h-small"],
+    rest: async () => {
+      fetches.push(status);
+      return new Response(status === 200 ? rest_bytes : "not found", { status });
+    },
+  };
+  try {
+    const engine = await createEngine();
+    const settings = { model: "granite-4.0-h-small", mode: "inference" };
+    let drawn = new Promise((resolve) => engine.onRestIn(resolve));
+    assert.equal(engine.estimate(settings).waiting, true);
+    await drawn;
+    // The draw after the failure: no new fetch, the reason.
+    const failed = engine.estimate(settings);
+    assert.equal(failed.waiting, undefined);
+    assert.match(failed.errors[0].message, /^this model's code \(llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\); reload the page if it persists$/);
+    assert.deepEqual(fetches, [404]);
+    // The next call (an edit) tries again.
+    status = 200;
+    drawn = new Promise((resolve) => engine.onRestIn(resolve));
+    assert.equal(engine.estimate(settings).waiting, true);
+    await drawn;
+    same(engine.estimate(settings), whole.estimate(settings), "estimate once the rest is in");
+    assert.deepEqual(fetches, [404, 200]);
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
 });
 
 test("createEngine over the two parts: the rest is fetched once, when an answer needs it; a failed fetch says so", async () => {
