@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../random_settings.hpp"
+#include "llm_memory/advise.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/ways_out.hpp"
@@ -271,6 +272,36 @@ TEST(ways_out_property, inference_splits_the_users_devices) {
     if (w.delta.contains("devices")) {
       EXPECT_GE(std::stoll(w.delta.at("devices")), 8) << w.text;
     }
+}
+
+// The knob table's formats are the stack's own (docs/solve-and-advise.md, "Ways out"): llama.cpp loads GGUF
+// conversions (Q8_0 weights, -ctk/-ctv q8_0 with -fa on); vLLM runs FP8 checkpoints on a device with FP8 tensor
+// cores (the H100: fp8_tflops 1,979 in gpus.json) and int8 where there are none (the A100: Ampere), AWQ one step
+// below 8 bits, and an fp8 KV cache; transformers takes bitsandbytes' int8.
+TEST(ways_out_property, formats_are_the_runtimes_own) {
+  const auto delta_of = [](settings s, const std::string& id) {
+    s.insert({{"model", "meta-llama-3-8b"}, {"mode", "inference"}});
+    const auto a = advise(s);
+    EXPECT_TRUE(a.ok());
+    if (!a.ok()) return settings{};
+    for (const knob_advice& k : a.value().knobs)
+      if (k.id == id) return k.delta;
+    return settings{};
+  };
+  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}}, "weights_8bit"),
+            (settings{{"weights_dtype", "q8_0"}}));
+  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}}, "kv_8bit"),
+            (settings{{"attention", "flash"}, {"kv_dtype", "q8_0"}}));
+  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"weights_dtype", "q8_0"}}, "weights_4bit"),
+            (settings{{"weights_dtype", "q4_k_m"}}));
+  EXPECT_EQ(delta_of({{"runtime", "vllm"}, {"gpu", "h100-80gb"}}, "weights_8bit"),
+            (settings{{"weights_dtype", "fp8"}}));
+  EXPECT_EQ(delta_of({{"runtime", "vllm"}, {"gpu", "a100-80gb"}}, "weights_8bit"),
+            (settings{{"weights_dtype", "int8"}}));
+  EXPECT_EQ(delta_of({{"runtime", "vllm"}, {"gpu", "h100-80gb"}, {"weights_dtype", "fp8"}}, "weights_4bit"),
+            (settings{{"weights_dtype", "awq"}}));
+  EXPECT_EQ(delta_of({{"runtime", "vllm"}}, "kv_8bit"), (settings{{"kv_dtype", "fp8"}}));
+  EXPECT_EQ(delta_of({{"runtime", "transformers"}}, "weights_8bit"), (settings{{"weights_dtype", "int8"}}));
 }
 
 }  // namespace
