@@ -27,7 +27,7 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     const page = await open(session.context, `${session.url}?v=2&devices=2&gpu=rtx-4090`, { viewport });
     await settled(page);
     assert.match(await page.textContent(".verdict-line"), /^Does not fit:/);
-    const headings = await page.$$eval(".ways-group", (ps) => ps.map((p) => p.textContent));
+    const headings = await page.$$eval(".ways-group", (ps) => ps.map((p) => p.textContent.trim()));
     assert.equal(headings[0], "On your own devices and stack:", JSON.stringify(headings));
     const first = page.locator(".ways-out li").first();
     assert.equal(await first.getAttribute("data-group"), "own");

@@ -98,17 +98,16 @@ export function renderWaysOut(container, { estimate, solve, ways }) {
     container.replaceChildren(h("p", { class: "room", text: solve ? "No single change found that fits; see What fits and Knobs." : "" }));
     return;
   }
-  // The core lists the groups in order (own hardware and stack, more of the same device, another device); each
-  // gets its heading, as the CLI's --ways-out and --advise print them (cli/print.cpp group_heading).
-  const groups = Object.keys(GROUP_HEADINGS).map((group) => [group, list.filter((w) => w.group === group)]).filter(([, ways]) => ways.length);
-  container.replaceChildren(h("p", { class: "ways-title", id: "ways-title", text: "Nearest ways out:" }),
-    ...groups.flatMap(([group, ways]) => [
-      h("p", { class: "ways-title ways-group", id: `ways-group-${group}`, dataset: { group }, text: `${GROUP_HEADINGS[group]}:` }),
-      h("ul", { class: "ways-out", "aria-labelledby": `ways-title ways-group-${group}`, dataset: { group } }, ways.map((w) =>
-        h("li", { dataset: { way: w.way, group: w.group, fits: String(w.fits), delta: JSON.stringify(w.delta), text: w.text } },
-          h("span", { class: "way-text" }, w.text, " ", h("span", { class: `way-total ${w.fits ? "fits" : "does-not-fit"}`,
-            text: `→ ${formatBytes(w.total, units)}${w.fits ? " ✓" : " ✗"}` })),
-          h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply" }))))]));
+  // The core lists the groups in order (own hardware and stack, more of the same device, another device); the first
+  // way of each starts with its group's heading, inline so the box stays as short as one line per way (the result
+  // tabs stay in view), as the CLI's --ways-out and --advise head them (cli/print.cpp group_heading).
+  container.replaceChildren(h("ul", { class: "ways-out", "aria-label": "Nearest ways out" }, list.map((w, i) =>
+    h("li", { dataset: { way: w.way, group: w.group, fits: String(w.fits), delta: JSON.stringify(w.delta), text: w.text } },
+      h("span", { class: "way-text" },
+        i === 0 || list[i - 1].group !== w.group ? h("strong", { class: "ways-group", dataset: { group: w.group }, text: `${GROUP_HEADINGS[w.group] ?? w.group}: ` }) : "",
+        w.text, " ", h("span", { class: `way-total ${w.fits ? "fits" : "does-not-fit"}`,
+          text: `→ ${formatBytes(w.total, units)}${w.fits ? " ✓" : " ✗"}` })),
+      h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply" })))));
 }
 
 /** The ways-out groups in the core's order, with their headings (the CLI prints the same words). */
