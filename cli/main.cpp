@@ -160,9 +160,11 @@ void print_help_all() {
       "  --json              print one JSON object instead of the table, with \"version\" (the project's) and\n"
       "                      \"schema_version\" (the shape's, docs/wasm.md \"Versions\")\n"
       "  --solve             also answer: devices needed, largest micro-batch, longest sequence (JSON: \"solve\")\n"
-      "  --advise            also re-estimate with each knob moved one step, by bytes saved (JSON: \"advice\")\n"
-      "  --ways-out          also list the nearest ways out of a \"does not fit\": more devices, another GPU, a\n"
-      "                      weights format, a shorter context or micro-batch, a knob (JSON: \"ways_out\")\n"
+      "  --advise            also re-estimate with each knob moved one step, by bytes saved, then the ways out\n"
+      "                      (JSON: \"advice\")\n"
+      "  --ways-out          also list the nearest ways out of a \"does not fit\": first on your own devices and\n"
+      "                      stack (another split, knobs, a weights format, a shorter context or micro-batch),\n"
+      "                      then more of the same device, then another GPU (JSON: \"ways_out\")\n"
       "  --gpus              instead: which GPU presets fit, devices needed on each (with the split) and headroom\n"
       "  --list-models       list the model presets     --list-gpus   list the GPU presets\n"
       "  --schema            print the settings table as JSON\n"
@@ -537,10 +539,12 @@ int main(int argc, char** argv) {
     if (opt.json) fmt::print("{}\n", errors_to_json(errors));
     return exit_usage;
   }
-  // The ways out are found from the solver's and the knob search's answers.
-  const auto solved = opt.solve || opt.ways_out ? solve(spec.value()) : solve_result{};
-  const auto advice = opt.advise || opt.ways_out ? advise(spec.value()) : advice_result{};
-  const auto ways = opt.ways_out ? ways_out(spec.value(), solved, advice) : ways_out_result{};
+  // The ways out are found from the solver's and the knob search's answers; --advise's text ends with them, so it
+  // lists the same ways, totals and words as the page's verdict (its JSON is unchanged: "advice" alone).
+  const bool ways_shown = opt.ways_out || (opt.advise && !opt.json);
+  const auto solved = opt.solve || ways_shown ? solve(spec.value()) : solve_result{};
+  const auto advice = opt.advise || ways_shown ? advise(spec.value()) : advice_result{};
+  const auto ways = ways_shown ? ways_out(spec.value(), solved, advice) : ways_out_result{};
   if (log) return log_output({*opt.log_path, opt.as_record, opt.json}, opt.values, *log, spec.value(), r);
   if (opt.emit_format) return emit_output(*opt.emit_format, spec.value(), opt.json);
   if (opt.json) {
@@ -560,6 +564,6 @@ int main(int argc, char** argv) {
   print_table(spec.value(), r);
   if (opt.solve) print_solve(solved, r.inference ? spec.value().values.seq : 0);
   if (opt.advise) print_advice(advice, spec.value().units);
-  if (opt.ways_out) print_ways_out(ways, spec.value().units);
+  if (ways_shown) print_ways_out(ways, spec.value().units);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "llm_memory/fits.hpp"
 #include "llm_memory/presets.hpp"
@@ -79,6 +80,13 @@ std::string way_flags(const way_out& w) {
   std::string out = flags_of(w.delta);
   for (const auto& key : w.cleared) out += fmt::format(", drops --{}", key);
   return out;
+}
+
+// A ways-out group's heading, as the page's verdict words it (web/ui/verdict.js GROUP_HEADINGS).
+std::string_view group_heading(std::string_view group) {
+  if (group == "own") return "on your own devices and stack";
+  if (group == "more") return "with more of the same device";
+  return "on another device";
 }
 
 // The speed bound (fits.hpp, docs/methodology.md "Speed bound"): labelled as the upper bound it is.
@@ -178,13 +186,15 @@ void print_table(const run_spec& spec, const estimate_result& r) {
 }
 
 void print_solve(const solve_result& s, std::int64_t inference_seq) {
-  fmt::print("\nsolve (exact search on the estimate; everything else held):\n");
+  fmt::print("\nsolve (exact search on the estimate; everything else held but the settings each answer sets):\n");
   fmt::print("  fits now: {}\n", s.fits ? "yes" : "no");
   for (const auto* a : {&s.min_devices, &s.max_batch, &s.max_seq}) {
     // Inference's micro-batch is its concurrent requests: said as the runtime line says it.
     const bool requests = a == &s.max_batch && inference_seq > 0 && a->found;
     fmt::print("  {:<12} {}\n", a->key,
                requests ? requests_text(static_cast<double>(a->value), inference_seq) + " fit" : a->message);
+    // Setting by setting what the answer changes (issue 36: a ZeRO stage the device search moved is named).
+    if (a->found) fmt::print("    {}\n", flags_of(a->delta));
   }
 }
 
@@ -220,10 +230,12 @@ void print_ways_out(const ways_out_result& w, display_units units) {
     return;
   }
   fmt::print("\nnearest ways out (one change each):\n");
+  std::string group;
   for (const auto& way : w.ways) {
-    fmt::print("  {:<8} {} -> {:.2f} {} ({})\n", way.way, way.text, way.total_bytes / unit, u,
+    if (way.group != group) fmt::print("  {}:\n", group_heading(group = way.group));
+    fmt::print("    {:<11} {} -> {:.2f} {} ({})\n", way.way, way.text, way.total_bytes / unit, u,
                way.fits ? "fits" : "does not fit");
-    fmt::print("    {}{}\n", way_flags(way), way.note.empty() ? "" : "  (" + way.note + ")");
+    fmt::print("      {}{}\n", way_flags(way), way.note.empty() ? "" : "  (" + way.note + ")");
   }
 }
 

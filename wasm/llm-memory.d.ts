@@ -814,8 +814,14 @@ export interface Solve {
 
 /** One of the nearest ways out of a "does not fit" (`llm-memory --ways-out --json`, under "ways_out"). */
 export interface WayOut {
-  /** Which kind of change, in the order they are listed. */
-  way: "devices" | "gpu" | "weights" | "context" | "batch" | "knob";
+  /** Which kind of change (docs/solve-and-advise.md, "Ways out"). */
+  way: "split" | "devices" | "combination" | "knob" | "weights" | "context" | "batch" | "gpu";
+  /**
+   * The group, listed in this order: "own" (the user's own devices and stack: another split of them, the knobs
+   * their framework or runtime reads, a weights format it runs, a shorter context or batch), "more" (more of the
+   * same device), "other" (another device the stack runs on).
+   */
+  group: "own" | "more" | "other";
   /** For people, e.g. "4 × NVIDIA H100 80GB SXM with ZeRO-3", "sequences of 1,024 tokens (from 4,096)". */
   text: string;
   /** Per-device total with the change applied (bytes). */

@@ -5,7 +5,10 @@
 #include <array>
 #include <utility>
 
+#include "frameworks/framework_def.hpp"
 #include "llm_memory/estimate.hpp"
+#include "llm_memory/presets.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory {
 namespace {
@@ -124,27 +127,45 @@ bool search_size(const std::vector<combination_knob>& knobs, std::vector<std::ve
   return true;
 }
 
+// A training step: the settings the table reads in training only (its `applies` rule "training") move. Evaluation
+// (mode eval) runs a framework's forward pass and reads none of them, so none of their knobs is offered there.
+bool trains(const run_spec& spec) { return spec.train() && !spec.eval(); }
+
 bool is_16bit(dtype d) { return d == dtype::bf16 || d == dtype::fp16; }
 bool is_8bit(dtype d) { return d == dtype::int8 || d == dtype::fp8 || d == dtype::q8_0; }
 
 std::int64_t max_of(std::string_view key) { return static_cast<std::int64_t>(find_setting(key)->max_value); }
 
+// The framework's next ZeRO stage above the run's (frameworks/<name>.cpp zero_stages), or the run's own at the last.
+std::int64_t next_stage(const run_spec& spec) {
+  for (const std::int64_t stage : detail::framework_of(spec.framework).zero_stages)
+    if (stage > spec.values.zero) return stage;
+  return spec.values.zero;
+}
+
+bool offers_zero3(const run_spec& spec) {
+  const auto stages = detail::framework_of(spec.framework).zero_stages;
+  return std::find(stages.begin(), stages.end(), 3) != stages.end();
+}
+
 // Parallelism: shard over more data-parallel devices, or split the layers with tensor or pipeline parallelism.
 void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
-  const bool train = spec.train();
+  const bool train = trains(spec);
   const std::int64_t devices = s.devices, dp = spec.data_parallel;
   const bool can_double_devices = 2 * devices <= max_of("devices");
-  if (s.zero < 3 && dp > 1)
+  // The next stage the framework offers (its row's zero_stages): FSDP-style frameworks go 0 -> 3 at once.
+  const std::int64_t next_zero = next_stage(spec);
+  if (train && next_zero > s.zero && dp > 1)
     out.push_back({"zero",
-                   "ZeRO stage " + str(s.zero) + " -> " + str(s.zero + 1),
-                   {{"zero", str(s.zero + 1)}},
+                   "ZeRO stage " + str(s.zero) + " -> " + str(next_zero),
+                   {{"zero", str(next_zero)}},
                    "shards over the " + str(dp) +
                        " data-parallel devices: stage 1 the optimizer state, 2 also the "
                        "gradients, 3 also the parameters"});
   // ZeRO shards training state; in inference more devices without a stated split would take the runtime's
   // default tensor-parallel split (resolve.cpp default_split), which the tp and pp knobs below name themselves.
-  if (train && s.zero < 3 && dp == 1 && can_double_devices)
+  if (train && s.zero < 3 && offers_zero3(spec) && dp == 1 && can_double_devices)
     out.push_back({"add_devices_zero3",
                    "2x devices with ZeRO-3 (" + str(devices) + " -> " + str(2 * devices) + ")",
                    {{"devices", str(2 * devices)}, {"zero", "3"}},
@@ -181,7 +202,7 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
 // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
 void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
-  const bool train = spec.train();
+  const bool train = trains(spec);
   // Moved as far as it goes: full recomputation keeps only the layer inputs.
   if (train && spec.recompute != recompute_policy::full)
     out.push_back({"recompute",
@@ -231,7 +252,7 @@ void training_knobs(const run_spec& spec, const settings& explicit_values, std::
                    "offload optimizer state to CPU",
                    {{"offload", "optimizer"}},
                    "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
-  if (s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
+  if (train && s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
     out.push_back({"offload_params",
                    "offload optimizer state and parameters to CPU",
                    {{"offload", "optimizer+params"}},
@@ -247,30 +268,54 @@ std::string sixteen_bit_note(const run_spec& spec) {
   return "mixed precision: an fp32 master copy joins the optimizer state";
 }
 
+// The runtime loads a GGUF conversion (llama.cpp, Ollama: runtime_def::converts_checkpoint), so its formats are
+// llama.cpp's file types and cache types.
+bool gguf_runtime(const run_spec& spec) {
+  return !spec.train() && detail::runtime_of(spec.runtime).converts_checkpoint;
+}
+
+// The device has FP8 tensor cores (its preset's fp8_flops; Hopper, Ada, Blackwell, MI300): where vLLM, SGLang and
+// TGI run FP8 checkpoints natively.
+bool fp8_device(const run_spec& spec) {
+  const gpu_preset* gpu = find_gpu(spec.values.gpu);
+  return gpu != nullptr && gpu->fp8_flops > 0;
+}
+
+// The 8-bit and 4-bit formats the stack runs: GGUF Q8_0 / Q4_K_M for llama.cpp and Ollama; FP8 (on an FP8 device)
+// and AWQ for the engines that split tensors (vLLM, SGLang, TGI: runtime_def::splits); else bitsandbytes int8 / NF4.
+std::pair<std::string, std::string> weight_formats(const run_spec& spec) {
+  if (gguf_runtime(spec)) return {"q8_0", "q4_k_m"};
+  const bool engine = !spec.train() && detail::runtime_of(spec.runtime).splits != detail::device_split::layers;
+  if (engine) return {fp8_device(spec) ? "fp8" : "int8", "awq"};
+  return {"int8", "nf4"};
+}
+
 // Weights: one step down 32 -> 16 -> 8 -> 4 bit. Quantised bases serve inference or a frozen LoRA base.
 void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
-  const bool train = spec.train();
+  const bool train = trains(spec);
   const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
+  const auto [eight, four] = weight_formats(spec);
   if (spec.weights == dtype::fp32)
     out.push_back(
         {"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}}, train ? sixteen_bit_note(spec) : ""});
   if (frozen_or_served && is_16bit(spec.weights))
     out.push_back({"weights_8bit",
-                   "weights " + s.weights_dtype + " -> int8",
-                   {{"weights_dtype", "int8"}},
-                   "8-bit weight-only quantisation"});
+                   "weights " + s.weights_dtype + " -> " + eight,
+                   {{"weights_dtype", eight}},
+                   eight == "int8" ? "8-bit weight-only quantisation" : "an 8-bit checkpoint the runtime loads"});
   if (frozen_or_served && is_8bit(spec.weights))
     out.push_back({"weights_4bit",
-                   "weights " + s.weights_dtype + " -> nf4",
-                   {{"weights_dtype", "nf4"}},
-                   "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"});
+                   "weights " + s.weights_dtype + " -> " + four,
+                   {{"weights_dtype", four}},
+                   four == "nf4" ? "bitsandbytes 4-bit: 4.5 bits per weight with the block scales"
+                                 : "a 4-bit checkpoint the runtime loads"});
 }
 
 // Attention, sequences and the KV cache.
 void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
-  const bool train = spec.train();
+  const bool train = trains(spec);
   if (spec.attention != attention_kernel::flash)
     out.push_back(
         {"flash", "attention " + s.attention + " -> flash", {{"attention", "flash"}}, "no seq^2 scores are stored"});
@@ -290,14 +335,20 @@ void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
                    "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
                    {{"seq", str(s.seq / 2)}},
                    train ? "trains on shorter contexts" : "holds a shorter context"});
-  if (!train) {
+  if (!spec.train()) {
+    // The runtime's own cache types: llama.cpp's -ctk/-ctv q8_0 and q4_0 (a quantized V cache needs -fa on,
+    // runtimes/llamacpp.cpp check), the engines' fp8 and int4.
+    const bool gguf = gguf_runtime(spec);
     const double kv = bytes_per_value(spec.kv);
-    if (kv > 1)
-      out.push_back(
-          {"kv_8bit", "KV cache " + s.kv_dtype + " -> fp8", {{"kv_dtype", "fp8"}}, "8-bit KV-cache quantisation"});
-    else if (kv == 1)
-      out.push_back(
-          {"kv_4bit", "KV cache " + s.kv_dtype + " -> int4", {{"kv_dtype", "int4"}}, "4-bit KV-cache quantisation"});
+    const auto kv_knob = [&](const char* id, const std::string& type, const char* note) {
+      settings delta{{"kv_dtype", type}};
+      if (gguf && spec.attention != attention_kernel::flash) delta.emplace("attention", "flash");
+      out.push_back({id, "KV cache " + s.kv_dtype + " -> " + type, std::move(delta), note});
+    };
+    if (kv >= 2)
+      kv_knob("kv_8bit", gguf ? "q8_0" : "fp8", "8-bit KV-cache quantisation");
+    else if (kv >= 1)
+      kv_knob("kv_4bit", gguf ? "q4_0" : "int4", "4-bit KV-cache quantisation");
   }
 }
 

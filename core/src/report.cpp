@@ -92,8 +92,8 @@ json advice_object(const advice_result& r) {
 json way_json(const way_out& w) {
   json delta = detail::object_of(w.delta);
   for (const auto& key : w.cleared) delta[key] = nullptr;
-  return {{"way", w.way},   {"text", w.text}, {"total", json_bytes(w.total_bytes)},
-          {"fits", w.fits}, {"delta", delta}, {"note", w.note}};
+  return {{"way", w.way},   {"group", w.group}, {"text", w.text}, {"total", json_bytes(w.total_bytes)},
+          {"fits", w.fits}, {"delta", delta},   {"note", w.note}};
 }
 
 json ways_out_object(const ways_out_result& r) {

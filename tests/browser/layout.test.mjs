@@ -104,7 +104,8 @@ test("the verdict: Fits / Does not fit with the bytes compared; the ways out app
   assert.ok(kinds.includes("gpu"), JSON.stringify(ways));
   assert.ok(kinds.includes("knob"), JSON.stringify(ways));
   const devices = ways.find((w) => w.way === "devices");
-  assert.match(devices.text, /^\d+ × NVIDIA H100 80GB SXM5 with ZeRO-3 → [\d.,]+ GB ✓Apply$/);
+  // The first way of a group starts with its heading (issue 36 item 1): devices are "more of the same device".
+  assert.match(devices.text, /^With more of the same device: \d+ × NVIDIA H100 80GB SXM5 with ZeRO-3 → [\d.,]+ GB ✓Apply$/);
 
   // Apply the devices way out: the verdict turns to Fits, the note says what changed, the URL carries it.
   await page.click('.ways-out li[data-way="devices"] button');

@@ -69,40 +69,48 @@ solve_result not_fitting() {
   return r;
 }
 
-// The 7B's weights and optimizer state alone (112e9 B) exceed the 80e9 B device: the solver's fewest devices
-// come first (2 with tensor parallel 2, ZeRO 0 as set, so not named), then the smallest GPU preset it fits on as
-// it is. The presets of at least 142,643,585,024 B, smallest first: H200 (PyTorch's 139.80 GiB = 150,108,897,280 B),
-// H200 NVL (141 GiB marketed), Apple M2 Ultra 192 GB (Metal's working set 3/4 x 192 GiB = 154,618,822,656 B), GH200
-// 144GB, B200, ...: the H200 fits on one device, and the
-// total on it is the same (no framework or runtime reads the device's memory here).
+// The 7B's weights and optimizer state alone (112e9 B) exceed the 80e9 B device. On its one device no split is
+// possible, so the own group is the knob search's (the LoRA-family and offload knobs fit: the ways' own test
+// below); then more of the same device: the solver's fewest devices (2 with tensor parallel 2, ZeRO 0 as set, so
+// not named); then another device: the smallest GPU preset it fits on as it is. The presets of at least
+// 142,643,585,024 B, smallest first: H200 (PyTorch's 139.80 GiB = 150,108,897,280 B), H200 NVL (141 GiB marketed),
+// Apple M2 Ultra 192 GB (Metal: not the stack of a device given by its memory alone, CUDA), GH200 144GB, B200,
+// ...: the H200 fits on one device, and the total on it is the same (no framework reads the device's memory here).
 TEST(ways_out, seed_7b_needs_two_devices_or_a_larger_gpu) {
   const auto a = answers_of(seed_7b());
   EXPECT_FALSE(a.ways_out.fits);
-  ASSERT_GE(a.ways_out.ways.size(), 2U);
-  const way_out& devices = a.ways_out.ways[0];
+  ASSERT_GE(a.ways_out.ways.size(), 3U);
+  const way_out& gpu = a.ways_out.ways.back();
+  const way_out& devices = a.ways_out.ways[a.ways_out.ways.size() - 2];
   EXPECT_EQ(devices.way, "devices");
+  EXPECT_EQ(devices.group, "more");
   EXPECT_EQ(devices.text, "2 × device with tensor parallel 2");
   EXPECT_EQ(devices.total_bytes, seed_tp2_total);
   EXPECT_TRUE(devices.fits);
   EXPECT_EQ(devices.delta, (settings{{"devices", "2"}, {"tp", "2"}}));  // ZeRO stays at 0: not in the delta
-  const way_out& gpu = a.ways_out.ways[1];
   EXPECT_EQ(gpu.way, "gpu");
+  EXPECT_EQ(gpu.group, "other");
   EXPECT_EQ(gpu.text, "1 × NVIDIA H200 141GB SXM");
   EXPECT_EQ(gpu.total_bytes, seed_total);
   EXPECT_EQ(gpu.delta, (settings{{"gpu", "h200-141gb"}}));
   EXPECT_EQ(gpu.cleared, (std::vector<std::string>{"gpu_memory"}));
   // Batch 1 alone does not fit (112e9 B of state), so neither a shorter sequence nor a smaller micro-batch is a way
-  // out; the rest are knobs of the diagnosis, each changing a setting.
-  for (std::size_t i = 2; i < a.ways_out.ways.size(); ++i) {
+  // out; the own ways are knobs of the diagnosis, each changing a setting.
+  for (std::size_t i = 0; i + 2 < a.ways_out.ways.size(); ++i) {
     const way_out& w = a.ways_out.ways[i];
-    EXPECT_TRUE(w.way == "weights" || w.way == "knob") << w.way;
-    EXPECT_TRUE(std::any_of(a.advice.knobs.begin(), a.advice.knobs.end(),
-                            [&](const knob_advice& k) { return k.delta == w.delta; }));
+    EXPECT_EQ(w.group, "own") << w.text;
+    EXPECT_TRUE(w.way == "weights" || w.way == "knob" || w.way == "combination") << w.way;
+    if (w.way != "combination") {
+      EXPECT_TRUE(std::any_of(a.advice.knobs.begin(), a.advice.knobs.end(),
+                              [&](const knob_advice& k) { return k.delta == w.delta && !k.adds_devices(); }));
+    }
   }
 }
 
-// The order is the page's (devices, GPU, weights, context, micro-batch, knob); a way that changes nothing is none,
-// nor is a knob that saves nothing; among weights formats and among knobs the first that fits is chosen.
+// The order is the page's: the own group (knobs, weights, context, micro-batch), then more devices; a way that
+// changes nothing is none, nor is a knob that saves nothing; the knobs that fit are listed cheapest in throughput
+// first (equal tiers and totals here: the diagnosis' order), the weights format that fits before a larger saving
+// that does not.
 TEST(ways_out, composes_the_answers_in_order) {
   auto s = seed_7b();
   s["batch"] = "4";
@@ -117,24 +125,52 @@ TEST(ways_out, composes_the_answers_in_order) {
                   knob("nf4", {{"weights_dtype", "nf4"}}, true),
                   knob("qlora", {{"finetune", "qlora"}, {"weights_dtype", "nf4"}}, true),
                   knob("zero 0", {{"zero", "0"}}, true),
-                  knob("costs", {{"recompute", "full"}}, true, -1e9)};
+                  knob("costs", {{"recompute", "full"}}, true, -1e9),
+                  knob("2x devices", {{"devices", "2"}}, true)};
   const auto r = ways_out(spec, solved, advice);
-  std::vector<std::string> kinds;
-  for (const auto& w : r.ways) kinds.push_back(w.way);
-  ASSERT_EQ(kinds, (std::vector<std::string>{"devices", "weights", "context", "batch", "knob"}));
-  EXPECT_EQ(r.ways[0].text, "4 × device with tensor parallel 4");
-  EXPECT_EQ(r.ways[0].total_bytes, 50e9);
-  EXPECT_EQ(r.ways[1].text, "nf4") << "the format that fits before a larger saving that does not";
-  EXPECT_EQ(r.ways[1].note, "");
-  EXPECT_EQ(r.ways[2].text, "sequences of 1,024 tokens (from 2,048)");
-  EXPECT_EQ(r.ways[3].text, "micro-batch 2 (from 4)");
-  EXPECT_EQ(r.ways[4].text, "lora");
-  EXPECT_EQ(r.ways[4].note, "lora's note");
+  std::vector<std::string> kinds, groups;
+  for (const auto& w : r.ways) kinds.push_back(w.way), groups.push_back(w.group);
+  ASSERT_EQ(kinds, (std::vector<std::string>{"knob", "knob", "weights", "context", "batch", "devices"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{"own", "own", "own", "own", "own", "more"}));
+  EXPECT_EQ(r.ways[0].text, "lora");
+  EXPECT_EQ(r.ways[0].note, "lora's note");
+  EXPECT_EQ(r.ways[1].text, "qlora");
+  EXPECT_EQ(r.ways[2].text, "nf4") << "the format that fits before a larger saving that does not";
+  EXPECT_EQ(r.ways[2].note, "");
+  EXPECT_EQ(r.ways[3].text, "sequences of 1,024 tokens (from 2,048)");
+  EXPECT_EQ(r.ways[4].text, "micro-batch 2 (from 4)");
+  EXPECT_EQ(r.ways[5].text, "4 × device with tensor parallel 4");
+  EXPECT_EQ(r.ways[5].total_bytes, 50e9);
   // Already on 4 devices with tp 4: the solver's answer changes nothing.
   s["devices"] = "4";
   s["tp"] = "4";
   const auto same = ways_out(spec_of(s), solved, advice);
   EXPECT_TRUE(std::none_of(same.ways.begin(), same.ways.end(), [](const way_out& w) { return w.way == "devices"; }));
+}
+
+// The Knobs tab's cheapest combination of two or more knobs on the same hardware is an own way, in its words,
+// before the single knobs; one that adds devices is not (the solver's devices answer is that group's).
+TEST(ways_out, cheapest_combination_in_the_knobs_words) {
+  const run_spec spec = spec_of(seed_7b());
+  advice_result advice;
+  advice.cheapest.found = true;
+  advice.cheapest.names = {"recompute none -> full", "AdamW -> 8-bit AdamW"};
+  advice.cheapest.delta = {{"recompute", "full"}, {"optimizer", "adamw_8bit"}};
+  advice.cheapest.total_bytes = 75e9;
+  // The own group only: the solver found no device count here, so the ZeRO-3 search may add a "more" way.
+  const auto own = [&] {
+    std::vector<way_out> ways = ways_out(spec, not_fitting(), advice).ways;
+    ways.erase(std::remove_if(ways.begin(), ways.end(), [](const way_out& w) { return w.group != "own"; }), ways.end());
+    return ways;
+  };
+  const auto r = own();
+  ASSERT_EQ(r.size(), 1U);
+  EXPECT_EQ(r[0].way, "combination");
+  EXPECT_EQ(r[0].text, "recompute none -> full + AdamW -> 8-bit AdamW");
+  EXPECT_EQ(r[0].total_bytes, 75e9);
+  EXPECT_EQ(r[0].delta, advice.cheapest.delta);
+  advice.cheapest.same_hardware = false;
+  EXPECT_TRUE(own().empty());
 }
 
 // Inference says "context"; a run that fits has no ways out, and nothing is searched.
@@ -152,13 +188,17 @@ TEST(ways_out, context_for_inference_and_none_when_it_fits) {
   EXPECT_TRUE(fits.ways.empty());
 }
 
-// The JSON: {fits, ways: [{way, text, total, fits, delta, note}], solve, advice}; the key a way drops is null.
+// The JSON: {fits, ways: [{way, group, text, total, fits, delta, note}], solve, advice}; the key a way drops is null.
 TEST(ways_out, json_shape) {
   const auto j = nlohmann::json::parse(ways_out_to_json(answers_of(seed_7b())));
   EXPECT_EQ(j["fits"], false);
-  EXPECT_EQ(j["ways"][0]["way"], "devices");
-  EXPECT_EQ(j["ways"][0]["total"], 71326052352);
-  EXPECT_EQ(j["ways"][1]["delta"], (nlohmann::json{{"gpu", "h200-141gb"}, {"gpu_memory", nullptr}}));
+  const nlohmann::json& ways = j["ways"];
+  ASSERT_GE(ways.size(), 2U);
+  EXPECT_EQ(ways[ways.size() - 2]["way"], "devices");
+  EXPECT_EQ(ways[ways.size() - 2]["group"], "more");
+  EXPECT_EQ(ways[ways.size() - 2]["total"], 71326052352);
+  EXPECT_EQ(ways.back()["group"], "other");
+  EXPECT_EQ(ways.back()["delta"], (nlohmann::json{{"gpu", "h200-141gb"}, {"gpu_memory", nullptr}}));
   EXPECT_EQ(j["solve"]["min_devices"]["value"], 2);
   EXPECT_TRUE(j["advice"]["knobs"].is_array());
   EXPECT_EQ(answer({{"batch", "0"}}).errors()[0].setting, "batch");

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The page's verdict, kept in view (sticky) above the result tabs: the task in one sentence (model · task
 // with runtime or framework · context × batch · N × GPU), "Fits: X of Y" or "Does not fit: needs …", and the
-// nearest ways out, each with an Apply button: more devices with the solver's parallel split, another GPU
-// preset, a weights format, a shorter context or smaller micro-batch, a knob (the core's waysOut, which the page
-// asks for once input pauses). Render functions of the core's answers; scripts/prerender.mjs draws
+// nearest ways out, each with an Apply button, in the core's groups: first on the user's own devices and stack
+// (another split of them, knobs, the Knobs tab's cheapest combination, a weights format, a shorter context or
+// micro-batch), then more of the same device, then another GPU preset (the core's waysOut, which the page asks
+// for once input pauses). Render functions of the core's answers; scripts/prerender.mjs draws
 // the sentence, the verdict and the default page's ways out into index.html at build time with the same
 // functions.
 import { h } from "./dom.js";
@@ -97,13 +98,24 @@ export function renderWaysOut(container, { estimate, solve, ways }) {
     container.replaceChildren(h("p", { class: "room", text: solve ? "No single change found that fits; see What fits and Knobs." : "" }));
     return;
   }
-  container.replaceChildren(h("p", { class: "ways-title", id: "ways-title", text: "Nearest ways out:" }),
-    h("ul", { class: "ways-out", "aria-labelledby": "ways-title" }, list.map((w) =>
-      h("li", { dataset: { way: w.way, fits: String(w.fits), delta: JSON.stringify(w.delta), text: w.text } },
-        h("span", { class: "way-text" }, w.text, " ", h("span", { class: `way-total ${w.fits ? "fits" : "does-not-fit"}`,
+  // The core lists the groups in order (own hardware and stack, more of the same device, another device); the first
+  // way of each starts with its group's heading, inline so the box stays as short as one line per way (the result
+  // tabs stay in view), as the CLI's --ways-out and --advise head them (cli/print.cpp group_heading).
+  container.replaceChildren(h("ul", { class: "ways-out", "aria-label": "Nearest ways out" }, list.map((w, i) =>
+    h("li", { dataset: { way: w.way, group: w.group, fits: String(w.fits), delta: JSON.stringify(w.delta), text: w.text } },
+      h("span", { class: "way-text" },
+        i === 0 || list[i - 1].group !== w.group ? h("strong", { class: "ways-group", dataset: { group: w.group }, text: `${GROUP_HEADINGS[w.group] ?? w.group}: ` }) : "",
+        w.text, " ", h("span", { class: `way-total ${w.fits ? "fits" : "does-not-fit"}`,
           text: `→ ${formatBytes(w.total, units)}${w.fits ? " ✓" : " ✗"}` })),
-        h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply" })))));
+      h("button", { type: "button", class: "secondary", "aria-label": `Apply: ${w.text}`, text: "Apply" })))));
 }
+
+/** The ways-out groups in the core's order, with their headings (the CLI prints the same words). */
+export const GROUP_HEADINGS = {
+  own: "On your own devices and stack",
+  more: "With more of the same device",
+  other: "On another device",
+};
 
 /** Calls `onApply(delta, text)` when an Apply button of the ways out drawn in `container` is pressed. */
 export function onApplyWay(container, onApply) {

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The nearest ways out of a "does not fit": one change each that a front end applies with one click, found from
-// the solver's and the knob search's answers plus two searches of their own (more devices with ZeRO-3 when ZeRO
-// below 3 cannot fit on any count, and the smallest GPU preset that fits). The page's verdict box, the CLI's
-// --ways-out and the JS API's waysOut() all show this list. See docs/solve-and-advise.md, "Ways out".
+// The nearest ways out of a "does not fit": one change each that a front end applies with one click, in three
+// groups: what the user's own devices and stack can do (another split of the same devices, the knobs their
+// framework or runtime reads, the cheapest combination of them, llama.cpp's -ngl, a weights format the runtime
+// runs, a shorter context or batch), then more of the same device, then another device the stack runs on. Found
+// from the solver's and the knob search's answers plus searches of their own (a split of the same devices, more
+// devices with ZeRO-3 where the framework offers it, the smallest GPU preset that fits). The page's verdict box,
+// the CLI's --ways-out and --advise and the JS API's waysOut() all show this list. See docs/solve-and-advise.md,
+// "Ways out".
 #pragma once
 
 #include <string>
@@ -19,9 +23,15 @@ namespace llm_memory {
 /// How many GPU presets, the smallest larger than what the run needs first, the GPU way out estimates at most.
 inline constexpr std::size_t ways_out_gpu_candidates = 4;
 
+/// How many knobs that keep the hardware the own group lists at most (those that fit, cheapest in throughput first).
+inline constexpr std::size_t ways_out_own_knobs = 3;
+
 /// One change that makes the run fit (or, for a weights format or a knob, comes nearest).
 struct way_out {
-  std::string way;                   ///< "devices", "gpu", "weights", "context", "batch" or "knob"
+  /// "split", "devices", "combination", "knob", "weights", "context", "batch" or "gpu"
+  std::string way;
+  /// "own" (the user's devices and stack), "more" (more of the same device) or "other" (another device)
+  std::string group;
   std::string text;                  ///< for people, e.g. "4 × NVIDIA H100 80GB SXM with ZeRO-3"
   double total_bytes = 0;            ///< per-device total with the change applied (bytes)
   bool fits = false;                 ///< the run fits one device with the change applied
@@ -30,15 +40,17 @@ struct way_out {
   std::string note;                  ///< what else the change assumes (a knob's note; "" when nothing)
 };
 
-/// The ways out of one run, in the order the page lists them: devices, GPU, weights format, context (or
-/// sequences), micro-batch, knob; at most one of each.
+/// The ways out of one run, in the order the page lists them: the own group (split, fewest devices up to the
+/// user's count, combination, knobs, weights format, context or sequences, micro-batch), then more (the fewest
+/// devices above the user's count), then other (a GPU preset); each group in that order.
 struct ways_out_result {
   bool fits = false;          ///< the run fits already: no ways out are searched
   std::vector<way_out> ways;  ///< empty when the run fits or no change was found
 };
 
 /// The ways out of `spec`, given its solver answers and its knob diagnosis (solve.hpp, advise.hpp): a way that
-/// changes no setting is left out. Estimates at most one more solve (ZeRO-3) and ways_out_gpu_candidates runs.
+/// changes no setting is left out. Estimates at most one more solve (ZeRO-3), one run per split of the user's
+/// devices and ways_out_gpu_candidates runs.
 [[nodiscard]] ways_out_result ways_out(const run_spec& spec, const solve_result& solved, const advice_result& advice);
 
 /// The answers a front end shows together: the solver's, the knob search's and the ways out found from them.
