@@ -203,8 +203,10 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
 void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = trains(spec);
-  // Moved as far as it goes: full recomputation keeps only the layer inputs.
-  if (train && spec.recompute != recompute_policy::full)
+  // Moved as far as it goes: full recomputation keeps only the layer inputs. An evaluation that keeps its graph for
+  // gradients (eval_grad) saves what training saves, so recomputation moves it too.
+  const bool saves_graph = train || (spec.eval() && s.eval_grad);
+  if (saves_graph && spec.recompute != recompute_policy::full)
     out.push_back({"recompute",
                    "recompute " + s.recompute + " -> full",
                    {{"recompute", "full"}},

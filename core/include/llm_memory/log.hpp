@@ -30,9 +30,9 @@ struct log_figure {
 /// What a startup log says: the settings it states (as a launch command's reader gives them, each option named
 /// "line N --option") and the figures it measured.
 struct log_read {
-  std::string format{};  ///< "vllm", "sglang", "llamacpp", "tgi", "nvidia_smi", "torch_memory", "torch_stats",
-                         ///< "torchtune" or "litgpt"
-  launch_read settings{};             ///< the settings and what was read, ignored, noted; errors name the line
+  std::string format{};    ///< "vllm", "sglang", "llamacpp", "tgi", "nvidia_smi", "torch_memory", "torch_stats",
+                           ///< "torchtune" or "litgpt"
+  launch_read settings{};  ///< the settings and what was read, ignored, noted; errors name the line
   std::vector<log_figure> figures{};  ///< in item order, one per item (the last printed wins; of peaks, the largest)
 };
 

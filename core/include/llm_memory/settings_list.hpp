@@ -397,7 +397,7 @@
     "Norms in fp32", "", "training")                                                                                   \
   X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                           \
     "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)",           \
-    "Activation checkpointing", "None|Selective|Full", "training")                                                     \
+    "Activation checkpointing", "None|Selective|Full", "training_or_eval")                                             \
   X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                  \
     "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised",                \
     "Fused cross-entropy", "", "training")                                                                             \
