@@ -112,9 +112,11 @@ test("the calculator works from the keyboard alone: edit a setting, change a cho
   await page.keyboard.type("2");
   await page.waitForFunction((old) => Number(document.querySelector('tr[data-bucket="activations"]').dataset.bytes) > old,
                              before_activations);
-  // The task: Full training -> Run (inference) with the arrow keys in the radio group (the last radio wraps to
-  // the first); no gradients in inference.
+  // The task: Full training -> Evaluate -> Run (inference) with the arrow keys in the radio group (the last radio
+  // wraps to the first); no gradients in inference.
   await page.focus("#task-full");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.isChecked("#task-eval"), true);
   await page.keyboard.press("ArrowRight");
   await page.waitForFunction(() => document.querySelector('tr[data-bucket="gradients"]').dataset.bytes === "0");
   assert.equal(await page.isChecked("#task-inference"), true);
