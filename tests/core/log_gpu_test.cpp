@@ -4,29 +4,17 @@
 // quantity: nvidia-smi <-> peak.device (reserved + CUDA context), memory_summary <-> peak.allocated / reserved.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/log.hpp"
+#include "log_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
-
-std::string fixture(const std::string& name) {
-  std::ifstream file(std::string(LLM_MEMORY_TESTS_DIR) + "/cli/log/" + name, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-const reconcile_row* row_of(const reconciliation& rec, const std::string& item) {
-  for (const auto& row : rec.rows)
-    if (row.logged.item == item) return &row;
-  return nullptr;
-}
+using test::fixture;
+using test::row_of;
 
 bool noted(const log_read& r, const std::string& part) {
   for (const auto& n : r.settings.notes)

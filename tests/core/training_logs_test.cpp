@@ -5,46 +5,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/log.hpp"
+#include "log_support.hpp"
 
 namespace {
 
 using namespace llm_memory;
-
-std::string fixture(const std::string& name) {
-  std::ifstream file(std::string(LLM_MEMORY_TESTS_DIR) + "/cli/log/" + name, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-std::string value_of(const log_read& r, const std::string& key) {
-  const auto it = r.settings.values.find(key);
-  return it == r.settings.values.end() ? "(unset)" : it->second;
-}
-
-std::string read_by(const log_read& r, const std::string& setting) {
-  for (const auto& o : r.settings.read)
-    if (o.setting == setting) return o.option;
-  return "(none)";
-}
-
-const log_figure* figure(const log_read& r, const std::string& item) {
-  for (const auto& f : r.figures)
-    if (f.item == item) return &f;
-  return nullptr;
-}
-
-const reconcile_row* row_of(const reconciliation& rec, const std::string& item) {
-  for (const auto& row : rec.rows)
-    if (row.logged.item == item) return &row;
-  return nullptr;
-}
+using test::figure;
+using test::fixture;
+using test::read_by;
+using test::row_of;
+using test::value_of;
 
 bool ignored(const log_read& r, const std::string& part) {
   for (const auto& i : r.settings.ignored)
