@@ -142,7 +142,8 @@ TEST(log_torchtune, reads_the_allocation_after_model_init_as_the_weights) {
       {"mode", "train"}, {"framework", "torchtune"}, {"model", "llama-3.1-8b"}, {"finetune", "lora"}, {"devices", "4"}};
   const auto est = estimate(with(r.settings.values, typed));
   ASSERT_TRUE(est.ok());
-  const auto* row = row_of(reconcile(r, est.value()), "weights");
+  const reconciliation compared = reconcile(r, est.value());
+  const auto* row = row_of(compared, "weights");
   ASSERT_TRUE(row != nullptr && row->ours);
   EXPECT_EQ(row->quantity, "parameters");
   EXPECT_DOUBLE_EQ(*row->ours, est.value().bytes("parameters") / 1073741824.0);
@@ -193,7 +194,8 @@ TEST(log_torchtune, reads_the_resolved_config_as_a_recipe) {
   // Beside the estimate for those settings: ours is the allocator's peak, in GiB (2^30 B).
   const auto est = estimate(r.settings.values);
   ASSERT_TRUE(est.ok()) << est.errors().front().message;
-  const auto* row = row_of(reconcile(r, est.value()), "peak_allocated");
+  const reconciliation compared = reconcile(r, est.value());
+  const auto* row = row_of(compared, "peak_allocated");
   ASSERT_TRUE(row != nullptr && row->ours);
   EXPECT_EQ(row->quantity, "peak.allocated");
   EXPECT_DOUBLE_EQ(*row->ours, est.value().peak.allocated / 1073741824.0);
@@ -228,7 +230,8 @@ TEST(log_litgpt, reads_the_hyperparameters_and_the_decimal_gb_peak) {
   EXPECT_EQ(peak->unit, "GB");
   const auto est = estimate(r.settings.values);
   ASSERT_TRUE(est.ok()) << est.errors().front().message;
-  const auto* row = row_of(reconcile(r, est.value()), "peak_allocated");
+  const reconciliation compared = reconcile(r, est.value());
+  const auto* row = row_of(compared, "peak_allocated");
   ASSERT_TRUE(row != nullptr && row->ours);
   EXPECT_DOUBLE_EQ(*row->ours, est.value().peak.allocated / 1e9);  // decimal GB, as litgpt divides
 }
