@@ -25,23 +25,17 @@ bool picked_for(dtype weights) { return info(weights).family == dtype_family::gg
 // The others with a window run it as config.json says (docs/runtimes.md has the whole table): gemma2, gemma3,
 // gemma3n, gemma4, cohere2, gpt_oss (openai-moe) and olmo3 (olmo2 with sliding_window) build
 // build_attn_inp_kv_iswa with set_swa_pattern.
-struct full_attention_arch {
-  std::string_view model_type;  ///< config.json's model_type
-  std::string_view why;         ///< the llm_arch and what its code does
-};
 constexpr std::array full_attention_archs{
-    full_attention_arch{"phi3",
-                        "LLM_ARCH_PHI3: src/models/phi3.cpp sets swa_type NONE, \"Phi SWA is currently disabled\", "
-                        "llama.cpp PR #13676"},
-    full_attention_arch{"mistral",
-                        "MistralForCausalLM converts to LLM_ARCH_LLAMA: src/models/llama.cpp reads no sliding window "
-                        "and builds build_attn_inp_kv"},
+    windowless_arch{"phi3",
+                    "LLM_ARCH_PHI3: src/models/phi3.cpp sets swa_type NONE, \"Phi SWA is currently disabled\", "
+                    "llama.cpp PR #13676"},
+    windowless_arch{"mistral",
+                    "MistralForCausalLM converts to LLM_ARCH_LLAMA: src/models/llama.cpp reads no sliding window "
+                    "and builds build_attn_inp_kv"},
 };
 
 architecture_rule architecture(const setting_values& v) {
-  for (const full_attention_arch& a : full_attention_archs)
-    if (a.model_type == v.model_type) return without_window(v, "llama.cpp", a.why);
-  return {};
+  return windowless_rule(v, full_attention_archs, "llama.cpp");
 }
 
 // A layer kind no llama.cpp architecture has (its row's llamacpp_refusal): convert_hf_to_gguf.py writes no GGUF

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -124,6 +125,14 @@ struct runtime_def {
 /// nothing when `v` declares no window: the note says "<runtime> runs <model_type> without its sliding window of
 /// N tokens: <why>".
 [[nodiscard]] architecture_rule without_window(const setting_values& v, std::string_view runtime, std::string_view why);
+/// An architecture a runtime runs with full attention although its config.json declares a sliding window.
+struct windowless_arch {
+  std::string_view model_type;  ///< config.json's model_type
+  std::string_view why;         ///< the runtime's code that drops the window, cited
+};
+/// without_window for the first of `archs` naming `v`'s model_type; nothing when none does.
+[[nodiscard]] architecture_rule windowless_rule(const setting_values& v, std::span<const windowless_arch> archs,
+                                                std::string_view runtime);
 
 /// The profile vLLM, SGLang, TGI and llama.cpp share: flash/paged attention, no allocator slack (the pool is one
 /// allocation), the CUDA context.

@@ -33,24 +33,16 @@ settings profile(const setting_values& v) {
 // The architectures SGLang runs without the sliding window their config.json declares: classes whose
 // RadixAttention gets no sliding_window_size (sgl-project/sglang @00b08c49, python/sglang/srt/models/). Gemma 2/3,
 // gpt-oss, Cohere 2 and OLMo 3 pass their window per layer and run it (docs/runtimes.md).
-struct full_attention_class {
-  std::string_view model_type;  ///< config.json's model_type
-  std::string_view why;         ///< the class and what it does
-};
 constexpr std::array full_attention_classes{
-    full_attention_class{"mistral",
-                         "mistral.py: MistralForCausalLM(LlamaForCausalLM), whose LlamaAttention passes "
-                         "no sliding_window_size to RadixAttention"},
-    full_attention_class{"phi3",
-                         "llama.py: Phi3ForCausalLM(LlamaForCausalLM), whose LlamaAttention passes no "
-                         "sliding_window_size to RadixAttention"},
+    windowless_arch{"mistral",
+                    "mistral.py: MistralForCausalLM(LlamaForCausalLM), whose LlamaAttention passes "
+                    "no sliding_window_size to RadixAttention"},
+    windowless_arch{"phi3",
+                    "llama.py: Phi3ForCausalLM(LlamaForCausalLM), whose LlamaAttention passes no "
+                    "sliding_window_size to RadixAttention"},
 };
 
-architecture_rule architecture(const setting_values& v) {
-  for (const full_attention_class& a : full_attention_classes)
-    if (a.model_type == v.model_type) return without_window(v, "SGLang", a.why);
-  return {};
-}
+architecture_rule architecture(const setting_values& v) { return windowless_rule(v, full_attention_classes, "SGLang"); }
 
 bucket activations(const context& /*c*/) {
   builder out = workspace();

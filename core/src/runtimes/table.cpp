@@ -58,6 +58,13 @@ architecture_rule without_window(const setting_values& v, std::string_view runti
   return rule;
 }
 
+architecture_rule windowless_rule(const setting_values& v, std::span<const windowless_arch> archs,
+                                  std::string_view runtime) {
+  for (const windowless_arch& a : archs)
+    if (a.model_type == v.model_type) return without_window(v, runtime, a.why);
+  return {};
+}
+
 settings engine_common() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }
 
 settings runtime_profile(runtime_kind runtime, const setting_values& values) {
