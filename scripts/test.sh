@@ -5,25 +5,40 @@
 # native) and the browser tests (tests/browser/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase prints its wall time, so a slow CI run says where its minutes went (the goal: under 30 minutes on
+# a 2-core machine).
+phase() { echo "test.sh: ${SECONDS} s, $*"; }
 ./scripts/setup.sh
 # Every C++ file as the root .clang-format writes it (scripts/format.sh rewrites them).
 ./scripts/format.sh --check
 jobs=$(nproc)
+phase "release build"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
-ctest --preset release
+phase "release tests"
+# GoogleTest cases run as separate processes (gtest_discover_tests): one per core. No two write the same file.
+ctest --preset release -j "$jobs"
 # The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
 # warning-free), then each fuzzer for a fixed run count.
+phase "ASan/UBSan build"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
-ctest --preset dev
+phase "ASan/UBSan tests"
+ctest --preset dev -j "$jobs"
+phase "fuzz"
 ./scripts/fuzz.sh 5000
+phase "wasm build"
 ./scripts/build-wasm.sh build/wasm
-ctest --preset wasm
+phase "wasm tests"
+ctest --preset wasm -j "$jobs"
 # The page: npm packages (only when node_modules is missing or older than package-lock.json) and dist/;
 # then the node tests (wasm equals native, URL fixtures, the npm package) and the browser tests in headless
 # Chromium.
+phase "page"
 [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 npm run build
+phase "node tests"
 LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs
+phase "browser tests"
 node --test --test-concurrency=1 tests/browser/
+phase "done"
