@@ -133,16 +133,8 @@ class json_reader {
       if (!error_.empty()) return false;
       if (!take(std::move(member_), std::move(item))) return true;
       member_.clear();  // moved from: its state is unspecified
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        return finish();
-      }
-      return refuse("expected ',' or '}'");
+      const after next = separator('}', "expected ',' or '}'");
+      if (next != after::more) return next == after::closed && finish();
     }
   }
 
@@ -202,6 +194,16 @@ class json_reader {
     return true;
   }
 
+  // What follows a member or an element: ',' (another comes), the closing bracket, or an error (`what`).
+  enum class after { more, closed, bad };
+  after separator(char close, const char* what) {
+    skip_space();
+    if (pos_ < text_.size() && (text_[pos_] == ',' || text_[pos_] == close))
+      return text_[pos_++] == ',' ? after::more : after::closed;
+    fail(what);
+    return after::bad;
+  }
+
   void skip_space() {
     while (pos_ < text_.size() &&
            (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
@@ -251,17 +253,12 @@ class json_reader {
       json item = value(depth);
       if (!error_.empty()) return json(json::value_t::discarded);
       members.emplace_back(std::move(name), std::move(item));
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
+      const after next = separator('}', "expected ',' or '}'");
+      if (next == after::bad) return json(json::value_t::discarded);
+      if (next == after::closed) {
         merge_duplicate_keys(out);
         return out;
       }
-      return fail("expected ',' or '}'");
     }
   }
 
@@ -278,16 +275,9 @@ class json_reader {
       json item = value(depth);
       if (!error_.empty()) return json(json::value_t::discarded);
       out.push_back(std::move(item));
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        return out;
-      }
-      return fail("expected ',' or ']'");
+      const after next = separator(']', "expected ',' or ']'");
+      if (next == after::bad) return json(json::value_t::discarded);
+      if (next == after::closed) return out;
     }
   }
 
