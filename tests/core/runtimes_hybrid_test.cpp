@@ -206,10 +206,11 @@ TEST(runtimes_hybrid, vllm_log_qwen3_5_27b) {
 // 30 GDN layers with conv_dim 2 x 16 x 128 + 32 x 128 = 8,192: conv 3 x 8,192 x 2 = 49,152 + temporal fp32
 // (mamba_ssm_dtype float32) 32 x 128 x 128 x 4 = 2,097,152: 2,146,304 B; block 16 x cdiv(2,146,304, 16 x 2,048) =
 // 16 x 66 = 1,056 tokens, page 1,056 x 2,048 = 2,162,688 B, padding 16,384 / 2,146,304 = 0.763 %. The engine failed
-// before sizing its pool, so only the page lines are published.
+// before sizing its pool, so only the page lines are published. The pages do not depend on the device; the bf16
+// weights (about 67 GiB) need one larger than the default 80 GB for the runtime to size its pool at all.
 TEST(runtimes_hybrid, vllm_log_qwen3_5_35b_a3b_pages) {
   const estimate_result r =
-      run({{"mode", "inference"}, {"model", "qwen3.5-35b-a3b"}, {"runtime", "vllm"}, {"seq", "8192"}});
+      run({{"mode", "inference"}, {"model", "qwen3.5-35b-a3b"}, {"runtime", "vllm"}, {"seq", "8192"}, {"gpu", "h200"}});
   EXPECT_TRUE(noted(r, "Setting attention block size to 1056 tokens"));
   EXPECT_TRUE(noted(r, "Padding mamba page size by 0.76%"));
   EXPECT_DOUBLE_EQ(item(r, "kv_cache", "recurrent state padded"), 30.0 * 16384);
