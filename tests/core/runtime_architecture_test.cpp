@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "llm_memory/estimate.hpp"
@@ -94,6 +95,26 @@ TEST(runtime_architecture, gemma2_on_llamacpp_and_vllm) {
   const estimate_result old = estimated(v0);
   EXPECT_DOUBLE_EQ(item(old, "kv_cache", "full-attention layers"), 2688 * MiB);
   EXPECT_TRUE(has_note(old, "vLLM's V0 engine runs gemma2 without its sliding window of 4096 tokens"));
+}
+
+// SGLang's KV pool with sliding layers (runtimes/sglang.cpp, window_pool_cell). gpt-oss-20b is a hybrid-SWA
+// architecture (configs/model_config.py is_hybrid_swa_model): 12 full and 12 sliding layers of 8 KV heads x 64, one
+// token in one layer 2 x 8 x 64 x 2 B = 2,048 B; HybridSWAPoolConfigurator prices a pool token at 12 x 2,048 +
+// 0.8 x 12 x 2,048 = 24,576 + 19,660.8 = 44,236.8 B, and full_layer_tokens = the bytes left after the weights //
+// that. Gemma 2 9B is not (DefaultPoolConfigurator): 42 layers x 2 x 8 x 256 x 2 B = 344,064 B a token, windows or
+// not. Both pools' tokens are the runtime's capacity and longest context; a request of 8,192 tokens sets the
+// concurrency.
+TEST(runtime_architecture, sglang_window_pools) {
+  const estimate_result oss = estimated(served("gpt-oss-20b", "sglang", "8192"));
+  ASSERT_GT(oss.runtime.kv_available, 0);
+  EXPECT_DOUBLE_EQ(oss.runtime.kv_capacity_tokens, std::floor(oss.runtime.kv_available / (24576 + 0.8 * 24576)));
+  EXPECT_DOUBLE_EQ(oss.runtime.max_concurrency, oss.runtime.kv_capacity_tokens / 8192);
+  EXPECT_TRUE(has_note(oss, "swa_layer_tokens = 0.8 x full_layer_tokens"));
+  const estimate_result g2 = estimated(served("gemma-2-9b", "sglang", "8192"));
+  ASSERT_GT(g2.runtime.kv_available, 0);
+  EXPECT_DOUBLE_EQ(g2.runtime.kv_capacity_tokens, std::floor(g2.runtime.kv_available / 344064));
+  EXPECT_EQ(g2.runtime.max_context, static_cast<std::int64_t>(g2.runtime.kv_capacity_tokens));
+  EXPECT_TRUE(has_note(g2, "gemma2 is not a hybrid-SWA architecture"));
 }
 
 // A stated window on a custom model (no model_type) is every runtime's to keep: llama.cpp pages 4608 cells of the

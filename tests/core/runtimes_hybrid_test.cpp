@@ -200,4 +200,30 @@ TEST(runtimes_hybrid, vllm_log_qwen3_5_27b) {
   EXPECT_NEAR(r.runtime.max_concurrency, blocks / 45, 1e-9);
 }
 
+// Published: ROCm/ROCm#6055 (vLLM 0.18.1rc1, Qwen3.5-35B-A3B-AWQ, dtype half, max_model_len 8192, util 0.25):
+// "Setting attention block size to 1056 tokens ..." and "Padding mamba page size by 0.76% ...". Qwen3.5-35B-A3B
+// (the preset's config.json): 10 attention layers of 2 KV heads x 256, one token's page 2 x 2 x 256 x 2 = 2,048 B;
+// 30 GDN layers with conv_dim 2 x 16 x 128 + 32 x 128 = 8,192: conv 3 x 8,192 x 2 = 49,152 + temporal fp32
+// (mamba_ssm_dtype float32) 32 x 128 x 128 x 4 = 2,097,152: 2,146,304 B; block 16 x cdiv(2,146,304, 16 x 2,048) =
+// 16 x 66 = 1,056 tokens, page 1,056 x 2,048 = 2,162,688 B, padding 16,384 / 2,146,304 = 0.763 %. The engine failed
+// before sizing its pool, so only the page lines are published. The pages do not depend on the device; the bf16
+// weights (about 67 GiB) need one larger than the default 80 GB for the runtime to size its pool at all.
+TEST(runtimes_hybrid, vllm_log_qwen3_5_35b_a3b_pages) {
+  const estimate_result r =
+      run({{"mode", "inference"}, {"model", "qwen3.5-35b-a3b"}, {"runtime", "vllm"}, {"seq", "8192"}, {"gpu", "h200"}});
+  EXPECT_TRUE(noted(r, "Setting attention block size to 1056 tokens"));
+  EXPECT_TRUE(noted(r, "Padding mamba page size by 0.76%"));
+  EXPECT_DOUBLE_EQ(item(r, "kv_cache", "recurrent state padded"), 30.0 * 16384);
+}
+
+// Published: a vLLM residency plugin's notes (search-index file 66202049190, "Block size, and what it costs"): the
+// logged attention block of Qwen3.5-9B is 528 tokens with a bf16 KV cache and 1,056 with fp8. 8 attention layers
+// of 4 KV heads x 256: one token 2 x 4 x 256 x 2 = 4,096 B (2,048 B in fp8); the GDN state as above, 2,146,304 B:
+// 16 x cdiv(2,146,304, 65,536) = 16 x 33 = 528; 16 x cdiv(2,146,304, 32,768) = 16 x 66 = 1,056.
+TEST(runtimes_hybrid, vllm_log_qwen3_5_9b_block_by_kv_dtype) {
+  const settings s{{"mode", "inference"}, {"model", "qwen3.5-9b"}, {"runtime", "vllm"}, {"seq", "8192"}};
+  EXPECT_TRUE(noted(run(s), "Setting attention block size to 528 tokens"));
+  EXPECT_TRUE(noted(run(with(s, "kv_dtype", "fp8")), "Setting attention block size to 1056 tokens"));
+}
+
 }  // namespace

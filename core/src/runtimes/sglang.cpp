@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 #include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
@@ -87,6 +89,36 @@ void report_mamba_pool(const context& c, double rest, double per_token, runtime_
   out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
 }
 
+// SGLang's KV pool beside sliding-window layers. configs/model_config.py is_hybrid_swa_model (sgl-project/sglang
+// @001adf56) names the architectures that get a pool of their own for the sliding layers (gpt-oss, Gemma 4, Llama 4,
+// MiMo V2, Step 3.5, Laguna); HybridSWAPoolConfigurator (model_executor/pool_configurator.py @003fca80) prices a
+// token of the pool at full_per_token x full layers + swa_full_tokens_ratio (0.8, server_args.py) x swa_per_token x
+// sliding layers, full_layer_tokens = available // that and swa_layer_tokens = 0.8 x full_layer_tokens (an
+// all-sliding model: swa_per_token x layers, no ratio). Every other architecture (Gemma 2 / 3 / 3n, Cohere 2,
+// OLMo 3) gets DefaultPoolConfigurator: each attention layer at full length per token, whatever its window.
+constexpr double swa_full_tokens_ratio = 0.8;
+constexpr std::array<std::string_view, 3> hybrid_swa_types{"gpt_oss", "gemma4", "gemma4_text"};
+
+// Bytes of one token of the pool; 0 where the model has no sliding layers or keeps a latent (MLA).
+double window_pool_cell(const context& c, std::vector<std::string>& notes) {
+  const double all = full_length_kv_bytes_per_token(c);
+  const double sliding = c.m.cached_layers_of(layer_kind::sliding_attention, c.layers_on_stage);
+  if (c.m.mla || all <= 0 || sliding <= 0) return 0;
+  if (std::find(hybrid_swa_types.begin(), hybrid_swa_types.end(), c.s.model_type) == hybrid_swa_types.end()) {
+    notes.push_back("SGLang's KV pool prices every attention layer at full length (DefaultPoolConfigurator: " +
+                    std::string(c.s.model_type.empty() ? "this model" : c.s.model_type) +
+                    " is not a hybrid-SWA architecture), " + n(all) + " B a token");
+    return all;
+  }
+  const double swa = sliding * 2 * kv_heads_per_rank(c.m.kv_heads, c.s.tp) * c.m.head_dim * bytes_per_value(c.r.kv);
+  const double full = all - swa;
+  const double cell = full > 0 ? full + swa_full_tokens_ratio * swa : swa;
+  notes.push_back("SGLang's sliding-window memory pool (HybridSWAPoolConfigurator): " + n(full) +
+                  " B a token in the full-attention layers + swa_full_tokens_ratio 0.8 x " + n(swa) +
+                  " B in the sliding ones; swa_layer_tokens = 0.8 x full_layer_tokens");
+  return cell;
+}
+
 // SGLang: weights + KV cache within mem_fraction_static of the memory free at start.
 void report(const context& c, const runtime_term& weights, runtime_report& out, std::vector<std::string>& notes) {
   const auto& s = c.s;
@@ -103,6 +135,11 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   if (per_token > 0) {
     out.kv_capacity_tokens =
         static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, per_token));
+    out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
+    out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+  } else if (const double cell = s.sliding_window > 0 ? window_pool_cell(c, notes) : 0; cell > 0) {
+    out.kv_capacity_tokens =
+        static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, cell));
     out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
     out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
   } else if (out.kv_available > 0) {
