@@ -245,9 +245,11 @@ void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "linear_num_value_heads",
          "linear_attention layers need linear_num_value_heads, linear_num_key_heads, linear_key_head_dim and "
          "linear_value_head_dim >= 1");
-  const bool mamba = has(layer_kind::mamba) || has(layer_kind::attention_mamba);
+  const bool mamba =
+      has(layer_kind::mamba) || has(layer_kind::attention_mamba) || has(layer_kind::shared_attention_mamba);
   if (mamba && (v.mamba_num_heads < 1 || v.mamba_head_dim < 1))
-    fail(errors, "mamba_num_heads", "mamba and attention_mamba layers need mamba_num_heads and mamba_head_dim >= 1");
+    fail(errors, "mamba_num_heads",
+         "mamba, attention_mamba and shared_attention_mamba layers need mamba_num_heads and mamba_head_dim >= 1");
   if (mamba && (v.mamba_num_heads * v.mamba_head_dim) % v.mamba_n_groups != 0)
     fail(errors, "mamba_n_groups", "must divide mamba_num_heads x mamba_head_dim");
   if (has(layer_kind::mamba1) && (v.mamba_d_inner < 1 || v.mamba_dt_rank < 1))
