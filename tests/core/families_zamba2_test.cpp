@@ -107,6 +107,24 @@ TEST(families_zamba2, llamacpp_and_tgi_refuse) {
   }
 }
 
+// LoRA on the Mamba-2 mixers: in_proj 2,560 x 10,448 and out_proj 5,120 x 2,560 in all 54 layers at rank 8 (PEFT:
+// r x (in + out) each): 8 x (2,560 + 10,448 + 5,120 + 2,560) = 165,504 x 54 = 8,937,216. A target in the shared
+// blocks (q_proj, all-linear) is refused naming lora_targets: no layer holds those modules. The adapters are kept in
+// fp32 (4 B each).
+TEST(families_zamba2, lora_on_the_mixers_only) {
+  auto config = parse_config(zamba2_2_7b);
+  ASSERT_TRUE(config.ok());
+  const run_spec r =
+      resolved({{"mode", "train"}, {"finetune", "lora"}, {"lora_rank", "8"}, {"lora_targets", "in_proj,out_proj"}},
+               config.value());
+  EXPECT_EQ(item(estimate(r), "LoRA adapters"), 8937216.0 * 4);
+  for (const char* targets : {"q_proj,v_proj", "all-linear"}) {
+    const auto refused = resolve({{"mode", "train"}, {"finetune", "lora"}, {"lora_targets", targets}}, config.value());
+    ASSERT_FALSE(refused.ok()) << targets;
+    EXPECT_EQ(refused.errors()[0].setting, "lora_targets") << targets;
+  }
+}
+
 // A layers_block_type entry other than mamba or hybrid, and a list of the wrong length, are refused naming layer_types.
 TEST(families_zamba2, bad_layer_lists_are_refused) {
   const auto wrong = parse_config(R"({"model_type": "zamba2", "hidden_size": 64, "num_hidden_layers": 2,
