@@ -60,7 +60,7 @@ const INLINED_MAKERS = ["llm_memory::parse_safetensors_header("];
  * of such a model meets their placeholders until the rest is in: the engine then loads the rest and asks again
  * (web/engine.js Engine#awaitRest). One that a first-part function calls directly stays in the first part.
  */
-const REST_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:add_(?:gdn|mamba1?|conv|parallel|lightning|kda)_params|(?:gdn|mamba1?|conv|parallel|lightning|kda)_(?:saved|kv_cache))\(/;
+const REST_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:add_(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_params|(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_(?:saved|kv_cache))\(/;
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);

@@ -38,7 +38,7 @@ std::string type_list(std::span<const detail::stack_family> families) {
 std::string refused_kind(std::string_view type) {
   constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
   constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
-  constexpr std::array recurrent = {"mamba", "rwkv", "recurrent_gemma", "zamba", "zamba2"};
+  constexpr std::array recurrent = {"mamba", "rwkv", "recurrent_gemma", "zamba"};
   const auto in = [&](const auto& list) { return std::find(list.begin(), list.end(), type) != list.end(); };
   return in(encoders) ? "an encoder-only model llm-memory does not count (it counts " +
                             type_list(detail::encoder_families()) + ")"

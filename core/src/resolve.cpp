@@ -245,9 +245,11 @@ void check_layer_kinds(const setting_values& v, std::vector<error>& errors) {
     fail(errors, "linear_num_value_heads",
          "linear_attention layers need linear_num_value_heads, linear_num_key_heads, linear_key_head_dim and "
          "linear_value_head_dim >= 1");
-  const bool mamba = has(layer_kind::mamba) || has(layer_kind::attention_mamba);
+  const bool mamba =
+      has(layer_kind::mamba) || has(layer_kind::attention_mamba) || has(layer_kind::shared_attention_mamba);
   if (mamba && (v.mamba_num_heads < 1 || v.mamba_head_dim < 1))
-    fail(errors, "mamba_num_heads", "mamba and attention_mamba layers need mamba_num_heads and mamba_head_dim >= 1");
+    fail(errors, "mamba_num_heads",
+         "mamba, attention_mamba and shared_attention_mamba layers need mamba_num_heads and mamba_head_dim >= 1");
   if (mamba && (v.mamba_num_heads * v.mamba_head_dim) % v.mamba_n_groups != 0)
     fail(errors, "mamba_n_groups", "must divide mamba_num_heads x mamba_head_dim");
   if (has(layer_kind::mamba1) && (v.mamba_d_inner < 1 || v.mamba_dt_rank < 1))
@@ -394,6 +396,16 @@ std::optional<error> check_model(const run_spec& r) {
   if (!r.adapters() && v.trainable_params > 1 && v.trainable_params > r.params)
     return error{"trainable_params", "must not exceed the model's " + format_number(r.params) + " parameters, got " +
                                          format_number(v.trainable_params)};
+  // Zamba2's attention and MLP projections sit in its shared blocks, counted apart (extra_params, families/zamba2.cpp):
+  // no layer holds them, so an adapter on them cannot be counted; refused rather than counted as none.
+  if (r.adapters() &&
+      r.model.layers_of(layer_kind::shared_attention_mamba, static_cast<double>(v.num_hidden_layers)) > 0)
+    for (auto name : detail::split(v.lora_targets, ','))
+      if (name != "in_proj" && name != "out_proj")
+        return error{"lora_targets",
+                     "Zamba2's " + quoted(name) +
+                         " modules are its shared blocks' (counted apart, not per layer): llm-memory "
+                         "counts adapters on the Mamba-2 mixers only; use lora_targets=in_proj,out_proj"};
   if (r.mode == run_mode::train && !r.adapters() && r.quantised())
     return error{"weights_dtype", "full training needs fp32, bf16 or fp16 weights, got \"" + v.weights_dtype +
                                       "\" (a checkpoint's quantization_config sets it); use mode=inference, "

@@ -98,18 +98,19 @@ struct layer_params {
 /// A layer's token mixer: what it caches and how its attention is shaped. Each kind is one file under
 /// core/src/layers/ and one row of its table (docs/architecture.md, "Layer kinds").
 enum class layer_kind : std::uint8_t {
-  attention,          ///< full causal attention (MHA, GQA, MQA): keys and values of every token
-  sliding_attention,  ///< attention over the last sliding_window tokens
-  mla,                ///< multi-head latent attention (DeepSeek): one compressed latent per token
-  dsa,                ///< MLA plus DeepSeek-V3.2's lightning indexer, which caches one key per token of its own
-  linear_attention,   ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
-  mamba,              ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
-  short_conv,         ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
-  attention_mamba,    ///< attention and Mamba-2 side by side on one input (Falcon-H1): both caches
-  mamba1,             ///< Mamba-1 selective scan (Jamba): an SSM state of inner x d_state and a conv state
-  lightning,          ///< lightning attention (MiniMax-01): a heads x head_dim x head_dim state per sequence
-  kda,                ///< Kimi Delta Attention (Kimi Linear): a fp32 recurrent state and q/k/v conv states
-  none,               ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
+  attention,               ///< full causal attention (MHA, GQA, MQA): keys and values of every token
+  sliding_attention,       ///< attention over the last sliding_window tokens
+  mla,                     ///< multi-head latent attention (DeepSeek): one compressed latent per token
+  dsa,                     ///< MLA plus DeepSeek-V3.2's lightning indexer, which caches one key per token of its own
+  linear_attention,        ///< Gated DeltaNet (Qwen3-Next, Qwen3.5): a fixed-size recurrent state per sequence
+  mamba,                   ///< Mamba-2 SSM (Nemotron-H, Granite 4.0-H): an SSM state and a conv state per sequence
+  short_conv,              ///< gated short convolution (LFM2): the last L_cache - 1 inputs per sequence
+  attention_mamba,         ///< attention and Mamba-2 side by side on one input (Falcon-H1): both caches
+  mamba1,                  ///< Mamba-1 selective scan (Jamba): an SSM state of inner x d_state and a conv state
+  lightning,               ///< lightning attention (MiniMax-01): a heads x head_dim x head_dim state per sequence
+  kda,                     ///< Kimi Delta Attention (Kimi Linear): a fp32 recurrent state and q/k/v conv states
+  shared_attention_mamba,  ///< Zamba2's hybrid layer: a shared attention block's application, then Mamba-2: both caches
+  none,                    ///< no token mixer: an MLP-only block (Nemotron-H's "-" and "E")
 };
 
 /// A layer's MLP: one dense MLP, or routed experts (with shared experts and a router), or none. Each kind is one

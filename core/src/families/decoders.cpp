@@ -260,6 +260,8 @@ constexpr std::array families = {
     // Kimi Linear: KDA and MLA layers (3:1), DeepSeek-V3's experts (linear_hybrids.cpp); no rotary anywhere
     // (modeling_kimi.py KimiMLAAttention asserts mla_use_nope).
     family{.model_type = "kimi_linear", .position = "none", .router_bias = true, .fields = kimi_linear_fields},
+    // Zamba2: Mamba-2 layers, shared attention + MLP blocks applied at the hybrid layers (zamba2.cpp).
+    family{.model_type = "zamba2", .tie = true, .norms_per_layer = 1, .fields = zamba2_fields},
     // Issue 32's Gated DeltaNet hybrids; the derivations are in docs/models.md.
     family{.model_type = "qwen3_next", .qk_norm = "head", .shared_expert_gate = true, .fields = qwen3_next_fields},
     family{.model_type = "qwen3_5", .qk_norm = "head", .fields = qwen3_5_fields},

@@ -127,6 +127,10 @@ void jamba_fields(reader& r, std::string_view written);
 void minimax_fields(reader& r, std::string_view written);
 void kimi_linear_fields(reader& r, std::string_view written);
 
+// ---- zamba2.cpp: Zamba2's Mamba-2 backbone and shared transformer blocks (issue 32) ---------------------------------
+
+void zamba2_fields(reader& r, std::string_view written);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.

@@ -59,10 +59,11 @@ extern const layer_kind_def attention_mamba_layer;
 extern const layer_kind_def mamba1_layer;
 extern const layer_kind_def lightning_attention_layer;
 extern const layer_kind_def kda_layer;
+extern const layer_kind_def shared_attention_mamba_layer;
 extern const layer_kind_def no_mixer;
 
 /// The table of kinds, in the order of layer_kind (table.cpp).
-[[nodiscard]] const std::array<const layer_kind_def*, 12>& layer_kinds();
+[[nodiscard]] const std::array<const layer_kind_def*, 13>& layer_kinds();
 
 /// config.json's layer list as runs of kinds (the layer_types setting: "full_attention,3*linear_attention",
 /// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).

@@ -10,8 +10,8 @@
 
 namespace llm_memory::detail {
 
-const std::array<const layer_kind_def*, 12>& layer_kinds() {
-  static const std::array<const layer_kind_def*, 12> table = {&attention_layer,
+const std::array<const layer_kind_def*, 13>& layer_kinds() {
+  static const std::array<const layer_kind_def*, 13> table = {&attention_layer,
                                                               &sliding_attention_layer,
                                                               &mla_layer,
                                                               &dsa_layer,
@@ -22,6 +22,7 @@ const std::array<const layer_kind_def*, 12>& layer_kinds() {
                                                               &mamba1_layer,
                                                               &lightning_attention_layer,
                                                               &kda_layer,
+                                                              &shared_attention_mamba_layer,
                                                               &no_mixer};
   return table;
 }
@@ -54,8 +55,8 @@ std::optional<mlp_kind> mlp_named(std::string_view name) {
 error bad_entry(std::string_view entry, const std::string& why) {
   return error{"layer_types", "entry " + quoted(entry) + " " + why +
                                   "; write [N*]mixer[+mlp] with mixer full_attention, sliding_attention, "
-                                  "linear_attention, mamba, mamba1, conv, attention_mamba, lightning_attention, kda or "
-                                  "none and mlp dense, moe or "
+                                  "linear_attention, mamba, mamba1, conv, attention_mamba, lightning_attention, kda, "
+                                  "shared_attention_mamba or none and mlp dense, moe or "
                                   "none "
                                   "(docs/models.md)"};
 }

@@ -12,6 +12,18 @@ settings profile(const setting_values& /*v*/) { return {{"attention", "sdpa"}}; 
 // The bitsandbytes formats load with load_in_4bit / load_in_8bit.
 bool picked_for(dtype weights) { return weights == dtype::nf4 || weights == dtype::int8; }
 
+// Zamba2's cache keeps its SSM state in the model's dtype, not fp32: Zamba2ForCausalLM builds
+// Zamba2HybridDynamicCache(config, batch, dtype=self.dtype) and the kernels copy the state into it
+// (models/zamba2/modeling_zamba2.py @00511f5).
+architecture_rule architecture(const setting_values& v) {
+  if (v.model_type != "zamba2" || v.state_dtype != "auto") return {};
+  architecture_rule rule;
+  rule.model.emplace("state_dtype", v.weights_dtype == "fp32" ? "fp32" : "bf16");
+  rule.note =
+      "transformers keeps zamba2's Mamba-2 state in the model's dtype (Zamba2HybridDynamicCache(dtype=self.dtype))";
+  return rule;
+}
+
 }  // namespace
 
 runtime_def transformers_runtime() {
@@ -26,6 +38,7 @@ runtime_def transformers_runtime() {
   // The recurrent state in fp32: fla's chunk_gated_delta_rule returns final_state in float32, the torch fallback
   // computes in float32 (modeling_qwen3_next.py); NemotronHConfig.mamba_ssm_cache_dtype defaults to "float32".
   d.state_dtype = dtype::fp32;
+  d.architecture = architecture;
   // device_map="auto": layers split over devices.
   d.splits = device_split::layers;
   d.split_limits = "layers split over devices, up to one per layer";
