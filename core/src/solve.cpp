@@ -82,11 +82,12 @@ std::vector<training_split> training_splits(const run_spec& spec) {
       if (tp != s.tp && s.num_attention_heads % tp == 0 && (kv <= 0 || kv % tp == 0)) tps.push_back(tp);
     std::sort(tps.begin(), tps.end());
   }
-  // Offloading the parameters is ZeRO-3's (resolve() refuses it with another stage).
-  const bool params_offloaded = spec.offload == offload_target::optimizer_and_params;
+  // The stages the run may move to (frameworks/table.cpp searched_zero_stages): those at which the framework runs
+  // the run's offload (the parameters' is ZeRO-3's), and in evaluation, which reads no stage, its own only.
+  const std::vector<std::int64_t> stages = detail::searched_zero_stages(spec);
   for (const std::int64_t tp : tps)
-    for (const std::int64_t zero : zero_stages(spec.framework))
-      if ((zero != s.zero || tp != s.tp) && (!params_offloaded || zero == 3)) out.push_back({zero, tp});
+    for (const std::int64_t zero : stages)
+      if (zero != s.zero || tp != s.tp) out.push_back({zero, tp});
   return out;
 }
 
