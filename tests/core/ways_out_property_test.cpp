@@ -301,6 +301,19 @@ TEST(ways_out_property, offload_knobs_are_the_frameworks) {
   EXPECT_TRUE(offload_knobs("torchtitan", "0", "1").empty());
   EXPECT_TRUE(offload_knobs("litgpt", "3", "2").empty());
   EXPECT_TRUE(offload_knobs("unsloth", "0", "1").empty());
+  // A run that states one anyway is estimated as stated, and the estimate says the framework does not run it.
+  const auto stated = resolve({{"model", "meta-llama-3-8b"},
+                               {"framework", "fsdp"},
+                               {"mode", "train"},
+                               {"zero", "3"},
+                               {"devices", "2"},
+                               {"offload", "optimizer"}});
+  ASSERT_TRUE(stated.ok());
+  const auto notes = estimate(stated.value()).notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "offload optimizer: framework fsdp does not run it at ZeRO 3 (docs/methodology.md, \"CPU "
+                      "offload\"); estimated as stated"),
+            notes.end());
 }
 
 // llama.cpp on one 4e9 B device: the 8B's Q4_K_M weights, about 8.03e9 x 4.9 bits / 8 = 4.9e9 B, do not fit, so
