@@ -7,7 +7,6 @@
 #include <limits>
 #include <numeric>
 #include <optional>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -53,12 +52,6 @@ std::int64_t per_step_limit(double other_factors) {
 // ---- devices, training: data parallel x the ZeRO stages and tensor-parallel degrees the framework offers ----------
 
 constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
-
-// The ZeRO stages a framework offers (its row, frameworks/<name>.cpp; docs/solve-and-advise.md, "Fewest devices").
-std::vector<std::int64_t> zero_stages(framework_kind f) {
-  const std::span<const std::int64_t> stages = detail::framework_of(f).zero_stages;
-  return {stages.begin(), stages.end()};
-}
 
 // Tensor parallelism in training, where the framework's row searches it (the others keep the degree they were
 // given). Degrees are powers of two within a node that divide the query heads and the KV heads (Megatron:
@@ -179,7 +172,9 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices", "zero", "tp"}, false, 0, limit, false, 0, {}, {}};
   const std::vector<training_split> splits = training_splits(spec);
-  const std::vector<std::int64_t> stages = zero_stages(spec.framework);
+  // The stages searched (evaluation: its own; the run's offload: those that run it), else the run's own.
+  std::vector<std::int64_t> stages = detail::searched_zero_stages(spec);
+  if (stages.empty()) stages = {s.zero};
   if (splits.size() == 1 && s.zero == 0 && s.tp * s.pp == 1) {
     a.message =
         "no device count fits with ZeRO 0: every data-parallel device holds a full replica of the parameters, "
@@ -191,9 +186,10 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   for (const auto& split : splits)
     if (split.tp > most.tp || (split.tp == most.tp && split.zero > most.zero)) most = split;
   const std::int64_t dp = dp_limit_for(spec, most), mp = most.tp * s.pp;
-  a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + std::to_string(stages.front()) + "-" +
-              std::to_string(stages.back()) + " and tp up to " + std::to_string(most.tp) + " (pp " +
-              std::to_string(s.pp) + ")";
+  const std::string searched =
+      std::to_string(stages.front()) + (stages.size() > 1 ? "-" + std::to_string(stages.back()) : std::string{});
+  a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + searched + " and tp up to " +
+              std::to_string(most.tp) + " (pp " + std::to_string(s.pp) + ")";
   if (const auto r = dp >= 1 ? split_run(spec, most, dp * mp) : std::nullopt)
     a.message += ": " + in_units(estimate(*r).total_bytes, spec.units) + " per device even at " +
                  std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) + ", tp " +
