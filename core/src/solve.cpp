@@ -177,8 +177,9 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   if (stages.empty()) stages = {s.zero};
   if (splits.size() == 1 && s.zero == 0 && s.tp * s.pp == 1) {
     a.message =
-        "no device count fits with ZeRO 0: every data-parallel device holds a full replica of the parameters, "
-        "gradients and optimizer state, so adding devices never lowers per-device memory; raise tp or pp";
+        std::string("no device count fits with ZeRO 0: every data-parallel device holds a full replica of the ") +
+        (spec.eval() ? "parameters (evaluation keeps its ZeRO stage)" : "parameters, gradients and optimizer state") +
+        ", so adding devices never lowers per-device memory; raise tp or pp";
     return a;
   }
   // The most sharded split at its device limit says how far off it is.
