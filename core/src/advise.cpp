@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
 
 #include "frameworks/framework_def.hpp"
@@ -127,9 +128,19 @@ bool search_size(const std::vector<combination_knob>& knobs, std::vector<std::ve
   return true;
 }
 
-// A training step: the settings the table reads in training only (its `applies` rule "training") move. Evaluation
-// (mode eval) runs a framework's forward pass and reads none of them, so none of their knobs is offered there.
-bool trains(const run_spec& spec) { return spec.train() && !spec.eval(); }
+// What the run is, the one rule every knob below is offered by: a training step moves the settings the table reads
+// in training only (its `applies` rule "training": ZeRO, the optimizer, LoRA, offload, ...); evaluation (mode eval)
+// is a framework's forward pass, which reads none of them, nor a runtime's KV cache or formats: its knobs are those
+// of a forward pass (devices, the split, fp32 -> bf16, attention, batch, context; recomputation when it keeps its
+// graph for gradients, eval_grad); serving is a runtime's (formats, the KV cache).
+enum class pass_kind : std::uint8_t { training, evaluation, serving };
+
+pass_kind pass_of(const run_spec& spec) {
+  if (!spec.train()) return pass_kind::serving;
+  return spec.eval() ? pass_kind::evaluation : pass_kind::training;
+}
+
+bool trains(const run_spec& spec) { return pass_of(spec) == pass_kind::training; }
 
 bool is_16bit(dtype d) { return d == dtype::bf16 || d == dtype::fp16; }
 bool is_8bit(dtype d) { return d == dtype::int8 || d == dtype::fp8 || d == dtype::q8_0; }
@@ -199,13 +210,39 @@ void parallelism_knobs(const run_spec& spec, std::vector<candidate>& out) {
                    "--sequence-parallel); same devices"});
 }
 
+// CPU offload, only as the framework runs it (its row's `offloads`, frameworks/<name>.cpp): the optimizer state alone
+// from the least ZeRO stage that offloads it (DeepSpeed's offload_optimizer needs stage 1: the knob raises the stage
+// with it), the parameters too at ZeRO-3 (DeepSpeed's offload_param, FSDP's CPUOffloadPolicy).
+void offload_knobs(const run_spec& spec, std::vector<candidate>& out) {
+  const setting_values& s = spec.values;
+  if (!trains(spec)) return;
+  const detail::offload_support& runs = detail::framework_of(spec.framework).offloads;
+  const std::int64_t stage = std::max(s.zero, runs.optimizer_from_zero);
+  if (spec.offload == offload_target::none && detail::runs_offload(spec.framework, offload_target::optimizer, stage)) {
+    settings delta{{"offload", "optimizer"}};
+    std::string name = "offload optimizer state to CPU";
+    if (stage != s.zero) {
+      delta.emplace("zero", str(stage));
+      name += " (ZeRO " + str(s.zero) + " -> " + str(stage) + ")";
+    }
+    out.push_back({"offload_optimizer", std::move(name), std::move(delta),
+                   "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
+  }
+  if (s.zero == 3 && spec.offload != offload_target::optimizer_and_params &&
+      detail::runs_offload(spec.framework, offload_target::optimizer_and_params, 3))
+    out.push_back({"offload_params",
+                   "offload optimizer state and parameters to CPU",
+                   {{"offload", "optimizer+params"}},
+                   "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+}
+
 // Training: activation checkpointing, the optimizer, trainable parameters, the loss, offload.
 void training_knobs(const run_spec& spec, const settings& explicit_values, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = trains(spec);
   // Moved as far as it goes: full recomputation keeps only the layer inputs. An evaluation that keeps its graph for
   // gradients (eval_grad) saves what training saves, so recomputation moves it too.
-  const bool saves_graph = train || (spec.eval() && s.eval_grad);
+  const bool saves_graph = train || (pass_of(spec) == pass_kind::evaluation && s.eval_grad);
   if (saves_graph && spec.recompute != recompute_policy::full)
     out.push_back({"recompute",
                    "recompute " + s.recompute + " -> full",
@@ -249,16 +286,7 @@ void training_knobs(const run_spec& spec, const settings& explicit_values, std::
                    "fused cross-entropy on",
                    {{"fused_ce", "on"}},
                    "Liger / Cut Cross-Entropy kernels: the logits are never materialised"});
-  if (train && spec.offload == offload_target::none)
-    out.push_back({"offload_optimizer",
-                   "offload optimizer state to CPU",
-                   {{"offload", "optimizer"}},
-                   "moves it to CPU RAM; the optimizer step runs on the CPU (ZeRO-Offload)"});
-  if (train && s.zero == 3 && spec.offload != offload_target::optimizer_and_params)
-    out.push_back({"offload_params",
-                   "offload optimizer state and parameters to CPU",
-                   {{"offload", "optimizer+params"}},
-                   "ZeRO-3 / FSDP CPU offload of the parameter shards too"});
+  offload_knobs(spec, out);
 }
 
 // What training on bf16 weights keeps: mixed precision's fp32 master copy, or, where the profile trains a 16-bit load
@@ -296,11 +324,17 @@ std::pair<std::string, std::string> weight_formats(const run_spec& spec) {
 void weight_knobs(const run_spec& spec, std::vector<candidate>& out) {
   const setting_values& s = spec.values;
   const bool train = trains(spec);
-  const bool frozen_or_served = !train || spec.finetune == finetune_method::lora;
+  // A quantised base serves inference or is a frozen LoRA base; evaluation scores the model as loaded.
+  const bool frozen_or_served =
+      pass_of(spec) == pass_kind::serving || (train && spec.finetune == finetune_method::lora);
   const auto [eight, four] = weight_formats(spec);
   if (spec.weights == dtype::fp32)
-    out.push_back(
-        {"weights_16bit", "weights fp32 -> bf16", {{"weights_dtype", "bf16"}}, train ? sixteen_bit_note(spec) : ""});
+    out.push_back({"weights_16bit",
+                   "weights fp32 -> bf16",
+                   {{"weights_dtype", "bf16"}},
+                   train                                    ? sixteen_bit_note(spec)
+                   : pass_of(spec) == pass_kind::evaluation ? "the forward pass reads 16-bit weights"
+                                                            : ""});
   if (frozen_or_served && is_16bit(spec.weights))
     out.push_back({"weights_8bit",
                    "weights " + s.weights_dtype + " -> " + eight,
@@ -327,17 +361,20 @@ void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
                        " -> " + str(2 * s.grad_accum),
                    {{"batch", str(s.batch / 2)}, {"grad_accum", str(2 * s.grad_accum)}},
                    "effective batch unchanged; more steps per optimizer update"});
+  const bool eval = pass_of(spec) == pass_kind::evaluation;
   if (!train && s.batch >= 2)
     out.push_back({"half_batch",
                    "batch " + str(s.batch) + " -> " + str(s.batch / 2),
                    {{"batch", str(s.batch / 2)}},
-                   "fewer sequences served at once"});
+                   eval ? "fewer sequences per forward pass" : "fewer sequences served at once"});
   if (s.seq >= 2)
     out.push_back({"half_seq",
                    "sequence " + str(s.seq) + " -> " + str(s.seq / 2) + " tokens",
                    {{"seq", str(s.seq / 2)}},
-                   train ? "trains on shorter contexts" : "holds a shorter context"});
-  if (!spec.train()) {
+                   train  ? "trains on shorter contexts"
+                   : eval ? "evaluates shorter contexts"
+                          : "holds a shorter context"});
+  if (pass_of(spec) == pass_kind::serving) {
     // The runtime's own cache types: llama.cpp's -ctk/-ctv q8_0 and q4_0 (a quantized V cache needs -fa on,
     // runtimes/llamacpp.cpp check), the engines' fp8 and int4.
     const bool gguf = gguf_runtime(spec);
@@ -354,35 +391,14 @@ void workload_knobs(const run_spec& spec, std::vector<candidate>& out) {
   }
 }
 
-// Every knob of the design's table that applies to `spec`, moved one step from where it is.
-// Evaluation (mode = eval) is one forward pass: no optimizer, gradients or adapters to move, so only the knobs of a
-// forward pass stay (recomputation too when the pass keeps its graph for gradients, eval_grad).
+// Every knob of the design's table that applies to `spec`, moved one step from where it is; each family offers a knob
+// only where the run's pass reads what it moves (pass_of: training, evaluation, serving).
 std::vector<candidate> knobs_for(const run_spec& spec, const settings& explicit_values) {
   std::vector<candidate> out;
   parallelism_knobs(spec, out);
   training_knobs(spec, explicit_values, out);
   weight_knobs(spec, out);
   workload_knobs(spec, out);
-  if (spec.eval()) {
-    constexpr std::array<std::string_view, 8> forward{"devices_x2",    "tp_x2", "pp_x2",      "sequence_parallel",
-                                                      "weights_16bit", "flash", "half_batch", "half_seq"};
-    const bool graph = spec.values.eval_grad;
-    std::erase_if(out, [&](const candidate& k) {
-      return std::find(forward.begin(), forward.end(), k.id) == forward.end() && !(graph && k.id == "recompute");
-    });
-    // No optimizer step to keep: the batch halves alone, and the notes speak of the forward pass.
-    for (candidate& k : out) {
-      if (k.id == "half_batch") {
-        k.name = "batch " + str(spec.values.batch) + " -> " + str(spec.values.batch / 2);
-        k.delta.erase("grad_accum");
-        k.note = "fewer sequences per forward pass";
-      } else if (k.id == "half_seq") {
-        k.note = "evaluates shorter contexts";
-      } else if (k.id == "weights_16bit") {
-        k.note = "the forward pass reads 16-bit weights";
-      }
-    }
-  }
   return out;
 }
 

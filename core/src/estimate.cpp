@@ -81,6 +81,10 @@ std::vector<std::string> stage_notes(const context& c) {
     notes.emplace_back("MLA cache as vLLM/SGLang store it (the latent); eager Hugging Face caches full K/V");
   const framework_def& framework = framework_of(r.framework);
   if (c.train && framework.notes != nullptr) framework.notes(r, notes);
+  // An offload the framework's own code does not run (its row's `offloads`): said, and estimated as stated.
+  if (c.train && !c.eval && !runs_offload(r.framework, r.offload, s.zero))
+    notes.push_back("offload " + s.offload + ": framework " + s.framework + " does not run it at ZeRO " +
+                    std::to_string(s.zero) + " (docs/methodology.md, \"CPU offload\"); estimated as stated");
   if (c.phased() && s.fragmentation != detail::default_values().fragmentation)
     notes.emplace_back("fragmentation is ignored by the phase model: allocator_reserve sets the allocator's reserve");
   if (info(r.weights).family == dtype_family::gguf_mix)

@@ -7,7 +7,6 @@
 #include <limits>
 #include <numeric>
 #include <optional>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -54,12 +53,6 @@ std::int64_t per_step_limit(double other_factors) {
 
 constexpr std::int64_t node_size = 8;  // tensor parallelism stays within one node (NVLink)
 
-// The ZeRO stages a framework offers (its row, frameworks/<name>.cpp; docs/solve-and-advise.md, "Fewest devices").
-std::vector<std::int64_t> zero_stages(framework_kind f) {
-  const std::span<const std::int64_t> stages = detail::framework_of(f).zero_stages;
-  return {stages.begin(), stages.end()};
-}
-
 // Tensor parallelism in training, where the framework's row searches it (the others keep the degree they were
 // given). Degrees are powers of two within a node that divide the query heads and the KV heads (Megatron:
 // num_query_groups % tensor_model_parallel_size == 0).
@@ -82,11 +75,12 @@ std::vector<training_split> training_splits(const run_spec& spec) {
       if (tp != s.tp && s.num_attention_heads % tp == 0 && (kv <= 0 || kv % tp == 0)) tps.push_back(tp);
     std::sort(tps.begin(), tps.end());
   }
-  // Offloading the parameters is ZeRO-3's (resolve() refuses it with another stage).
-  const bool params_offloaded = spec.offload == offload_target::optimizer_and_params;
+  // The stages the run may move to (frameworks/table.cpp searched_zero_stages): those at which the framework runs
+  // the run's offload (the parameters' is ZeRO-3's), and in evaluation, which reads no stage, its own only.
+  const std::vector<std::int64_t> stages = detail::searched_zero_stages(spec);
   for (const std::int64_t tp : tps)
-    for (const std::int64_t zero : zero_stages(spec.framework))
-      if ((zero != s.zero || tp != s.tp) && (!params_offloaded || zero == 3)) out.push_back({zero, tp});
+    for (const std::int64_t zero : stages)
+      if (zero != s.zero || tp != s.tp) out.push_back({zero, tp});
   return out;
 }
 
@@ -178,11 +172,14 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   const setting_values& s = spec.values;
   solve_answer a{"min_devices", {"devices", "zero", "tp"}, false, 0, limit, false, 0, {}, {}};
   const std::vector<training_split> splits = training_splits(spec);
-  const std::vector<std::int64_t> stages = zero_stages(spec.framework);
+  // The stages searched (evaluation: its own; the run's offload: those that run it), else the run's own.
+  std::vector<std::int64_t> stages = detail::searched_zero_stages(spec);
+  if (stages.empty()) stages = {s.zero};
   if (splits.size() == 1 && s.zero == 0 && s.tp * s.pp == 1) {
     a.message =
-        "no device count fits with ZeRO 0: every data-parallel device holds a full replica of the parameters, "
-        "gradients and optimizer state, so adding devices never lowers per-device memory; raise tp or pp";
+        std::string("no device count fits with ZeRO 0: every data-parallel device holds a full replica of the ") +
+        (spec.eval() ? "parameters (evaluation keeps its ZeRO stage)" : "parameters, gradients and optimizer state") +
+        ", so adding devices never lowers per-device memory; raise tp or pp";
     return a;
   }
   // The most sharded split at its device limit says how far off it is.
@@ -190,9 +187,10 @@ solve_answer no_training_split(const run_spec& spec, std::int64_t limit) {
   for (const auto& split : splits)
     if (split.tp > most.tp || (split.tp == most.tp && split.zero > most.zero)) most = split;
   const std::int64_t dp = dp_limit_for(spec, most), mp = most.tp * s.pp;
-  a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + std::to_string(stages.front()) + "-" +
-              std::to_string(stages.back()) + " and tp up to " + std::to_string(most.tp) + " (pp " +
-              std::to_string(s.pp) + ")";
+  const std::string searched =
+      std::to_string(stages.front()) + (stages.size() > 1 ? "-" + std::to_string(stages.back()) : std::string{});
+  a.message = "none within " + std::to_string(limit) + " devices for ZeRO " + searched + " and tp up to " +
+              std::to_string(most.tp) + " (pp " + std::to_string(s.pp) + ")";
   if (const auto r = dp >= 1 ? split_run(spec, most, dp * mp) : std::nullopt)
     a.message += ": " + in_units(estimate(*r).total_bytes, spec.units) + " per device even at " +
                  std::to_string(dp * mp) + " devices with ZeRO " + std::to_string(most.zero) + ", tp " +

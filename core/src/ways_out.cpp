@@ -101,9 +101,9 @@ std::optional<solve_answer> fewest_devices(const run_spec& spec, const solve_res
 // more of the same device.
 std::optional<way_out> devices_way(const run_spec& spec, const solve_result& solved, const settings& current) {
   const auto answer = fewest_devices(spec, solved);
+  // (Evaluation reads no ZeRO stage: the solver's search keeps the run's there, frameworks/table.cpp
+  // searched_zero_stages.)
   if (!answer || !changes(answer->delta, current)) return std::nullopt;
-  // Evaluation reads no ZeRO stage (the table's `applies`: training): an answer that moves it is not one.
-  if (spec.eval() && changed(answer->delta, current).contains("zero")) return std::nullopt;
   return make_way("devices", answer->value > spec.values.devices ? "more" : "own",
                   detail::group_digits(static_cast<double>(answer->value)) + " × " + device_name(spec) +
                       split_of(answer->delta, current),
@@ -140,13 +140,11 @@ std::vector<std::int64_t> tp_degrees(const run_spec& spec, bool searches) {
 std::vector<own_split> training_splits(const run_spec& spec) {
   const setting_values& s = spec.values;
   std::vector<own_split> out;
-  const bool params_offloaded = spec.offload == offload_target::optimizer_and_params;  // ZeRO-3's only
-  // Evaluation keeps its ZeRO stage: it reads none (the table's `applies`: training).
-  const std::span<const std::int64_t> own{&s.zero, 1};
-  const auto stages = spec.eval() ? own : detail::framework_of(spec.framework).zero_stages;
+  // The solver's stages (frameworks/table.cpp searched_zero_stages): the run's offload as the framework runs it,
+  // evaluation's own stage only.
+  const std::vector<std::int64_t> stages = detail::searched_zero_stages(spec);
   for (const std::int64_t tp : tp_degrees(spec, detail::framework_of(spec.framework).searches_tp))
-    for (const std::int64_t zero : stages)
-      if (!params_offloaded || zero == 3) out.push_back({zero, tp, s.pp});
+    for (const std::int64_t zero : stages) out.push_back({zero, tp, s.pp});
   return out;
 }
 

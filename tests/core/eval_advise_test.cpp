@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// --advise under mode = eval: one forward pass, so no optimizer, gradient or adapter knob (advise.cpp knobs_for).
+// --advise and --solve under mode = eval: one forward pass, so no optimizer, gradient, adapter or ZeRO knob
+// (advise.cpp pass_of), and a device search that keeps the run's ZeRO stage (frameworks/table.cpp
+// searched_zero_stages).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "llm_memory/advise.hpp"
+#include "llm_memory/solve.hpp"
 
 namespace llm_memory::test {
 namespace {
@@ -63,6 +66,36 @@ TEST(eval_advise, eval_grad_offers_recomputation) {
   const std::vector<std::string> ids = ids_of(s);
   EXPECT_TRUE(considered(ids, "recompute"));
   EXPECT_FALSE(considered(ids, "AdamW"));
+}
+
+// Evaluation scores the model as loaded: a 16-bit base gets no quantised format, and no KV-cache knob (a runtime's).
+TEST(eval_advise, offers_no_format_or_kv_cache) {
+  settings s = eval_run;
+  s["weights_dtype"] = "bf16";
+  const std::vector<std::string> ids = ids_of(s);
+  for (const char* serving : {"weights_8bit", "weights_4bit", "kv_8bit", "kv_4bit", "sequence_parallel"})
+    EXPECT_FALSE(considered(ids, serving)) << serving;
+}
+
+// The device search under eval moves the devices and tp, never the ZeRO stage (the settings table's `applies`:
+// training). Llama 3.1 70B (70.6e9 parameters, 141 GB in bf16) does not fit one 80 GB H100; framework generic
+// searches ZeRO 0-3 and tp 1-8 in training, where ZeRO-3 would shard the weights over data-parallel devices. Under
+// eval the answer keeps ZeRO 0: its delta names no stage but the run's own.
+TEST(eval_advise, solver_keeps_the_zero_stage) {
+  const settings s{{"mode", "eval"},
+                   {"model", "llama-3.1-70b"},
+                   {"framework", "generic"},
+                   {"weights_dtype", "bf16"},
+                   {"seq", "2048"},
+                   {"gpu", "h100-80gb"},
+                   {"zero", "0"}};
+  const auto solved = solve(s);
+  ASSERT_TRUE(solved.ok());
+  const solve_answer& fewest = solved.value().min_devices;
+  ASSERT_TRUE(fewest.found) << fewest.message;
+  EXPECT_TRUE(!fewest.delta.contains("zero") || fewest.delta.at("zero") == "0") << fewest.message;
+  EXPECT_NE(fewest.message.find("ZeRO 0"), std::string::npos) << fewest.message;
+  EXPECT_GT(fewest.value, 1);
 }
 
 }  // namespace

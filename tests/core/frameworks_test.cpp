@@ -293,6 +293,23 @@ TEST(frameworks, deepspeed_offload_moves_the_gradients) {
   EXPECT_EQ(d.cpu_bytes, 14052957184.0);
 }
 
+// FSDP2's CPUOffloadPolicy moves parameters, gradients and optimizer states to the CPU together ("Sharded gradients
+// are copied device-to-host in backward", torch/distributed/fsdp/_fully_shard/_fsdp_api.py): on 8 ranks, pure bf16
+// (the fsdp profile: bf16 weights and AdamW states, no master copy), the host holds the bf16 parameter shard
+// 2Ψ/8 = 2,007,565,312, the bf16 gradient shard 2Ψ/8 = 2,007,565,312 and m + v (2 + 2)Ψ/8 = 4,015,130,624:
+// 8Ψ/8 = Ψ = 8,030,261,248 B; the GPU keeps no gradient buffer.
+TEST(frameworks, fsdp_offload_moves_the_gradients) {
+  settings s = {{"model", "llama-3.1-8b"},
+                {"framework", "fsdp"},
+                {"devices", "8"},
+                {"zero", "3"},
+                {"offload", "optimizer+params"}};
+  const estimate_result d = phase(s, "optimizer_step");
+  EXPECT_EQ(d.bytes("gradients"), 0);
+  EXPECT_EQ(d.bytes("optimizer"), 0);
+  EXPECT_EQ(d.cpu_bytes, 8030261248.0);
+}
+
 // LG-1: litgpt's cross-entropy on bf16 logits keeps 4·T·V; T = 512: 4 x 512 x 128256 = 262,668,288.
 TEST(frameworks, litgpt_loss) {
   settings s = {{"model", "llama-3.1-8b"}, {"framework", "litgpt"}, {"finetune", "lora"}, {"seq", "512"}};

@@ -87,6 +87,37 @@ bool offers_stage(const std::string& framework, const std::string& zero) {
   return true;
 }
 
+// The CPU offloads each framework runs, from its own code (docs/methodology.md, "Frameworks"): DeepSpeed and the
+// front ends that run its configs (hf, llamafactory, axolotl) offload the optimizer state from ZeRO 1
+// (offload_optimizer "Valid for ZeRO stage 1, 2, 3") and the parameters at 3; FSDP-style sharding (fsdp, torchtune's
+// fsdp_cpu_offload, torchtitan's enable_cpu_offload) moves parameters, gradients and optimizer together at 3;
+// Megatron-Core's --optimizer-cpu-offload the optimizer at any stage; litgpt (cpu_offload=False in its script) and
+// Unsloth none; generic, the textbook, both.
+bool runs_offload(const std::string& framework, const std::string& offload, std::int64_t zero) {
+  if (offload == "none") return true;
+  const bool deepspeed_like =
+      framework == "hf" || framework == "deepspeed" || framework == "llamafactory" || framework == "axolotl";
+  const bool fsdp_like = framework == "fsdp" || framework == "torchtune" || framework == "torchtitan";
+  if (offload == "optimizer") return framework == "generic" || framework == "megatron" || (deepspeed_like && zero >= 1);
+  return zero == 3 && (framework == "generic" || deepspeed_like || fsdp_like);  // optimizer+params
+}
+
+// A change that moves the offload or the ZeRO stage gives a run whose offload the framework runs at that stage (a
+// user's own offload that their framework lacks, kept as it is, is theirs: the change did not bring it).
+void expect_offload_runs(const settings& s, const run_spec& before, const settings& delta, const std::string& what) {
+  if (!before.train() || (!delta.contains("offload") && !delta.contains("zero"))) return;
+  settings after_settings = s;
+  for (const auto& [key, value] : delta) after_settings[key] = value;
+  const auto after = resolve(after_settings);
+  if (!after.ok()) return;
+  const setting_values& v = after.value().values;
+  if (v.offload == before.values.offload && v.zero == before.values.zero) return;
+  const setting_values& was = before.values;
+  if (v.offload == was.offload && !runs_offload(was.framework, was.offload, was.zero)) return;
+  EXPECT_TRUE(runs_offload(v.framework, v.offload, v.zero))
+      << what << ": " << v.framework << " offload " << v.offload << " at ZeRO " << v.zero;
+}
+
 // The user's settings with a way applied as a front end applies it: its delta merged, its cleared keys dropped.
 settings applied(settings s, const way_out& w) {
   for (const auto& [key, value] : w.delta) s[key] = value;
@@ -100,6 +131,14 @@ int check_ways(const settings& s) {
   if (!answers.ok()) return 0;
   const run_spec spec = resolve(s).value();
   int checked = 0;
+  // (c) No knob, combination or solver answer offers an offload the framework lacks (frameworks/<name>.cpp offloads).
+  for (const knob_advice& k : answers.value().advice.knobs) expect_offload_runs(s, spec, k.delta, "knob " + k.name);
+  expect_offload_runs(s, spec, answers.value().advice.cheapest.delta, "the cheapest combination");
+  expect_offload_runs(s, spec, answers.value().solve.min_devices.delta, "the solver's fewest devices");
+  // (d) Evaluation reads no ZeRO stage: the solver's device search keeps the run's.
+  if (spec.eval() && answers.value().solve.min_devices.delta.contains("zero")) {
+    EXPECT_EQ(answers.value().solve.min_devices.delta.at("zero"), std::to_string(spec.values.zero));
+  }
   std::string group = "own";
   for (const way_out& w : answers.value().ways_out.ways) {
     SCOPED_TRACE(w.way + ": " + w.text);
@@ -123,6 +162,7 @@ int check_ways(const settings& s) {
     if (w.delta.contains("zero") && spec.train()) {
       EXPECT_TRUE(offers_stage(spec.values.framework, w.delta.at("zero"))) << spec.values.framework;
     }
+    expect_offload_runs(s, spec, w.delta, "way " + w.text);
     if (w.delta.contains("gpu") && spec.train()) {
       const gpu_preset* own = find_gpu(spec.values.gpu);
       EXPECT_EQ(find_gpu(w.delta.at("gpu"))->backend, own != nullptr ? own->backend : device_backend::cuda);
@@ -222,6 +262,58 @@ TEST(ways_out_property, zero_stages_are_the_frameworks) {
     if (w.delta.contains("zero")) {
       EXPECT_TRUE(w.delta.at("zero") == "0" || w.delta.at("zero") == "3") << w.text;
     }
+}
+
+// The offload knobs are the framework's (docs/methodology.md, "CPU offload"): DeepSpeed offloads the optimizer from
+// ZeRO 1 (offload_optimizer "Valid for ZeRO stage 1, 2, 3"), so at ZeRO 0 its knob raises the stage with it;
+// Megatron-Core's --optimizer-cpu-offload needs no stage; FSDP's CPUOffloadPolicy moves parameters, gradients and
+// optimizer together, so at ZeRO-3 it offers the parameters' offload and never the optimizer's alone; litgpt
+// (cpu_offload=False in its script) and Unsloth offer none.
+TEST(ways_out_property, offload_knobs_are_the_frameworks) {
+  const auto offload_knobs = [](const std::string& framework, const std::string& zero, const std::string& devices) {
+    const auto a = advise({{"model", "meta-llama-3-8b"},
+                           {"framework", framework},
+                           {"mode", "train"},
+                           {"finetune", "full"},
+                           {"zero", zero},
+                           {"devices", devices},
+                           {"gpu", "rtx-4090"}});
+    EXPECT_TRUE(a.ok()) << framework;
+    std::vector<knob_advice> out;
+    if (!a.ok()) return out;
+    for (const knob_advice& k : a.value().knobs)
+      if (k.delta.contains("offload")) out.push_back(k);
+    for (const skipped_knob& k : a.value().skipped)
+      EXPECT_EQ(k.name.find("offload"), std::string::npos) << framework << ": " << k.name;
+    return out;
+  };
+  const auto deepspeed = offload_knobs("deepspeed", "0", "1");
+  ASSERT_EQ(deepspeed.size(), 1U);
+  EXPECT_EQ(deepspeed[0].delta, (settings{{"offload", "optimizer"}, {"zero", "1"}}));
+  EXPECT_EQ(deepspeed[0].name, "offload optimizer state to CPU (ZeRO 0 -> 1)");
+  const auto megatron = offload_knobs("megatron", "0", "1");
+  ASSERT_EQ(megatron.size(), 1U);
+  EXPECT_EQ(megatron[0].delta, (settings{{"offload", "optimizer"}}));
+  const auto fsdp = offload_knobs("fsdp", "3", "2");
+  ASSERT_EQ(fsdp.size(), 1U);
+  EXPECT_EQ(fsdp[0].delta, (settings{{"offload", "optimizer+params"}}));
+  EXPECT_TRUE(offload_knobs("fsdp", "0", "1").empty());
+  EXPECT_TRUE(offload_knobs("torchtitan", "0", "1").empty());
+  EXPECT_TRUE(offload_knobs("litgpt", "3", "2").empty());
+  EXPECT_TRUE(offload_knobs("unsloth", "0", "1").empty());
+  // A run that states one anyway is estimated as stated, and the estimate says the framework does not run it.
+  const auto stated = resolve({{"model", "meta-llama-3-8b"},
+                               {"framework", "fsdp"},
+                               {"mode", "train"},
+                               {"zero", "3"},
+                               {"devices", "2"},
+                               {"offload", "optimizer"}});
+  ASSERT_TRUE(stated.ok());
+  const auto notes = estimate(stated.value()).notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "offload optimizer: framework fsdp does not run it at ZeRO 3 (docs/methodology.md, \"CPU "
+                      "offload\"); estimated as stated"),
+            notes.end());
 }
 
 // llama.cpp on one 4e9 B device: the 8B's Q4_K_M weights, about 8.03e9 x 4.9 bits / 8 = 4.9e9 B, do not fit, so

@@ -54,8 +54,11 @@ extern constinit const framework_def axolotl_framework{
     .ddp_buffers = true,
     .auto_reduce_bucket = true,              // zero3_bf16.json: reduce_bucket_size "auto" (h^2)
     .zero3_window = deepspeed_zero3_window,  // and stage3_prefetch_bucket_size / persistence "auto"
-    .zero_stages = stages,                   // DeepSpeed 0-3 through the Trainer (deepspeed_configs/zero*.json)
-    .searches_tp = false,                    // the Trainer keeps the degree it was given
+    // deepspeed_configs/zero3_bf16_cpuoffload_all.json (offload_optimizer and offload_param): DeepSpeed's own rule,
+    // the optimizer from stage 1, the parameters at 3.
+    .offloads = {.optimizer_from_zero = 1, .params = true},
+    .zero_stages = stages,  // DeepSpeed 0-3 through the Trainer (deepspeed_configs/zero*.json)
+    .searches_tp = false,   // the Trainer keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail

@@ -106,6 +106,9 @@ extern constinit const framework_def deepspeed_framework{
     // each reduced gradient into the CPU fp32 buffer (stage_1_and_2.py
     // async_inplace_copy_grad_to_fp32_buffer_from_gpu); the GPU keeps the reduce bucket (communication buffers).
     .offloads_gradients = true,
+    // runtime/zero/config.py v0.19.5: offload_optimizer "Valid for ZeRO stage 1, 2, 3" (ZeRO-Offload), offload_param
+    // "Valid only with stage 3" (ZeRO-Infinity).
+    .offloads = {.optimizer_from_zero = 1, .params = true},
     .zero_stages = stages,  // 0-3
     .searches_tp = true,    // DeepSpeed AutoTP training (tensor_parallel.autotp_size)
 };

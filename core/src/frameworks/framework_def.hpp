@@ -23,6 +23,17 @@ struct builder;
 struct tally;
 struct layer_activations;
 
+/// The CPU offloads a framework runs (the `offload` setting), each read from its own code (docs/methodology.md,
+/// "Frameworks"). advise, ways_out and solve never offer one it lacks (runs_offload).
+struct offload_support {
+  /// The least ZeRO stage at which it moves the optimizer state alone to the CPU (offload = optimizer; DeepSpeed's
+  /// offload_optimizer is valid for stages 1-3). -1: never alone (FSDP's CPU offload takes the parameters with it).
+  std::int64_t optimizer_from_zero = -1;
+  /// At ZeRO-3 it moves the parameter shards too (offload = optimizer+params: DeepSpeed's offload_param, FSDP's
+  /// CPUOffloadPolicy).
+  bool params = false;
+};
+
 /// One training framework: the defaults it sets and every way the estimate and the solver treat it differently.
 /// Its behaviours and their sources (file + version) are in docs/methodology.md, "Frameworks".
 struct framework_def {
@@ -50,6 +61,8 @@ struct framework_def {
   void (*zero3_window)(const context& c, const state_layout& l, builder& params, tally& t) = nullptr;
   /// With the phase model, ZeRO >= 1 and an offloaded optimizer, the gradient partitions go to the CPU with it.
   bool offloads_gradients = false;
+  /// The CPU offloads it runs; none unless its row says so.
+  offload_support offloads{};
   /// The ZeRO stages the solver's device search tries (solve.cpp; docs/solve-and-advise.md, "Fewest devices").
   std::span<const std::int64_t> zero_stages;
   /// The device search tries tensor-parallel degrees too; false: it keeps the degree it was given.
@@ -67,6 +80,14 @@ struct framework_def {
 
 /// The table's row for a framework (table.cpp).
 [[nodiscard]] const framework_def& framework_of(framework_kind kind);
+
+/// Whether the framework runs `offload` at ZeRO stage `zero` (its row's `offloads`; no offload always runs).
+[[nodiscard]] bool runs_offload(framework_kind kind, offload_target offload, std::int64_t zero);
+
+/// The ZeRO stages a search may move the run to (solve's device search, ways_out's own splits): the framework's
+/// `zero_stages` at which it runs the run's offload (optimizer+params is ZeRO-3's; DeepSpeed offloads the optimizer
+/// from stage 1), ascending. Evaluation reads no ZeRO stage (the table's `applies`: training): its own stage only.
+[[nodiscard]] std::vector<std::int64_t> searched_zero_stages(const run_spec& spec);
 
 // One profile value (insert_or_assign: GCC 12's -Wrestrict misfires on operator[] with a literal).
 inline void set(settings& p, const char* key, const char* value) { p.insert_or_assign(key, value); }

@@ -29,7 +29,12 @@ extern constinit const framework_def fsdp_framework{
               .finetune = true},  // the Trainer's recipe by method, ZeRO-3 (fully_shard) from two devices
     .printed = "allocated",       // max_memory_allocated()
     .ddp_buffers = false,         // FSDP's reduce-scatter inputs are transient
-    .zero_stages = stages,        // shards fully (FSDP = ZeRO-3) or replicates (DDP)
+    // fully_shard(offload_policy=CPUOffloadPolicy()) (torch/distributed/fsdp/_fully_shard/_fsdp_api.py): "offloads
+    // parameters, gradients, and optimizer states to CPU"; the sharded gradients are copied device-to-host in
+    // backward. Never the optimizer alone.
+    .offloads_gradients = true,
+    .offloads = {.optimizer_from_zero = -1, .params = true},
+    .zero_stages = stages,  // shards fully (FSDP = ZeRO-3) or replicates (DDP)
     .searches_tp = true,
 };
 

@@ -47,6 +47,8 @@ extern constinit const framework_def generic_framework{
     .printed = "device",  // as hf's
     .phased = false,
     .ddp_buffers = true,
+    // The textbook arithmetic: the optimizer state on the CPU at any stage, the parameters too at ZeRO-3.
+    .offloads = {.optimizer_from_zero = 0, .params = true},
     .zero_stages = stages,  // DeepSpeed's 0-3
     .searches_tp = true,    // the generic model
     .notes = notes,

@@ -72,6 +72,9 @@ extern constinit const framework_def hf_framework{
     .reads = {.finetune = true},  // the Trainer's recipe follows the method (full, LoRA, QLoRA)
     .printed = "device",          // HF's guides print nvidia-smi (nvmlDeviceGetMemoryInfo)
     .ddp_buffers = true,
+    // Through the Trainer's DeepSpeed config (offload_optimizer from stage 1, offload_param at 3: deepspeed
+    // runtime/zero/config.py v0.19.5) or its FSDP ("full_shard offload": parameters, gradients and optimizer).
+    .offloads = {.optimizer_from_zero = 1, .params = true},
     .zero_stages = stages,  // DeepSpeed's 0-3, run through the Trainer
     .searches_tp = false,   // the Trainer keeps the degree it was given
     .stated = stated,

@@ -34,8 +34,10 @@ extern constinit const framework_def litgpt_framework{
     .reads = {.several_devices = true},  // the FSDP strategy (several devices) checkpoints every block
     .model_overrides = model_overrides,
     .printed = "allocated",  // max_memory_allocated()
-    .zero_stages = stages,   // FSDP shards fully (ZeRO-3) or replicates (DDP)
-    .searches_tp = false,    // keeps the degree it was given
+    // finetune/full.py @0077627d: FSDPStrategy(..., cpu_offload=False), fixed in the script: no CPU offload.
+    .offloads = {},
+    .zero_stages = stages,  // FSDP shards fully (ZeRO-3) or replicates (DDP)
+    .searches_tp = false,   // keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail

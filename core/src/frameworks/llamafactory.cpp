@@ -44,8 +44,11 @@ extern constinit const framework_def llamafactory_framework{
     .ddp_buffers = true,
     .auto_reduce_bucket = true,              // ds_z3_config.json: reduce_bucket_size "auto" (h^2)
     .zero3_window = deepspeed_zero3_window,  // and stage3_prefetch_bucket_size / persistence "auto"
-    .zero_stages = stages,                   // DeepSpeed 0-3 through the Trainer (examples/deepspeed/)
-    .searches_tp = false,                    // the Trainer keeps the degree it was given
+    // examples/deepspeed/ds_z2_offload_config.json (offload_optimizer) and ds_z3_offload_config.json (and
+    // offload_param): DeepSpeed's own rule, the optimizer from stage 1, the parameters at 3.
+    .offloads = {.optimizer_from_zero = 1, .params = true},
+    .zero_stages = stages,  // DeepSpeed 0-3 through the Trainer (examples/deepspeed/)
+    .searches_tp = false,   // the Trainer keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail

@@ -28,8 +28,13 @@ extern constinit const framework_def megatron_framework{
     .reads = {.several_devices = true},  // the distributed optimizer shards from two devices
     .printed = "allocated",              // max_memory_allocated()
     .ddp_buffers = false,                // its buckets are views of its gradient buffer
-    .zero_stages = stages,               // the distributed optimizer is ZeRO-1
-    .searches_tp = true,                 // --tensor-model-parallel-size
+    // Megatron-Core's --optimizer-cpu-offload (optimizer/optimizer_config.py optimizer_cpu_offload, the
+    // HybridDeviceOptimizer of optimizer/cpu_offloading/, NVIDIA/Megatron-LM @0075637c; with
+    // --use-precision-aware-optimizer, training/arguments.py): the optimizer state only, with or without the
+    // distributed optimizer. No parameter offload.
+    .offloads = {.optimizer_from_zero = 0, .params = false},
+    .zero_stages = stages,  // the distributed optimizer is ZeRO-1
+    .searches_tp = true,    // --tensor-model-parallel-size
 };
 
 }  // namespace llm_memory::detail

@@ -3,6 +3,7 @@
 // order, and the profile layers resolve.cpp reads from it (profiles.hpp).
 #include <array>
 #include <cstddef>
+#include <vector>
 
 #include "frameworks/framework_def.hpp"
 #include "profiles.hpp"
@@ -39,6 +40,24 @@ void common(settings& p) { set(p, "cuda_context", "0.5GiB"); }
 }  // namespace
 
 const framework_def& framework_of(framework_kind kind) { return *table[static_cast<std::size_t>(kind)]; }
+
+bool runs_offload(framework_kind kind, offload_target offload, std::int64_t zero) {
+  const offload_support& o = framework_of(kind).offloads;
+  switch (offload) {
+    case offload_target::none: return true;
+    case offload_target::optimizer: return o.optimizer_from_zero >= 0 && zero >= o.optimizer_from_zero;
+    case offload_target::optimizer_and_params: return o.params && zero == 3;
+  }
+  return false;
+}
+
+std::vector<std::int64_t> searched_zero_stages(const run_spec& spec) {
+  if (spec.eval()) return {spec.values.zero};
+  std::vector<std::int64_t> out;
+  for (const std::int64_t stage : framework_of(spec.framework).zero_stages)
+    if (runs_offload(spec.framework, spec.offload, stage)) out.push_back(stage);
+  return out;
+}
 
 settings framework_profile(framework_kind framework, const setting_values& values, const settings& stated) {
   settings p;

@@ -75,7 +75,11 @@ extern constinit const framework_def torchtitan_framework{
     .profile = profile,
     .reads = {.several_devices = true},  // FSDP2 over every device from two, autocast on one
     .model_overrides = model_overrides,
-    .printed = "reserved",                  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
+    .printed = "reserved",  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
+    // training.enable_cpu_offload (config/job_config.py @000204a4): "CPU offloading of parameters, gradients, and
+    // optimizer states in FSDP" (CPUOffloadPolicy). Never the optimizer alone.
+    .offloads_gradients = true,
+    .offloads = {.optimizer_from_zero = -1, .params = true},
     .zero_stages = stages,                  // fully_shard (ZeRO-3) or one replica
     .searches_tp = true,                    // tensor_parallel_degree (DTensor)
     .selective_saved = op_selective_saved,  // selective_ac_option = "op"

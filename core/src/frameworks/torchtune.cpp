@@ -102,8 +102,12 @@ extern constinit const framework_def torchtune_framework{
               .grad_accum = true,
               .finetune = true},  // single-device or distributed recipe, optimizer_in_bwd only without accumulation
     .printed = "allocated",       // torchtune's peak_memory_active
-    .zero_stages = stages,        // FSDP shards fully (ZeRO-3) or replicates (DDP)
-    .searches_tp = true,          // tensor_parallel_dim (FSDP2 + DTensor)
+    // fsdp_cpu_offload (recipes/full_finetune_distributed.py, lora_finetune_distributed.py v0.6.1): FSDP2's
+    // CPUOffloadPolicy, the parameters, gradients and optimizer states together; the single-device recipes have none.
+    .offloads_gradients = true,
+    .offloads = {.optimizer_from_zero = -1, .params = true},
+    .zero_stages = stages,  // FSDP shards fully (ZeRO-3) or replicates (DDP)
+    .searches_tp = true,    // tensor_parallel_dim (FSDP2 + DTensor)
     .stated = stated,
 };
 

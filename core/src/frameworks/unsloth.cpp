@@ -38,8 +38,11 @@ extern constinit const framework_def unsloth_framework{
     .profile = profile,
     .reads = {.finetune = true},  // its recipe follows the method (full, LoRA, QLoRA)
     .printed = "reserved",        // the notebooks print max_memory_reserved()
-    .zero_stages = stages,        // trains on one device
-    .searches_tp = false,         // keeps the degree it was given
+    // Its only offload is the gradient checkpoints' (use_gradient_checkpointing="unsloth": activation_offload);
+    // the notebooks' optimizer (adamw_8bit) stays on the GPU.
+    .offloads = {},
+    .zero_stages = stages,  // trains on one device
+    .searches_tp = false,   // keeps the degree it was given
 };
 
 }  // namespace llm_memory::detail
