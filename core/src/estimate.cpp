@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "estimate/stage.hpp"
+#include "formula_texts.hpp"
 #include "frameworks/framework_def.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
@@ -195,6 +196,21 @@ estimate_result estimate(const run_spec& spec) {
   r.phases = std::move(phases);
   return r;
 }
+
+namespace detail {
+
+estimate_result estimate_totals(const run_spec& spec) {
+  const formula_texts_off off;
+  estimate_result r = estimate(spec);
+  // The texts made without their numbers are not kept.
+  for (bucket& b : r.buckets)
+    for (item& i : b.items) i.formula.clear();
+  for (runtime_term& t : r.runtime.terms) t.formula.clear();
+  r.notes.clear();
+  return r;
+}
+
+}  // namespace detail
 
 result<estimate_result> estimate(const settings& explicit_values, const settings& config) {
   auto spec = resolve(explicit_values, config);

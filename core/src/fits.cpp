@@ -10,11 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "formula_texts.hpp"
 #include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
 #include "profiles.hpp"
 #include "runtimes/devices.hpp"
 #include "search.hpp"
+#include "settings_apply.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -178,11 +180,30 @@ std::optional<run_spec> resolved_elsewhere(const std::string& key, const gpu_pre
   return r;
 }
 
+// -ngl and --n-cpu-moe over a llama.cpp run: only llama.cpp's placement in the estimate reads them
+// (runtimes/llamacpp.cpp: the weights' split, the KV buffer's layers, the compute buffer); no profile, default,
+// architecture rule or check does past the setting's range, which apply_layer checks as resolve() does. So the run
+// with another value is `base` with the value set, as vary() keeps the model for batch, seq and devices; resolving
+// it again (the settings layered twice) was most of each offload probe. Nothing for other changes or runtimes.
+std::optional<run_spec> placed(const run_spec& base, const settings& changes) {
+  if (base.runtime != runtime_kind::llamacpp || !base.inputs) return std::nullopt;
+  for (const auto& change : changes)
+    if (change.first != "n_gpu_layers" && change.first != "n_cpu_moe") return std::nullopt;
+  run_spec r = base;
+  std::vector<error> errors;
+  detail::apply_layer(changes, r.values, errors, "");
+  if (!errors.empty()) return std::nullopt;  // vary() names the setting
+  r.inputs = std::make_shared<const resolve_inputs>(
+      resolve_inputs{with_changes(base.inputs->explicit_values, changes), base.inputs->config, base.inputs->gguf_file});
+  return r;
+}
+
 // `changes` over `base` resolved on `gpu`: a vLLM run from another device where it is the same run (kept per
-// backend), else vary().
+// backend), an offload probe without resolving (placed), else vary().
 result<run_spec> resolved_on(const run_spec& base, const settings& changes, const settings& explicit_values,
                              const gpu_preset& gpu) {
   if (changes.empty()) return base;  // training: the base itself
+  if (auto r = placed(base, changes)) return std::move(*r);
   if (device_free(explicit_values)) return vary(base, changes);
   std::string key = key_of(explicit_values, gpu, true);
   if (auto r = resolved_elsewhere(key, gpu)) return std::move(*r);
@@ -201,7 +222,7 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
   auto r = resolved_on(base, changes, explicit_values, gpu);
   std::shared_ptr<const answered> a;
   if (r.ok()) {
-    estimate_result e = estimate(r.value());
+    estimate_result e = detail::estimate_totals(r.value());  // the ranking reads numbers only
     a = std::make_shared<const answered>(answered{std::move(r.value()), std::move(e)});
   }
   keep(runs, std::move(key), a);
@@ -235,7 +256,7 @@ std::optional<fit_facts> facts_at(const run_spec& spec, std::int64_t seq, const 
   if (const auto it = probes.find(key); it != probes.end()) return it->second;
   const auto r = vary(spec, changes);
   std::optional<fit_facts> f;
-  if (r.ok()) f = facts_of(estimate(r.value()));
+  if (r.ok()) f = facts_of(detail::estimate_totals(r.value()));
   keep(probes, std::move(key), f);
   return f;
 }
@@ -300,39 +321,55 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
 
 // ---- the format and the offload ----------------------------------------------------------------------------------
 
+// What the offload searches read of a run: whether it holds on `gpu`, and its device total.
+detail::line_probe probe_of(const answered* a, const gpu_preset& gpu) {
+  if (a == nullptr) return {};
+  return {holds(facts_of(a->at_seq), gpu.memory_bytes), a->at_seq.total_bytes};
+}
+
 // MoE first, as llama.cpp's --fit does (common/fit.cpp, ggml-org/llama.cpp 08033df, steps 3 and 4): every layer on
 // the GPU with the routed experts of the first N layers in host RAM (--n-cpu-moe N), the fewest N that fits; the
-// device total falls as N grows, so the fitting values are boundary..layers. Nothing when even N = layers does not.
-std::shared_ptr<const answered> try_experts_on_cpu(const run_spec& q4, const gpu_preset& gpu) {
-  const std::int64_t layers = q4.values.num_hidden_layers;
-  auto at = [&](std::int64_t n) { return holding(q4, {{"n_cpu_moe", std::to_string(n)}}, gpu); };
-  if (!q4.model.params.experts || layers < 1 || !at(layers)) return nullptr;
-  // The fewest N: layers - the most layers whose experts can stay on the GPU (given: none).
-  std::int64_t kept = 0;
-  if (at(layers - 1))
-    kept = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(layers - k) != nullptr; });
-  return at(layers - kept);
+// device total falls as N grows (each layer's experts the same bytes: along a straight line), so the fitting
+// values are boundary..layers. Nothing when even N = layers does not. `q4` is the run at N = 0 (the default).
+std::shared_ptr<const answered> try_experts_on_cpu(const answered& q4, const gpu_preset& gpu) {
+  const std::int64_t layers = q4.spec.values.num_hidden_layers;
+  auto at = [&](std::int64_t n) { return run_with(q4.spec, {{"n_cpu_moe", std::to_string(n)}}, gpu); };
+  if (!q4.spec.model.params.experts || layers < 1) return nullptr;
+  const auto all = probe_of(at(layers).get(), gpu);
+  if (!all.holds) return nullptr;
+  // The bracket: N = layers holds; N = 0 is q4 itself, which does not hold where the format was tried (a format
+  // skipped unresolved cannot hold); when q4 holds, the position below the range, its total unknown.
+  const auto none = probe_of(&q4, gpu);
+  const detail::line_end bad = none.holds ? detail::line_end{-1, std::nullopt} : detail::line_end{0, none.total};
+  const std::int64_t n = detail::boundary_along_line({layers, all.total}, bad, gpu.memory_bytes,
+                                                     [&](std::int64_t x) { return probe_of(at(x).get(), gpu); });
+  return holding(q4.spec, {{"n_cpu_moe", std::to_string(n)}}, gpu);
 }
 
 // Q4_K_M on one device with host RAM: a MoE model's experts first (try_experts_on_cpu), then layers in host RAM
 // (llama.cpp's -ngl): the largest n_gpu_layers that fits, a MoE model's layers on the GPU without their experts
-// (--fit's dense-only layers, step 3); the device total falls as layers leave, so the fitting values are
-// 0..boundary.
+// (--fit's dense-only layers, step 3); the device total falls as layers leave (along a straight line: the layers
+// are alike), so the fitting values are 0..boundary.
 std::shared_ptr<const answered> try_offload(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
   if (q.task != fits_task::run || q.devices != 1 || q.ram_bytes <= 0) return nullptr;
   auto q4 = run_with(base, candidate_changes({"q4_k_m", "llamacpp"}, 1), gpu);
   if (!q4) return nullptr;
-  if (auto experts = try_experts_on_cpu(q4->spec, gpu)) return experts;
+  if (auto experts = try_experts_on_cpu(*q4, gpu)) return experts;
   const std::int64_t layers = q4->spec.values.num_hidden_layers;
   if (q4->spec.model.params.experts) {
     q4 = run_with(q4->spec, {{"n_cpu_moe", std::to_string(layers)}}, gpu);
     if (!q4) return nullptr;
   }
-  auto at = [&](std::int64_t ngl) { return holding(q4->spec, {{"n_gpu_layers", std::to_string(ngl)}}, gpu); };
+  auto at = [&](std::int64_t ngl) { return run_with(q4->spec, {{"n_gpu_layers", std::to_string(ngl)}}, gpu); };
   std::int64_t ngl = 0;
-  if (layers >= 1 && at(1))
-    ngl = detail::last_fitting_from(1, layers, [&](std::int64_t k) { return at(k) != nullptr; });
-  return at(ngl);
+  if (layers >= 1) {
+    // The bracket: one layer holds; past the range, q4 at its own -ngl (999: every layer and the output on the
+    // GPU), whose total the line aims with.
+    if (const auto one = probe_of(at(1).get(), gpu); one.holds)
+      ngl = detail::boundary_along_line({1, one.total}, {layers + 1, q4->at_seq.total_bytes}, gpu.memory_bytes,
+                                        [&](std::int64_t x) { return probe_of(at(x).get(), gpu); });
+  }
+  return holding(q4->spec, {{"n_gpu_layers", std::to_string(ngl)}}, gpu);
 }
 
 void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fits_request& q) {

@@ -6,11 +6,23 @@
 #include <cstdio>
 
 #include "decimal.hpp"
+#include "formula_texts.hpp"
 #include "llm_memory/result.hpp"
 
 namespace llm_memory::detail {
 
+namespace {
+thread_local bool texts_on = true;  // formula_texts_off turns it off
+}  // namespace
+
+bool formula_texts_on() { return texts_on; }
+
+formula_texts_off::formula_texts_off() : was_on_(texts_on) { texts_on = false; }
+
+formula_texts_off::~formula_texts_off() { texts_on = was_on_; }
+
 std::string format_number(double v) {
+  if (!texts_on) return {};
   if (!std::isfinite(v)) return v != v ? "nan" : (v > 0 ? "inf" : "-inf");
   char buf[40];
   if (v == std::floor(v) && std::fabs(v) < 1e16) {
@@ -26,6 +38,7 @@ std::string format_number(double v) {
 }
 
 std::string group_digits(double v) {
+  if (!texts_on) return {};
   char buf[320];  // DBL_MAX has 309 digits before the point, a sign and the terminator
   std::snprintf(buf, sizeof buf, "%.0f", v);
   const std::string_view digits(buf);

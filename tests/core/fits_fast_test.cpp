@@ -10,8 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "formula_texts.hpp"
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/fits.hpp"
+#include "llm_memory/presets.hpp"
+#include "llm_memory/resolve.hpp"
+#include "text.hpp"
 
 namespace {
 
@@ -48,14 +52,22 @@ void expect_same(const fits_result& kept, const fits_result& fresh, const std::s
   }
 }
 
-// A fitting row is the full estimate of its own settings: the same device total, and it fits.
+// A fitting row is the full estimate of its own settings (the ranking estimates without formula texts:
+// formula_texts.hpp): the same device total, host bytes and speed bound, and it fits.
 void expect_full_estimates(const fits_result& r, const std::string& where) {
   for (const fits_row& row : r.rows) {
     if (!row.fits) continue;
     const auto e = estimate(row.delta);
     ASSERT_TRUE(e.ok()) << where << " " << row.model;
     EXPECT_EQ(e.value().total_bytes, row.total_bytes) << where << " " << row.model;
+    EXPECT_EQ(e.value().cpu_bytes, row.host_bytes) << where << " " << row.model;
     EXPECT_TRUE(e.value().fits) << where << " " << row.model;
+    const gpu_preset* gpu = find_gpu(row.delta.at("gpu"));
+    ASSERT_NE(gpu, nullptr) << where;
+    const auto speed = speed_of(e.value(), *gpu);
+    EXPECT_EQ(speed ? speed->decode_tokens_per_s : 0, row.decode_tokens_per_s) << where << " " << row.model;
+    EXPECT_FALSE(e.value().buckets[0].items.empty() || e.value().buckets[0].items[0].formula.empty())
+        << "the full estimate after a ranking writes its texts: " << where << " " << row.model;
   }
 }
 
@@ -113,6 +125,73 @@ TEST(FitsKeptRuns, AnotherHostRamIsAnotherRun) {
   q.ram_bytes = 8e9;
   expect_same(ranked(q, "rtx-3060-12gb"), small_fresh, "8 GB after 64 GB");
   EXPECT_NE(fresh.fitting, small_fresh.fitting);  // 8 GB of RAM holds fewer offloaded models than 64 GB
+}
+
+// The estimate the ranking makes (estimate_totals: no formula texts) has every number of the full estimate, for
+// every catalogue model on the ranking's runtimes and offload settings: llama.cpp with layers and experts on the
+// host, vLLM's KV budget, QLoRA training. Its texts are empty, and the full estimate after it has its texts again.
+TEST(FitsTotals, TheEstimateWithoutTextsHasEveryNumberOfTheFullOne) {
+  const std::vector<settings> runs = {
+      {{"mode", "inference"},
+       {"runtime", "llamacpp"},
+       {"weights_dtype", "q4_k_m"},
+       {"n_gpu_layers", "7"},
+       {"host_ram", "64000000000"}},
+      {{"mode", "inference"}, {"runtime", "llamacpp"}, {"weights_dtype", "q6_k"}, {"n_cpu_moe", "5"}, {"seq", "32768"}},
+      {{"mode", "inference"}, {"runtime", "vllm"}, {"gpu", "h100-80gb"}, {"tp", "2"}, {"devices", "2"}},
+      {{"mode", "train"}, {"finetune", "qlora"}, {"recompute", "full"}, {"seq", "2048"}},
+  };
+  std::vector<int> compared(runs.size(), 0);
+  for (const model_preset& m : model_presets()) {
+    for (std::size_t run = 0; run < runs.size(); ++run) {
+      settings s = runs[run];
+      s.emplace("model", m.id);
+      s.emplace("gpu", "rtx-4090");
+      const auto spec = resolve(s);
+      if (!spec.ok()) continue;  // a run the model cannot take (an encoder on a runtime)
+      const estimate_result full = estimate(spec.value()), totals = detail::estimate_totals(spec.value());
+      const std::string at = m.id + " " + (s.contains("runtime") ? s.at("runtime") : "train");
+      ++compared[run];
+      EXPECT_EQ(totals.total_bytes, full.total_bytes) << at;
+      EXPECT_EQ(totals.cpu_bytes, full.cpu_bytes) << at;
+      EXPECT_EQ(totals.fits, full.fits) << at;
+      EXPECT_EQ(totals.fits_in_ram, full.fits_in_ram) << at;
+      EXPECT_EQ(totals.peak.allocated, full.peak.allocated) << at;
+      EXPECT_EQ(totals.peak.reserved, full.peak.reserved) << at;
+      EXPECT_EQ(totals.peak.phase, full.peak.phase) << at;
+      ASSERT_EQ(totals.buckets.size(), full.buckets.size()) << at;
+      for (std::size_t b = 0; b < full.buckets.size(); ++b) {
+        EXPECT_EQ(totals.buckets[b].bytes, full.buckets[b].bytes) << at << " " << full.buckets[b].key;
+        ASSERT_EQ(totals.buckets[b].items.size(), full.buckets[b].items.size()) << at;
+        for (std::size_t i = 0; i < full.buckets[b].items.size(); ++i) {
+          EXPECT_EQ(totals.buckets[b].items[i].bytes, full.buckets[b].items[i].bytes) << at;
+          EXPECT_EQ(totals.buckets[b].items[i].formula, "") << at;
+        }
+      }
+      ASSERT_EQ(totals.phases.size(), full.phases.size()) << at;
+      for (std::size_t i = 0; i < full.phases.size(); ++i)
+        EXPECT_EQ(totals.phases[i].allocated, full.phases[i].allocated) << at;
+      const runtime_report &a = totals.runtime, &b = full.runtime;
+      EXPECT_EQ(a.budget, b.budget) << at;
+      EXPECT_EQ(a.kv_available, b.kv_available) << at;
+      EXPECT_EQ(a.kv_capacity_tokens, b.kv_capacity_tokens) << at;
+      EXPECT_EQ(a.max_concurrency, b.max_concurrency) << at;
+      EXPECT_EQ(a.max_context, b.max_context) << at;
+      EXPECT_EQ(a.has_buffers, b.has_buffers) << at;
+      EXPECT_EQ(a.model_buffer, b.model_buffer) << at;
+      EXPECT_EQ(a.host_buffer, b.host_buffer) << at;
+      EXPECT_EQ(a.kv_buffer, b.kv_buffer) << at;
+      EXPECT_EQ(a.compute_buffer, b.compute_buffer) << at;
+      EXPECT_EQ(a.host_compute_buffer, b.host_compute_buffer) << at;
+      EXPECT_EQ(a.kv_cells, b.kv_cells) << at;
+      EXPECT_TRUE(totals.notes.empty()) << at;
+      EXPECT_FALSE(full.buckets[0].items.empty() || full.buckets[0].items[0].formula.empty()) << at;
+    }
+  }
+  // Each run for most of the catalogue (the models vLLM cannot split over tp 2 skipped).
+  for (std::size_t run = 0; run < runs.size(); ++run) EXPECT_GT(compared[run], 200) << run;
+  EXPECT_TRUE(detail::formula_texts_on());
+  EXPECT_FALSE(detail::group_digits(4096).empty());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "formula_texts.hpp"
 #include "layers/layer_kinds.hpp"
 #include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
@@ -148,6 +149,7 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   weight_split out;
   out.device = on_gpu * layers - moved.bytes + (output_on_gpu ? output : 0);
   out.host = sp.embed * embed_type + (1 - on_gpu) * layers + moved.bytes + (output_on_gpu ? 0 : output);
+  if (!formula_texts_on()) return out;  // estimate_totals: ten numbers written for nothing (the -ngl searches)
   out.formula = n(on_gpu * total_layers) + " of " + n(total_layers) + " layers (" + n(sp.matrices) + " x " +
                 n(per_matrix) + " B + norms x 4 B)" +
                 (output_on_gpu ? " + output " + n(head) + " x " + n(out_type) + " B" : "") +
