@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 budget=${1:-20000}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
-for target in config_json settings estimate decimal safetensors gguf json launch yaml log; do
+for target in config_json settings estimate decimal safetensors gguf json launch yaml log paste; do
   work="build/fuzz/corpus/$target"
   mkdir -p "$work"
   if [[ $budget == *s ]]; then limit=(-max_total_time="${budget%s}"); else limit=(-runs="$budget"); fi

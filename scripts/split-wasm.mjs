@@ -28,13 +28,13 @@ import { readU32 } from "./wasm-binary.mjs";
 /**
  * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver, the knob search
  * and the ways out (the default page's are prerendered), "Which GPUs fit", "What runs on my machine" (the
- * ranking), the heatmap, checkpoints, launch commands read and written, startup logs set beside the estimate, the
+ * ranking), the heatmap, checkpoints, launch commands read and written (and which formats apply), startup logs set beside the estimate, the
  * page's one box for either (read_paste), and a config.json handed in (the presets come with their settings
  * written out: wasm/preset_settings.cpp).
  */
 const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "fits_json", "sweep_js", "sweep_kernel_ms",
               "read_checkpoint", "read_launch_json", "parse_config_json", "reconcile_log_json", "read_paste_json",
-              "emit_launch_json"];
+              "emit_launch_json", "emit_formats_json"];
 
 /**
  * Table entries only the reading of a config.json can call: the family readers (core/src/families/, rows of the

@@ -355,11 +355,18 @@ function llm_memory_wrap(core, catalogue, texts, whole, docs_text, on_retire) {
       const given = inputs(settings, config);
       return unread(merge(given.errors, JSON.parse(call("read_paste", llm_memory_well_formed(text), given.values, given.config))));
     },
-    // emitLaunch(format, settings, config?): the launch command for the resolved settings in format vllm, sglang,
-    // llamacpp or ollama, as the CLI's --emit: {ok, format, text, not_carried: [setting]} (docs/readers.md, "Emit").
+    // emitLaunch(format, settings, config?): the launch command or config for the resolved settings in one of the
+    // formats emitFormats names, as the CLI's --emit: {ok, format, text, not_carried: [setting]} (docs/readers.md,
+    // "Emit").
     emitLaunch: (format, settings, config) => {
       const given = inputs(settings, config);
       return unread(merge(given.errors, JSON.parse(call("emit_launch", llm_memory_word(format), given.values, given.config))));
+    },
+    // emitFormats(settings, config?): the formats that apply to the resolved run (core emit.hpp's table: an inference
+    // runtime's command, a training framework's config), {ok, formats: [{format, label}]} (docs/readers.md, "Emit").
+    emitFormats: (settings, config) => {
+      const given = inputs(settings, config);
+      return unread(merge(given.errors, JSON.parse(call("emit_formats", given.values, given.config))));
     },
     // sweep(settings, axes?, config?): axes {batch: "1:256", seq: "256:131072", kernel: "simd" | "scalar"};
     // typed arrays, copied out of wasm memory (docs/sweep.md).

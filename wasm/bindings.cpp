@@ -346,6 +346,30 @@ std::string emit_launch_json(const std::string& format, const std::string& expli
       });
 }
 
+// emit_formats(settings, config): the formats that apply to the resolved run (emit.hpp emit_formats_for: an inference
+// runtime's command, a training framework's config): {"ok": true, "run": "runtime vllm" (what they are chosen by),
+// "formats": [{"format", "label"}]}, or the errors.
+std::string emit_formats_json(const std::string& explicit_values, const std::string& config) {
+  return answer_json(
+      explicit_values, config, [](const settings& v, const settings& c) { return resolve(v, c); },
+      [](const run_spec& spec) {
+        detail::json formats = detail::json::array();
+        for (const auto& row : emit_formats_for(spec)) {
+          detail::json f = detail::json::object();
+          f["format"] = std::string(row.format);
+          f["label"] = std::string(row.label);
+          formats.push_back(std::move(f));
+        }
+        detail::json o = detail::json::object();
+        o["ok"] = true;
+        o["run"] = spec.eval()    ? std::string("mode eval")
+                   : spec.train() ? "framework " + spec.values.framework
+                                  : "runtime " + std::string(runtime_name(spec.runtime));
+        o["formats"] = std::move(formats);
+        return o.dump(-1);
+      });
+}
+
 std::string settings_schema() { return settings_schema_json(); }
 std::string list_models() { return models_json(); }
 std::string list_gpus() { return gpus_json(); }
@@ -372,4 +396,5 @@ EMSCRIPTEN_BINDINGS(llm_memory) {
   emscripten::function("reconcile_log", &reconcile_log_json);
   emscripten::function("read_paste", &read_paste_json);
   emscripten::function("emit_launch", &emit_launch_json);
+  emscripten::function("emit_formats", &emit_formats_json);
 }

@@ -1160,6 +1160,11 @@ export interface LlmMemory {
   /** The launch command for the resolved settings, as `llm-memory --emit FORMAT` (docs/readers.md, "Emit"). */
   emitLaunch(format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed" | "accelerate" | "torchtune" | "trl", settings: Settings, config?: Settings):
     EmittedLaunch | Failure;
+  /**
+   * The formats that apply to the resolved run (core emit.hpp's emit_table): an inference run's runtime's command,
+   * a training run's framework's config; none for evaluation or a stack no format is written for.
+   */
+  emitFormats(settings: Settings, config?: Settings): EmitFormats | Failure;
 }
 
 /** One item of a startup log beside the estimate (a row of `llm-memory --log FILE --json`). */
@@ -1188,7 +1193,7 @@ export interface LogReconciliation {
   /** The settings estimated: the caller's, with the log's over them. */
   settings: Record<string, string>;
   log: {
-    format: "vllm" | "sglang" | "llamacpp" | "tgi" | "nvidia_smi" | "torch_memory" | "torch_stats" | "torchtune" | "litgpt";
+    format: "vllm" | "sglang" | "llamacpp" | "tgi" | "nvidia_smi" | "torch_memory" | "torch_stats" | "torchtune" | "litgpt" | "unsloth";
     /** The settings the log states, as readLaunch reports a command's (options named "line N --option"). */
     from: LaunchRead;
     rows: LogRow[];
@@ -1197,6 +1202,15 @@ export interface LogReconciliation {
   };
   /** The compared rows in the shape of tests/validation/published.json's (no tolerance yet). */
   record: object[];
+}
+
+/** What emitFormats answers. */
+export interface EmitFormats {
+  ok: true;
+  /** What the formats were chosen by: "runtime vllm", "framework deepspeed" or "mode eval". */
+  run: string;
+  /** In the table's order; emitLaunch writes each. */
+  formats: { format: "vllm" | "sglang" | "llamacpp" | "ollama" | "deepspeed" | "accelerate" | "torchtune" | "trl"; label: string }[];
 }
 
 /** What emitLaunch answers. */

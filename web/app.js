@@ -48,8 +48,6 @@ const FIRST_ACTIONS = ["pointerdown", "keydown", "focusin", "dragenter"];
 const NARROW = "(max-width: 899px)";
 
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
-/** The runtimes the core writes a launch command for (emit.hpp's emit_formats, the CLI's --emit). */
-const EMIT_FORMATS = ["vllm", "sglang", "llamacpp", "ollama"];
 const HEATMAP_PANEL = "panel-heatmap";
 const FITS_PANEL = "panel-fits";
 /** The one tab panel that shows nothing of the core's rest (App.#wake). */
@@ -266,26 +264,24 @@ class App {
     this.fits_view = new FitsView(details, this.engine);
   }
 
-  /** "Copy launch command": the emit code loads on the first press (docs/readers.md, "Emit"). */
+  /**
+   * "Copy launch command": the emit code loads on the first press (docs/readers.md, "Emit"); the core says which
+   * formats apply to the run (emit.hpp's emit_table: the runtime's command, the training framework's config).
+   */
   async #copyLaunch() {
-    const format = $("emit-launch").dataset.format;
     const { EmitCopy } = await import("./ui/emit-copy.js");
-    this.emitter ??= new EmitCopy($("emit-out"), (f) => this.engine.emitLaunch(f, this.state.inputs));
-    await this.emitter.copy(format);
+    this.emitter ??= new EmitCopy($("emit-out"), { formats: () => this.engine.emitFormats(this.state.inputs),
+                                                   emit: (f) => this.engine.emitLaunch(f, this.state.inputs) });
+    await this.emitter.copy();
   }
 
   /**
-   * Shows "Copy launch command" for an inference estimate whose runtime has a launch command the core writes
-   * (emit.hpp's emit_formats); the runtime as verdict.js names it (auto: the one that answered).
+   * Shows "Copy launch command" under an estimate (which formats apply is the core's answer on the press); a
+   * command or config shown was for the settings before this change, and goes.
    */
-  #updateEmit(estimate) {
-    const s = estimate.settings;
-    const runtime = s.runtime && s.runtime !== "auto" ? s.runtime : estimate.runtime?.name;
-    const shown = s.mode === "inference" && EMIT_FORMATS.includes(runtime);
-    const box = $("emit-launch");
-    $("emit-out").replaceChildren();  // a command shown was for the settings before this change
-    box.hidden = !shown;
-    box.dataset.format = runtime ?? "";
+  #updateEmit() {
+    $("emit-launch").hidden = false;
+    $("emit-out").replaceChildren();
   }
 
   showErrors(errors, overrides, { failed = false } = {}) {
@@ -325,6 +321,8 @@ class App {
     this.heatmap_for = this.gpu_fit_for = null;
     for (const id of ["summary", "stacked-bar", "results-table", "solver", "gpu-fit", "knobs", "verdict-head", "ways-out"]) $(id).replaceChildren();
     $("heatmap").hidden = true;
+    $("emit-launch").hidden = true;
+    $("emit-out").replaceChildren();
     this.last = null;
   }
 
@@ -363,7 +361,7 @@ class App {
     $("results").classList.remove("stale");
     $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
-    this.#updateEmit(estimate);
+    this.#updateEmit();
     renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
     $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);

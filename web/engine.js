@@ -395,10 +395,16 @@ export class Engine {
     return this.#callRest((api) => api.readPaste(text, inputs));
   }
 
-  /** The launch command for `inputs` in `format` (api.emitLaunch: vllm, sglang, llamacpp, ollama). */
+  /** The launch command or config for `inputs` in `format` (api.emitLaunch: one of emitFormats' formats). */
   async emitLaunch(format, inputs) {
     await this.ready();
     return this.#callRest((api) => api.emitLaunch(format, inputs));
+  }
+
+  /** The formats that apply to `inputs`' run (api.emitFormats: {ok, formats: [{format, label}]}). */
+  async emitFormats(inputs) {
+    await this.ready();
+    return this.#callRest((api) => api.emitFormats(inputs));
   }
 
   /**

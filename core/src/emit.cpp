@@ -13,6 +13,19 @@ namespace llm_memory {
 
 namespace {
 
+// emit_formats spells the table's formats in its order (the CLI's help and errors read the one, the page the other).
+constexpr bool table_spells_formats() {
+  std::string_view rest = emit_formats;
+  for (const auto& row : emit_table) {
+    if (!rest.starts_with(row.format)) return false;
+    rest.remove_prefix(row.format.size());
+    if (!rest.empty() && rest.front() != '|') return false;
+    if (!rest.empty()) rest.remove_prefix(1);
+  }
+  return rest.empty();
+}
+static_assert(table_spells_formats(), "emit_formats and emit_table name the same formats in the same order");
+
 // The command's words, one option per line.
 struct command {
   std::string text;
@@ -156,6 +169,15 @@ command deepspeed(const setting_values& v) {
 }
 
 }  // namespace
+
+std::vector<emit_format_row> emit_formats_for(const run_spec& spec) {
+  std::vector<emit_format_row> out;
+  if (spec.eval()) return out;  // evaluation runs the framework's forward pass: no recipe is written for it
+  for (const auto& row : emit_table)
+    if (row.training ? spec.train() && row.framework == spec.framework : !spec.train() && row.runtime == spec.runtime)
+      out.push_back(row);
+  return out;
+}
 
 result<emitted> emit(const setting_values& values, std::string_view format) {
   command c;

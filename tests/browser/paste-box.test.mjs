@@ -242,3 +242,60 @@ test("phone width: the vLLM log's table scrolls inside its box; the page does no
   assert.deepEqual([...page.problems], []);
   await page.close();
 });
+
+/**
+ * Drags a File named `name` holding `text` over the box and drops it, as Chromium delivers a drag from the
+ * desktop: dragenter, dragover (the zone marks itself), drop (one DataTransfer holding the File throughout).
+ * Returns what the events said: whether dragover and drop were taken (default prevented) and the zone's class
+ * during the drag and after.
+ */
+function dragFile(page, name, text) {
+  return page.evaluate(({ name, text }) => {
+    const zone = document.querySelector("#paste-box .drop-zone");
+    const data = new DataTransfer();
+    data.items.add(new File([text], name, { type: "text/plain" }));
+    const fire = (type, target) => {
+      const event = new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true });
+      target.dispatchEvent(event);
+      return event.defaultPrevented;
+    };
+    const box = document.getElementById("paste-text");
+    fire("dragenter", box);
+    const over = fire("dragover", box);
+    const dragging = zone.classList.contains("dragging");
+    const dropped = fire("drop", box);
+    return { over, dropped, dragging, after: zone.classList.contains("dragging") };
+  }, { name, text });
+}
+
+test("a file dragged onto the box and dropped gives the same settings as its text pasted", async () => {
+  // The vllm serve command of tests/cli/launch/vllm-serve.sh, and a torchtune recipe: each dropped as a file on a
+  // page with the user's batch 3, and pasted as text on another; the settings and the total agree.
+  for (const [file, applied] of [["launch/vllm-serve.sh", ["runtime", "vllm"]], ["recipes/torchtune-llama3_1-8B_lora_single_device.yaml", ["framework", "torchtune"]]]) {
+    const text = fixture(file);
+    const pasted = await open(session.context, `${session.url}?batch=3`);
+    await settled(pasted);
+    await paste(pasted, text);
+    await pasted.waitForFunction(([k, v]) => window.llmMemoryApp.state.overrides[k] === v, applied);
+    await settled(pasted);
+
+    const dropped = await open(session.context, `${session.url}?batch=3`);
+    await settled(dropped);
+    await dropped.click("#paste-box > summary");
+    await dropped.waitForSelector("#paste-text");
+    const events = await dragFile(dropped, file.split("/").pop(), text);
+    // The box takes the drag (the page-wide config drop does not see it) and marks itself while it lasts.
+    assert.deepEqual(events, { over: true, dropped: true, dragging: true, after: false }, file);
+    await dropped.waitForFunction(([k, v]) => window.llmMemoryApp.state.overrides[k] === v, applied);
+    await settled(dropped);
+    // The file's text is shown in the box, and read as the pasted text was.
+    assert.equal(await dropped.inputValue("#paste-text"), text.replaceAll("\r\n", "\n"), file);
+    assert.equal(await dropped.textContent("#paste-report"), await pasted.textContent("#paste-report"), file);
+    assert.deepEqual(await resolved(dropped), await resolved(pasted), file);
+    assert.equal(await bucketBytes(dropped, "total"), await bucketBytes(pasted, "total"), file);
+    assert.equal(await dropped.isVisible("#paste-error"), false, file);
+    assert.deepEqual([...pasted.problems, ...dropped.problems], []);
+    await pasted.close();
+    await dropped.close();
+  }
+});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The TGI, torch.cuda.memory_stats(), torchtune and litgpt logs (log.hpp, docs/readers.md "Logs"): published logs
-// (tests/cli/log/README.md names each source) and lines in the printed format of each tool's code, read into the
-// settings they state and the figures they printed, set beside the estimate item by item.
+// The TGI, torch.cuda.memory_stats(), torchtune, litgpt and Unsloth logs (log.hpp, docs/readers.md "Logs"):
+// published logs (tests/cli/log/README.md names each source) and lines in the printed format of each tool's code,
+// read into the settings they state and the figures they printed, set beside the estimate item by item.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -234,6 +234,61 @@ TEST(log_litgpt, reads_the_hyperparameters_and_the_decimal_gb_peak) {
   const auto* row = row_of(compared, "peak_allocated");
   ASSERT_TRUE(row != nullptr && row->ours);
   EXPECT_DOUBLE_EQ(*row->ours, est.value().peak.allocated / 1e9);  // decimal GB, as litgpt divides
+}
+
+// An Unsloth notebook's output (tests/cli/log/README.md): the trainer banner's batch 2 and accumulation 4 (line 15),
+// the notebook's "Max memory = 39.394 GB." (line 11: total_memory / 1024^3, so GiB), and its closing
+// "Peak reserved memory = 6.576 GB." (line 24: max_memory_reserved() / 1024^3, GiB though printed "GB"); the
+// "... for training = 0.828 GB." line after it is the peak less what was reserved before training, not a peak.
+TEST(log_unsloth, reads_the_banner_and_the_notebooks_peak_reserved_as_gib) {
+  const log_read r = read_log(fixture("unsloth-llama-3-8b-a100-40gb.log"));
+  ASSERT_TRUE(r.settings.errors.empty()) << r.settings.errors.front().message;
+  EXPECT_EQ(r.format, "unsloth");
+  EXPECT_EQ(value_of(r, "mode"), "train");
+  EXPECT_EQ(value_of(r, "framework"), "unsloth");
+  EXPECT_EQ(value_of(r, "batch"), "2");
+  EXPECT_EQ(read_by(r, "batch"), "line 15 Batch size per device");
+  EXPECT_EQ(value_of(r, "grad_accum"), "4");  // "Gradient Accumulation steps" (before 2025's lower-case "a")
+  EXPECT_EQ(value_of(r, "gpu_memory"), "39.394GiB");
+  EXPECT_EQ(read_by(r, "gpu_memory"), "line 11 Max memory");
+  EXPECT_TRUE(ignored(r, "Num GPUs"));
+  const auto* peak = figure(r, "peak_reserved");
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->value, 6.576);
+  EXPECT_EQ(peak->unit, "GiB");
+  EXPECT_EQ(peak->line, 24u);
+  EXPECT_EQ(r.figures.size(), 1u);
+  // Beside the estimate for its settings and a model the log does not name (the 8B in 4 bits, as the 5.748 GiB
+  // reserved before training shows): the reserved peak in GiB.
+  settings s = r.settings.values;
+  s["model"] = "llama-3.1-8b";
+  s["finetune"] = "qlora";
+  const auto est = estimate(s);
+  ASSERT_TRUE(est.ok()) << est.errors().front().message;
+  const reconciliation compared = reconcile(r, est.value());
+  const auto* row = row_of(compared, "peak_reserved");
+  ASSERT_TRUE(row != nullptr && row->ours);
+  EXPECT_EQ(row->quantity, "peak.reserved");
+  EXPECT_DOUBLE_EQ(*row->ours, est.value().peak.reserved / (1024.0 * 1024 * 1024));
+}
+
+// The current banner (unsloth_zoo compiler.py): "Num GPUs used", lower-case "accumulation", grouped digits.
+TEST(log_unsloth, reads_the_current_banner_and_notes_a_log_without_it) {
+  const log_read r = read_log(
+      "==((====))==  Unsloth - 2x faster free finetuning | Num GPUs used = 1\n"
+      "   \\\\   /|    Num examples = 939,343 | Num Epochs = 2 | Total steps = 14,676\n"
+      "O^O/ \\_/ \\    Batch size per device = 2 | Gradient accumulation steps = 64\n"
+      "Peak reserved memory = 12.5 GB.\n"
+      "Peak reserved memory = 3.25 GB.\n");
+  EXPECT_EQ(value_of(r, "batch"), "2");
+  EXPECT_EQ(value_of(r, "grad_accum"), "64");
+  const auto* peak = figure(r, "peak_reserved");
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->value, 12.5);  // the larger of two runs' cells: the peak
+  const log_read bare = read_log("Peak reserved memory = 7 GB.\nPeak reserved memory for training = 1 GB.\n");
+  EXPECT_EQ(bare.format, "unsloth");
+  EXPECT_TRUE(noted(bare, "no Unsloth training banner"));
+  EXPECT_TRUE(bare.settings.values.find("batch") == bare.settings.values.end());
 }
 
 TEST(log_training, hostile_lines_are_notes_or_errors_never_crashes) {

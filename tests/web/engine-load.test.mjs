@@ -117,6 +117,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   assert.throws(() => api.reconcileLog(LOG, settings), /placeholder reached/);
   assert.throws(() => api.readPaste(LOG, settings), /placeholder reached/);
   assert.throws(() => api.emitLaunch("vllm", settings), /placeholder reached/);
+  assert.throws(() => api.emitFormats(settings), /placeholder reached/);
   // The throw crossed wasm frames: the API put the stack back, and the first part goes on answering.
   same(api.estimate(settings), whole.estimate(settings), "estimate after the throw");
   await rest();
@@ -149,6 +150,7 @@ test("the rest's bindings meet a placeholder until the rest is instantiated, the
   same(api.readPaste(LOG, settings), whole.readPaste(LOG, settings), "readPaste of a log");
   same(api.readPaste(LAUNCHES[0], settings), whole.readPaste(LAUNCHES[0], settings), "readPaste of a command");
   for (const format of ["vllm", "sglang", "llamacpp", "ollama"]) same(api.emitLaunch(format, settings), whole.emitLaunch(format, settings), `emitLaunch ${format}`);
+  same(api.emitFormats(settings), whole.emitFormats(settings), "emitFormats");
   // Two of them carry notes whose strings only the rest holds (the next test).
   const said = JSON.stringify(LAUNCHES.map((command) => api.readLaunch(command)));
   for (const note of ["llama-cli runs one sequence", "a docker option: no memory setting depends on it"]) assert.ok(said.includes(note), note);

@@ -114,14 +114,29 @@ test("emitLaunch writes the CLI's --emit command, which readLaunch reads back to
   assert.equal(api.emitLaunch("vllm", { ...settings, seq: "-1" }).errors[0].setting, "seq");
 });
 
-test("the page offers Copy launch command for the runtimes the core writes a command for", () => {
-  // web/app.js holds the list the first load needs; emit.hpp's emit_formats is the one source (its runtimes:
-  // a DeepSpeed config is a training stack's).
-  const header = readFileSync(join(root, "core/include/llm_memory/emit.hpp"), "utf8");
-  const row = api.settingsSchema().find((r) => r.key === "runtime");
-  const runtimes = new Set(Array.isArray(row.choices) ? row.choices : String(row.choices).split("|"));
-  const formats = /emit_formats = "([^"]+)"/.exec(header)[1].split("|").filter((f) => runtimes.has(f));
-  assert.deepEqual(formats, ["vllm", "sglang", "llamacpp", "ollama"]);
-  const app = readFileSync(join(root, "web/app.js"), "utf8");
-  assert.deepEqual(JSON.parse(/const EMIT_FORMATS = (\[[^\]]*\]);/.exec(app)[1]), formats);
+test("emitFormats: the formats that apply to the run, from the core's table: the runtime's command, the framework's config", () => {
+  // One row per runtime or framework the core writes for (emit.hpp emit_table), by hand: vllm serve, SGLang's
+  // launch_server, llama-server and an Ollama Modelfile for those runtimes; a DeepSpeed JSON for deepspeed, an
+  // accelerate config for fsdp, torchtune overrides for torchtune, trl sft flags for hf.
+  const formats = (settings) => {
+    const out = api.emitFormats(settings);
+    assert.equal(out.ok, true, JSON.stringify(out.errors));
+    return [out.run, out.formats.map((f) => f.format)];
+  };
+  const model = { model: "llama-3.1-8b" };
+  for (const [runtime, format] of [["vllm", "vllm"], ["sglang", "sglang"], ["llamacpp", "llamacpp"], ["ollama", "ollama"]])
+    assert.deepEqual(formats({ ...model, mode: "inference", runtime }), [`runtime ${runtime}`, [format]], runtime);
+  for (const [framework, format] of [["deepspeed", "deepspeed"], ["fsdp", "accelerate"], ["torchtune", "torchtune"], ["hf", "trl"]])
+    assert.deepEqual(formats({ ...model, mode: "train", framework }), [`framework ${framework}`, [format]], framework);
+  // None for a runtime or framework no format is written for, nor for evaluation.
+  assert.deepEqual(formats({ ...model, mode: "inference", runtime: "tgi" }), ["runtime tgi", []]);
+  assert.deepEqual(formats({ ...model, mode: "train", framework: "megatron" }), ["framework megatron", []]);
+  assert.deepEqual(formats({ ...model, mode: "eval", framework: "hf" }), ["mode eval", []]);
+  // runtime auto: the one it chose (a GGUF weights type: llama.cpp).
+  assert.deepEqual(formats({ ...model, mode: "inference", runtime: "auto", weights_dtype: "q4_k_m" }), ["runtime llamacpp", ["llamacpp"]]);
+  // Each format it names is one emitLaunch writes for those settings.
+  const ds = api.emitFormats({ ...model, mode: "train", framework: "deepspeed" }).formats[0];
+  assert.deepEqual(ds, { format: "deepspeed", label: "DeepSpeed config" });
+  assert.equal(api.emitLaunch(ds.format, { ...model, mode: "train", framework: "deepspeed" }).ok, true);
+  assert.equal(api.emitFormats({ ...model, seq: "-1" }).errors[0].setting, "seq");
 });

@@ -26,7 +26,8 @@ const SHOWN_BYTES = 1 << 20;
 const DIGITS = { GiB: 2, MiB: 2, x: 2, tokens: 0 };
 
 /** The kinds of log as the page names them (core: logs/table.cpp's formats). */
-const LOG_NAMES = { vllm: "vLLM", sglang: "SGLang", llamacpp: "llama.cpp", nvidia_smi: "nvidia-smi", torch_memory: "torch.cuda.memory_summary()" };
+const LOG_NAMES = { vllm: "vLLM", sglang: "SGLang", llamacpp: "llama.cpp", nvidia_smi: "nvidia-smi", torch_memory: "torch.cuda.memory_summary()",
+                    unsloth: "Unsloth" };
 
 /** `value` in `unit` as the logs print it ("19.28 GiB", "157,936 tokens", "19.28x"). */
 export function figureText(value, unit, sign = "") {
@@ -117,7 +118,7 @@ export class PasteBox extends EventTarget {
       h("label", { for: "paste-text", text: "Command, config or log" }),
       this.#text,
       h("p", { class: "help", id: "paste-help",
-               text: "A launch command (vllm serve, llama-server, SGLang, TGI, docker run, Ollama, a Modelfile), a training recipe (torchtune, axolotl, LLaMA-Factory YAML; DeepSpeed JSON; accelerate config; TRL arguments), or a log (a vLLM, SGLang or llama.cpp / Ollama startup log, nvidia-smi, torch.cuda.memory_summary()). Paste it, drop the file here, or choose it. Its settings apply over yours; a log's figures are set beside ours. Nothing leaves this page." }),
+               text: "A launch command (vllm serve, llama-server, SGLang, TGI, docker run, Ollama, a Modelfile), a training recipe (torchtune, axolotl, LLaMA-Factory YAML; DeepSpeed JSON; accelerate config; TRL arguments), or a log (a vLLM, SGLang or llama.cpp / Ollama startup log, nvidia-smi, torch.cuda.memory_summary(), an Unsloth notebook's output). Paste it, drop the file here, or choose it. Its settings apply over yours; a log's figures are set beside ours. Nothing leaves this page." }),
       h("div", { class: "control" }, apply, h("label", { class: "file-button" }, "Choose file…", file)),
       this.#error, this.#report);
     this.#listen();

@@ -4,10 +4,12 @@
 // settings it carries; the ones its format cannot carry are listed by name.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "llm_memory/resolve.hpp"
 #include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
@@ -21,6 +23,34 @@ struct emitted {
 
 /// The formats emit() writes, as `--emit` names them.
 inline constexpr std::string_view emit_formats = "vllm|sglang|llamacpp|ollama|deepspeed|accelerate|torchtune|trl";
+
+/// A format emit() writes, and the run it is the own words of: an inference runtime's launch command, or a
+/// training framework's config (docs/readers.md, "Emit").
+struct emit_format_row {
+  std::string_view format;  ///< as `--emit` names it (emit_formats, in its order)
+  std::string_view label;   ///< what the text is, as the page names it ("vllm serve command", "DeepSpeed config")
+  bool training = false;    ///< a training framework's config (mode train), else an inference runtime's command
+  runtime_kind runtime = runtime_kind::automatic;      ///< the runtime it is written for (inference rows)
+  framework_kind framework = framework_kind::generic;  ///< the framework it is written for (training rows)
+};
+
+/// Every format, in emit_formats' order: the runtime each launch command is for, the framework each training config
+/// is for (the reader of that format sets the same framework: readers/deepspeed_config.cpp deepspeed,
+/// accelerate_config.cpp fsdp, torchtune.cpp torchtune, training_args.cpp hf).
+inline constexpr std::array<emit_format_row, 8> emit_table{{
+    {"vllm", "vllm serve command", false, runtime_kind::vllm},
+    {"sglang", "SGLang launch_server command", false, runtime_kind::sglang},
+    {"llamacpp", "llama-server command", false, runtime_kind::llamacpp},
+    {"ollama", "Ollama Modelfile", false, runtime_kind::ollama},
+    {"deepspeed", "DeepSpeed config", true, runtime_kind::automatic, framework_kind::deepspeed},
+    {"accelerate", "accelerate FSDP config", true, runtime_kind::automatic, framework_kind::fsdp},
+    {"torchtune", "tune run command", true, runtime_kind::automatic, framework_kind::torchtune},
+    {"trl", "trl sft command", true, runtime_kind::automatic, framework_kind::hf},
+}};
+
+/// The formats that apply to a resolved run, in the table's order: an inference run's runtime's command, a
+/// training run's framework's config; none for evaluation, or a runtime or framework no format is written for.
+[[nodiscard]] std::vector<emit_format_row> emit_formats_for(const run_spec& spec);
 
 /// The command for `values` (resolved settings) in `format` (one of emit_formats); an error names "emit".
 [[nodiscard]] result<emitted> emit(const setting_values& values, std::string_view format);

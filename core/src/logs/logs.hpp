@@ -72,6 +72,7 @@ void read_tgi_log(std::span<const log_line> lines, log_read& out);
 void read_torch_stats_log(std::span<const log_line> lines, log_read& out);
 void read_torchtune_log(std::span<const log_line> lines, log_read& out);
 void read_litgpt_log(std::span<const log_line> lines, log_read& out);
+void read_unsloth_log(std::span<const log_line> lines, log_read& out);
 void read_nvidia_smi_log(std::span<const log_line> lines, log_read& out);
 void read_torch_memory_log(std::span<const log_line> lines, log_read& out);
 

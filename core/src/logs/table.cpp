@@ -12,7 +12,18 @@ namespace llm_memory {
 
 namespace {
 
-enum class log_reader { vllm, sglang, llamacpp, tgi, nvidia_smi, torch_memory, torch_stats, torchtune, litgpt };
+enum class log_reader {
+  vllm,
+  sglang,
+  llamacpp,
+  tgi,
+  nvidia_smi,
+  torch_memory,
+  torch_stats,
+  torchtune,
+  litgpt,
+  unsloth
+};
 
 struct log_row {
   std::string_view format;                ///< the log_read::format it gives
@@ -21,7 +32,7 @@ struct log_row {
   log_reader read = log_reader::vllm;
 };
 
-constexpr std::array<log_row, 9> logs{{
+constexpr std::array<log_row, 10> logs{{
     {"vllm",
      "vLLM log",
      {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
@@ -58,6 +69,10 @@ constexpr std::array<log_row, 9> logs{{
      "litgpt log",
      {"Memory used: ", "'checkpoint_dir': ", "TrainArgs(", "Training time: "},
      log_reader::litgpt},
+    {"unsloth",
+     "Unsloth log",
+     {"==((====))==", "Unsloth", "Peak reserved memory = ", "Peak reserved memory for training = "},
+     log_reader::unsloth},
 }};
 
 void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
@@ -71,6 +86,7 @@ void run(log_reader r, std::span<const detail::log_line> lines, log_read& out) {
     case log_reader::torch_stats: return detail::read_torch_stats_log(lines, out);
     case log_reader::torchtune: return detail::read_torchtune_log(lines, out);
     case log_reader::litgpt: return detail::read_litgpt_log(lines, out);
+    case log_reader::unsloth: return detail::read_unsloth_log(lines, out);
   }
 }
 
@@ -104,9 +120,10 @@ log_read read_text(std::string_view text) {
     errors.push_back(
         {"log",
          "no line of a vLLM, SGLang or llama.cpp / Ollama startup log, a TGI log, nvidia-smi, "
-         "torch.cuda.memory_summary() or memory_stats(), or a torchtune or litgpt run (\"Available KV cache memory\", "
+         "torch.cuda.memory_summary() or memory_stats(), or a torchtune, litgpt or Unsloth run (\"Available KV cache "
+         "memory\", "
          "\"KV Cache is allocated\", \"buffer size =\", \"Setting max batch total tokens to\", \"Memory-Usage\", "
-         "\"Memory used: \", ...)"});
+         "\"Memory used: \", \"Peak reserved memory = \", ...)"});
     return out;
   }
   out.format = row->format;

@@ -93,7 +93,12 @@ double block_bytes(const context& c) { return bytes_per_token(c) * static_cast<d
 
 // TGI's warmup prefill of max_batch_prefill_tokens, kept by the caching allocator (no empty_cache before sizing):
 // the forward, then the head's logits and their log_softmax: of every prefill token up to 2.4 (the warmup asks
-// prefill_logprobs), of each request's last position from 3.0 (prefill logprobs off unless enabled).
+// prefill_logprobs), of each request's last position from 3.0 (prefill logprobs off unless enabled). Both in the
+// activations' dtype, none in fp32: at v2.2.0 (db7e043d) the head is FastLinear's F.linear over the 16-bit weights
+// (layers/linear.py, layers/tensor_parallel.py TensorParallelHead.forward), generate_token keeps `out` and takes
+// torch.log_softmax(out, -1) in that dtype (models/flash_causal_lm.py), and the sampler's processors see only each
+// request's row (out[prefill_next_token_indices]); the router's warmup requests ask prefill_logprobs: true
+// (router/client/src/v3/client.rs).
 runtime_term prefill_forward(const context& c) {
   const double N = chunk_tokens(c);
   return {"warmup prefill forward", vllm_forward_peak(N, c.act, mlp_inner(c), c.m.hidden, c.t),
