@@ -42,7 +42,15 @@ constexpr std::array full_attention_classes{
                     "sliding_window_size to RadixAttention"},
 };
 
-architecture_rule architecture(const setting_values& v) { return windowless_rule(v, full_attention_classes, "SGLang"); }
+// Llama 4: Llama4ForConditionalGeneration is a hybrid-SWA architecture (configs/model_config.py is_hybrid_swa_model;
+// get_hybrid_layer_ids: layer i local unless (i + 1) % 4 == 0), its local layers in the SWA pool with the window
+// attention_chunk_size, as gpt-oss's (the pool's swa_full_tokens_ratio split is not modelled: docs/runtimes.md).
+architecture_rule architecture(const setting_values& v) {
+  if (v.model_type == "llama4_text")
+    return chunks_as_window(v, v.attention_chunk_size, "SGLang",
+                            "model_config.py is_hybrid_swa_model: Llama4ForConditionalGeneration, the SWA pool");
+  return windowless_rule(v, full_attention_classes, "SGLang");
+}
 
 bucket activations(const context& /*c*/) {
   builder out = workspace();

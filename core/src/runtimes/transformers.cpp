@@ -12,6 +12,14 @@ settings profile(const setting_values& /*v*/) { return {{"attention", "sdpa"}}; 
 // The bitsandbytes formats load with load_in_4bit / load_in_8bit.
 bool picked_for(dtype weights) { return weights == dtype::nf4 || weights == dtype::int8; }
 
+// Llama 4: Llama4TextConfig's layer_types say "chunked_attention" for the roped layers, and the cache gives those a
+// sliding-window layer of attention_chunk_size tokens ("from a cache point of view, both sliding and chunked are the
+// same", cache_utils.py @v4.56 DynamicCache / StaticCache).
+architecture_rule architecture(const setting_values& v) {
+  return chunks_as_window(v, v.attention_chunk_size, "transformers",
+                          "cache_utils.py: chunked_attention layers get a sliding-window cache layer");
+}
+
 }  // namespace
 
 runtime_def transformers_runtime() {
@@ -20,6 +28,7 @@ runtime_def transformers_runtime() {
   d.profile = profile;
   d.picked_for = picked_for;
   d.picked_because = " (bitsandbytes weights)";
+  d.architecture = architecture;
   // The caches keep the whole kernel, not kernel - 1: Qwen3NextGatedDeltaNet / NemotronHMamba2Mixer pad the prefill's
   // conv state to conv_kernel_size (F.pad), Lfm2HybridConvCache allocates (batch, hidden, L_cache) (v4.57).
   d.conv_state_extra = 1;
