@@ -170,9 +170,10 @@ std::optional<double> v0_blocks(std::string_view text) {
 // The V0 cache's tokens: blocks x the block size the log's command states (--block-size), else V0's 16.
 void v0_capacity(const log_command& cmd, double blocks, std::size_t line, log_read& out) {
   double block = 16;
-  for (std::size_t i = 0; i + 1 < cmd.args.size(); ++i)
-    if (cmd.args[i] == "--block-size")
-      if (const auto b = leading_number(cmd.args[i + 1])) block = *b;
+  constexpr std::string_view option = "--block-size=";  // log_command::add writes "--option=value"
+  for (const std::string& arg : cmd.args)
+    if (arg.starts_with(option))
+      if (const auto b = leading_number(std::string_view(arg).substr(option.size()))) block = *b;
   set_figure(out, {"kv_tokens", "# GPU blocks x block_size", blocks * block, "tokens", line});
 }
 
