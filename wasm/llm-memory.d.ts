@@ -61,6 +61,8 @@ export interface Settings {
   sliding_window?: number | string | null;
   /** Global layer every: Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide [layers]. Default `0`. */
   sliding_window_pattern?: number | string | null;
+  /** Attention chunk: Chunked local attention (Llama 4): 3 layers of 4 attend within chunks of this many tokens, every 4th to the whole context; the runtime decides what it caches (docs/runtimes.md); 0 = none [tokens]. Default `0`. */
+  attention_chunk_size?: number | string | null;
   /** Layer kinds: The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel), lightning_attention, kda or none, mlp dense, moe or none (mlp / moe alone: an MLP-only block); empty = from sliding_window_pattern. Default empty. */
   layer_types?: string | null;
   /** Attention gate: Gated attention (Qwen3-Next, Qwen3.5): q_proj also outputs a sigmoid gate per query value. Default `off`. */
@@ -271,6 +273,8 @@ export interface Settings {
   norm_upcast?: FlagValue | null;
   /** Activation checkpointing: Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only). Default `none`. */
   recompute?: "none" | "selective" | "full" | null;
+  /** Selective AC option: torchtitan's selective checkpointing with recompute = selective: op (its op-level policy) or a whole number N (layer-level: every Nth block checkpointed whole, the others keep everything; 0 = every block). Default `op`. */
+  selective_ac_option?: string | null;
   /** Fused cross-entropy: Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised. Default `off`. */
   fused_ce?: FlagValue | null;
   /** KV cache precision: KV-cache storage; auto = the activation dtype. Runtimes' names read too: f16, f32 (llama.cpp), fp8_e4m3, fp8_e5m2 (vLLM, SGLang). The llama.cpp types (q8_0 ... iq4_nl) are llama.cpp's and Ollama's only: there they set cache_type_k and cache_type_v left at f16. Default `auto`. */
@@ -341,6 +345,7 @@ export interface ResolvedSettings {
   dropout: "on" | "off";
   sliding_window: string;
   sliding_window_pattern: string;
+  attention_chunk_size: string;
   layer_types: string;
   attention_output_gate: "on" | "off";
   linear_num_value_heads: string;
@@ -446,6 +451,7 @@ export interface ResolvedSettings {
   attention: "standard" | "eager" | "sdpa" | "flash" | "sdpa_gqa";
   norm_upcast: "on" | "off";
   recompute: "none" | "selective" | "full";
+  selective_ac_option: string;
   fused_ce: "on" | "off";
   kv_dtype: "auto" | "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "q8_0" | "q5_1" | "q5_0" | "q4_1" | "q4_0" | "iq4_nl";
   state_dtype: "auto" | "fp32" | "bf16" | "fp16";

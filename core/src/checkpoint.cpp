@@ -418,6 +418,37 @@ std::string_view setting_for(std::string_view suffix) {
   return {};
 }
 
+// general.architecture (llama.cpp's LLM_ARCH_NAMES, src/llama-arch.cpp) -> config.json's model_type, so that the
+// runtimes' per-architecture rules (runtimes/<name>.cpp, keyed by model_type: docs/runtimes.md) apply to a GGUF run.
+// convert_hf_to_gguf.py writes MistralForCausalLM as "llama": no rule names it, as llama.cpp runs it.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> gguf_model_types = {{
+    {"llama", "llama"},
+    {"llama4", "llama4_text"},
+    {"phi3", "phi3"},
+    {"gemma2", "gemma2"},
+    {"gemma3", "gemma3_text"},
+    {"gemma3n", "gemma3n_text"},
+    {"cohere2", "cohere2"},
+    {"gpt-oss", "gpt_oss"},
+    {"olmo2", "olmo2"},
+    {"qwen2", "qwen2"},
+    {"qwen2moe", "qwen2_moe"},
+    {"qwen3", "qwen3"},
+    {"qwen3moe", "qwen3_moe"},
+    {"mistral3", "mistral3"},
+}};
+
+// The model_type and what the architecture fixes beside it: Llama 4's chunked attention, which llama.cpp runs
+// with n_swa 8192 unless <arch>.attention.sliding_window is stated as 0 (llama_load_hparams_llama4, src/llama-model.cpp
+// @a5410f04: found_swa && n_swa == 0 -> LLAMA_SWA_TYPE_NONE).
+void architecture_fields(const std::map<std::string, std::uint64_t, std::less<>>& integers, gguf_header& out) {
+  for (const auto& [arch, type] : gguf_model_types)
+    if (arch == out.architecture) out.fields["model_type"] = std::string(type);
+  if (out.architecture != "llama4") return;
+  const auto window = integers.find("llama4.attention.sliding_window");
+  if (window == integers.end() || window->second != 0) out.fields["attention_chunk_size"] = "8192";
+}
+
 // What the tensor infos are checked against, as llama.cpp checks them (ggml/src/gguf.cpp
 // gguf_init_from_file_impl and src/llama-model-loader.cpp done_getting_tensors, ggml-org/llama.cpp @067d44f6 and
 // @3074b500): the metadata comes first in the file, so it is known before the first tensor info.
@@ -465,6 +496,7 @@ void read_metadata(gguf_reader& in, std::uint64_t count, gguf_header& out, gguf_
     if (const auto setting = setting_for(std::string_view(key).substr(prefix.size())); !setting.empty())
       out.fields[std::string(setting)] = std::to_string(value);
   }
+  architecture_fields(integers, out);
 }
 
 // N of a "blk.N.*" name (llama.cpp's per-block tensor names), saturating at 2^32; nullopt for any other name.

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "frameworks/framework_def.hpp"
 #include "layers/layer_kinds.hpp"
 #include "llm_memory/presets.hpp"
 #include "profile_axes.hpp"
@@ -359,6 +360,24 @@ void check_kv_dtype(const run_spec& r, std::vector<error>& errors) {
            " stores auto, fp32, bf16, fp16, fp8, int8 or int4 (runtime = llamacpp or ollama reads it)");
 }
 
+// selective_ac_option: "op", or a whole number N: a framework that reads it (framework_def::layer_sac_option,
+// torchtitan) checkpoints every Nth block whole with recompute = selective; 0 checkpoints every block (torchtitan's
+// `not ac_freq`), as 1 does.
+void derive_layer_sac(run_spec& r, std::vector<error>& errors) {
+  const std::string& o = r.values.selective_ac_option;
+  if (o == "op") return;
+  constexpr std::size_t most_digits = 6;
+  if (o.empty() || o.size() > most_digits ||
+      !std::all_of(o.begin(), o.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    fail(errors, "selective_ac_option",
+         "is op or a whole number N of blocks (every Nth checkpointed), got \"" + o + "\"");
+    return;
+  }
+  if (r.train() && !r.eval() && r.recompute == recompute_policy::selective &&
+      detail::framework_of(r.framework).layer_sac_option)
+    r.layer_sac = std::max<std::int64_t>(1, std::stoll(o));
+}
+
 // The phase model's own settings (framework generic ignores them, stage_notes says so).
 void check_phases(const run_spec& r, std::vector<error>& errors) {
   if (!r.train() || r.eval() || !r.phased()) return;
@@ -572,6 +591,7 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
   }
   if (!train) apply_architecture_rule(values, errors);
   run_spec r = parse_choices(std::move(values));
+  derive_layer_sac(r, errors);
   check_architecture(r.values, errors);
   check_parallelism(r, errors);
   check_lora_targets(r, errors);

@@ -49,6 +49,20 @@ std::int64_t vllm_sliding_blocks(std::int64_t window, std::int64_t batched_token
   return cdiv(std::min(window - 1 + batched_tokens, max_model_len), block_size) + 1;
 }
 
+std::int64_t vllm_chunked_blocks(std::int64_t chunk, std::int64_t batched_tokens, std::int64_t max_model_len,
+                                 std::int64_t block_size) {
+  return cdiv(std::min(chunk + batched_tokens, max_model_len), block_size);
+}
+
+namespace {
+// A local layer's blocks per request: a sliding window's or a chunk's.
+std::int64_t local_blocks(bool chunked, std::int64_t window, std::int64_t batched_tokens, std::int64_t max_model_len,
+                          std::int64_t block_size) {
+  return chunked ? vllm_chunked_blocks(window, batched_tokens, max_model_len, block_size)
+                 : vllm_sliding_blocks(window, batched_tokens, max_model_len, block_size);
+}
+}  // namespace
+
 double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp) {
   return tokens * act_bytes * (3 * inner / tp + 3 * hidden);
 }
@@ -95,9 +109,9 @@ vllm_hybrid_pages vllm_unify_pages(std::int64_t block_size, double full_page, do
 
 std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
                                             std::int64_t window, std::int64_t batched_tokens,
-                                            const vllm_hybrid_pages& p) {
+                                            const vllm_hybrid_pages& p, bool chunked) {
   return g.full_groups * cdiv(max_model_len, p.full_block) +
-         g.sliding_groups * vllm_sliding_blocks(window, batched_tokens, max_model_len, p.sliding_block);
+         g.sliding_groups * local_blocks(chunked, window, batched_tokens, max_model_len, p.sliding_block);
 }
 
 std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g, std::int64_t block_size) {
@@ -107,11 +121,11 @@ std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g
 
 std::int64_t vllm_hybrid_max_model_len(double available, const vllm_hybrid_pages& p, std::int64_t full_layers,
                                        std::int64_t sliding_layers, std::int64_t window, std::int64_t batched_tokens,
-                                       std::int64_t limit) {
+                                       std::int64_t limit, bool chunked) {
   auto fits = [&](std::int64_t m) {
     const auto blocks =
         static_cast<double>(full_layers * cdiv(m, p.full_block) +
-                            sliding_layers * vllm_sliding_blocks(window, batched_tokens, m, p.sliding_block));
+                            sliding_layers * local_blocks(chunked, window, batched_tokens, m, p.sliding_block));
     return blocks * p.page <= available;
   };
   if (limit < 1 || p.page <= 0 || !fits(1)) return 0;

@@ -57,6 +57,7 @@ constexpr std::array rules = {
     applies_rule{"encoder_decoder", "an encoder-decoder (architecture)"},
     applies_rule{"int_packed", "gptq, awq or w4a16 weights"},
     applies_rule{"grouped_quant", "gptq, awq, w4a16 or fp8_block weights"},
+    applies_rule{"torchtitan", "framework torchtitan"},
 };
 
 // A row's `applies` names known rules, each once, in the rules' order (the page lists a hidden field's unmet rules

@@ -3,6 +3,8 @@
 // each expectation derived from the layout: bytes = elements x the dtype's bits / 8, the buffer covered exactly.
 #include "llm_memory/checkpoint.hpp"
 
+#include "llm_memory/resolve.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -312,7 +314,42 @@ TEST(checkpoint, gguf_tensor_infos_and_metadata) {
                                 {"num_attention_heads", "4"},
                                 {"num_key_value_heads", "2"},
                                 {"intermediate_size", "128"},
-                                {"vocab_size", "3"}}));
+                                {"vocab_size", "3"},
+                                {"model_type", "llama"}}));  // general.architecture "llama"
+}
+
+// general.architecture gives config.json's model_type, so the runtimes' per-architecture rules apply to a GGUF run:
+// "llama4" is llama4_text, with llama.cpp's fixed chunk of 8192 (llama_load_hparams_llama4) unless
+// llama4.attention.sliding_window says 0. A four-block Llama 4 header (one tensor): llama.cpp then caches blocks
+// 0-2 as a window of 8192 tokens and block 3 whole.
+std::string llama4_gguf(bool no_chunks) {
+  gguf_writer w;
+  w.head(1, no_chunks ? 8 : 7);
+  w.kv_str("general.architecture", "llama4");
+  w.kv_u32("llama4.embedding_length", 64).kv_u32("llama4.block_count", 4).kv_u32("llama4.attention.head_count", 4);
+  w.kv_u32("llama4.attention.head_count_kv", 2).kv_u32("llama4.feed_forward_length", 128);
+  w.kv_u32("llama4.vocab_size", 100);
+  if (no_chunks) w.kv_u32("llama4.attention.sliding_window", 0);
+  w.tensor("token_embd.weight", {64, 100}, 1, 0);
+  return w.bytes;
+}
+
+TEST(checkpoint, gguf_architecture_gives_the_model_type) {
+  const std::string file = llama4_gguf(false);
+  const auto r = parse_gguf_header(file, data_start(file) + 12800, "gguf");
+  ASSERT_TRUE(r.ok()) << to_string(r.errors().front());
+  EXPECT_EQ(r.value().fields.at("model_type"), "llama4_text");
+  EXPECT_EQ(r.value().fields.at("attention_chunk_size"), "8192");
+  auto run = resolve({{"mode", "inference"}, {"runtime", "llamacpp"}, {"seq", "16384"}}, r.value().fields);
+  ASSERT_TRUE(run.ok()) << to_string(run.errors().front());
+  EXPECT_EQ(run.value().values.sliding_window, 8192);
+  EXPECT_EQ(run.value().model.layers_of(layer_kind::sliding_attention, 4), 3);
+  EXPECT_NE(run.value().values.model_notes.find("llama.cpp caches llama4_text's chunked-attention layers"),
+            std::string::npos);
+  const std::string plain = llama4_gguf(true);
+  const auto off = parse_gguf_header(plain, data_start(plain) + 12800, "gguf");
+  ASSERT_TRUE(off.ok()) << to_string(off.errors().front());
+  EXPECT_EQ(off.value().fields.count("attention_chunk_size"), 0U);
 }
 
 TEST(checkpoint, gguf_errors_are_bounded_and_named) {

@@ -64,4 +64,49 @@ TEST(torchtitan_sac, no_checkpointing_keeps_the_per_tensor_count) {
   EXPECT_GT(item(a, "activations", "transformer layers"), 33353105408.0);
 }
 
+// Layer-level selective checkpointing (selective_ac_option N; distributed/activation_checkpoint.py _apply_layer_sac
+// @cfb93265: block k of the counter, from 1, is checkpointed whole when k % N == 0, N 0 every block). Of 32 blocks,
+// N 2 checkpoints 16 (blocks 2, 4, ..., 32) and leaves 16 as recompute = none leaves them: half the none run's
+// "transformer layers"; the checkpointed 16 keep their input, 16 x 2 B x 16,384 tokens x 4096 = 2,147,483,648 B.
+// N 3: floor(32 / 3) = 10 checkpointed (inputs 1,342,177,280 B), 22 kept. N 0 and 1: all 32 checkpointed.
+TEST(torchtitan_sac, layer_level_every_nth_block) {
+  settings none = benchmark("8");
+  none.insert_or_assign("recompute", "none");
+  const double all_kept = item(phase(none, "forward_end"), "activations", "transformer layers");
+  settings s = benchmark("8");
+  s.insert_or_assign("selective_ac_option", "2");
+  const estimate_result two = phase(s, "forward_end");
+  EXPECT_DOUBLE_EQ(item(two, "activations", "transformer layers not checkpointed (selective_ac_option 2)"),
+                   all_kept / 2);
+  EXPECT_DOUBLE_EQ(item(two, "activations", "layer inputs (checkpoints)"), 2147483648.0);
+  EXPECT_EQ(test::item(two, op_sac), -1.0);
+  s.insert_or_assign("selective_ac_option", "3");
+  const estimate_result three = phase(s, "forward_end");
+  EXPECT_DOUBLE_EQ(item(three, "activations", "transformer layers not checkpointed (selective_ac_option 3)"),
+                   all_kept * 22 / 32);
+  EXPECT_DOUBLE_EQ(item(three, "activations", "layer inputs (checkpoints)"), 1342177280.0);
+  for (const char* every : {"0", "1"}) {
+    s.insert_or_assign("selective_ac_option", every);
+    const estimate_result a = phase(s, "forward_end");
+    EXPECT_DOUBLE_EQ(item(a, "activations", std::string("transformer layers not checkpointed (selective_ac_option 1)")),
+                     0.0)
+        << every;
+    EXPECT_DOUBLE_EQ(item(a, "activations", "layer inputs (checkpoints)"), 4294967296.0) << every;
+  }
+}
+
+// Only a framework that reads it (torchtitan) takes N; a value that is neither op nor a whole number is refused.
+TEST(torchtitan_sac, layer_option_is_torchtitans_and_checked) {
+  settings hf = benchmark("8");
+  hf.insert_or_assign("framework", "hf");
+  hf.insert_or_assign("recompute", "selective");
+  hf.insert_or_assign("selective_ac_option", "2");
+  EXPECT_EQ(test::resolved(hf).layer_sac, 0);
+  settings bad = benchmark("8");
+  bad.insert_or_assign("selective_ac_option", "every 2");
+  const auto r = resolve(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors().front().setting, "selective_ac_option");
+}
+
 }  // namespace

@@ -34,6 +34,7 @@ export const RULE_TESTS = {
   // fp8_block's block edge; every other format ignores both.
   int_packed: (c) => INT_PACKED.has(c.weights_dtype),
   grouped_quant: (c) => INT_PACKED.has(c.weights_dtype) || c.weights_dtype === "fp8_block",
+  torchtitan: (c) => c.framework === "torchtitan",
 };
 
 /**

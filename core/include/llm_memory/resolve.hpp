@@ -116,6 +116,9 @@ struct run_spec {
   bool autocast_weights = false;  ///< fp32 trained weights under 16-bit autocast: a cached 16-bit copy each
   /// compile = on: inductor fuses the norms and the MLP's activation, which save their 16-bit inputs only
   bool compiled = false;
+  /// Layer-level selective checkpointing (torchtitan's selective_ac_option N with recompute = selective): every Nth
+  /// block of a stage checkpointed whole, the others keep everything (N 0 counts as 1); 0: not layer-level [layers]
+  std::int64_t layer_sac = 0;
   double params = 0;  ///< total parameters: the `params` override when given [parameters]
   /// What the run was resolved from (vary() changes it and resolves it again); never null after resolve().
   std::shared_ptr<const resolve_inputs> inputs;

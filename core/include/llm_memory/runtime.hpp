@@ -59,6 +59,10 @@ struct runtime_report {
 /// Blocks a sliding-window layer needs per request: cdiv(min(w - 1 + N_bt, M), block) + 1 [blocks].
 [[nodiscard]] std::int64_t vllm_sliding_blocks(std::int64_t window, std::int64_t batched_tokens,
                                                std::int64_t max_model_len, std::int64_t block_size);
+/// Blocks a chunked-local-attention layer needs per request (ChunkedLocalAttentionSpec.max_memory_usage_bytes):
+/// cdiv(min(chunk + N_bt, M), block) [blocks].
+[[nodiscard]] std::int64_t vllm_chunked_blocks(std::int64_t chunk, std::int64_t batched_tokens,
+                                               std::int64_t max_model_len, std::int64_t block_size);
 /// vLLM's KV cache groups for a hybrid model of full-attention and sliding-window layers with one page size
 /// (kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): group_size = the smaller layer count, or the larger
 /// when it is under 1.5 x the smaller; each type splits into cdiv(count, group_size) groups (the last one padded).
@@ -80,10 +84,10 @@ struct vllm_hybrid_pages {
 [[nodiscard]] vllm_hybrid_pages vllm_unify_pages(std::int64_t block_size, double full_page, double sliding_page);
 /// Blocks one request of max_model_len M takes over every group (get_max_concurrency_for_kv_cache_config: the sum
 /// over groups of max_memory_usage_bytes / page): full cdiv(M, full block), sliding cdiv(min(w - 1 + N_bt, M),
-/// sliding block) + 1.
+/// sliding block) + 1; `chunked`: the local layers are chunked attention of `window` tokens (vllm_chunked_blocks).
 [[nodiscard]] std::int64_t vllm_hybrid_blocks_per_request(const vllm_hybrid_groups& g, std::int64_t max_model_len,
                                                           std::int64_t window, std::int64_t batched_tokens,
-                                                          const vllm_hybrid_pages& p);
+                                                          const vllm_hybrid_pages& p, bool chunked = false);
 /// The logged "GPU KV cache size" of a multi-group config at the pinned version: num_blocks // groups x the
 /// smallest block (_report_kv_cache_config's min_block_size) [tokens].
 [[nodiscard]] std::int64_t vllm_hybrid_tokens(std::int64_t blocks, const vllm_hybrid_groups& g,
@@ -93,7 +97,7 @@ struct vllm_hybrid_pages {
 [[nodiscard]] std::int64_t vllm_hybrid_max_model_len(double available, const vllm_hybrid_pages& p,
                                                      std::int64_t full_layers, std::int64_t sliding_layers,
                                                      std::int64_t window, std::int64_t batched_tokens,
-                                                     std::int64_t limit);
+                                                     std::int64_t limit, bool chunked = false);
 /// The profiling forward's peak: N_bt x bytes x (3 I / tp + 3 h) [bytes] (calibrated, docs/methodology.md).
 [[nodiscard]] double vllm_forward_peak(double tokens, double act_bytes, double inner, double hidden, double tp);
 /// Bytes per logit alive at the dummy sampler's peak (top_k = V - 1, top_p = 0.9), by release: bf16 logits 2 + fp32

@@ -62,6 +62,10 @@
   X(sliding_window_pattern, integer, "0", 0, 1e5, "", "layers", "model",                                               \
     "Every Nth layer is global, the others slide (Gemma 2: 2, Gemma 3: 6); 0 = all layers slide",                      \
     "Global layer every", "")                                                                                          \
+  X(attention_chunk_size, integer, "0", 0, 1e8, "", "tokens", "model",                                                 \
+    "Chunked local attention (Llama 4): 3 layers of 4 attend within chunks of this many tokens, every 4th to the "     \
+    "whole context; the runtime decides what it caches (docs/runtimes.md); 0 = none",                                  \
+    "Attention chunk", "")                                                                                             \
   X(layer_types, text, "", 0, 0, "", "", "model",                                                                      \
     "The layers' kinds in order, repeated to num_hidden_layers: [N*]mixer[+mlp], mixer full_attention, "               \
     "sliding_attention, linear_attention, mamba, mamba1, conv, attention_mamba (both in parallel), "                   \
@@ -398,6 +402,10 @@
   X(recompute, choice, "none", 0, 0, "none|selective|full", "", "precision",                                           \
     "Activation checkpointing: none, selective (recompute attention scores), full (keep layer inputs only)",           \
     "Activation checkpointing", "None|Selective|Full", "training_or_eval")                                             \
+  X(selective_ac_option, text, "op", 0, 0, "", "", "precision",                                                        \
+    "torchtitan's selective checkpointing with recompute = selective: op (its op-level policy) or a whole number N "   \
+    "(layer-level: every Nth block checkpointed whole, the others keep everything; 0 = every block)",                  \
+    "Selective AC option", "", "training,torchtitan")                                                                  \
   X(fused_ce, flag, "off", 0, 0, "", "", "precision",                                                                  \
     "Fused / chunked cross-entropy (Liger, Cut Cross-Entropy): the full logits are never materialised",                \
     "Fused cross-entropy", "", "training")                                                                             \

@@ -122,7 +122,7 @@ layer_activations layer_saved(const context& c, layer_kind mixer, mlp_kind mlp, 
   layer_activations out;
   // A framework's own selective policy (torchtitan's op-level one) replaces the per-tensor count.
   const auto own_selective = framework_of(c.r.framework).selective_saved;
-  if (c.r.recompute == recompute_policy::selective && own_selective != nullptr) {
+  if (c.r.recompute == recompute_policy::selective && own_selective != nullptr && c.r.layer_sac == 0) {
     own_selective(c, layer, out);
     return out;
   }
@@ -320,6 +320,21 @@ void backward_activations(const context& c, double layer_bytes, double t_seq, bu
   out.add("one layer recomputed during backward", layer_bytes, "activations of one layer: " + n(layer_bytes) + " B");
 }
 
+// Layer-level selective checkpointing (torchtitan's selective_ac_option N; frameworks/torchtitan.cpp): of the stage's
+// L blocks, floor(L / N) are checkpointed whole (their input kept, as recompute = full) and the others keep every
+// tensor (as recompute = none). A checkpointed block's recompute in backward comes after the blocks above it have
+// freed theirs, so the start of backward stays the peak.
+void layer_level_checkpoints(const context& c, double layer_bytes, double t_seq, builder& out) {
+  const double L = c.layers_on_stage, mb = c.in_flight, N = static_cast<double>(c.r.layer_sac);
+  const double checkpointed = std::floor(L / N), kept = L - checkpointed;
+  const std::string per_micro = mb > 1 ? " x " + n(mb) + " micro-batches in flight (1F1B)" : "";
+  out.add("transformer layers not checkpointed (selective_ac_option " + std::to_string(c.r.layer_sac) + ")",
+          layer_bytes * kept * mb,
+          n(kept) + " = " + n(L) + " - floor(" + n(L) + " / " + n(N) + ") layers x " + n(layer_bytes) + " B per layer" +
+              per_micro);
+  checkpoints(c, checkpointed * mb, t_seq, out);
+}
+
 }  // namespace
 
 bucket activations_train(const context& c) {
@@ -363,6 +378,8 @@ bucket activations_train(const context& c) {
   if (c.r.recompute == recompute_policy::none) {
     out.add("transformer layers", layer_bytes * L * mb,
             n(L) + " layers x " + n(layer_bytes) + " B per layer" + per_micro);
+  } else if (c.r.layer_sac > 0) {
+    layer_level_checkpoints(c, layer_bytes, t_seq, out);
   } else if (c.r.recompute == recompute_policy::selective) {
     const bool own = framework_of(c.r.framework).selective_saved != nullptr;
     out.add(own ? "transformer layers (op-level selective checkpointing)"

@@ -43,7 +43,7 @@ void read_attention_types(const std::vector<std::string>& kinds, reader& r) {
   bool periodic = true;
   for (const auto& t : kinds) {
     ++layers;
-    if (t == "full_attention") {
+    if (t == "full_attention" || t == "chunked_attention") {  // Llama 4's chunks: attention_chunk_size
       ++global;
       if (period == 0) period = layers;
       periodic = periodic && layers % period == 0;
@@ -76,7 +76,7 @@ bool read_layer_types(reader& r, bool windows) {
     return true;
   }
   const bool attention_only = std::all_of(kinds.begin(), kinds.end(), [](const std::string& t) {
-    return t == "full_attention" || t == "sliding_attention";
+    return t == "full_attention" || t == "sliding_attention" || t == "chunked_attention";
   });
   if (attention_only) {
     if (windows) read_attention_types(kinds, r);

@@ -49,9 +49,34 @@ void opt_fields(reader& r, std::string_view) {
     r.fail("norm", "config.json do_layer_norm_before false (post-norm OPT without a final norm): not modelled");
 }
 
+// Llama 4's chunked local attention (transformers models/llama4 @v4.56: Llama4TextAttention masks by chunk in the
+// layers with use_rope = no_rope_layers[i]; Llama4TextConfig's default no_rope_layers ropes layer i unless
+// (i + 1) % no_rope_layer_interval == 0, interval 4; its layer_types say "chunked_attention" / "full_attention"):
+// attention_chunk_size, the layers kept as full attention in the model (their shapes), each runtime's rule saying
+// what it caches (docs/runtimes.md). The runtimes that page chunks fix the period at 4 (llama.cpp set_swa_pattern(4),
+// SGLang get_hybrid_layer_ids' (i + 1) % 4), so another layout is refused.
+void read_chunks(reader& r) {
+  if (!r.integer({"attention_chunk_size"}, "attention_chunk_size")) return;
+  constexpr std::int64_t period = 4;
+  const json* interval = r.find({"no_rope_layer_interval"});
+  bool regular = interval == nullptr || (interval->is_number_integer() && interval->get<std::int64_t>() == period);
+  const json* ropes = r.find({"no_rope_layers"});
+  if (ropes != nullptr && ropes->is_array())
+    for (std::size_t i = 0; i < ropes->size(); ++i) {
+      const json& e = (*ropes)[i];
+      const std::int64_t want = (static_cast<std::int64_t>(i) + 1) % period != 0 ? 1 : 0;
+      regular = regular && e.is_number_integer() && e.get<std::int64_t>() == want;
+    }
+  if (!regular)
+    r.fail("attention_chunk_size",
+           "config.json no_rope_layers / no_rope_layer_interval put the chunked layers elsewhere than 3 of every 4 "
+           "(the only layout llm-memory and the runtimes it models page by chunk)");
+}
+
 // Llama 4 (modeling_llama4.py): intermediate_size is the expert and shared-expert width, intermediate_size_mlp the
 // dense layers'; the q/k norm is an L2 norm without weights; the vision tower is read_vision_tower's.
 void llama4_fields(reader& r, std::string_view) {
+  read_chunks(r);
   if (const auto it = r.out.find("intermediate_size"); it != r.out.end()) {
     r.out["moe_intermediate_size"] = it->second;
     r.out["shared_expert_intermediate_size"] = it->second;

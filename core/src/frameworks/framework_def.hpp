@@ -70,6 +70,9 @@ struct framework_def {
   /// With recompute = selective, what its own selective checkpointing keeps of one layer for one micro-batch, in
   /// place of Korthikanti's attention-core recompute (estimate/activations.cpp). nullptr: Korthikanti's.
   void (*selective_saved)(const context& c, const layer_params& layer, layer_activations& out) = nullptr;
+  /// Reads selective_ac_option: a whole number N makes recompute = selective layer-level, every Nth block
+  /// checkpointed whole (torchtitan; resolve.cpp derives run_spec::layer_sac). false: the setting is ignored.
+  bool layer_sac_option = false;
   /// The notes it adds to a training estimate, after the run's own. nullptr: none.
   void (*notes)(const run_spec& r, std::vector<std::string>& out) = nullptr;
   /// What its profile changes after `profile`, from the settings the user stated (`stated`: the explicit values;

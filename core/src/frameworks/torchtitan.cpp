@@ -83,6 +83,9 @@ extern constinit const framework_def torchtitan_framework{
     .zero_stages = stages,                  // fully_shard (ZeRO-3) or one replica
     .searches_tp = true,                    // tensor_parallel_degree (DTensor)
     .selective_saved = op_selective_saved,  // selective_ac_option = "op"
+    // selective_ac_option = N (distributed/activation_checkpoint.py _apply_layer_sac @cfb93265: a counter over the
+    // blocks wrapped, `if not ac_freq or count % ac_freq == 0` ptd_checkpoint_wrapper, else the block unwrapped).
+    .layer_sac_option = true,
 };
 
 }  // namespace llm_memory::detail

@@ -35,7 +35,16 @@ constexpr std::array full_attention_archs{
                     "and builds build_attn_inp_kv"},
 };
 
+// Llama 4 (LLM_ARCH_LLAMA4, src/llama-model.cpp @a5410f04 llama_load_hparams_llama4): unless the GGUF states a
+// sliding window of 0, swa_type LLAMA_SWA_TYPE_CHUNKED with n_swa fixed at 8192 (not read from the GGUF) and
+// set_swa_pattern(4), 3 chunked - 1 full; the chunked layers live in llama_kv_cache_iswa's SWA cache, sized as any
+// window's (llamacpp_swa_cells).
+constexpr std::int64_t llama4_chunk = 8192;
+
 architecture_rule architecture(const setting_values& v) {
+  if (v.model_type == "llama4_text")
+    return chunks_as_window(v, llama4_chunk, "llama.cpp",
+                            "LLM_ARCH_LLAMA4: swa_type CHUNKED, n_swa 8192, set_swa_pattern(4), the iSWA cache");
   return windowless_rule(v, full_attention_archs, "llama.cpp");
 }
 

@@ -134,6 +134,12 @@ struct windowless_arch {
 [[nodiscard]] architecture_rule windowless_rule(const setting_values& v, std::span<const windowless_arch> archs,
                                                 std::string_view runtime);
 
+/// The rule of a runtime that caches Llama 4's chunked-attention layers (attention_chunk_size > 0: 3 of every 4) as a
+/// window of `chunk` tokens, every 4th layer keeping the whole context: sliding_window = chunk, sliding_window_pattern
+/// = 4; nothing when `v` has no chunks or already a window. The note says "<runtime> caches ... (<why>)".
+[[nodiscard]] architecture_rule chunks_as_window(const setting_values& v, std::int64_t chunk, std::string_view runtime,
+                                                 std::string_view why);
+
 /// The profile vLLM, SGLang, TGI and llama.cpp share: flash/paged attention, no allocator slack (the pool is one
 /// allocation), the CUDA context.
 [[nodiscard]] settings engine_common();

@@ -44,7 +44,15 @@ constexpr std::array full_attention_classes{
                     "sliding_window_size to RadixAttention"},
 };
 
-architecture_rule architecture(const setting_values& v) { return windowless_rule(v, full_attention_classes, "SGLang"); }
+// Llama 4: Llama4ForConditionalGeneration is a hybrid-SWA architecture (configs/model_config.py is_hybrid_swa_model;
+// get_hybrid_layer_ids: layer i local unless (i + 1) % 4 == 0), its local layers in the SWA pool with the window
+// attention_chunk_size, as gpt-oss's (the pool's swa_full_tokens_ratio split: window_pool_cell below).
+architecture_rule architecture(const setting_values& v) {
+  if (v.model_type == "llama4_text")
+    return chunks_as_window(v, v.attention_chunk_size, "SGLang",
+                            "model_config.py is_hybrid_swa_model: Llama4ForConditionalGeneration, the SWA pool");
+  return windowless_rule(v, full_attention_classes, "SGLang");
+}
 
 bucket activations(const context& /*c*/) {
   builder out = workspace();
@@ -97,7 +105,7 @@ void report_mamba_pool(const context& c, double rest, double per_token, runtime_
 // all-sliding model: swa_per_token x layers, no ratio). Every other architecture (Gemma 2 / 3 / 3n, Cohere 2,
 // OLMo 3) gets DefaultPoolConfigurator: each attention layer at full length per token, whatever its window.
 constexpr double swa_full_tokens_ratio = 0.8;
-constexpr std::array<std::string_view, 3> hybrid_swa_types{"gpt_oss", "gemma4", "gemma4_text"};
+constexpr std::array<std::string_view, 4> hybrid_swa_types{"gpt_oss", "gemma4", "gemma4_text", "llama4_text"};
 
 // Bytes of one token of the pool; 0 where the model has no sliding layers or keeps a latent (MLA).
 double window_pool_cell(const context& c, std::vector<std::string>& notes) {

@@ -65,6 +65,18 @@ architecture_rule windowless_rule(const setting_values& v, std::span<const windo
   return {};
 }
 
+architecture_rule chunks_as_window(const setting_values& v, std::int64_t chunk, std::string_view runtime,
+                                   std::string_view why) {
+  if (v.attention_chunk_size <= 0 || v.sliding_window > 0 || chunk <= 0) return {};
+  architecture_rule rule;
+  rule.model.emplace("sliding_window", std::to_string(chunk));
+  rule.model.emplace("sliding_window_pattern", "4");
+  rule.note = std::string(runtime) + " caches " + v.model_type +
+              "'s chunked-attention layers (3 of 4) as a window of " + std::to_string(chunk) +
+              " tokens, every 4th layer the whole context (" + std::string(why) + ")";
+  return rule;
+}
+
 settings engine_common() { return {{"attention", "flash"}, {"fragmentation", "0"}, {"cuda_context", "0.45GiB"}}; }
 
 settings runtime_profile(runtime_kind runtime, const setting_values& values) {

@@ -15,13 +15,22 @@ bool picked_for(dtype weights) { return weights == dtype::nf4 || weights == dtyp
 // Zamba2's cache keeps its SSM state in the model's dtype, not fp32: Zamba2ForCausalLM builds
 // Zamba2HybridDynamicCache(config, batch, dtype=self.dtype) and the kernels copy the state into it
 // (models/zamba2/modeling_zamba2.py @00511f5).
-architecture_rule architecture(const setting_values& v) {
-  if (v.model_type != "zamba2" || v.state_dtype != "auto") return {};
+architecture_rule zamba2_state(const setting_values& v) {
+  if (v.state_dtype != "auto") return {};
   architecture_rule rule;
   rule.model.emplace("state_dtype", v.weights_dtype == "fp32" ? "fp32" : "bf16");
   rule.note =
       "transformers keeps zamba2's Mamba-2 state in the model's dtype (Zamba2HybridDynamicCache(dtype=self.dtype))";
   return rule;
+}
+
+// Llama 4: Llama4TextConfig's layer_types say "chunked_attention" for the roped layers, and the cache gives those a
+// sliding-window layer of attention_chunk_size tokens ("from a cache point of view, both sliding and chunked are the
+// same", cache_utils.py @v4.56 DynamicCache / StaticCache).
+architecture_rule architecture(const setting_values& v) {
+  if (v.model_type == "zamba2") return zamba2_state(v);
+  return chunks_as_window(v, v.attention_chunk_size, "transformers",
+                          "cache_utils.py: chunked_attention layers get a sliding-window cache layer");
 }
 
 }  // namespace
@@ -32,6 +41,7 @@ runtime_def transformers_runtime() {
   d.profile = profile;
   d.picked_for = picked_for;
   d.picked_because = " (bitsandbytes weights)";
+  d.architecture = architecture;
   // The caches keep the whole kernel, not kernel - 1: Qwen3NextGatedDeltaNet / NemotronHMamba2Mixer pad the prefill's
   // conv state to conv_kernel_size (F.pad), Lfm2HybridConvCache allocates (batch, hidden, L_cache) (v4.57).
   d.conv_state_extra = 1;

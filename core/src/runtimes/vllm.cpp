@@ -54,7 +54,27 @@ settings profile(const setting_values& v) {
 // block manager frees the blocks that leave it (BlockSpaceManager's block_sliding_window).
 constexpr std::array<std::string_view, 4> v0_interleaved{"gemma2", "gemma3", "gemma3_text", "cohere2"};
 
+// Llama 4's chunked local attention (llama4.py: ChunkedLocalAttention where the layer ropes; its KV spec
+// ChunkedLocalAttentionSpec): paged by chunk only under the hybrid KV cache manager, which VllmConfig turns off for
+// a model with attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE (PR #21761, v0.10.1:
+// default off; PR #29627 turned it on, before 0.17). Without the manager unify_hybrid_kv_cache_specs makes every
+// layer a FullAttentionSpec: the whole context (V0 pages every layer alike too).
+architecture_rule chunk_rule(const setting_values& v) {
+  if (v.vllm_version == "0.17" || v.vllm_version == "0.21")
+    return chunks_as_window(v, v.attention_chunk_size, "vLLM",
+                            "the hybrid KV cache manager's ChunkedLocalAttentionSpec groups, "
+                            "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE on by default from PR #29627");
+  if (v.attention_chunk_size <= 0 || v.sliding_window > 0) return {};
+  return {{},
+          "vLLM " + v.vllm_version + " keeps " + v.model_type + "'s chunked-attention layers at the whole context (" +
+              (v.vllm_version == "0.6" ? "V0: one block table for every layer"
+                                       : "VllmConfig disables the hybrid KV cache manager for attention_chunk_size, "
+                                         "PR #21761") +
+              ")"};
+}
+
 architecture_rule architecture(const setting_values& v) {
+  if (v.attention_chunk_size > 0) return chunk_rule(v);
   if (v.vllm_version != "0.6") return {};
   for (const std::string_view type : v0_interleaved)
     if (type == v.model_type)
@@ -153,11 +173,13 @@ void report_hybrid(const context& c, runtime_report& out, std::vector<std::strin
   const auto N = static_cast<std::int64_t>(chunk_tokens(c));
   const std::int64_t blocks = vllm_num_blocks(out.kv_available, p.page, static_cast<double>(g.group_size));
   out.kv_capacity_tokens = static_cast<double>(vllm_hybrid_tokens(blocks, g, std::min(p.full_block, p.sliding_block)));
+  // Llama 4's chunked layers (the rule above made them a window of attention_chunk_size): ChunkedLocalAttentionSpec.
+  const bool chunked = s.attention_chunk_size > 0 && s.sliding_window == s.attention_chunk_size;
   out.max_concurrency = static_cast<double>(blocks) /
-                        static_cast<double>(vllm_hybrid_blocks_per_request(g, s.seq, s.sliding_window, N, p));
+                        static_cast<double>(vllm_hybrid_blocks_per_request(g, s.seq, s.sliding_window, N, p, chunked));
   const setting_def* seq_row = find_setting("seq");
   const auto limit = static_cast<std::int64_t>(seq_row != nullptr ? seq_row->max_value : 0);
-  out.max_context = vllm_hybrid_max_model_len(out.kv_available, p, full, L - full, s.sliding_window, N, limit);
+  out.max_context = vllm_hybrid_max_model_len(out.kv_available, p, full, L - full, s.sliding_window, N, limit, chunked);
   if (s.seq > out.max_context)
     notes.push_back("vLLM refuses to start at max_model_len " + std::to_string(s.seq) +
                     ": the estimated maximum model length is " + std::to_string(out.max_context));
