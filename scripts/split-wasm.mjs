@@ -28,13 +28,14 @@ import { readU32 } from "./wasm-binary.mjs";
 /**
  * The bindings (wasm/bindings.cpp) whose code the page loads after its first result: the solver, the knob search
  * and the ways out (the default page's are prerendered), "Which GPUs fit", "What runs on my machine" (the
- * ranking), the heatmap, checkpoints, launch commands read and written (and which formats apply), startup logs set beside the estimate, the
- * page's one box for either (read_paste), and a config.json handed in (the presets come with their settings
- * written out: wasm/preset_settings.cpp).
+ * ranking), the heatmap, checkpoints, launch commands read and written (and which formats apply), startup logs set
+ * beside the estimate, the page's one box for either (read_paste), a config.json handed in (the presets come with
+ * their settings written out: wasm/preset_settings.cpp), and the list of every preset with its exact count
+ * (list_models: the model picker's list, which Engine.models asks for once the catalogue and the rest are in).
  */
 const LAZY = ["solve_json", "advise_json", "ways_out_json", "gpu_fit_json", "fits_json", "sweep_js", "sweep_kernel_ms",
               "read_checkpoint", "read_launch_json", "parse_config_json", "reconcile_log_json", "read_paste_json",
-              "emit_launch_json", "emit_formats_json"];
+              "emit_launch_json", "emit_formats_json", "list_models"];
 
 /**
  * Table entries only the reading of a config.json can call: the family readers (core/src/families/, rows of the
@@ -60,7 +61,22 @@ const INLINED_MAKERS = ["llm_memory::parse_safetensors_header("];
  * of such a model meets their placeholders until the rest is in: the engine then loads the rest and asks again
  * (web/engine.js Engine#awaitRest). One that a first-part function calls directly stays in the first part.
  */
-const REST_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:add_(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_params|(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_(?:saved|kv_cache))\(/;
+const RECURRENT_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:add_(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_params|(?:gdn|mamba1?|conv|parallel|lightning|kda|shared_mamba)_(?:saved|kv_cache))\(/;
+
+/**
+ * Table entries only a run on a runtime other than vLLM and transformers, or a training run under a framework other
+ * than the HF Trainer and the generic one, calls: the rows of core/src/runtimes/{sglang,tgi,llamacpp,ollama}.cpp and
+ * core/src/frameworks/{deepspeed,fsdp,torchtune,litgpt,megatron,unsloth,torchtitan,llamafactory,axolotl}.cpp, whose
+ * functions are in an `inline namespace rest_rows` for this, and DeepSpeed's ZeRO-3 window (the row of deepspeed,
+ * llamafactory and axolotl). Not `picked_for`: runtime=auto asks every runtime's (runtimes/table.cpp auto_runtime).
+ * The start page (vLLM) and a link's usual first answer (vLLM inference, HF Trainer training) reach none of them;
+ * another runtime's or framework's estimate meets their placeholders until the rest is in, and the engine then loads
+ * it and asks again (web/engine.js Engine#awaitRest), as for a recurrent layer kind.
+ */
+const RUNTIME_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::rest_rows::(?!picked_for\()|deepspeed_zero3_window\()/;
+
+/** The table entries left to the rest as rows: a recurrent layer kind's, another runtime's or framework's. */
+const REST_ROWS = { test: (name) => RECURRENT_ROWS.test(name) || RUNTIME_ROWS.test(name) };
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);
@@ -206,6 +222,7 @@ if (left_out.length !== LAZY.length || new Set(left_out).size !== LAZY.length) {
 }
 for (const entry of [...left_out, ...readers, ...lambdas]) if (reached.has(entry)) fail(`${entry} is reachable from the first part`);
 for (const name of reached) if (name.startsWith(READER_BUILT)) fail(`the first part builds a config.json reader (${name})`);
+if (!rest_rows.some((name) => RUNTIME_ROWS.test(name))) fail("no runtime's or framework's rest_rows entry in the table: RUNTIME_ROWS is out of date");
 if (!readers.length || ![...wat.matchAll(/^ \(func \$(\S+)/gm)].some(([, name]) => unescape(name).startsWith(READER_BUILT))) {
   fail(`no family reader in the table, or no ${READER_BUILT}...) to check: READS_CONFIG is out of date`);
 }
@@ -240,7 +257,7 @@ try {
   }
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
   console.log(`split-wasm: ${LAZY.length} bindings, ${readers.length} family readers, ${lambdas.length} lambdas only the rest makes and ` +
-              `${rest_rows.length} recurrent layer kinds' rows left out; ` +
+              `${rest_rows.length} rows (recurrent layer kinds, other runtimes and frameworks) left out; ` +
               `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
               `${functions - keep.length} in the rest (${size(rest)}), with ${strings.moved} B of strings only it names; ` +
               `whole ${size(stripped)}`);

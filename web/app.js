@@ -415,8 +415,9 @@ class App {
       await Promise.all([this.engine.ready(), solverCode()]);
       if (this.last !== estimate) return;
     }
-    const { renderSolver } = await solverCode();
+    const { renderSolver, renderKnobs } = await solverCode();
     if (this.last !== estimate) return;
+    this.view.renderKnobs = renderKnobs;
     const had_names = Boolean(this.model_list);
     // The catalogue is fetched lazily: an empty list means it is still on its way (the next answers use it).
     const list = this.models?.load();

@@ -7,11 +7,12 @@
 //                                                 -> renderAnswers (knob table, heatmap)
 //   controls' events, Apply buttons -> edit(changes) -> the host
 // The heatmap's code (web/ui/heatmap.js) comes from the host (loadHeatmap): the page imports it when its tab is
-// first opened (a chunk of its own: docs/web.md, "The heatmap"), the widget bundles it.
+// first opened (a chunk of its own: docs/web.md, "The heatmap"), the widget bundles it. So does the knob table's
+// (web/ui/knobs.js, renderKnobs): the page's comes with the solver's panel, a chunk fetched with the core's rest's
+// answers (web/ui/solver.js), since the knob search is in the rest; the widget bundles it.
 import { createEngine } from "./engine.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { GpuPicker } from "./ui/gpu-picker.js";
-import { renderKnobs } from "./ui/knobs.js";
 import { ModelPicker } from "./ui/model-picker.js";
 import { renderResultsTable, renderSummary } from "./ui/results-table.js";
 import { SettingsForm } from "./ui/settings-form.js";
@@ -52,13 +53,15 @@ export class Controller {
    * `edit(changes, {clear, applied})`: applies `changes` (key -> text; null drops the setting) after dropping the
    * settings in `clear`, the host's way; the controls and the Apply buttons call it (a knob's Apply button
    * with `applied`, the knob's name, which the page says in its note of what changed).
-   * `loadHeatmap()`: resolves to web/ui/heatmap.js's exports (needed with a heatmap view).
+   * `loadHeatmap()`: resolves to web/ui/heatmap.js's exports (needed with a heatmap view). `renderKnobs`:
+   * web/ui/knobs.js's (needed with an advice view before renderAnswers draws it; the host may set it later).
    */
-  constructor(engine, views, edit, { loadHeatmap } = {}) {
+  constructor(engine, views, edit, { loadHeatmap, renderKnobs = null } = {}) {
     this.engine = engine;
     this.views = views;
     this.edit = edit;
     this.loadHeatmap = loadHeatmap;
+    this.renderKnobs = renderKnobs;
     /** The controls built by modelPicker, gpuPicker and settingsForm (updateControls shows the values in them). */
     this.controls = {};
     /** The architecture settings a model preset sets: another model or a config.json replaces them all. */
@@ -139,7 +142,7 @@ export class Controller {
     if (this.#shows("advice", show)) {
       advice = this.engine.advise(inputs);
       const labels = Object.fromEntries(estimate.buckets.map((b) => [b.key, b.label]));
-      renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta, name) => this.edit(delta, { applied: name }) : undefined });
+      this.renderKnobs(this.views.advice, advice, { units, bucketLabels: labels, onApply: apply ? (delta, name) => this.edit(delta, { applied: name }) : undefined });
     } else {
       this.views.advice?.replaceChildren();
     }

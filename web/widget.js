@@ -12,6 +12,7 @@
 import { Controller, sharedEngine as sharedControllerEngine } from "./controller.js";
 import { h } from "./ui/dom.js";
 import * as heatmap_module from "./ui/heatmap.js";
+import { renderKnobs } from "./ui/knobs.js";
 import { PAGE_DEFAULTS } from "./state.js";
 import { noticeLines } from "./ui/notice.js";
 import { DARK_CSS, WIDGET_CSS } from "./ui/widget-styles.js";
@@ -191,7 +192,7 @@ export class LlmMemoryElement extends HTMLElement {
         this.#engine = engine;
         const { summary, bar, table, advice, heatmap } = this.#parts;
         this.#view = new Controller(engine, { summary, bar, table, advice, heatmap }, (changes, options) => this.#edit(changes, options),
-                                    { loadHeatmap: async () => heatmap_module });
+                                    { loadHeatmap: async () => heatmap_module, renderKnobs });
         if (this.#pending_settings) this.#writeSettings();
         // Settings keys are known once the core has loaded its table; they are observed from then on.
         this.#observer = new MutationObserver(() => this.#schedule());

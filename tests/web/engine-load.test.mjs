@@ -52,6 +52,21 @@ function recurrent(settings) {
   return resolved.ok && /(?:^|[,*])\s*(?:linear_attention|mamba1?|conv|attention_mamba)\s*(?:\+|,|$)/.test(resolved.settings.layer_types);
 }
 
+/** The runtimes and frameworks whose rows are in the rest (scripts/split-wasm.mjs RUNTIME_ROWS: their files' `rest_rows`). */
+const REST_RUNTIMES = ["sglang", "tgi", "llamacpp", "ollama"];
+const REST_FRAMEWORKS = ["deepspeed", "fsdp", "torchtune", "litgpt", "megatron", "unsloth", "torchtitan", "llamafactory", "axolotl"];
+
+/**
+ * Whether `settings` run on a runtime (inference: the one the whole module's estimate answers with, auto included)
+ * or under a framework (training, eval) whose rows are in the rest.
+ */
+function restRuntime(settings) {
+  const estimate = whole.estimate(settings);
+  if (!estimate.ok) return false;
+  if (estimate.settings.mode === "inference") return REST_RUNTIMES.includes(estimate.runtime?.name);
+  return REST_FRAMEWORKS.includes(estimate.settings.framework);
+}
+
 /** Settings that walk every task, runtime and framework over a few presets (the profiles' code paths). */
 function taskGrid(api) {
   const schema = api.settingsSchema();
@@ -60,22 +75,24 @@ function taskGrid(api) {
   for (const model of ["meta-llama-3-8b", "llama-2-70b", "gpt-oss-20b", "deepseek-v2-lite", "gemma-3-12b-it", "qwen2.5-7b"]) {
     for (const runtime of choices("runtime")) grid.push({ model, mode: "inference", runtime, seq: "32768", gpu: "rtx-4090" });
     for (const framework of choices("framework")) {
-      for (const finetune of ["full", "lora", "qlora"]) grid.push({ model, mode: "training", framework, finetune, devices: "2" });
+      for (const finetune of ["full", "lora", "qlora"]) grid.push({ model, mode: "train", framework, finetune, devices: "2" });
     }
   }
   return grid;
 }
 
-test("the first part answers as the whole module does; only an estimate with a recurrent layer kind reaches the rest", async () => {
+test("the first part answers as the whole module does; only an estimate with a recurrent layer kind, another runtime than vLLM or transformers or another framework than HF and generic reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // The 13 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
-  // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch), the family readers
+  // The 14 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
+  // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch, list_models), the family readers
   // left out with parse_config (READS_CONFIG: the script checks that the first part builds no config.json reader),
-  // the lambdas only the rest makes and the recurrent layer kinds' rows (REST_ROWS: reached below by the hybrid
-  // models' estimates only). The exact count is checked at build time: split-wasm.mjs fails the build unless the
-  // first part imports exactly LAZY + family readers + those lambdas + those rows placeholders (their number comes
-  // from the module's own table, which this test cannot see); here, more than the LAZY bindings alone.
-  assert.ok(placeholders > 13, `${placeholders} placeholders`);
+  // the lambdas only the rest makes and the rows REST_ROWS names (reached below by the hybrid models' estimates and
+  // the runs on another runtime or framework only). split-wasm.mjs also fails the build unless the first part
+  // imports exactly LAZY + family readers + those lambdas + those rows placeholders.
+  // At this commit: 14 bindings + 35 family readers + 24 lambdas + 61 rows (21 recurrent layer kinds' + 40 of the
+  // other runtimes and frameworks: sglang 6, tgi 8, llama.cpp 9 less picked_for, ollama 3, the frameworks' profiles,
+  // stated, model_overrides and op rules and DeepSpeed's ZeRO-3 window) = 134, split-wasm.mjs's own count.
+  assert.equal(placeholders, 134, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   // The list computes every preset's exact count, the hybrid ones' too: after the rest (Engine.models waits for it).
@@ -86,12 +103,17 @@ test("the first part answers as the whole module does; only an estimate with a r
   const cases = [...allCases(), ...hybrid_models.flatMap((model) => [{ model, mode: "inference" }, { model, mode: "train", finetune: "lora" }])];
   assert.ok(cases.length > 200, `${cases.length} cases`);
   let hybrids = 0;
+  let others = 0;
   for (const settings of cases) {
     const what = JSON.stringify(settings);
     // A model with a recurrent layer kind meets the rest's placeholder of that kind's rows as its parameters are
-    // counted (the engine then loads the rest and asks again: a test below); every other is the first part's alone.
-    if (recurrent(settings)) {
-      hybrids++;
+    // counted, a run on another runtime or framework its profile's (the engine then loads the rest and asks again:
+    // a test below); every other is the first part's alone.
+    const kind = recurrent(settings);
+    const other = restRuntime(settings);
+    if (kind || other) {
+      if (kind) hybrids++;
+      else others++;
       assert.throws(() => api.resolve(settings), /placeholder reached/, `resolve ${what} meets the rest`);
       assert.throws(() => api.estimate(settings), /placeholder reached/, `estimate ${what} meets the rest`);
     } else {
@@ -100,6 +122,10 @@ test("the first part answers as the whole module does; only an estimate with a r
     }
   }
   assert.equal(hybrids, 12, "the golden cases and the grid are dense; the 12 hybrid ones");
+  // The grid's 6 models x (4 such runtimes + 9 such frameworks x 3 finetunes) = 6 x 31 = 186, plus the one golden
+  // case on such a runtime or framework (the others are vLLM, transformers, HF or generic): 187, each of which met a
+  // placeholder in resolve and estimate above.
+  assert.equal(others, 187, "the runs on another runtime or framework");
 });
 
 test("the rest's bindings meet a placeholder until the rest is instantiated, then answer as the whole module", async () => {

@@ -5,6 +5,10 @@
 import { h } from "./dom.js";
 import { formatBytes, formatCount, requestsText } from "./format.js";
 
+// The knob table's code comes with the solver's panel on the page (web/controller.js renderKnobs): both draw the
+// core's rest's answers.
+export { renderKnobs } from "./knobs.js";
+
 const ANSWERS = [
   ["min_devices", "Devices needed", "devices"],
   ["max_batch", "Largest micro-batch", "sequences"],

@@ -11,6 +11,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 constexpr std::array<std::int64_t, 4> stages = {0, 1, 2, 3};
 
@@ -54,6 +57,7 @@ void persistent_parameters(const context& c, const state_layout& l, double gathe
                  n(threshold) + " > h)");
 }
 
+}  // namespace rest_rows
 }  // namespace
 
 // The gathered window of DeepSpeed ZeRO-3 (partitioned_param_coordinator.py v0.19.5 l.452-454): the module being

@@ -6,6 +6,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 constexpr std::array<std::int64_t, 2> stages = {0, 3};
 
@@ -25,6 +28,7 @@ void profile(settings& p, const setting_values& v) {
 // the embedding into lm_head.weight when a checkpoint ties them (Llama 3.2 1B/3B, Gemma). Never tied since.
 void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 
+}  // namespace rest_rows
 }  // namespace
 
 // Its row (extern: table.cpp registers it).

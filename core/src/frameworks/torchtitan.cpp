@@ -8,6 +8,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 constexpr std::array<std::int64_t, 2> stages = {0, 3};
 
@@ -67,6 +70,7 @@ void op_selective_saved(const context& c, const layer_params& layer, layer_activ
 // llama3/model/model.py l.407: its own `output` linear, never tied to tok_embeddings.
 void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 
+}  // namespace rest_rows
 }  // namespace
 
 // Its row (extern: table.cpp registers it).

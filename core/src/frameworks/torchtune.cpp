@@ -8,6 +8,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 constexpr std::array<std::int64_t, 2> stages = {0, 3};
 
@@ -92,6 +95,7 @@ void stated(settings& p, const setting_values& v, const settings& explicit_value
   set(p, "optimizer_dtype", "bf16");
 }
 
+}  // namespace rest_rows
 }  // namespace
 
 // Its row (extern: table.cpp registers it).

@@ -14,6 +14,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 // llama.cpp: -fa auto (on where the backend supports it), n_ubatch 512, n_batch 2048 (common/common.h); the
 // ~0.45 GiB a device holds beyond the logged buffers (CUDA context, cuBLAS).
@@ -328,6 +331,7 @@ void notes(const context& c, std::vector<std::string>& out) {
         "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
 }
 
+}  // namespace rest_rows
 }  // namespace
 
 runtime_def llamacpp_runtime() {

@@ -8,6 +8,9 @@ namespace llm_memory::detail {
 runtime_def llamacpp_runtime();  // runtimes/llamacpp.cpp
 
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 // Ollama runs llama-server with num_ctx from the total VRAM (server/routes.go) per slot.
 settings profile(const setting_values& v) {
@@ -25,6 +28,7 @@ void overhead(const context& c, double allocated, double weights, builder& over)
 // The profile reads: num_ctx (seq) from the VRAM of all devices (gpu_memory x devices), capped by the trained context.
 profile_reads reads(const run_spec&) { return {.devices = true, .gpu_memory = true, .max_position_embeddings = true}; }
 
+}  // namespace rest_rows
 }  // namespace
 
 runtime_def ollama_runtime() {

@@ -13,6 +13,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 constexpr double mib = 1048576;
 
@@ -158,6 +161,7 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
 // The profile reads: chunked_prefill_size from the device's memory, mem_fraction_static from it, tp and pp.
 profile_reads reads(const run_spec&) { return {.tp = true, .pp = true, .gpu_memory = true}; }
 
+}  // namespace rest_rows
 }  // namespace
 
 runtime_def sglang_runtime() {

@@ -12,6 +12,9 @@
 
 namespace llm_memory::detail {
 namespace {
+// Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
+// only a run on this one calls them.
+inline namespace rest_rows {
 
 // TGI: --cuda-memory-fraction 1.0. From 2.4 flashinfer (BLOCK_SIZE 1) and max_batch_prefill_tokens 4096; the 1.4.1
 // group (1.4.1 - 2.3) paged attention (BLOCK_SIZE 16; 2.3 already defaults to flashinfer) with
@@ -173,6 +176,7 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
 // 1.4.1 - 2.3: max_batch_prefill_tokens = max_input_tokens + 50 = seq - 1 + 50; the others a constant.
 profile_reads reads(const run_spec& r) { return {.seq = r.tgi == tgi_release::v1_4_1}; }
 
+}  // namespace rest_rows
 }  // namespace
 
 runtime_def tgi_runtime() {
