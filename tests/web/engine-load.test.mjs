@@ -83,16 +83,18 @@ function taskGrid(api) {
 
 test("the first part answers as the whole module does; only an estimate with a recurrent layer kind, another runtime than vLLM or transformers or another framework than HF and generic reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
-  // The 14 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
-  // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch, list_models), the family readers
+  // The 15 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
+  // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch, emit_formats,
+  // list_models), the family readers
   // left out with parse_config (READS_CONFIG: the script checks that the first part builds no config.json reader),
   // the lambdas only the rest makes and the rows REST_ROWS names (reached below by the hybrid models' estimates and
   // the runs on another runtime or framework only). split-wasm.mjs also fails the build unless the first part
   // imports exactly LAZY + family readers + those lambdas + those rows placeholders.
-  // At this commit: 14 bindings + 35 family readers + 24 lambdas + 61 rows (21 recurrent layer kinds' + 40 of the
-  // other runtimes and frameworks: sglang 6, tgi 8, llama.cpp 9 less picked_for, ollama 3, the frameworks' profiles,
-  // stated, model_overrides and op rules and DeepSpeed's ZeRO-3 window) = 134, split-wasm.mjs's own count.
-  assert.equal(placeholders, 134, `${placeholders} placeholders`);
+  // At this commit: 15 bindings + 36 family readers (zamba2 the 36th) + 24 lambdas + 64 rows (24 recurrent layer
+  // kinds' — zamba2's shared_attention_mamba adds three — + 40 of the other runtimes and frameworks: sglang 6, tgi 8,
+  // llama.cpp 9 less picked_for, ollama 3, the frameworks' profiles, stated, model_overrides and op rules and
+  // DeepSpeed's ZeRO-3 window) = 139, split-wasm.mjs's own count.
+  assert.equal(placeholders, 139, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   // The list computes every preset's exact count, the hybrid ones' too: after the rest (Engine.models waits for it).
