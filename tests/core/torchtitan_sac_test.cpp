@@ -55,6 +55,41 @@ TEST(torchtitan_sac, tensor_parallel_keeps_the_row_parallel_partial_sum_whole) {
   EXPECT_EQ(item(a, "activations", op_sac), 23119003648.0);
 }
 
+// compile = on: torchtitan compiles each block after wrapping it in the checkpoint (parallelize_llama.py l.67-77 at
+// 9dec370), so AOTAutograd's partitioner saves the policy's MUST_SAVE outputs but drops any no backward node reads
+// (torch/_functorch/partitioners.py `_extract_fwd_bwd_modules`); eager SAC keeps every one until the recompute
+// (torch/utils/checkpoint.py `_CachingTorchDispatchMode`). w2's output only feeds `out = h + ffn(...)`, whose backward
+// reads nothing: 8 devices, 63,616 - 2 B x 4096 = 55,424 B per token x 16,384 tokens x 32 = 29,058,138,112 B, 4 GiB
+// (2 x 4096 x 16,384 x 32 = 4,294,967,296 B) under the eager count.
+TEST(torchtitan_sac, compile_drops_the_down_output_no_backward_reads) {
+  settings s = benchmark("8");
+  s.insert_or_assign("compile", "on");
+  EXPECT_EQ(item(phase(s, "forward_end"), "activations", op_sac), 29058138112.0);
+  s.insert_or_assign("compile", "off");
+  EXPECT_EQ(item(phase(s, "forward_end"), "activations", op_sac), 33353105408.0);
+}
+
+// Compiled with tensor parallel 2: w2's whole partial sum (8,192 B) and the reduce_scatter after it (8,192 / 2) go;
+// the one after wo stays, it rebuilds h for the ffn norm: 44,096 - 8,192 - 4,096 = 31,808 B per token x 16,384 x 32
+// = 16,676,552,704.
+TEST(torchtitan_sac, compile_with_tensor_parallel_drops_the_second_reduce_scatter) {
+  settings s = benchmark("8");
+  s.insert_or_assign("tp", "2");
+  s.insert_or_assign("compile", "on");
+  EXPECT_EQ(item(phase(s, "forward_end"), "activations", op_sac), 16676552704.0);
+}
+
+// A norm after the MLP (Gemma 2's post_feedforward_layernorm: four norms per layer) reads down's output in its
+// backward, so compiling keeps it: the same count as eager.
+TEST(torchtitan_sac, compile_keeps_the_down_output_a_post_norm_reads) {
+  settings s = {{"model", "gemma-2-2b"}, {"framework", "torchtitan"},
+                {"finetune", "full"},    {"batch", "1"},
+                {"seq", "4096"},         {"devices", "8"}};
+  const double eager = item(phase(s, "forward_end"), "activations", op_sac);
+  s.insert_or_assign("compile", "on");
+  EXPECT_EQ(item(phase(s, "forward_end"), "activations", op_sac), eager);
+}
+
 // recompute = none is torchtitan's ActivationCheckpoint.mode = "none": the per-tensor count, not the op policy.
 TEST(torchtitan_sac, no_checkpointing_keeps_the_per_tensor_count) {
   settings s = benchmark("8");

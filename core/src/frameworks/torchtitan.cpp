@@ -47,14 +47,25 @@ void profile(settings& p, const setting_values& v) {
 // recomputed), the flash / memory-efficient SDPA's output and fp32 logsumexp, and reduce_scatter's output. Norms,
 // RoPE, SiLU and the products are recomputed in backward from the block's input, which the checkpoint keeps.
 // Llama's order q, k, v, o, w1 (gate), w3 (up), w2 (down) keeps q, v, gate and down.
+//
+// compile = on (training.compile: apply_compile wraps each block in torch.compile after apply_ac, parallelize_llama
+// l.67-77 and l.297-306 at 9dec370, llama3/infra/parallelize.py l.108-110 at v0.2.0): dynamo traces the checkpoint and
+// the policy tags each node's "recompute", AOTAutograd's partitioner saves the MUST_SAVE nodes, but
+// `_extract_fwd_bwd_modules` drops a saved value no backward node reads (torch/_functorch/partitioners.py, "filter out
+// saved values that don't actually end up being used by the backwards pass"). Eager SAC stores every MUST_SAVE output
+// until the recompute pops it (torch/utils/checkpoint.py `_CachingTorchDispatchMode`). The one such output is down's
+// (and, with tensor parallelism, its reduce_scatter's): it only feeds the residual add, whose backward reads nothing,
+// unless a norm follows the MLP (sandwich norms, four per layer).
 void op_selective_saved(const context& c, const layer_params& layer, layer_activations& out) {
   const double T = c.tokens, h = c.m.hidden, B = c.act;
   const double input = c.r.residual_bytes * T * h;  // the block's input (the residual stream)
   out.linear_terms += input;
   out.outside_tp += input;
+  const bool down_read = !c.r.compiled || c.s.norms_per_layer >= 4;  // compiled: kept only if a norm reads it
   int mm = 0;
   for (const linear_shape& l : layer.linears) {
     if (l.routed || ++mm % 2 == 0) continue;  // routed experts run grouped GEMMs, not aten.mm: recomputed
+    if (l.name == projection::down_proj && !down_read) continue;
     // A row-parallel linear's output is a whole T x h partial sum on every rank (reduce-scattered after): x t so
     // that the tensor-parallel division leaves it whole.
     const bool row_parallel = l.name == projection::o_proj || l.name == projection::down_proj;
@@ -64,7 +75,8 @@ void op_selective_saved(const context& c, const layer_params& layer, layer_activ
   if (kernel == attention_kernel::flash || kernel == attention_kernel::sdpa || kernel == attention_kernel::sdpa_gqa)
     out.linear_terms += (B * c.m.head_dim + fp32_bytes) * c.m.heads * T;  // output + logsumexp per head and token
   // Tensor parallelism with sequence parallelism: the reduce_scatter after o and after down, T/t x h each.
-  if (c.t > 1) out.linear_terms += 2 * B * T * h, out.outside_tp += 2 * B * T * h;
+  const double scatters = down_read ? 2 : 1;
+  if (c.t > 1) out.linear_terms += scatters * B * T * h, out.outside_tp += scatters * B * T * h;
 }
 
 // llama3/model/model.py l.407: its own `output` linear, never tied to tok_embeddings.
