@@ -69,6 +69,30 @@ TEST(log_vllm_v0, reads_the_0_6_wording) {
   EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 18.94);
 }
 
+// A published excerpt without its engine line (kubernetes-sigs/gateway-api-inference-extension PR #550: vLLM 0.8.1's
+// V0 engine under --enable-lora, the lines as posted, inside the log viewer's box characters): V0's profiling
+// summary and "# cuda blocks" alone identify a vLLM log. 7191 blocks x 16 = 115,056 tokens; the device, the
+// utilisation, the weights and the KV memory come from worker.py's summary; no engine line, so no vllm_version.
+TEST(log_vllm_v0, reads_an_excerpt_without_its_engine_line) {
+  const std::string log =
+      "\u2502 INFO 03-21 20:15:45 [worker.py:267] the current vLLM instance can use total_gpu_memory (79.19GiB) x "
+      "gpu_memory_utilization (0.90) = 71.27GiB    \u2502\n"
+      "\u2502 INFO 03-21 20:15:45 [worker.py:267] model weights take 12.55GiB; non_torch_memory takes 0.16GiB; PyTorch "
+      "activation peak memory takes 2.38GiB; the rest of the memory reserved for KV Cache is 56.18GiB.    \u2502\n"
+      "\u2502 INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191, # CPU blocks: 512    \u2502\n";
+  const log_read r = read_log(log);
+  EXPECT_EQ(r.format, "vllm");
+  EXPECT_EQ(value_of(r, "gpu_memory"), "79.19GiB");
+  EXPECT_EQ(value_of(r, "gpu_memory_utilization"), "0.9");
+  EXPECT_EQ(value_of(r, "vllm_version"), "(unset)");
+  ASSERT_NE(figure(r, "kv_tokens"), nullptr);
+  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 115056);
+  ASSERT_NE(figure(r, "kv_memory"), nullptr);
+  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 56.18);
+  ASSERT_NE(figure(r, "weights"), nullptr);
+  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 12.55);
+}
+
 // 0.8 - 0.10's default engine is V1 ("a V1 LLM engine"): read as 0.11, with a note.
 TEST(log_vllm_v0, a_v1_engine_before_0_11_is_read_as_0_11) {
   const log_read r = read_log(

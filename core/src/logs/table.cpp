@@ -28,14 +28,17 @@ enum class log_reader {
 struct log_row {
   std::string_view format;                ///< the log_read::format it gives
   std::string_view command;               ///< launch_read::command: what the settings were read from
-  std::array<std::string_view, 4> marks;  ///< lines only this runtime prints
+  std::array<std::string_view, 7> marks;  ///< lines only this runtime prints (empty: none)
   log_reader read = log_reader::vllm;
 };
 
 constexpr std::array<log_row, 10> logs{{
     {"vllm",
      "vLLM log",
-     {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v"},
+     // V1's lines, the engine line, and V0's own (an excerpt without its engine line: worker.py's profiling summary
+     // from 0.7, executor_base.py / gpu_executor.py's block count).
+     {"non-default args:", "Available KV cache memory", "GPU KV cache size", "LLM engine (v",
+      "the rest of the memory reserved for KV Cache is", "# GPU blocks: ", "# cuda blocks: "},
      log_reader::vllm},
     {"sglang",
      "SGLang log",
@@ -96,7 +99,7 @@ const log_row* find_log(std::span<const detail::log_line> lines) {
   for (const auto& l : lines)
     for (std::size_t i = 0; i < logs.size(); ++i)
       for (const auto mark : logs[i].marks)
-        if (l.text.find(mark) != std::string_view::npos) ++hits[i];
+        if (!mark.empty() && l.text.find(mark) != std::string_view::npos) ++hits[i];
   std::size_t best = 0;
   for (std::size_t i = 1; i < logs.size(); ++i)
     if (hits[i] > hits[best]) best = i;
