@@ -106,6 +106,7 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"granite-4.0-h-small", "bf16"},
       {"lfm2-1.2b", "bf16"},
       {"lfm2.5-1.2b-instruct", "bf16"},
+      {"lfm2-8b-a1b", "bf16"},
       {"falcon-h1-7b-base", "bf16"},
       {"minimax-text-01", "bf16"},
       {"minimax-m1-80k", "bf16"},
