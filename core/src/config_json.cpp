@@ -57,7 +57,7 @@ error unsupported(std::string_view type, std::string_view why) {
 // layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection, which
 // only model_type gemma4 counts: families/gemma4.cpp); "" when there is none. layer_types with other kinds than
 // sliding/full attention too.
-std::string unreadable_field(const json& text) {
+std::string unreadable_field(const json& text, bool gdn) {
   constexpr std::array prefixes = {"ssm",
                                    "mamba",
                                    "linear_",
@@ -75,16 +75,38 @@ std::string unreadable_field(const json& text) {
                                    "attention_k_eq_v"};
   for (const auto& [key, value] : text.members())
     for (const std::string_view prefix : prefixes)
-      if (key.starts_with(prefix) && !value.is_null()) return key;
+      if (key.starts_with(prefix) && !value.is_null() && !(gdn && prefix == "linear_")) return key;
   if (const auto types = text.find("layer_types"); types != text.end() && types->is_array())
     for (const json& t : *types)
-      if (!t.is_string() || (t.get<std::string>() != "full_attention" && t.get<std::string>() != "sliding_attention"))
+      if (!t.is_string() || (t.get<std::string>() != "full_attention" && t.get<std::string>() != "sliding_attention" &&
+                             !(gdn && t.get<std::string>() == "linear_attention")))
         return "layer_types";
   return "";
 }
 
+// Whether layer_types declares Gated DeltaNet layers beside full attention only, with the four linear_* widths that
+// size them: the layers Qwen3.5's reader counts (families/decoders.cpp read_gdn).
+bool declares_gdn(const json& text) {
+  const auto types = text.find("layer_types");
+  if (types == text.end() || !types->is_array()) return false;
+  bool linear = false;
+  for (const json& t : *types) {
+    if (!t.is_string()) return false;
+    const std::string kind = t.get<std::string>();
+    if (kind != "full_attention" && kind != "linear_attention") return false;
+    linear = linear || kind == "linear_attention";
+  }
+  constexpr std::array widths = {"linear_num_value_heads", "linear_num_key_heads", "linear_key_head_dim",
+                                 "linear_value_head_dim"};
+  return linear && std::all_of(widths.begin(), widths.end(), [&](const char* key) {
+           const auto it = text.find(key);
+           return it != text.end() && !it->is_null();
+         });
+}
+
 // An unknown model_type with the standard decoder fields: counted as a Llama-style decoder, every assumption named in
-// the note; refused when a field names layers that reading would miscount, or a standard field is missing.
+// the note; with Gated DeltaNet layers declared (declares_gdn), counted as Qwen3.5's layers, the closest family that
+// reads them; refused when a field names layers that reading would miscount, or a standard field is missing.
 result<settings> read_unknown(const json& root, const json& text, bool nested, std::string_view type) {
   const detail::reader r(text);
   const bool standard = r.find({"hidden_size", "n_embd", "d_model"}) != nullptr &&
@@ -95,18 +117,31 @@ result<settings> read_unknown(const json& root, const json& text, bool nested, s
     return unsupported(type,
                        "not a family llm-memory knows, nor a decoder with its standard fields (hidden_size, "
                        "num_hidden_layers, num_attention_heads, vocab_size)");
-  if (const std::string field = unreadable_field(text); !field.empty())
+  const bool gdn = declares_gdn(text);
+  if (const std::string field = unreadable_field(text, gdn); !field.empty())
     return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) +
                                    " is not a family llm-memory knows, and its field " + detail::quoted(field) +
                                    " describes layers a plain decoder would miscount; docs/models.md lists the "
                                    "families"};
-  auto read = detail::parse_decoder(root, text, nested, *detail::find_family("llama"), type);
+  const bool moe = gdn && r.find({"num_experts"}) != nullptr;
+  const std::string_view as = gdn ? (moe ? "qwen3_5_moe" : "qwen3_5") : "llama";
+  auto read = detail::parse_decoder(root, text, nested, *detail::find_family(as), type);
   if (!read.ok()) return read;
+  const std::string known = "model_type " + detail::quoted(std::string(type)) + " is not known: ";
   read.value()["model_notes"] =
-      "model_type " + detail::quoted(std::string(type)) +
-      " is not known: counted as a Llama-style decoder from its standard fields (RMSNorm, gated MLP, rotary "
-      "positions, no biases and untied embeddings unless attention_bias, mlp_bias or tie_word_embeddings say "
-      "otherwise; experts and sliding windows as their usual fields say); check against the checkpoint's size";
+      gdn ? known + "its layer_types and linear_* fields counted as Qwen3.5's layers (" + std::string(as) +
+                "): Gated DeltaNet where layer_types says linear_attention (in_proj_qkvz, in_proj_ba, a depthwise "
+                "conv of linear_conv_kernel_dim, default 4, no bias; gated RMSNorm; out_proj), full attention with "
+                "the output gate unless attn_output_gate is false and per-head q/k RMSNorms, RMSNorm, " +
+                (moe ? std::string("every MLP a MoE of num_experts with a gated shared expert")
+                     : std::string("every MLP a dense gated one")) +
+                ", no biases, untied embeddings unless tie_word_embeddings, MTP layers only as mtp_num_hidden_layers "
+                "says; the recurrent state as Qwen3.5's (mamba_ssm_dtype); check against the checkpoint's size"
+          : known +
+                "counted as a Llama-style decoder from its standard fields (RMSNorm, gated MLP, rotary "
+                "positions, no biases and untied embeddings unless attention_bias, mlp_bias or tie_word_embeddings "
+                "say otherwise; experts and sliding windows as their usual fields say); check against the "
+                "checkpoint's size";
   return read;
 }
 

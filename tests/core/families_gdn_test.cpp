@@ -249,4 +249,39 @@ TEST(families_gdn, gdn_saved_activations_by_hand) {
   }
 }
 
+// Issue 32 item 5: an unknown model_type whose layer_types declare Gated DeltaNet layers beside full attention, with
+// the four linear_* widths, is counted as Qwen3.5's layers (config_json.cpp read_unknown), the assumptions named in a
+// note. h 64, 3 GDN + 1 full layer, 4 heads and 2 KV heads of 16, Hv 4, Hk 2, d_k = d_v 16, kernel 4, MLP 128, vocab
+// 100, untied. GDN: in_proj_qkvz 64 x (2 x 32 + 2 x 64) = 12,288, in_proj_ba 2 x 4 x 64 = 512, conv (2 x 32 + 64) x 4 =
+// 512, dt_bias and A_log 8, gated norm 16, out_proj 64 x 64 = 4,096: 17,432. Gated attention: q doubled 2 x 64 x 64
+// = 8,192, k and v 2 x 32 x 64 = 4,096, o 4,096, q/k norms 32: 16,416. Each layer's MLP 3 x 64 x 128 = 24,576 and two
+// norms 128. 3 x 42,136 + 41,120 + embedding and head 2 x 100 x 64 = 12,800 + final norm 64 = 180,392.
+TEST(families_gdn, unknown_model_type_with_gdn_layer_types_counts_as_qwen3_5) {
+  const std::string text = R"({"model_type": "my_gdn_hybrid", "hidden_size": 64, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128,
+      "vocab_size": 100, "tie_word_embeddings": false, "linear_num_value_heads": 4, "linear_num_key_heads": 2,
+      "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_conv_kernel_dim": 4,
+      "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention"]})";
+  const settings s = parsed_config(text);
+  EXPECT_NE(s.at("model_notes")
+                .find("\"my_gdn_hybrid\" is not known: its layer_types and linear_* fields counted as "
+                      "Qwen3.5's layers (qwen3_5)"),
+            std::string::npos);
+  const run_spec r = resolved({}, s);
+  EXPECT_EQ(r.model.params.total, 180392.0);
+  EXPECT_EQ(r.model.layers_of(layer_kind::linear_attention, 4), 3);
+  // The estimate carries the note; vLLM keeps the state per sequence: conv 3 x 128 x 2 B + recurrent 4 x 16 x 16 x
+  // 2 B = 2,816 B per GDN layer.
+  const estimate_result e = estimate(resolved({{"mode", "inference"}, {"runtime", "vllm"}, {"batch", "1"}}, s));
+  EXPECT_EQ(e.notes.front(), s.at("model_notes"));
+  EXPECT_EQ(item(e, "linear-attention state (Gated DeltaNet, per sequence)"), 3 * 2816.0);
+  // Without the widths, or with another recurrent kind, it stays refused, naming the field.
+  EXPECT_FALSE(parse_config(R"({"model_type": "my_gdn_hybrid", "hidden_size": 64, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "vocab_size": 100, "layer_types": ["linear_attention", "full_attention"]})")
+                   .ok());
+  EXPECT_FALSE(parse_config(R"({"model_type": "my_ssm_hybrid", "hidden_size": 64, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "vocab_size": 100, "layer_types": ["mamba", "full_attention"]})")
+                   .ok());
+}
+
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "llm_memory/config_json.hpp"
+#include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
 
 namespace {
@@ -164,6 +165,27 @@ TEST(families_gemma4, refusals) {
   EXPECT_TRUE(has_error(parse_config(R"({"model_type": "my_gemma", "global_head_dim": 512, "hidden_size": 64,
       "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})"),
                         "model_type", "\"global_head_dim\""));
+}
+
+// Training: a sliding layer saves what a full one does. transformers' Gemma 4 (modeling_gemma4.py @0246b4f3
+// eager_attention_forward) multiplies q by every key, s x s, adds the sliding mask and softmaxes in fp32, so eager
+// keeps (4 + 2) B x heads x s^2 per sequence in a sliding layer as in a full one; flash and sdpa keep a log-sum-exp per
+// head and token either way. The window moves no training byte: 512 and 128 give the same activations. At s 2,048
+// the 4 layers' eager scores are 4 x 6 x 4 x 2,048^2 = 402,653,184 B, flash's 4 x 4 x 4 x 2,048 = 131,072 B.
+TEST(families_gemma4, sliding_layers_train_like_full_ones) {
+  auto config = parse_config(small(4, R"("hidden_size_per_layer_input": 0)"));
+  ASSERT_TRUE(config.ok()) << to_string(config.errors().front());
+  const auto activations = [&](const std::string& attention, const std::string& window) {
+    const estimate_result e = estimate(resolved(
+        {{"seq", "2048"}, {"batch", "1"}, {"attention", attention}, {"sliding_window", window}}, config.value()));
+    for (const auto& b : e.buckets)
+      if (b.key == "activations") return b.bytes;
+    ADD_FAILURE() << "no activations bucket";
+    return -1.0;
+  };
+  for (const char* attention : {"eager", "flash", "sdpa"})
+    EXPECT_EQ(activations(attention, "512"), activations(attention, "128")) << attention;
+  EXPECT_GE(activations("eager", "512") - activations("flash", "512"), 402653184.0 - 131072.0);
 }
 
 }  // namespace

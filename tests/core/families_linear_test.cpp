@@ -154,6 +154,10 @@ TEST(families_linear, kimi_linear_state_beside_latent) {
   const estimate_result e = estimated(run);
   EXPECT_EQ(item(e, "linear-attention state (KDA, per sequence)"), 2 * 20 * (73728.0 + 2097152));
   EXPECT_EQ(item(e, "MLA latent cache"), 2 * 1000 * 7 * 1152.0);
+  // vLLM's KimiMLAAttention (models/kimi_linear.py @01d99586) gives the MLA wrapper rotary_emb=None (use_nope) but
+  // kv_a_proj_with_mqa still yields kv_lora_rank + qk_rope_head_dim = 576 values a token, the latent cached above;
+  // no rotary cos/sin cache is built.
+  EXPECT_EQ(item(e, "rotary cos/sin cache"), -1);
   run["seq"] = "100000";
   EXPECT_EQ(item(estimated(run), "linear-attention state (KDA, per sequence)"), 2 * 20 * (73728.0 + 2097152));
   const estimate_result l = estimated({{"model", "kimi-linear-48b-a3b-instruct"},

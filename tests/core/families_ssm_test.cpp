@@ -212,7 +212,8 @@ TEST(families_ssm, mamba_training_saves_what_the_fused_kernel_saves) {
 // intermediate_size 7,168, no width rule), the other 22 with 32 experts of 1,792, a router 32 x 2,048 and the
 // expert_bias buffer (32): 18 conv layers x 16,783,360 + 6 attention x 10,485,888 + 2 x 3 x 2,048 x 7,168 +
 // 22 x (65,536 + 32 x 3 x 1,792 x 2,048 + 32) + 24 x 2 norms 4,096 + tied embedding 65,536 x 2,048 + final norm
-// 2,048 = 8,339,930,560 (the card says 8.3B; no exact published total was found, so there is no preset).
+// 2,048 = 8,339,930,560. The Hub total (preset lfm2-8b-a1b) is 8,339,929,856, exactly the 22 x 32 expert_bias
+// values fewer (presets_test.cpp).
 TEST(families_ssm, lfm2_moe_by_hand) {
   auto config = parse_config(R"({"model_type": "lfm2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
       "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 7168, "moe_intermediate_size": 1792,

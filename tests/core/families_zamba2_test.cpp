@@ -69,6 +69,26 @@ TEST(families_zamba2, attention_adapters_and_one_block_by_hand) {
   EXPECT_EQ(resolved({}, config.value()).model.params.total, 1215064704.0);
 }
 
+// The presets (core/data/models.json) against their published totals. zamba2-1.2b is the layout above:
+// 1,215,064,704, the checkpoint header's count and the Hub total of Zyphra/Zamba2-1.2B-instruct. zamba2-7b-instruct
+// (h 3,584, 81 layers, 13 hybrid, two blocks, inner 7,168 in 112 heads of 64, 2 groups, d_state 64, I 14,336, MLP
+// adapters only): per layer in_proj 3,584 x (14,336 + 256 + 112) = 52,699,136; conv1d (7,168 + 256) x 5 = 37,120;
+// 3 x 112 = 336; norm 7,168; out_proj 7,168 x 3,584 = 25,690,112; input norm 3,584: 78,437,456 x 81 =
+// 6,353,433,936. Linears 13 x 3,584^2 = 166,985,728. Each block (head_dim 7,168 / 32 = 224): q, k, v 3 x 7,168^2 =
+// 154,140,672; o 7,168 x 3,584 = 25,690,112; norms 7,168 + 3,584; gate_up 3,584 x 28,672 = 102,760,448; down
+// 14,336 x 3,584 = 51,380,224: 333,982,208 x 2 = 667,964,416. MLP adapters 13 x (3,584 x 128 + 128 x 28,672) =
+// 53,673,984. Tied embeddings 32,000 x 3,584 = 114,688,000; final norm 3,584. Sum: 7,356,749,648, the Hub total.
+TEST(families_zamba2, presets_match_their_published_totals) {
+  EXPECT_EQ(resolved({{"model", "zamba2-1.2b"}}).model.params.total, 1215064704.0);
+  EXPECT_EQ(resolved({{"model", "zamba2-1.2b-instruct"}}).model.params.total, 1215064704.0);
+  const run_spec seven = resolved({{"model", "zamba2-7b-instruct"}});
+  EXPECT_EQ(seven.model.params.total, 7356749648.0);
+  EXPECT_EQ(seven.model.layers_of(layer_kind::shared_attention_mamba, 81), 13);
+  EXPECT_EQ(seven.model.layers_of(layer_kind::mamba, 81), 68);
+  // The checkpoints ship bf16: the first inference try loads them so (vLLM, runtime auto).
+  EXPECT_EQ(resolved({{"model", "zamba2-7b-instruct"}, {"mode", "inference"}}).values.weights_dtype, "bf16");
+}
+
 // vLLM (bf16, mamba_ssm_cache_dtype auto): keys and values in the nine hybrid layers only, 2 x 32 heads x 160 x 2 B =
 // 20,480 B per token and layer; the Mamba-2 state in all 54 layers (45 Mamba, 9 hybrid: two items), conv (4 - 1) x
 // 5,248 x 2 B = 31,488 B and SSM 80 x 64 x 64 x 2 B = 655,360 B per sequence.

@@ -80,6 +80,9 @@ const std::map<std::string, std::int64_t, std::less<>>& documented_differences()
       // 2 x 8 x 24 = 384, o [3,072, 6,144] 1,152, 256 experts x (gate, up [1,536, 3,072] and down [3,072, 1,536]:
       // 3 x 12 x 24 = 864) = 221,184: 223,872, x 62 = 13,880,064.
       {"minimax-m2", 13880064},
+      // LFM2-8B-A1B: the count includes each MoE layer's expert_bias buffer (22 x 32 = 704, families_ssm_test.cpp
+      // lfm2_moe_by_hand); the Hub total is exactly that much lower, so the checkpoint stores none.
+      {"lfm2-8b-a1b", -22 * 32},
       // GLM-4.6's Hub total is GLM-4.5's (the same architecture) less exactly 2 x 151,552 x 5,120: its MTP layer's
       // own embedding and head copies are not in the checkpoint.
       {"glm-4.6", -2LL * 151552 * 5120},

@@ -115,6 +115,15 @@ TEST(runtime_architecture, sglang_window_pools) {
   EXPECT_DOUBLE_EQ(g2.runtime.kv_capacity_tokens, std::floor(g2.runtime.kv_available / 344064));
   EXPECT_EQ(g2.runtime.max_context, static_cast<std::int64_t>(g2.runtime.kv_capacity_tokens));
   EXPECT_TRUE(has_note(g2, "gemma2 is not a hybrid-SWA architecture"));
+  // --page-size 64 (block_size): both pools rounded down to whole pages (model_runner_kv_cache_mixin.py
+  // init_memory, pool_configurator.py _solve_pool_sizes align_page_size): floor(tokens / 64) x 64.
+  settings paged = served("gpt-oss-20b", "sglang", "8192");
+  paged["block_size"] = "64";
+  const estimate_result oss64 = estimated(paged);
+  EXPECT_DOUBLE_EQ(oss64.runtime.kv_capacity_tokens, std::floor(oss.runtime.kv_capacity_tokens / 64) * 64);
+  paged = served("gemma-2-9b", "sglang", "8192");
+  paged["block_size"] = "64";
+  EXPECT_DOUBLE_EQ(estimated(paged).runtime.kv_capacity_tokens, std::floor(g2.runtime.kv_capacity_tokens / 64) * 64);
 }
 
 // A stated window on a custom model (no model_type) is every runtime's to keep: llama.cpp pages 4608 cells of the

@@ -109,7 +109,9 @@ TEST(runtimes_hybrid, vllm_pages_and_pool) {
 
 // SGLang (configs/mamba_utils.py: conv bf16, temporal "float32" by default): the state per request 36 x (49,152 +
 // 32 x 128 x 128 x 4 = 2,097,152) = 77,266,944 B (mamba_cache_per_req); the mamba pool gets
-// rest x 0.9 / 1.9; the KV pool (12 layers x 2,048 B a token = 24,576 B) what it leaves.
+// rest x 0.9 / 1.9; the KV pool (12 layers x 2,048 B a token = 24,576 B) what it leaves. With the radix cache a
+// running request holds 3 states (model_runner_kv_cache_mixin.py MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), so
+// at most states // 3 requests run.
 TEST(runtimes_hybrid, sglang_mamba_pool) {
   const estimate_result r = run(qwen3_next("sglang"));
   const double rest = r.runtime.kv_available, per_req = 77266944;
@@ -117,8 +119,46 @@ TEST(runtimes_hybrid, sglang_mamba_pool) {
   const double states = std::floor(rest * 0.9 / 1.9 / per_req);
   const double tokens = std::floor((rest - states * per_req) / 24576);
   EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, tokens);
-  EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, std::min(states, tokens / 4096));
+  EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, std::min(std::floor(states / 3), tokens / 4096));
   EXPECT_TRUE(noted(r, "max_mamba_cache_size"));
+  // --page-size 64 (block_size): the token pool rounded down to whole pages (init_memory).
+  const estimate_result paged = run(with(qwen3_next("sglang"), "block_size", "64"));
+  EXPECT_DOUBLE_EQ(paged.runtime.kv_capacity_tokens, std::floor(tokens / 64) * 64);
+}
+
+// SGLang's MiniMax-Text-01 (models/minimax_text_01.py @0400545e): the lightning states in a float32
+// MinimaxCacheManager of 32 slots, allocated with the model. A MiniMax-shaped model of 8 layers (every 8th softmax:
+// 7 lightning, 1 full attention), 64 heads of 128, 8 KV heads: per sequence and lightning layer 64 x 128 x 128 x 4 B =
+// 4,194,304 B (the model's bf16 would be half); the cache 32 x 7 x 4,194,304 = 939,524,096 B comes out of what the
+// weights leave, the KV pool (1 layer x 2 x 8 x 128 x 2 B = 4,096 B a token) gets the rest, and at most 32 sequences
+// run.
+TEST(runtimes_hybrid, sglang_minimax_cache_fp32_32_slots) {
+  const settings s{{"mode", "inference"},
+                   {"runtime", "sglang"},
+                   {"model_type", "minimax"},
+                   {"hidden_size", "6144"},
+                   {"num_hidden_layers", "8"},
+                   {"num_attention_heads", "64"},
+                   {"num_key_value_heads", "8"},
+                   {"head_dim", "128"},
+                   {"intermediate_size", "9216"},
+                   {"vocab_size", "200064"},
+                   {"layer_types", "7*lightning_attention,full_attention"},
+                   {"seq", "1000"},
+                   {"batch", "1"},
+                   {"gpu_memory", "80GB"}};
+  const estimate_result r = run(s);
+  EXPECT_DOUBLE_EQ(item(r, "kv_cache", "lightning-attention state"), 7.0 * 4194304);
+  EXPECT_TRUE(noted(r, "MinimaxCacheManager: 32 slots x 7 lightning layers"));
+  ASSERT_EQ(r.runtime.terms.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.runtime.terms[1].bytes, 939524096.0);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_available, r.runtime.budget - r.runtime.terms[0].bytes - 939524096.0);
+  ASSERT_GT(r.runtime.kv_available, 0);
+  EXPECT_DOUBLE_EQ(r.runtime.kv_capacity_tokens, std::floor(r.runtime.kv_available / 4096));
+  EXPECT_DOUBLE_EQ(r.runtime.max_concurrency, 32);  // the slots, not the thousands the pool would hold
+  // vLLM keeps the state in the model's dtype ("auto"): 2 B a value.
+  const estimate_result vllm = run(with(s, "runtime", "vllm"));
+  EXPECT_DOUBLE_EQ(item(vllm, "kv_cache", "lightning-attention state"), 7.0 * 4194304 / 2);
 }
 
 // llama.cpp at -np 2: R (3 x 8,192) and S (128 x 4,096 = 32 x 128 x 128) in f32 per layer: 4 x 548,864 =

@@ -7,6 +7,8 @@
 #include "run_support.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "llm_memory/estimate.hpp"
 #include "llm_memory/resolve.hpp"
@@ -66,6 +68,62 @@ TEST(shipped_formats, gpt_oss_120b_on_one_h100_as_shipped) {
   const estimate_result e = estimated(s);
   EXPECT_EQ(item(e, "weights"), 60914073600.0 + 79626240.0 + 2 * 969080832.0 + 2 * 1158477120.0);
   EXPECT_TRUE(e.fits);
+}
+
+// Issue 32's "done when": a first try of each 2025-26 preset (inference, runtime auto) answers in the format its
+// checkpoint ships. Each expected format is the checkpoint's own, not the code's output: FP8 in 128 x 128 blocks
+// where the repo's config.json carries quantization_config {quant_method fp8, weight_block_size [128, 128]}
+// (DeepSeek-V3 / V3.2-Exp, Kimi K2, MiniMax-M2, Qwen's -FP8 repos), MXFP4 for gpt-oss (its routed experts), bf16 for
+// the rest (torch_dtype bfloat16 and no quantization_config in their repos: docs/models.md "Issue 32's presets").
+TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
+  const std::vector<std::pair<std::string, std::string>> presets = {
+      {"deepseek-v3.2-exp", "fp8_block"},
+      {"kimi-k2-instruct", "fp8_block"},
+      {"kimi-k2-base", "fp8_block"},
+      {"kimi-k2-instruct-0905", "fp8_block"},
+      {"minimax-m2", "fp8_block"},
+      {"qwen3-4b-instruct-2507-fp8", "fp8_block"},
+      {"qwen3-235b-a22b-instruct-2507-fp8", "fp8_block"},
+      {"qwen3-30b-a3b-instruct-2507-fp8", "fp8_block"},
+      {"gpt-oss-20b", "mxfp4"},
+      {"gpt-oss-120b", "mxfp4"},
+      {"qwen3-next-80b-a3b-instruct", "bf16"},
+      {"qwen3.5-397b-a17b", "bf16"},
+      {"qwen3.5-122b-a10b", "bf16"},
+      {"qwen3.5-35b-a3b", "bf16"},
+      {"qwen3.5-27b", "bf16"},
+      {"qwen3.5-9b", "bf16"},
+      {"gemma-4-31b-it", "bf16"},
+      {"gemma-4-26b-a4b-it", "bf16"},
+      {"gemma-4-e2b-it", "bf16"},
+      {"gemma-4-e4b-it", "bf16"},
+      {"glm-4.6", "bf16"},
+      {"glm-4.7", "bf16"},
+      {"olmo-3-1025-7b", "bf16"},
+      {"olmo-3-1125-32b", "bf16"},
+      {"nvidia-nemotron-nano-9b-v2", "bf16"},
+      {"nvidia-nemotron-3-nano-30b-a3b-bf16", "bf16"},
+      {"granite-4.0-h-small", "bf16"},
+      {"lfm2-1.2b", "bf16"},
+      {"lfm2.5-1.2b-instruct", "bf16"},
+      {"lfm2-8b-a1b", "bf16"},
+      {"falcon-h1-7b-base", "bf16"},
+      {"minimax-text-01", "bf16"},
+      {"minimax-m1-80k", "bf16"},
+      {"kimi-linear-48b-a3b-instruct", "bf16"},
+      {"zamba2-1.2b", "bf16"},
+      {"zamba2-7b-instruct", "bf16"},
+      {"llama-4-scout-17b-16e-instruct", "bf16"},
+      {"llama-4-maverick-17b-128e-instruct", "bf16"},
+      {"mistral-small-3.2-24b-instruct-2506", "bf16"},
+      {"devstral-small-2507", "bf16"},
+  };
+  for (const auto& [id, format] : presets) {
+    const auto r = resolve({{"model", id}, {"mode", "inference"}});
+    ASSERT_TRUE(r.ok()) << id << ": " << to_string(r.errors().front());
+    EXPECT_EQ(r.value().values.weights_dtype, format) << id;
+    EXPECT_TRUE(estimate(r.value()).buckets.size() > 0) << id;
+  }
 }
 
 }  // namespace

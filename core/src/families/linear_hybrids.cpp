@@ -65,8 +65,9 @@ void minimax_fields(reader& r, std::string_view) {
   r.out.erase("sliding_window_pattern");
   if (!entries.empty()) r.out["layer_types"] = joined_layers(entries);
   r.out["model_notes"] =
-      "MiniMax: the lightning-attention state is kept per sequence in the model's dtype (vLLM "
-      "linear_attention_state_dtype with mamba_cache_dtype auto), heads / tp x head_dim x head_dim per layer";
+      "MiniMax: the lightning-attention state is kept per sequence, heads / tp x head_dim x head_dim per layer, in "
+      "the model's dtype (vLLM linear_attention_state_dtype with mamba_cache_dtype auto; transformers) or float32 "
+      "(SGLang's MinimaxCacheManager)";
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "layers/layer_kinds.hpp"
+#include "runtimes/runtime_def.hpp"
 
 namespace llm_memory::detail {
 namespace {
@@ -24,18 +25,25 @@ double add_lightning_params(const setting_values& /*s*/, const model_spec& m, la
   return norm_params(m, width);
 }
 
-// Per sequence on this device: heads / tp x d x d in the activation dtype (vLLM's mamba cache dtype "auto" is the
-// model's; transformers' MiniMaxCache keeps attn_weights_inter in the values' dtype; llama.cpp runs no MiniMax-01).
+// Bytes of one state value: the runtime's own (SGLang's MinimaxCacheManager: float32), else the activation dtype
+// (vLLM's mamba cache dtype "auto" is the model's; transformers' MiniMaxCache keeps attn_weights_inter in the
+// values' dtype; llama.cpp runs no MiniMax-01).
+double lightning_value_bytes(const context& c) {
+  const auto& own = runtime_of(c.r.runtime).lightning_state_dtype;
+  return own ? bytes_per_value(*own) : c.act;
+}
+
+// Per sequence on this device: heads / tp x d x d values.
 double lightning_state_bytes(const context& c) {
   const double heads = std::max(1.0, c.m.heads / c.t);
-  return heads * c.m.head_dim * c.m.head_dim * c.act;
+  return heads * c.m.head_dim * c.m.head_dim * lightning_value_bytes(c);
 }
 
 void lightning_kv_cache(const context& c, double layers, builder& out) {
   const double b = static_cast<double>(c.s.batch), per = lightning_state_bytes(c);
   out.add("lightning-attention state (per sequence)", layers * b * per,
-          n(layers) + " layers x b " + n(b) + " x heads x head_dim x head_dim x " + n(c.act) + " B = " + n(per) +
-              " B per layer, whatever the context");
+          n(layers) + " layers x b " + n(b) + " x heads x head_dim x head_dim x " + n(lightning_value_bytes(c)) +
+              " B = " + n(per) + " B per layer, whatever the context");
 }
 
 // Saved for backward per token, as transformers' eager block loop runs under autograd: qkv_proj's and output_gate's

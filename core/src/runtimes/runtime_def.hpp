@@ -86,6 +86,8 @@ struct runtime_def {
   architecture_rule (*architecture)(const setting_values& v) = nullptr;
   /// The recurrent states' storage when state_dtype is auto; empty: the activation dtype.
   std::optional<dtype> state_dtype;
+  /// MiniMax's lightning-attention state (a cache of its own, not the mamba pool's); empty: the activation dtype
+  std::optional<dtype> lightning_state_dtype;
   /// Columns a causal convolution's state keeps beyond kernel - 1: transformers pads it to the whole kernel (1)
   /// [columns]
   double conv_state_extra = 0;

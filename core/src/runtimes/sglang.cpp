@@ -77,12 +77,22 @@ void overhead(const context& c, double /*allocated*/, double /*weights*/, builde
                (all_reduce > 0 ? " - custom all-reduce)" : ")"));
 }
 
-// SGLang with recurrent layers (HybridReqToTokenPool's MambaPool beside the KV pool): without max_mamba_cache_size
-// the memory left after the weights splits by mamba_full_memory_ratio (default 0.9): the mamba pool gets
-// rest x r / (1 + r), max_mamba_cache_size = that // mamba_cache_per_req states, the KV pool what they leave
-// (sgl-project/sglang python/sglang/srt/model_executor, the ratio split of handle_max_mamba_cache, no speculative
-// decoding). mamba_cache_per_req: every recurrent layer's conv and temporal state on this rank.
+// SGLang with recurrent layers (HybridReqToTokenPool's MambaPool beside the KV pool; sgl-project/sglang @001ccef0
+// python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py handle_max_mamba_cache, init_memory): without
+// max_mamba_cache_size the memory left after the weights splits by mamba_full_memory_ratio (default 0.9): the mamba
+// pool gets rest x r / (1 + r), max_mamba_cache_size = that // mamba_cache_per_req states, the KV pool what they leave
+// (no speculative decoding). mamba_cache_per_req: every recurrent layer's conv and temporal state on this rank. With
+// the radix cache (on by default) a running request holds MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO = 3 states
+// (calculate_mamba_ratio; no extra buffer by default), so max_num_reqs <= max_mamba_cache_size // 3.
 constexpr double mamba_full_memory_ratio = 0.9;
+constexpr double mamba_states_per_request = 3;
+
+// SGLang rounds the token pool down to whole pages (init_memory: max_total_num_tokens // page_size * page_size;
+// --page-size is the block_size setting, 1 by default).
+double whole_pages(const context& c, double tokens) {
+  const auto page = static_cast<double>(std::max<std::int64_t>(1, c.s.block_size));
+  return std::floor(tokens / page) * page;
+}
 
 void report_mamba_pool(const context& c, double rest, double per_token, runtime_report& out,
                        std::vector<std::string>& notes) {
@@ -90,13 +100,42 @@ void report_mamba_pool(const context& c, double rest, double per_token, runtime_
   if (per_request <= 0 || rest <= 0) return;
   const double states = std::floor(rest * mamba_full_memory_ratio / (1 + mamba_full_memory_ratio) / per_request);
   const double pool = states * per_request;
+  const double requests = std::floor(states / mamba_states_per_request);
   notes.push_back("SGLang's mamba pool: max_mamba_cache_size " + n(states) + " states of " + n(per_request) +
                   " B (mamba_cache_per_req) = " + n(pool) +
-                  " B, mamba_full_memory_ratio 0.9 of what the weights leave");
-  out.max_concurrency = states;
+                  " B, mamba_full_memory_ratio 0.9 of what the weights leave; 3 states a running request with the "
+                  "radix cache: at most " +
+                  n(requests) + " requests");
+  out.max_concurrency = requests;
   if (per_token <= 0) return;
-  out.kv_capacity_tokens = std::floor((rest - pool) / per_token);
-  out.max_concurrency = std::min(states, out.kv_capacity_tokens / static_cast<double>(c.s.seq));
+  out.kv_capacity_tokens = whole_pages(c, std::floor((rest - pool) / per_token));
+  out.max_concurrency = std::min(requests, out.kv_capacity_tokens / static_cast<double>(c.s.seq));
+  out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
+}
+
+// MiniMax-Text-01 / M1 (python/sglang/srt/models/minimax_text_01.py @0400545e MiniMaxText01Model): the lightning
+// layers' states live in a MinimaxCacheManager of their own, float32, shaped (lightning layers, max_slots, heads / tp,
+// d, d) with max_slots = the scheduler_config's max_num_seqs, 32 as SGLang passes none; it is allocated with the model,
+// before the KV pool is profiled, so it comes out of what the weights leave, and no more than 32 sequences run at once.
+constexpr double minimax_cache_slots = 32;
+
+void report_minimax_cache(const context& c, const runtime_term& weights, double total_free, double per_token,
+                          runtime_report& out, std::vector<std::string>& notes) {
+  const double layers = c.m.layers_of(layer_kind::lightning, c.layers_on_stage);
+  const double cache = minimax_cache_slots * layers * layer_def(layer_kind::lightning).state_bytes(c);
+  notes.push_back("SGLang's MinimaxCacheManager: 32 slots x " + n(layers) +
+                  " lightning layers x heads x head_dim x head_dim x 4 B (float32) = " + n(cache) +
+                  " B, allocated with the model; at most 32 sequences at once");
+  out.terms.push_back({"MinimaxCacheManager (lightning states, 32 slots)", cache,
+                       "32 x " + n(layers) + " layers x heads x head_dim x head_dim x 4 B"});
+  out.kv_available = std::max(0.0, out.budget - weights.bytes - cache);
+  out.kv_shortfall = std::max(0.0, weights.bytes + cache - out.budget);
+  out.max_concurrency = minimax_cache_slots;
+  if (per_token <= 0) return;
+  out.kv_capacity_tokens =
+      whole_pages(c, static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes - cache,
+                                                       c.s.mem_fraction_static, per_token)));
+  out.max_concurrency = std::min(minimax_cache_slots, out.kv_capacity_tokens / static_cast<double>(c.s.seq));
   out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
 }
 
@@ -139,18 +178,22 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   out.kv_available = std::max(0.0, out.budget - weights.bytes);  // never negative: the shortfall is its own field
   out.kv_shortfall = std::max(0.0, weights.bytes - out.budget);
   const double per_token = kv_bytes_per_token(c);
+  if (c.m.layers_of(layer_kind::lightning, c.layers_on_stage) > 0) {
+    report_minimax_cache(c, weights, total_free, per_token, out, notes);
+    return;
+  }
   if (recurrent_layers(c) > 0) {
     report_mamba_pool(c, total_free - weights.bytes - total_free * (1 - s.mem_fraction_static), per_token, out, notes);
     return;
   }
   if (per_token > 0) {
-    out.kv_capacity_tokens =
-        static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, per_token));
+    out.kv_capacity_tokens = whole_pages(c, static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes,
+                                                                              s.mem_fraction_static, per_token)));
     out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
     out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
   } else if (const double cell = s.sliding_window > 0 ? window_pool_cell(c, notes) : 0; cell > 0) {
-    out.kv_capacity_tokens =
-        static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, cell));
+    out.kv_capacity_tokens = whole_pages(
+        c, static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes, s.mem_fraction_static, cell)));
     out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
     out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
   } else if (out.kv_available > 0) {
@@ -177,6 +220,7 @@ runtime_def sglang_runtime() {
   // The SSM / delta-rule state: SGLANG_MAMBA_SSM_DTYPE, else the config's mamba_ssm_dtype, else "float32"; the conv
   // state bf16 (python/sglang/srt/configs/mamba_utils.py mamba2_state_dtype, CONV_DTYPE).
   d.state_dtype = dtype::fp32;
+  d.lightning_state_dtype = dtype::fp32;  // MinimaxCacheManager(dtype=torch.float32): report_minimax_cache
   // vLLM's QKV split and serving layout: tp within a node, pp across nodes.
   d.splits = device_split::tensor_then_pipeline;
   d.split_limits = "tp within a node of 8, dividing the heads; pp across nodes, up to the layers";
