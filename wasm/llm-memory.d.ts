@@ -283,7 +283,7 @@ export interface Settings {
   state_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
   /** Devices: Total devices (data x tensor x pipeline) [devices]. Default `1`. */
   devices?: number | string | null;
-  /** ZeRO stage: ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters [stage]. Default `0`. */
+  /** ZeRO stage: ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters, which an evaluation keeps sharded too [stage]. Default `0`. */
   zero?: number | string | null;
   /** Tensor parallel: Tensor-parallel degree (Megatron-style) [devices]. Default `1`. */
   tp?: number | string | null;

@@ -9,6 +9,7 @@
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
+import { idle } from "./engine.js";
 import { PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
 import { ConfigDrop } from "./ui/config-drop.js";
 import { h } from "./ui/dom.js";
@@ -395,10 +396,13 @@ class App {
    */
   scheduleAnswers(inputs, estimate, delay = ANSWERS_DELAY_MS) {
     clearTimeout(this.answers_timer);
-    clearTimeout(this.gpu_fit_timer);
-    this.gpu_fit_for = null;
+    // A GPU table drawn (or being drawn) for this very estimate stays: the one prepareGpuFit drew, say.
+    if (this.gpu_fit_for !== estimate) {
+      clearTimeout(this.gpu_fit_timer);
+      this.gpu_fit_for = null;
+      $("gpu-fit").dataset.state = "pending";
+    }
     $("results").dataset.answers = "pending";
-    $("gpu-fit").dataset.state = "pending";
     this.answers_timer = setTimeout(() => this.#answers(inputs, estimate), delay);
   }
 
@@ -468,10 +472,29 @@ class App {
     clearTimeout(this.gpu_fit_timer);
     this.gpu_fit_timer = setTimeout(async () => {
       const [{ renderGpuFit }, fit] = await Promise.all([import("./ui/gpu-fit.js"), this.engine.gpuFit(inputs)]);
-      if (this.gpu_fit_for !== estimate) return;
-      renderGpuFit(container, fit, { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
-      container.dataset.state = "ready";
+      if (this.gpu_fit_for === estimate) this.#showGpuFit(renderGpuFit, fit, estimate);
     }, 0);
+  }
+
+  /** Draws `fit`, the GPU table of `estimate`, whole into #gpu-fit (renderGpuFit: ui/gpu-fit.js). */
+  #showGpuFit(renderGpuFit, fit, estimate) {
+    const container = $("gpu-fit");
+    renderGpuFit(container, fit, { units: estimate.settings.units, current: estimate.settings, onApply: (delta) => this.edit(delta) });
+    container.dataset.state = "ready";
+  }
+
+  /**
+   * Draws the GPU table of the settings shown into its hidden panel in an idle period, once the warm-up has
+   * computed it (issue 36 item 9: drawing its rows, one per GPU preset, was most of the first click on What fits),
+   * so that click only shows the table. Newer settings draw again on the click, as before.
+   */
+  async prepareGpuFit() {
+    const estimate = this.last;
+    if (!estimate || this.gpu_fit_for === estimate) return;
+    const [{ renderGpuFit }, fit] = await Promise.all([import("./ui/gpu-fit.js"), this.engine.gpuFit(this.state.inputs), idle()]);
+    if (this.last !== estimate || this.gpu_fit_for === estimate) return;
+    this.gpu_fit_for = estimate;
+    this.#showGpuFit(renderGpuFit, fit, estimate);
   }
 
   async copyLink() {
@@ -548,7 +571,7 @@ async function main() {
     // while the page is idle (issue 36 item 9): the first click on What fits, Knobs or the model box then computes
     // nothing new.
     engine.warmWhenIdle(window.llmMemoryApp.state.inputs)
-      .then(() => Promise.all([import("./ui/gpu-fit.js"), solverCode()]))
+      .then(() => Promise.all([window.llmMemoryApp.prepareGpuFit(), solverCode()]))
       .catch(() => {})
       .then(() => (document.body.dataset.warm = "true"));
   } catch (error) {

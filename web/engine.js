@@ -488,8 +488,8 @@ export async function createEngine({ presets, fresh = false } = {}) {
   return new Engine(api, () => loadRest(boot.rest, first), ids, renew);
 }
 
-/** Resolves in the browser's next idle period (warmWhenIdle), or after IDLE_FALLBACK_MS where it has none. */
-const idle = () => new Promise((done) => (globalThis.requestIdleCallback ?? ((callback) => setTimeout(callback, IDLE_FALLBACK_MS)))(done, { timeout: IDLE_TIMEOUT_MS }));
+/** Resolves in the browser's next idle period (warmWhenIdle, App.prepareGpuFit), or after IDLE_FALLBACK_MS where it has none. */
+export const idle = () => new Promise((done) => (globalThis.requestIdleCallback ?? ((callback) => setTimeout(callback, IDLE_FALLBACK_MS)))(done, { timeout: IDLE_TIMEOUT_MS }));
 
 /** A failed call's answer: no numbers, the message against "calculator". */
 const failure = (message) => ({ ok: false, failed: true, errors: [{ setting: "calculator", message }] });

@@ -129,8 +129,9 @@ bool search_size(const std::vector<combination_knob>& knobs, std::vector<std::ve
 }
 
 // What the run is, the one rule every knob below is offered by: a training step moves the settings the table reads
-// in training only (its `applies` rule "training": ZeRO, the optimizer, LoRA, offload, ...); evaluation (mode eval)
-// is a framework's forward pass, which reads none of them, nor a runtime's KV cache or formats: its knobs are those
+// in training (the optimizer, LoRA, offload, ZeRO, ...); evaluation (mode eval) is a framework's forward pass under
+// the engine the run states (its ZeRO stage held, as the device search holds it: searched_zero_stages), which reads
+// none of the others, nor a runtime's KV cache or formats: its knobs are those
 // of a forward pass (devices, the split, fp32 -> bf16, attention, batch, context; recomputation when it keeps its
 // graph for gradients, eval_grad); serving is a runtime's (formats, the KV cache).
 enum class pass_kind : std::uint8_t { training, evaluation, serving };

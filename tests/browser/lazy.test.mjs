@@ -234,10 +234,19 @@ test("idle after its first answer, the page fetches the core's rest and the cata
   const presets = JSON.parse(await readFile(join(dist, "llm-memory.models.json"), "utf8")).length;
   await page.click("#model-search");
   await page.waitForFunction((n) => document.querySelectorAll("#model-presets option").length === n, presets);
+  // The GPU table is drawn whole into its hidden panel while idle (App.prepareGpuFit): one row per GPU preset.
+  const gpus = await page.evaluate(() => window.llmMemoryApp.engine.gpus.length);
+  assert.ok(gpus > 100, `the GPU presets (${gpus})`);
+  assert.equal(await page.getAttribute("#gpu-fit", "data-state"), "ready", "prepared before the click");
+  assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "every GPU's row, before the click");
+  assert.equal(await page.locator("#panel-fits").isHidden(), true, "in its hidden panel");
   await showTab(page, "knobs");
   assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table");
   await showTab(page, "fits");
   await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
+  assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "the table the click shows is whole");
+  // It is the default's: the current GPU (an RTX 4090, web/state.js START_OVERRIDES) is the marked row.
+  assert.equal(await page.getAttribute('#gpu-fit tr[aria-current="true"]', "data-gpu"), await page.evaluate(() => window.llmMemoryApp.last.settings.gpu));
   assert.deepEqual(core().sort(), warmed, "the clicks fetched no part of the core again");
   await page.close();
 });

@@ -42,3 +42,29 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     await page.close();
   });
 }
+
+// The top list and the Knobs tab agree (issue 36 item 1; the core: ways_out_test.cpp cheapest_combination_in_the_knobs_words):
+// each knob way is a row of the knob table, by the same name and the same new total, and a combination way is the
+// tab's cheapest combination, in its words. The same 2 × RTX 4090 full fine-tune, by keyboard: Enter on the tab.
+test("the ways out at the top and the Knobs tab name the same knobs with the same totals", async () => {
+  const page = await open(session.context, `${session.url}?v=2&devices=2&gpu=rtx-4090`, { viewport: DESKTOP });
+  await settled(page);
+  const ways = await page.$$eval(".ways-out li", (items) => items.map((li) => ({ way: li.dataset.way, text: li.dataset.text,
+    total: li.querySelector(".way-total")?.textContent.match(/→ ([\d.,]+ GB)/)?.[1] })));
+  const knobWays = ways.filter((w) => w.way === "knob");
+  assert.ok(knobWays.length > 0, JSON.stringify(ways));
+  await page.focus("#tab-knobs");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector('#results[data-answers="ready"] #panel-knobs:not([hidden]) #knobs tbody tr');
+  const rows = await page.$$eval("#knobs tbody tr", (trs) => trs.map((tr) => ({
+    name: tr.querySelector("th").firstChild.textContent, total: tr.cells[3].firstChild.textContent })));
+  for (const way of knobWays) {
+    const row = rows.find((r) => r.name === way.text);
+    assert.ok(row, `${way.text} is a row of the knob table: ${JSON.stringify(rows.map((r) => r.name))}`);
+    assert.equal(row.total, way.total, way.text);
+  }
+  const combination = ways.find((w) => w.way === "combination");
+  if (combination) assert.ok((await page.textContent(".knobs-cheapest")).includes(combination.text), combination.text);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});

@@ -55,13 +55,15 @@ TEST(applies, rows_with_rules) {
   // autocast and recompute (an eval_grad pass saves what training saves) apply to training and eval. Issue 36 item 3: +
   // quant_bits (int_packed), quant_group_size (grouped_quant) and cp (training: estimate.cpp sets cp = 1 outside
   // training), so the page hides them where nothing reads them. Issue 35's leftovers: + selective_ac_option
-  // (training with framework torchtitan).
+  // (training with framework torchtitan). zero moves from training to training_or_eval: a ZeRO-3 engine keeps the
+  // parameters sharded while it evaluates (eval_test.cpp zero3_shards_the_weights).
   EXPECT_EQ(rows, 61U);
-  EXPECT_EQ(keys_with("training").size(), 30U);
+  EXPECT_EQ(keys_with("training").size(), 29U);
   EXPECT_EQ(keys_with("torchtitan"), std::vector<std::string>{"selective_ac_option"});
   EXPECT_EQ(keys_with("int_packed"), std::vector<std::string>{"quant_bits"});
   EXPECT_EQ(keys_with("grouped_quant"), std::vector<std::string>{"quant_group_size"});
-  EXPECT_EQ(keys_with("training_or_eval").size(), 5U);
+  EXPECT_EQ(keys_with("training_or_eval").size(), 6U);
+  EXPECT_EQ(find_setting("zero")->applies, "training_or_eval");
   EXPECT_EQ(keys_with("eval").size(), 1U);
   EXPECT_EQ(keys_with("inference").size(), 18U);
 }

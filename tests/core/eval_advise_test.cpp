@@ -77,10 +77,11 @@ TEST(eval_advise, offers_no_format_or_kv_cache) {
     EXPECT_FALSE(considered(ids, serving)) << serving;
 }
 
-// The device search under eval moves the devices and tp, never the ZeRO stage (the settings table's `applies`:
-// training). Llama 3.1 70B (70.6e9 parameters, 141 GB in bf16) does not fit one 80 GB H100; framework generic
-// searches ZeRO 0-3 and tp 1-8 in training, where ZeRO-3 would shard the weights over data-parallel devices. Under
-// eval the answer keeps ZeRO 0: its delta names no stage but the run's own.
+// The device search under eval moves the devices and tp, never the ZeRO stage: the stage is the engine's the
+// evaluation runs under (the settings table reads it there: training_or_eval), so the search keeps it. Llama 3.1 70B
+// (70.6e9 parameters, 141 GB in bf16) does not fit one 80 GB H100; framework generic searches ZeRO 0-3 and tp 1-8 in
+// training, where ZeRO-3 would shard the weights over data-parallel devices. Under eval the answer keeps ZeRO 0: its
+// delta names no stage but the run's own.
 TEST(eval_advise, solver_keeps_the_zero_stage) {
   const settings s{{"mode", "eval"},
                    {"model", "llama-3.1-70b"},
@@ -96,6 +97,15 @@ TEST(eval_advise, solver_keeps_the_zero_stage) {
   EXPECT_TRUE(!fewest.delta.contains("zero") || fewest.delta.at("zero") == "0") << fewest.message;
   EXPECT_NE(fewest.message.find("ZeRO 0"), std::string::npos) << fewest.message;
   EXPECT_GT(fewest.value, 1);
+  // At the run's ZeRO 3 the search keeps stage 3: the weights shard over the data-parallel devices it adds.
+  settings z3 = s;
+  z3["zero"] = "3";
+  const auto sharded = solve(z3);
+  ASSERT_TRUE(sharded.ok());
+  const solve_answer& fewest3 = sharded.value().min_devices;
+  ASSERT_TRUE(fewest3.found) << fewest3.message;
+  EXPECT_TRUE(!fewest3.delta.contains("zero") || fewest3.delta.at("zero") == "3") << fewest3.message;
+  EXPECT_NE(fewest3.message.find("ZeRO 3"), std::string::npos) << fewest3.message;
 }
 
 }  // namespace

@@ -95,6 +95,24 @@ TEST(eval, training_buckets_are_zero_and_no_runtime) {
   EXPECT_EQ(l.bytes("optimizer"), 0);
 }
 
+// ZeRO-3 under evaluation (the settings table reads zero in training and evaluation: training_or_eval). The HF
+// Trainer's evaluation_loop without a training run calls deepspeed_init(inference=True), which accepts ZeRO stage 3
+// only ("ZeRO inference only makes sense with ZeRO Stage 3"), and prepares a DeepSpeed engine without an optimizer,
+// whose _configure_zero_optimizer(optimizer=None) builds DeepSpeedZeRoOffload at stage 3: the parameters stay
+// partitioned over the data-parallel ranks and each module's are gathered for its forward (docs/methodology.md,
+// "Evaluation"). On 4 devices: 16,060,522,496 B / 4 = 4,015,130,624 B of weights + the gathered window, 2 x the
+// largest layer (q 16,777,216 + k 4,194,304 + v 4,194,304 + o 16,777,216 + gate, up, down 3 x 58,720,256 + norms
+// 8,192 = 218,112,000 parameters) x 2 B = 872,448,000 B: 4,887,578,624 B. Stages 1 and 2 shard the gradients and the
+// optimizer state, which evaluation does not hold: the weights stay whole on each device.
+TEST(eval, zero3_shards_the_weights) {
+  settings s = llama_8b_eval();
+  s["devices"] = "4";
+  s["zero"] = "3";
+  EXPECT_EQ(estimated(s).bytes("parameters"), 4887578624.0);
+  s["zero"] = "2";
+  EXPECT_EQ(estimated(s).bytes("parameters"), 16060522496.0);
+}
+
 // BERT-large (h 1024, 24 layers, 16 heads, i 4096, LayerNorm, plain GELU MLP) as a 2-label classifier, bf16, batch 8
 // x seq 512 (T = 4096), under no_grad: attention 2 B x T x (2h + a.d + 2 n_kv.d + max(2 a.d, a.d + h)) = 2 x 4096 x
 // (2,048 + 1,024 + 2,048 + 2,048) = 58,720,256 + logsumexp 4 x 8 x 16 x 512 = 262,144: 58,982,400; MLP 2 B x T x (2h +

@@ -135,7 +135,7 @@ int check_ways(const settings& s) {
   for (const knob_advice& k : answers.value().advice.knobs) expect_offload_runs(s, spec, k.delta, "knob " + k.name);
   expect_offload_runs(s, spec, answers.value().advice.cheapest.delta, "the cheapest combination");
   expect_offload_runs(s, spec, answers.value().solve.min_devices.delta, "the solver's fewest devices");
-  // (d) Evaluation reads no ZeRO stage: the solver's device search keeps the run's.
+  // (d) Evaluation runs under the engine's ZeRO stage (it shards the weights at 3): the device search keeps it.
   if (spec.eval() && answers.value().solve.min_devices.delta.contains("zero")) {
     EXPECT_EQ(answers.value().solve.min_devices.delta.at("zero"), std::to_string(spec.values.zero));
   }

@@ -156,7 +156,8 @@ export class ParallelPicker extends EventTarget {
     this.#options("tp", validTp(devices, pp, heads), tp);
     this.#options("pp", validPp(devices, tp, layers), pp);
     if (this.#selects.zero.value !== settings.zero) this.#selects.zero.value = settings.zero;
-    // ZeRO shards training state over the data-parallel devices; inference has none.
+    // ZeRO shards training state over the data-parallel devices (an evaluation keeps stage 3's weights sharded); a
+    // runtime's inference has none.
     this.#fields.zero.hidden = settings.mode === "inference";
     this.#info.textContent = splitText(settings, stated);
     this.#info.dataset.defaultSplit = String(defaultSplit(settings, stated));

@@ -425,8 +425,9 @@
   X(devices, integer, "1", 1, 1e6, "", "devices", "parallelism", "Total devices (data x tensor x pipeline)",           \
     "Devices", "")                                                                                                     \
   X(zero, integer, "0", 0, 3, "", "stage", "parallelism",                                                              \
-    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters", "ZeRO stage", "",  \
-    "training")                                                                                                        \
+    "ZeRO stage over the data-parallel devices: 1 optimizer, 2 + gradients, 3 (FSDP) + parameters, which an "          \
+    "evaluation keeps sharded too",                                                                                    \
+    "ZeRO stage", "", "training_or_eval")                                                                              \
   X(tp, integer, "1", 1, 1024, "", "devices", "parallelism", "Tensor-parallel degree (Megatron-style)",                \
     "Tensor parallel", "")                                                                                             \
   X(sequence_parallel, flag, "on", 0, 0, "", "", "parallelism",                                                        \
