@@ -69,14 +69,24 @@ const RECURRENT_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:ad
  * core/src/frameworks/{deepspeed,fsdp,torchtune,litgpt,megatron,unsloth,torchtitan,llamafactory,axolotl}.cpp, whose
  * functions are in an `inline namespace rest_rows` for this, and DeepSpeed's ZeRO-3 window (the row of deepspeed,
  * llamafactory and axolotl). Not `picked_for`: runtime=auto asks every runtime's (runtimes/table.cpp auto_runtime).
- * The start page (vLLM) and a link's usual first answer (vLLM inference, HF Trainer training) reach none of them;
- * another runtime's or framework's estimate meets their placeholders until the rest is in, and the engine then loads
- * it and asks again (web/engine.js Engine#awaitRest), as for a recurrent layer kind.
+ * Also core/src/estimate.cpp's training row (`training_buckets`: gradients, optimizer state, saved activations, every
+ * phase of a training step; `stage_rows`), so the code only a training estimate runs is in the rest too.
+ * The start page (vLLM) and a link's usual first answer (vLLM inference) reach none of them; another runtime's or
+ * framework's estimate, or any training one, meets their placeholders until the rest is in, and the engine then loads
+ * it and asks again (web/engine.js Engine#awaitRest), as for a recurrent layer kind. Resolve reaches none of
+ * HF's and generic's rows, so a training link's settings are checked before the rest is in.
  */
 const RUNTIME_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::rest_rows::(?!picked_for\()|deepspeed_zero3_window\()/;
 
-/** The table entries left to the rest as rows: a recurrent layer kind's, another runtime's or framework's. */
-const REST_ROWS = { test: (name) => RECURRENT_ROWS.test(name) || RUNTIME_ROWS.test(name) };
+/**
+ * Table entries only training's saved activations call (estimate/activations.cpp layer_saved, reached from the
+ * training row only): the attention kinds' saved widths and the MLP kinds' saved rows (core/src/layers/). A training
+ * estimate meets the training row's placeholder before any of them.
+ */
+const SAVED_ROWS = /^llm_memory::detail::(?:\(anonymous namespace\)::)?(?:(?:attention|sliding|mla|dsa)_saved_widths|(?:dense|moe)_saved)\(/;
+
+/** The table entries left to the rest as rows: a recurrent layer kind's, another runtime's or framework's, training's. */
+const REST_ROWS = { test: (name) => RECURRENT_ROWS.test(name) || RUNTIME_ROWS.test(name) || SAVED_ROWS.test(name) };
 
 const fail = (message) => {
   console.error(`split-wasm: ${message}`);
@@ -257,7 +267,7 @@ try {
   }
   const size = (bytes) => `${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`;
   console.log(`split-wasm: ${LAZY.length} bindings, ${readers.length} family readers, ${lambdas.length} lambdas only the rest makes and ` +
-              `${rest_rows.length} rows (recurrent layer kinds, other runtimes and frameworks) left out; ` +
+              `${rest_rows.length} rows (recurrent layer kinds, other runtimes and frameworks, training) left out; ` +
               `${functions} functions, ${keep.length} in the first part (${size(first)}), ` +
               `${functions - keep.length} in the rest (${size(rest)}), with ${strings.moved} B of strings only it names; ` +
               `whole ${size(stripped)}`);

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The page: it holds the one state object and the page's own parts (the URL, the notice, the units toggle,
-// the config drop, the solver, the copy-link button, the embed dialog); the wiring it shares with
+// the config drop's shell, the solver, the copy-link button, the embed dialog); the wiring it shares with
 // <llm-memory> (engine, results, answers, pickers and form) is the controller's (controller.js, docs/web.md).
 // What only a user action needs is imported when it happens, a chunk of its own on the hosted page
-// (docs/web.md, "Start-up"): the embed dialog (the Embed button), the Hub loader (a repo id), the file readers
-// (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their tabs opened), "What runs
-// on my machine" (its section opened).
+// (docs/web.md, "Start-up"): the embed dialog (the Embed button), the Hub loader (a repo id), the config drop
+// zone and the file readers (a dropped, pasted or chosen file), the heatmap and the table of which GPUs fit (their
+// tabs opened), "What runs on my machine" (its section opened).
 // Data flows one way:
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
 import { idle } from "./engine.js";
 import { PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
-import { ConfigDrop } from "./ui/config-drop.js";
 import { h } from "./ui/dom.js";
-import { HubModel, takeHubId } from "./ui/hub.js";
+import { lazyConfigDrop } from "./ui/drop-target.js";
+import { HubBox, takeHubId } from "./ui/hub.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
 import { Tabs } from "./ui/tabs.js";
@@ -140,14 +140,21 @@ class App {
     this.gpus = this.view.gpuPicker($("gpu-picker"));
     this.parallel = new ParallelPicker($("device-count"), $("parallel-split"), engine.schema);
     this.parallel.addEventListener("edit", (e) => this.edit(e.detail.changes, { note: e.detail.note }));
-    this.config = new ConfigDrop($("config-drop"), (text) => engine.parseConfig(text), { checkpoint: (...a) => engine.readCheckpoint(...a) });
-    this.config.addEventListener("config", (e) => this.applyConfig(e.detail.settings));
-    // A .gguf brings an architecture (as a config.json); a .safetensors only the exact count, over the model shown.
-    this.config.addEventListener("checkpoint", (e) => (e.detail.kind === "gguf" ? this.applyConfig(e.detail.settings) : this.edit(e.detail.settings)));
+    // The drop zone's code loads when it is first opened or a file or config.json text arrives (drop-target.js).
+    lazyConfigDrop($("config-drop"), async (details) => {
+      const { ConfigDrop } = await import("./ui/config-drop.js");
+      const config = new ConfigDrop(details, (text) => engine.parseConfig(text), { checkpoint: (...a) => engine.readCheckpoint(...a) });
+      config.addEventListener("config", (e) => {
+        this.applyConfig(e.detail.settings);
+        this.hub.forget();
+      });
+      // A .gguf brings an architecture (as a config.json); a .safetensors only the exact count, over the model shown.
+      config.addEventListener("checkpoint", (e) => (e.detail.kind === "gguf" ? this.applyConfig(e.detail.settings) : this.edit(e.detail.settings)));
+      return config;
+    });
     this.models.addEventListener("unknown", (e) => this.showModelError(e.detail.message));
-    this.hub = new HubModel({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o),
+    this.hub = new HubBox({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o),
                               isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
-    this.config.addEventListener("config", () => this.hub.forget());
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
     // The box for a command, config or log and the readers' code load when it is first opened (docs/readers.md).
     $("paste-box").addEventListener("toggle", () => this.#openPaste($("paste-box")), { once: true });

@@ -196,7 +196,7 @@ export class Engine {
   }
 
   /**
-   * A call of the first part met a placeholder of the rest (a model with a layer kind whose rows are in the rest:
+   * A call of the first part met a placeholder of the rest (a row of a layer kind, runtime, framework or training:
    * scripts/split-wasm.mjs REST_ROWS): the throw left the instance as a JS exception does (wasm/api.js put the
    * stack pointer back; the heap is whole), so the rest is loaded into it, and once it is in the onRestIn
    * listeners draw again, which asks the same call once more. Meanwhile the answer (`waiting`) says they follow.
@@ -205,7 +205,7 @@ export class Engine {
     // The draw after a failed load shows that failure; the call after it tries again.
     if (this.#rest_failed_draw) {
       this.#rest_failed_draw = false;
-      return failure(`this model's code (llm-memory.rest.wasm) could not be loaded (${this.#rest_error}); reload the page if it persists`);
+      return failure(`this run's code (llm-memory.rest.wasm) could not be loaded (${this.#rest_error}); reload the page if it persists`);
     }
     // One draw however many calls met a placeholder before the rest came in (or failed to).
     this.#rest_wait ??= this.ready().then(() => {
@@ -213,7 +213,7 @@ export class Engine {
       this.#rest_failed_draw = !this.complete;
       for (const listener of this.#rest_listeners) listener();
     });
-    return { ...failure("this model's code (llm-memory.rest.wasm) is loading; the answer follows"), waiting: true };
+    return { ...failure("this run's code (llm-memory.rest.wasm) is loading; the answer follows"), waiting: true };
   }
 
   /**

@@ -5,6 +5,7 @@
 #include "llm_memory/estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "estimate/stage.hpp"
@@ -35,6 +36,43 @@ context make_context(const run_spec& r, bool first, bool last, step_phase phase)
   c.phase = phase;
   return c;
 }
+
+namespace {
+
+/// The buckets of one stage whose code is a training run's: each filled by training, left empty (or computed the
+/// runtime's way) by inference.
+struct stage_buckets {
+  bucket gradients;    ///< gradients [bytes per device]
+  bucket optimizer;    ///< optimizer state and master weights [bytes per device]
+  bucket activations;  ///< saved or transient activations [bytes per device]
+};
+
+stage_buckets inference_buckets(const context& c, const state_layout&, tally&) {
+  return {no_gradients(), no_optimizer_state(), activations_inference(c)};
+}
+
+// Named so that the page's first part leaves training's buckets to its rest (scripts/split-wasm.mjs
+// RUNTIME_ROWS): the start page and the usual link are inference, and the row is reached through stage_rows only.
+inline namespace rest_rows {
+
+stage_buckets training_buckets(const context& c, const state_layout& l, tally& t) {
+  bucket gradients = gradients_bucket(c, l, t);
+  bucket optimizer = optimizer_bucket(c, l, t);
+  return {std::move(gradients), std::move(optimizer),
+          c.eval && !c.s.eval_grad ? activations_eval(c) : activations_train(c)};
+}
+
+}  // namespace rest_rows
+
+using stage_row = stage_buckets (*)(const context&, const state_layout&, tally&);
+
+// One row per step_phase, in its order: every phase of a training step, then inference. A table rather than a
+// branch, so that LTO keeps training's code apart from the inference path (scripts/split-wasm.mjs).
+constexpr std::array<stage_row, 7> stage_rows = {training_buckets, training_buckets, training_buckets, training_buckets,
+                                                 training_buckets, training_buckets, inference_buckets};
+static_assert(static_cast<std::size_t>(step_phase::inference) == stage_rows.size() - 1);
+
+}  // namespace
 
 }  // namespace detail
 
@@ -112,10 +150,10 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   r.effective_batch = spec.effective_batch;
   r.stage = spec.values.pp == 1 ? "only" : (first ? "first" : "last");
   tally t;
-  r.buckets = {
-      parameters_bucket(c, l, t), gradients_bucket(c, l, t), optimizer_bucket(c, l, t),
-      !c.train ? activations_inference(c) : (c.eval && !c.s.eval_grad ? activations_eval(c) : activations_train(c)),
-      c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
+  bucket parameters = parameters_bucket(c, l, t);
+  stage_buckets trained = stage_rows[static_cast<std::size_t>(phase)](c, l, t);
+  r.buckets = {std::move(parameters), std::move(trained.gradients), std::move(trained.optimizer),
+               std::move(trained.activations), c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
   double tensors = 0;
   for (const auto& b : r.buckets) tensors += b.bytes;
   t.dynamic += c.train ? r.buckets[3].bytes : 0;

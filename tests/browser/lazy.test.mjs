@@ -103,6 +103,13 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   assert.match(await page.inputValue(".embed-dialog textarea"), /<llm-memory[^>]* seq="1024"/);
   await page.click(".embed-dialog >> text=Close");
 
+  // The config drop zone: opening its group fetches its code (web/ui/drop-target.js); before, only the closed
+  // group is on the page.
+  assert.equal(await page.locator("#config-file").count(), 0, "no drop zone before its group is opened");
+  assert.ok((await fetchedBy(async () => {
+    await page.click(".config summary");
+    await page.waitForSelector("#config-file");
+  })).some((path) => path.startsWith("/chunks/")), "opening the group fetches the drop zone's code");
   // A chosen config.json: its architecture replaces the preset (hidden_size 2048 as given).
   const config = { hidden_size: 2048, num_hidden_layers: 4, num_attention_heads: 16, intermediate_size: 5632, vocab_size: 32000 };
   assert.ok((await fetchedBy(async () => {

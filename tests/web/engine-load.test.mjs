@@ -67,6 +67,15 @@ function restRuntime(settings) {
   return REST_FRAMEWORKS.includes(estimate.settings.framework);
 }
 
+/**
+ * Whether `settings` train or evaluate (mode train or eval, as the whole module resolves them): their buckets are
+ * estimate.cpp's training row, whose code is in the rest (scripts/split-wasm.mjs RUNTIME_ROWS); resolve is not.
+ */
+function training(settings) {
+  const resolved = whole.resolve(settings);
+  return resolved.ok && resolved.settings.mode !== "inference";
+}
+
 /** Settings that walk every task, runtime and framework over a few presets (the profiles' code paths). */
 function taskGrid(api) {
   const schema = api.settingsSchema();
@@ -81,7 +90,7 @@ function taskGrid(api) {
   return grid;
 }
 
-test("the first part answers as the whole module does; only an estimate with a recurrent layer kind, another runtime than vLLM or transformers or another framework than HF and generic reaches the rest", async () => {
+test("the first part answers as the whole module does; only an estimate with a recurrent layer kind, another runtime than vLLM or transformers, another framework than HF and generic, or of a training run reaches the rest", async () => {
   const { api, placeholders } = await firstPart();
   // The 15 bindings of scripts/split-wasm.mjs's LAZY (solve, advise, ways_out, gpu_fit, fits, sweep, sweep_kernel_ms,
   // read_checkpoint, read_launch_json, parse_config, reconcile_log, read_paste, emit_launch, emit_formats,
@@ -93,8 +102,10 @@ test("the first part answers as the whole module does; only an estimate with a r
   // At this commit: 15 bindings + 36 family readers (zamba2 the 36th) + 24 lambdas + 64 rows (24 recurrent layer
   // kinds' — zamba2's shared_attention_mamba adds three — + 40 of the other runtimes and frameworks: sglang 6, tgi 8,
   // llama.cpp 9 less picked_for, ollama 3, the frameworks' profiles, stated, model_overrides and op rules and
-  // DeepSpeed's ZeRO-3 window) = 139, split-wasm.mjs's own count.
-  assert.equal(placeholders, 139, `${placeholders} placeholders`);
+  // DeepSpeed's ZeRO-3 window) = 139; + estimate.cpp's training row (training_buckets) and the 6 saved rows of the
+  // dense layer kinds (SAVED_ROWS: attention, sliding, mla and dsa saved widths, dense and moe saved) = 146,
+  // split-wasm.mjs's own count.
+  assert.equal(placeholders, 146, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   // The list computes every preset's exact count, the hybrid ones' too: after the rest (Engine.models waits for it).
@@ -106,6 +117,7 @@ test("the first part answers as the whole module does; only an estimate with a r
   assert.ok(cases.length > 200, `${cases.length} cases`);
   let hybrids = 0;
   let others = 0;
+  let trained = 0;
   for (const settings of cases) {
     const what = JSON.stringify(settings);
     // A model with a recurrent layer kind meets the rest's placeholder of that kind's rows as its parameters are
@@ -118,6 +130,12 @@ test("the first part answers as the whole module does; only an estimate with a r
       else others++;
       assert.throws(() => api.resolve(settings), /placeholder reached/, `resolve ${what} meets the rest`);
       assert.throws(() => api.estimate(settings), /placeholder reached/, `estimate ${what} meets the rest`);
+    } else if (training(settings)) {
+      // A training run on HF or generic resolves in the first part (a link's check needs no rest); its buckets
+      // are the training row's, in the rest.
+      trained++;
+      same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
+      assert.throws(() => api.estimate(settings), /placeholder reached/, `estimate ${what} meets the rest`);
     } else {
       same(api.resolve(settings), whole.resolve(settings), `resolve ${what}`);
       same(api.estimate(settings), whole.estimate(settings), `estimate ${what}`);
@@ -128,6 +146,10 @@ test("the first part answers as the whole module does; only an estimate with a r
   // case on such a runtime or framework (the others are vLLM, transformers, HF or generic): 187, each of which met a
   // placeholder in resolve and estimate above.
   assert.equal(others, 187, "the runs on another runtime or framework");
+  // The golden training cases (tests/golden/seeds.json 10, training.json 15: framework generic, dense) less the two
+  // training.json refuses (lora_targets "qkv", full training of q4_k_m weights: their errors are the first part's,
+  // the else branch above) = 23, and the grid's 6 models x 2 frameworks (HF, generic) x 3 finetunes = 36: 59.
+  assert.equal(trained, 59, "the training runs on HF or generic");
 });
 
 test("the rest's bindings meet a placeholder until the rest is instantiated, then answer as the whole module", async () => {
@@ -252,7 +274,7 @@ test("an estimate that meets a recurrent layer kind's placeholder: the engine lo
       const waiting = engine.estimate(settings);
       assert.equal(waiting.ok, false);
       assert.equal(waiting.waiting, true);
-      assert.match(waiting.errors[0].message, /^this model's code \(llm-memory\.rest\.wasm\) is loading; the answer follows$/);
+      assert.match(waiting.errors[0].message, /^this run's code \(llm-memory\.rest\.wasm\) is loading; the answer follows$/);
     }
     // A link's settings are kept, with no problem to show, while the rest is on its way.
     same(engine.sanitise({}, hybrids[0]), { overrides: hybrids[0], problems: [] }, "sanitise while the rest loads");
@@ -289,7 +311,7 @@ test("a hybrid estimate whose rest cannot be fetched: one draw says so, and the 
     // The draw after the failure: no new fetch, the reason.
     const failed = engine.estimate(settings);
     assert.equal(failed.waiting, undefined);
-    assert.match(failed.errors[0].message, /^this model's code \(llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\); reload the page if it persists$/);
+    assert.match(failed.errors[0].message, /^this run's code \(llm-memory\.rest\.wasm\) could not be loaded \(HTTP 404\); reload the page if it persists$/);
     assert.deepEqual(fetches, [404]);
     // The next call (an edit) tries again.
     status = 200;

@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: MIT
-// "Paste or drop your config.json": a text area that also takes a dropped, pasted or chosen file. A file dropped
-// anywhere on the page is read (the browser would otherwise open it in place of the app), and config.json text
-// pasted into the field, or anywhere outside another field, applies at once. The text is parsed by the core
-// (parseConfig); a .safetensors or .gguf file's header alone (File.slice, bounded by the core's limits) is read
-// by the core's checkpoint readers, as the CLI's --safetensors and --gguf read it. Errors show next to the field.
+// "Paste or drop your config.json": a text area that also takes a dropped, pasted or chosen file; config.json text
+// pasted into the field applies at once. The text is parsed by the core (parseConfig); a .safetensors or .gguf
+// file's header alone (File.slice, bounded by the core's limits) is read by the core's checkpoint readers, as the
+// CLI's --safetensors and --gguf read it. Errors show next to the field. On the page it is built when first needed
+// (drop-target.js, which holds the page-wide drop and paste listeners and hands it what they take).
 // Events:
 //   "config"     {settings}                       architecture settings read from a valid config.json
 //   "checkpoint" {settings, checkpoint, kind, name} what a checkpoint header gives (checkpoint: readCheckpoint's
 //                                                 object; settings: params, and a GGUF's architecture settings)
 // The reading code (checkpoint-read.js) is imported on the first file dropped, pasted or chosen: a chunk of its
-// own on the hosted page (docs/web.md, "Start-up"); the listeners are installed at start.
+// own on the hosted page (docs/web.md, "Start-up").
 import { h, replace } from "./dom.js";
 import { formatCount } from "./format.js";
 import { noticeLines } from "./notice.js";
-
-/** True for a form field or editable text, where a drop or a paste belongs to the field. */
-const editable = (node) => node instanceof Element && (node.closest("input, textarea, select, [contenteditable]") !== null);
 
 export class ConfigDrop extends EventTarget {
   #text;
@@ -27,12 +24,11 @@ export class ConfigDrop extends EventTarget {
   #zone;
 
   /**
-   * `parse(text)` -> (a promise of) {ok: true, settings} | {ok: false, errors} (the engine's parseConfig);
-   * `checkpoint` the engine's readCheckpoint (kind, bytes, size, name), for .safetensors and .gguf files (none:
-   * they are refused).
-   * `page`: where a file dropped or text pasted outside any field is taken (default: the document).
+   * Builds the zone into `details` (the closed group drop-target.js shows). `parse(text)` -> (a promise of)
+   * {ok: true, settings} | {ok: false, errors} (the engine's parseConfig); `checkpoint` the engine's
+   * readCheckpoint (kind, bytes, size, name), for .safetensors and .gguf files (none: they are refused).
    */
-  constructor(container, parse, { checkpoint = null, page = globalThis.document } = {}) {
+  constructor(details, parse, { checkpoint = null } = {}) {
     super();
     this.#parse = parse;
     this.#checkpoint = checkpoint;
@@ -60,46 +56,17 @@ export class ConfigDrop extends EventTarget {
                text: "Paste the text, drop the file anywhere on the page, or choose it. The architecture settings it holds replace the model preset. A .safetensors or .gguf file gives the exact parameter count and bytes by type (only its header is read). Nothing leaves this page." }),
       h("div", { class: "control" }, apply, h("label", { class: "file-button" }, "Choose file…", file)),
       this.#error, this.#status);
-    this.#details = h("details", { class: "group config" },
-      h("summary", {}, h("h3", { text: "Paste or drop a config.json, .safetensors or .gguf" })), this.#zone);
-    container.replaceChildren(this.#details);
-    if (page) this.#listen(page);
+    this.#details = details;
+    details.append(this.#zone);
   }
 
-  /** Drops and pastes anywhere on `page`. */
-  #listen(page) {
-    const has_files = (event) => [...(event.dataTransfer?.types ?? [])].includes("Files");
-    page.addEventListener("dragover", (event) => {
-      // Without this the browser opens a dropped file in place of the app.
-      if (!has_files(event) && editable(event.target)) return;
-      event.preventDefault();
-      if (event.dataTransfer) event.dataTransfer.dropEffect = "copy";
-      this.#zone.classList.add("dragging");
-    });
-    page.addEventListener("dragleave", (event) => {
-      if (event.relatedTarget === null) this.#zone.classList.remove("dragging");
-    });
-    page.addEventListener("drop", async (event) => {
-      this.#zone.classList.remove("dragging");
-      const dropped = event.dataTransfer?.files?.[0];
-      if (!dropped && editable(event.target) && event.target !== this.#text) return;
-      event.preventDefault();
-      if (dropped) await this.load(dropped);
-      else if (event.dataTransfer?.getData("text/plain").trim().startsWith("{")) this.#take(event.dataTransfer.getData("text/plain"));
-    });
-    page.addEventListener("paste", async (event) => {
-      if (editable(event.target)) return;  // the field's own paste (this one's applies through "input")
-      const pasted = event.clipboardData?.files?.[0];
-      const text = event.clipboardData?.getData("text/plain") ?? "";
-      if (!pasted && !text.trim().startsWith("{")) return;
-      event.preventDefault();
-      if (pasted) await this.load(pasted);
-      else this.#take(text);
-    });
+  /** Marks the zone while a drag is over the page. */
+  dragging(on) {
+    this.#zone.classList.toggle("dragging", on);
   }
 
-  /** Shows `text` in the field and applies it. */
-  #take(text) {
+  /** Shows `text` (a config.json dropped or pasted on the page) in the field and applies it. */
+  take(text) {
     this.#details.open = true;
     this.#text.value = text;
     this.#apply();

@@ -5,8 +5,8 @@
 // dropped config.json and .safetensors would be (config-drop.js): the core's parseConfig and readCheckpoint read
 // them. The id goes into the URL (`?model=org/name`) so a link reproduces it. A gated or private repo, a missing
 // file or no network gives a notice naming the id; every other setting is kept. docs/web.md, "Hub repo ids".
-// The fetching and reading (hub-load.js) is imported when a repo id is first given (docs/web.md, "Start-up").
-import { writeQuery } from "../state.js";
+// The holding of a repo's settings (hub-model.js) and their fetching and reading (hub-load.js) are imported when a
+// repo id is first given (docs/web.md, "Start-up").
 import { h, replace } from "./dom.js";
 
 /** One part of a repo id: what huggingface_hub's validate_repo_id accepts (letters, digits, - _ .; no -- or ..; not starting or ending with - or .). */
@@ -27,22 +27,22 @@ export function parseHubId(text) {
 }
 
 /**
- * The model box's Hub side on the page: takes a repo id typed into the model search (Enter or leaving the box)
- * or given by the link, loads it, applies it through `edit` as a dropped config.json would be, says where the
- * settings came from (or what failed), and keeps the id in the URL while the settings are the repo's.
+ * The model box's Hub side on the page, before its code is in: a repo id typed into the model search (Enter or
+ * leaving the box) or given by the link loads hub-model.js (a chunk of its own) and hands it the id; until then
+ * no repo is held, so there is nothing to forget or to write into the URL.
  */
-export class HubModel {
-  #status;
+export class HubBox {
   #app;
-  #active = null;
-  #loading = 0;
+  #picker;
+  #status;
+  /** The import of hub-model.js and its HubModel, once a repo id was given; `#held`: that HubModel, once made. */
+  #model = null;
+  #held = null;
 
-  /**
-   * `app`: {engine, state, keys, model_keys, edit(changes, {clear}), isPreset(text)}; `picker`: the model picker's
-   * container, after which the status line goes; `fetcher`: fetch (tests may pass another).
-   */
+  /** `app` and `picker` as HubModel's (hub-model.js); `fetcher`: fetch (tests may pass another). */
   constructor(app, picker, { fetcher } = {}) {
     this.#app = app;
+    this.#picker = picker;
     this.fetcher = fetcher;
     this.#status = h("div", { class: "hub-status picker-info", id: "hub-status", role: "status", "aria-live": "polite" });
     picker.after(this.#status);
@@ -57,76 +57,30 @@ export class HubModel {
     }, true);
   }
 
-  /** The repo id whose settings are shown, or null. */
-  get id() {
-    return this.#active?.id ?? null;
-  }
-
-  /** Fetches and applies repo `id`. `keep`: model-group overrides (from the link) that stay over the repo's. */
-  async load(id, { keep = {} } = {}) {
-    const ticket = ++this.#loading;
-    const app = this.#app;
-    replace(this.#status, `Fetching ${id} from huggingface.co…`);
-    this.#status.classList.remove("field-error");
-    let loader;
+  /** Fetches and applies repo `id` (HubModel.load); resolves to its result. */
+  async load(id, options) {
+    let model;
     try {
-      loader = await import("./hub-load.js");
+      model = await (this.#model ??= import("./hub-model.js")
+        .then(({ HubModel }) => (this.#held = new HubModel(this.#app, this.#status, { fetcher: this.fetcher }))));
     } catch {
-      loader = { loadHubModel: async () => ({ ok: false, id, status: 0, message: "the page's Hub loader could not be fetched (no network?)" }) };
-    }
-    const { HUB_ORIGIN, describeCheckpoint, loadHubModel } = loader;
-    const result = await loadHubModel(id, {
-      parse: (text) => app.engine.parseConfig(text),
-      checkpoint: (...args) => app.engine.readCheckpoint(...args),
-      fetcher: this.fetcher,
-    });
-    if (ticket !== this.#loading) return result;  // another id was asked for meanwhile
-    if (!result.ok) {
+      this.#model = null;
       this.#status.classList.add("field-error");
-      this.#status.setAttribute("role", "alert");
-      replace(this.#status, `Could not load ${id}: ${result.message}. Every other setting is kept.`);
-      if (Object.keys(keep).length) app.edit(keep);
-      return result;
+      replace(this.#status, `Could not load ${id}: the page's Hub loader could not be fetched (no network?). Every other setting is kept.`);
+      return { ok: false, id, status: 0 };
     }
-    this.#status.setAttribute("role", "status");
-    this.#active = { id, settings: result.settings };
-    app.edit({ model: "", ...result.settings, ...keep }, { clear: app.model_keys });
-    const source = h("a", { href: `${HUB_ORIGIN}/${id}`, rel: "noopener noreferrer", target: "_blank", text: `huggingface.co/${id}` });
-    const weights = result.checkpoint
-      ? ` · ${result.files.length === 1 ? result.files[0] : `${result.files.length} safetensors shards`}: ${describeCheckpoint(result.checkpoint)}`
-      : ` · ${result.note}`;
-    replace(this.#status, "From ", source, `: config.json (${Object.keys(result.settings).length} settings)${weights}`);
-    return result;
+    return model.load(id, options);
   }
 
-  /** Stops holding the id (another model or config was chosen). */
+  /** Stops holding the repo id (another model or config was chosen). */
   forget() {
-    this.#active = null;
-    this.#loading += 1;
-    replace(this.#status);
+    if (this.#held) this.#held.forget();
+    else this.#model?.then((model) => model.forget(), () => {});
   }
 
-  /**
-   * The query for `overrides` with the repo's settings folded into `model=ORG/NAME` while they are still the
-   * repo's (a setting changed since stays as its own key, over the repo's on reopening); null when no repo is held.
-   */
-  query(overrides) {
-    const active = this.#active;
-    if (!active || overrides.model !== "") return null;
-    const kept = { ...overrides, model: active.id };
-    for (const [key, value] of Object.entries(active.settings)) if (kept[key] === value) delete kept[key];
-    return writeQuery(kept, this.#app.keys);
-  }
-
-  /** Rewrites the address bar (after the page's syncUrl) to hold the repo id; forgets it once the model is another. */
+  /** Rewrites the address bar to hold the repo id while one is held (HubModel.syncUrl), at once (Copy link reads it). */
   syncUrl(win = window) {
-    const overrides = this.#app.state.overrides;
-    if (this.#active && overrides.model !== "") this.forget();
-    const query = this.query(overrides);
-    if (query === null) return;
-    const url = new URL(win.location.href);
-    url.search = query;
-    win.history.replaceState(win.history.state, "", url);
+    this.#held?.syncUrl(win);
   }
 }
 

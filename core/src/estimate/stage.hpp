@@ -175,6 +175,11 @@ struct loss_path {
 
 [[nodiscard]] bucket parameters_bucket(const context& c, const state_layout& l, tally& t);
 
+// The gradients' and the optimizer state's buckets with nothing in them (an inference run's).
+[[nodiscard]] bucket no_gradients();
+
+[[nodiscard]] bucket no_optimizer_state();
+
 [[nodiscard]] bucket gradients_bucket(const context& c, const state_layout& l, tally& t);
 
 [[nodiscard]] bucket optimizer_bucket(const context& c, const state_layout& l, tally& t);

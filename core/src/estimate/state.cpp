@@ -140,13 +140,17 @@ double chunked_head_gradient(const context& c, const state_layout& l) {
 
 }  // namespace
 
+bucket no_gradients() {
+  return {"gradients",
+          "Gradients",
+          0,
+          "One gradient per trainable parameter",
+          "Gradients of the frozen base are never stored; buckets for reduction are not counted",
+          {}};
+}
+
 bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
-  builder grads{{"gradients",
-                 "Gradients",
-                 0,
-                 "One gradient per trainable parameter",
-                 "Gradients of the frozen base are never stored; buckets for reduction are not counted",
-                 {}}};
+  builder grads{no_gradients()};
   if (!c.train || c.eval) return grads.b;
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
@@ -214,14 +218,18 @@ double adafactor_values(const context& c, const state_layout& l) {
 
 }  // namespace
 
+bucket no_optimizer_state() {
+  return {"optimizer",
+          "Optimizer state",
+          0,
+          "Optimizer states and the fp32 master copy of trainable weights",
+          "Per trainable parameter; states of frozen weights do not exist",
+          {}};
+}
+
 bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
-  builder opt{{"optimizer",
-               "Optimizer state",
-               0,
-               "Optimizer states and the fp32 master copy of trainable weights",
-               "Per trainable parameter; states of frozen weights do not exist",
-               {}}};
+  builder opt{no_optimizer_state()};
   if (!c.train || c.eval) return opt.b;
   const double o = bytes_per_value(r.optimizer_states);
   const bool to_cpu = r.offload != offload_target::none;
