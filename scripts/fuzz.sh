@@ -3,21 +3,18 @@
 #   scripts/fuzz.sh            -> 20000 runs per target
 #   scripts/fuzz.sh 600s       -> 600 seconds per target
 #   scripts/fuzz.sh 5000000    -> 5 million runs per target
-#   scripts/fuzz.sh 5000 dev   -> the targets of preset dev (what the test command does: the ASan/UBSan tree it
-#                                 has just built, at -O0), instead of preset fuzz's (-O2, for long runs)
 # New inputs found go to build/fuzz/corpus/<target> (the seeds in tests/fuzz/corpus stay untouched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-20000}
-preset=${2:-fuzz}
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
-logs="build/$preset/fuzz-logs"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+logs=build/fuzz/logs
 mkdir -p "$logs"
 
 # One target; its output to $logs/<target>.log, printed when every target is done.
 run() {
-  local target=$1 work="build/fuzz/corpus/$1" binary="build/$preset/tests/fuzz/fuzz_$1"
+  local target=$1 work="build/fuzz/corpus/$1" binary="build/fuzz/tests/fuzz/fuzz_$1"
   mkdir -p "$work"
   local limit dict=() max_len=4096
   if [[ $budget == *s ]]; then limit=(-max_total_time="${budget%s}"); else limit=(-runs="$budget"); fi
@@ -32,9 +29,10 @@ run() {
   "$binary" -runs=0 "$work" "tests/fuzz/corpus/$target" >/dev/null 2>&1
 }
 export -f run
-export budget preset
-targets=(config_json settings estimate decimal safetensors gguf json launch yaml log paste)
-# Each target reads and writes its own corpus folder only, so they run side by side.
+export budget
+# The slowest per input first (paste and log estimate what they read; docs/robustness.md), so that the last ones
+# to finish are short. Each target reads and writes its own corpus folder only, so they run side by side.
+targets=(paste log config_json estimate settings yaml launch safetensors gguf json decimal)
 status=0
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} \
   bash -c 'run "$1" > "$2/$1.log" 2>&1 || { echo "fuzz: $1 FAILED" >> "$2/$1.log"; exit 1; }' _ {} "$logs" || status=$?

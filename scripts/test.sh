@@ -19,15 +19,14 @@ phase "release tests"
 # GoogleTest cases run as separate processes (gtest_discover_tests): one per core. No two write the same file.
 ctest --preset release -j "$jobs"
 # The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
-# warning-free), with the libFuzzer targets in the same tree (the core compiled under ASan once), then each fuzzer
-# for a fixed run count.
+# warning-free), then each fuzzer for a fixed run count, two at a time.
 phase "ASan/UBSan build"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 phase "ASan/UBSan tests"
 ctest --preset dev -j "$jobs"
 phase "fuzz"
-./scripts/fuzz.sh 5000 dev
+./scripts/fuzz.sh 5000
 phase "wasm build"
 ./scripts/build-wasm.sh build/wasm
 phase "wasm tests"
