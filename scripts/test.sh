@@ -19,7 +19,7 @@ phase "release tests"
 # GoogleTest cases run as separate processes (gtest_discover_tests): one per core. No two write the same file.
 ctest --preset release -j "$jobs"
 # The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
-# warning-free), then each fuzzer for a fixed run count.
+# warning-free), then each fuzzer for a fixed run count, two at a time.
 phase "ASan/UBSan build"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
@@ -37,8 +37,11 @@ ctest --preset wasm -j "$jobs"
 phase "page"
 [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund
 npm run build
+# Two test files at a time (node's default on two cores is one): each file starts its own CLI processes, wasm
+# instances, Chromium (a fresh profile in a temporary folder) and server (scripts/serve.mjs on a port the system
+# picks), writes only to temporary folders or files named after itself (test-artifacts/), and times nothing.
 phase "node tests"
-LLM_MEMORY_CLI=build/release/llm-memory node --test tests/web/*.test.mjs
+LLM_MEMORY_CLI=build/release/llm-memory node --test --test-concurrency=2 tests/web/*.test.mjs
 phase "browser tests"
-node --test --test-concurrency=1 tests/browser/
+node --test --test-concurrency=2 tests/browser/
 phase "done"

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "llm_memory/log.hpp"
 
 namespace llm_memory::test {
@@ -37,6 +39,15 @@ inline const log_figure* figure(const log_read& r, const std::string& item) {
   for (const auto& f : r.figures)
     if (f.item == item) return &f;
   return nullptr;
+}
+
+/// Expects the log's figure for `item` to print `value` (in the figure's own unit); a failure, not a crash, when it
+/// printed none. The caller goes on after that failure: wrap the call in ASSERT_NO_FATAL_FAILURE before reading
+/// the figure's other fields.
+inline void expect_figure(const log_read& r, const std::string& item, double value) {
+  const log_figure* f = figure(r, item);
+  ASSERT_NE(f, nullptr) << "the log printed no " << item;
+  EXPECT_DOUBLE_EQ(f->value, value) << item;
 }
 
 /// The comparison's row for `item`; null when there is none.

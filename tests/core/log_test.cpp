@@ -17,6 +17,7 @@
 namespace {
 
 using namespace llm_memory;
+using test::expect_figure;
 using test::figure;
 using test::fixture;
 using test::noted;
@@ -48,13 +49,12 @@ TEST(log_vllm, reads_settings_and_figures_of_a_published_log) {
   EXPECT_EQ(read_by(r, "max_num_batched_tokens"), "line 4 --max-num-batched-tokens");
   EXPECT_EQ(value_of(r, "runtime"), "vllm");
   // The figures as printed, lines 17-20.
-  ASSERT_NE(figure(r, "weights"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 14.99);
+  ASSERT_NO_FATAL_FAILURE(expect_figure(r, "weights", 14.99));
   EXPECT_EQ(figure(r, "weights")->line, 17u);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 19.28);
+  ASSERT_NO_FATAL_FAILURE(expect_figure(r, "kv_memory", 19.28));
   EXPECT_EQ(figure(r, "kv_memory")->unit, "GiB");
-  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 157936);  // "157,936": the grouping commas read
-  EXPECT_DOUBLE_EQ(figure(r, "max_concurrency")->value, 1.20);
+  expect_figure(r, "kv_tokens", 157936);  // "157,936": the grouping commas read
+  expect_figure(r, "max_concurrency", 1.20);
   EXPECT_EQ(figure(r, "cuda_graphs"), nullptr);  // eager: no capture line
 }
 
@@ -106,12 +106,12 @@ TEST(log_llamacpp, reads_settings_and_buffers_of_a_published_log) {
   EXPECT_EQ(value_of(r, "attention"), "eager");   // flash_attn = 0
   EXPECT_EQ(value_of(r, "cache_type_k"), "f16");  // "K (f16)", line 64
   // Buffers: CUDA0 (the first GPU) and the host's (CPU, CUDA_Host); the output buffer is not a figure.
-  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 4403.49);
+  ASSERT_NO_FATAL_FAILURE(expect_figure(r, "weights", 4403.49));
   EXPECT_EQ(figure(r, "weights")->line, 55u);
-  EXPECT_DOUBLE_EQ(figure(r, "host_weights")->value, 281.81);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 64.00);
-  EXPECT_DOUBLE_EQ(figure(r, "compute_buffer")->value, 258.50);
-  EXPECT_DOUBLE_EQ(figure(r, "host_compute_buffer")->value, 9.01);
+  expect_figure(r, "host_weights", 281.81);
+  expect_figure(r, "kv_memory", 64.00);
+  expect_figure(r, "compute_buffer", 258.50);
+  ASSERT_NO_FATAL_FAILURE(expect_figure(r, "host_compute_buffer", 9.01));
   EXPECT_EQ(figure(r, "host_compute_buffer")->unit, "MiB");
 }
 
@@ -145,8 +145,8 @@ TEST(log_llamacpp, an_ollama_runner_log_splits_the_context_over_its_slots) {
   EXPECT_EQ(value_of(r, "batch"), "4");   // n_seq_max
   EXPECT_EQ(value_of(r, "seq"), "2048");  // n_ctx 8192 / 4 slots = n_ctx_per_seq
   EXPECT_EQ(value_of(r, "n_batch"), "2048");
-  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 1.02);
-  EXPECT_DOUBLE_EQ(figure(r, "host_weights")->value, 15317.02);
+  expect_figure(r, "weights", 1.02);
+  expect_figure(r, "host_weights", 15317.02);
   const auto est = estimate(with(r.settings.values, {{"model", "llama-3.1-8b"}, {"weights_dtype", "fp16"}}));
   ASSERT_TRUE(est.ok());
   // With 33 layers on the GPU the estimate puts ~15 GiB there: the log's 1.02 MiB is the item that diverges most.
@@ -158,8 +158,8 @@ TEST(log_sglang, reads_the_kv_pool_line) {
   const log_read r = read_log(fixture("sglang-qwen3-235b-a22b-fp8.log"));
   ASSERT_TRUE(r.settings.errors.empty());
   EXPECT_EQ(r.format, "sglang");
-  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 367404);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 8.23 + 8.23);  // K size + V size, SGLang's GB = 2^30 B
+  expect_figure(r, "kv_tokens", 367404);
+  expect_figure(r, "kv_memory", 8.23 + 8.23);  // K size + V size, SGLang's GB = 2^30 B
   EXPECT_EQ(value_of(r, "runtime"), "sglang");
 }
 
@@ -215,9 +215,9 @@ TEST(log_sglang, reads_server_args_and_the_scheduler_line) {
   EXPECT_EQ(value_of(r, "mem_fraction_static"), "0.88");
   EXPECT_EQ(value_of(r, "seq"), "131072");  // context_length None: the scheduler's context_len, line 3
   EXPECT_EQ(read_by(r, "seq"), "line 3 --context-length");
-  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 7.52);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 400000);
-  EXPECT_DOUBLE_EQ(figure(r, "cuda_graphs")->value, 0.41);
+  expect_figure(r, "weights", 7.52);
+  expect_figure(r, "kv_tokens", 400000);
+  expect_figure(r, "cuda_graphs", 0.41);
 }
 
 TEST(log_readers, bad_input_is_an_error_or_a_note_naming_the_line) {

@@ -37,14 +37,10 @@ TEST(log_vllm_v0, reads_a_v0_engine_log) {
   EXPECT_EQ(value_of(r, "gpu_memory"), "79.19GiB");
   EXPECT_EQ(value_of(r, "gpu_memory_utilization"), "0.9");
   EXPECT_EQ(value_of(r, "seq"), "8192");
-  ASSERT_NE(figure(r, "kv_tokens"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 448592);
-  ASSERT_NE(figure(r, "kv_memory"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 54.76);
-  ASSERT_NE(figure(r, "weights"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 14.99);
-  ASSERT_NE(figure(r, "max_concurrency"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "max_concurrency")->value, 54.76);
+  expect_figure(r, "kv_tokens", 448592);
+  expect_figure(r, "kv_memory", 54.76);
+  expect_figure(r, "weights", 14.99);
+  expect_figure(r, "max_concurrency", 54.76);
 }
 
 // 0.6.4: "an LLM engine", "# GPU blocks", the block size stated by the args line (args: Namespace(...)): 1000 blocks x
@@ -63,10 +59,8 @@ TEST(log_vllm_v0, reads_the_0_6_wording) {
   const log_read r = read_log(log);
   EXPECT_EQ(value_of(r, "vllm_version"), "0.6");
   EXPECT_EQ(value_of(r, "gpu_memory"), "39.39GiB");
-  ASSERT_NE(figure(r, "kv_tokens"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 32000);
-  ASSERT_NE(figure(r, "kv_memory"), nullptr);
-  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 18.94);
+  expect_figure(r, "kv_tokens", 32000);
+  expect_figure(r, "kv_memory", 18.94);
 }
 
 // A published excerpt without its engine line (kubernetes-sigs/gateway-api-inference-extension PR #550: vLLM 0.8.1's

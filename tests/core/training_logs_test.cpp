@@ -14,6 +14,7 @@
 namespace {
 
 using namespace llm_memory;
+using test::expect_figure;
 using test::figure;
 using test::fixture;
 using test::read_by;
@@ -100,9 +101,7 @@ TEST(log_tgi, pretty_enums_and_the_servers_block_line) {
       "2024-09-03T04:40:18Z  INFO text_generation_launcher: KV-cache blocks: 1191, size: 16\n");
   EXPECT_EQ(value_of(r, "weights_dtype"), "nf4");
   EXPECT_EQ(value_of(r, "kv_dtype"), "fp8");
-  const auto* pool = figure(r, "kv_tokens");
-  ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->value, 1191 * 16);  // blocks x tokens per block
+  expect_figure(r, "kv_tokens", 1191 * 16);  // blocks x tokens per block
 }
 
 // torch.cuda.memory_stats() printed (torch/cuda/memory.py: flat keys in bytes). No published print of the whole
@@ -293,9 +292,7 @@ TEST(log_unsloth, reads_the_current_banner_and_notes_a_log_without_it) {
       "Peak reserved memory = 3.25 GB.\n");
   EXPECT_EQ(value_of(r, "batch"), "2");
   EXPECT_EQ(value_of(r, "grad_accum"), "64");
-  const auto* peak = figure(r, "peak_reserved");
-  ASSERT_NE(peak, nullptr);
-  EXPECT_EQ(peak->value, 12.5);  // the larger of two runs' cells: the peak
+  expect_figure(r, "peak_reserved", 12.5);  // the larger of two runs' cells: the peak
   const log_read bare = read_log("Peak reserved memory = 7 GB.\nPeak reserved memory for training = 1 GB.\n");
   EXPECT_EQ(bare.format, "unsloth");
   EXPECT_TRUE(noted(bare, "no Unsloth training banner"));
