@@ -203,7 +203,7 @@ struct gguf_placement {
   std::vector<double> layers;  ///< blk.N.* by N [bytes]
   /// Of those, blk.N.ffn_{up,down,gate,gate_up}_{,ch}exps.* by N: what --n-cpu-moe keeps on the host [bytes]
   std::vector<double> experts;
-  double other = 0;            ///< any other tensor (rope_freqs, ...), taken as host memory [bytes]
+  double other = 0;  ///< any other tensor (rope_freqs, ...), taken as host memory [bytes]
   /// Every tensor's bytes once [bytes].
   [[nodiscard]] double total() const {
     double t = token_embd + output + other;
