@@ -415,6 +415,16 @@ void gguf_placement::add(std::string_view name, double bytes) {
     }
     if (layers.size() <= i) layers.resize(i + 1, 0);
     layers[i] += bytes;
+    // llama.cpp's LLM_FFN_EXPS_REGEX after "blk\\.N" (common/common.h, ggml-org/llama.cpp 08033df), which
+    // --n-cpu-moe's overrides match (common/arg.cpp): the routed experts' matrices and biases.
+    const std::string_view tensor = name.substr(at + 1);
+    for (const std::string_view exps : {"ffn_up_exps", "ffn_up_chexps", "ffn_down_exps", "ffn_down_chexps",
+                                        "ffn_gate_exps", "ffn_gate_chexps", "ffn_gate_up_exps", "ffn_gate_up_chexps"})
+      if (tensor.starts_with(exps)) {
+        if (experts.size() <= i) experts.resize(i + 1, 0);
+        experts[i] += bytes;
+        break;
+      }
   } else {
     other += bytes;
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "llm_memory/resolve.hpp"
 #include "profiles.hpp"
 #include "runtimes/devices.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "search.hpp"
 #include "settings_apply.hpp"
 #include "text.hpp"
@@ -31,14 +33,15 @@ constexpr std::int64_t context_cap = 1 << 20;
 // A format and the runtime that runs it; weights nullptr: the checkpoint as shipped (bf16, or its FP8 / MXFP4).
 struct candidate {
   const char* weights;
-  const char* runtime;
+  runtime_kind runtime;
 };
 
 // Best first: the shipped checkpoint and FP8 on vLLM, llama.cpp's common GGUF mixes from 8 down to 4.5 bits,
 // then AWQ (4-bit, vLLM). The first that fits at the requested context is the row's.
-constexpr candidate run_candidates[] = {{nullptr, "vllm"},    {"fp8", "vllm"},        {"q8_0", "llamacpp"},
-                                        {"q6_k", "llamacpp"}, {"q5_k_m", "llamacpp"}, {"q4_k_m", "llamacpp"},
-                                        {"awq", "vllm"}};
+constexpr runtime_kind vllm = runtime_kind::vllm, llamacpp = runtime_kind::llamacpp;
+constexpr candidate run_candidates[] = {{nullptr, vllm},    {"fp8", vllm},        {"q8_0", llamacpp},
+                                        {"q6_k", llamacpp}, {"q5_k_m", llamacpp}, {"q4_k_m", llamacpp},
+                                        {"awq", vllm}};
 
 const char* finetune_of(fits_task t) {
   switch (t) {
@@ -71,10 +74,10 @@ settings base_settings(const fits_request& q, const gpu_preset& gpu, const model
 // The candidate's changes: its format and runtime, and the split over several devices (vLLM: tensor parallel;
 // llama.cpp: its layer split).
 settings candidate_changes(const candidate& c, std::int64_t devices) {
-  settings s{{"runtime", c.runtime}};
+  settings s{{"runtime", std::string(runtime_name(c.runtime))}};
   if (c.weights != nullptr) s.emplace("weights_dtype", c.weights);
-  const std::string n = std::to_string(devices);
-  if (devices > 1) s.emplace(std::string(c.runtime) == "vllm" ? "tp" : "pp", n);
+  const bool layers = detail::runtime_of(c.runtime).splits == detail::device_split::layers;
+  if (devices > 1) s.emplace(layers ? "pp" : "tp", std::to_string(devices));
   return s;
 }
 
@@ -138,8 +141,10 @@ void keep(Map& map, std::string key, typename Map::mapped_type value) {
 // Whether the run these settings resolve to reads the device only through its backend and the fit (above).
 bool device_free(const settings& explicit_values) {
   const auto mode = explicit_values.find("mode"), runtime = explicit_values.find("runtime");
-  return (mode != explicit_values.end() && mode->second == "train") ||
-         (runtime != explicit_values.end() && runtime->second == "llamacpp");
+  if (mode != explicit_values.end() && mode->second == "train") return true;
+  if (runtime == explicit_values.end()) return false;
+  const auto kind = detail::runtime_named(runtime->second);
+  return kind && detail::runtime_of(*kind).device_free;
 }
 
 // The memo's key: the explicit values but the GPU, under the device's backend (`by_backend`, or a device-free run)
@@ -180,13 +185,14 @@ std::optional<run_spec> resolved_elsewhere(const std::string& key, const gpu_pre
   return r;
 }
 
-// -ngl and --n-cpu-moe over a llama.cpp run: only llama.cpp's placement in the estimate reads them
-// (runtimes/llamacpp.cpp: the weights' split, the KV buffer's layers, the compute buffer); no profile, default,
-// architecture rule or check does past the setting's range, which apply_layer checks as resolve() does. So the run
+// -ngl and --n-cpu-moe over a run whose runtime places layers on the host (runtime_def::places_layers_on_host:
+// llama.cpp and Ollama): only the placement in the estimate reads them (runtimes/llamacpp.cpp: the weights' split,
+// the KV buffer's layers, the compute buffer); no profile, default, architecture rule or check does past the
+// setting's range, which apply_layer checks as resolve() does. So the run
 // with another value is `base` with the value set, as vary() keeps the model for batch, seq and devices; resolving
 // it again (the settings layered twice) was most of each offload probe. Nothing for other changes or runtimes.
 std::optional<run_spec> placed(const run_spec& base, const settings& changes) {
-  if (base.runtime != runtime_kind::llamacpp || !base.inputs) return std::nullopt;
+  if (!detail::runtime_of(base.runtime).places_layers_on_host || !base.inputs) return std::nullopt;
   for (const auto& change : changes)
     if (change.first != "n_gpu_layers" && change.first != "n_cpu_moe") return std::nullopt;
   run_spec r = base;
@@ -202,7 +208,8 @@ std::optional<run_spec> placed(const run_spec& base, const settings& changes) {
 // backend), an offload probe without resolving (placed), else vary().
 result<run_spec> resolved_on(const run_spec& base, const settings& changes, const settings& explicit_values,
                              const gpu_preset& gpu) {
-  if (changes.empty()) return base;  // training: the base itself
+  // Training's base itself, or vLLM's shipped run over its base: the same inputs resolve to the same run.
+  if (explicit_values == base.inputs->explicit_values) return base;
   if (auto r = placed(base, changes)) return std::move(*r);
   if (device_free(explicit_values)) return vary(base, changes);
   std::string key = key_of(explicit_values, gpu, true);
@@ -236,10 +243,10 @@ std::shared_ptr<const answered> holding(const run_spec& base, const settings& ch
 }
 
 // Whether `runtime` runs on `gpu` at all, as resolve's check_device answers: a refused format is not resolved.
-bool runs_on(const char* runtime, const gpu_preset& gpu) {
+bool runs_on(runtime_kind runtime, const gpu_preset& gpu) {
   run_spec probe;
   probe.mode = run_mode::inference;
-  probe.runtime = std::string_view(runtime) == "vllm" ? runtime_kind::vllm : runtime_kind::llamacpp;
+  probe.runtime = runtime;
   probe.values.gpu = gpu.id;
   std::vector<error> refused;
   detail::check_device(probe, refused);
@@ -346,15 +353,17 @@ std::shared_ptr<const answered> try_experts_on_cpu(const answered& q4, const gpu
   return holding(q4.spec, {{"n_cpu_moe", std::to_string(n)}}, gpu);
 }
 
-// Q4_K_M on one device with host RAM: a MoE model's experts first (try_experts_on_cpu), then layers in host RAM
-// (llama.cpp's -ngl): the largest n_gpu_layers that fits, a MoE model's layers on the GPU without their experts
-// (--fit's dense-only layers, step 3); the device total falls as layers leave (along a straight line: the layers
-// are alike), so the fitting values are 0..boundary.
+// Q4_K_M with host RAM: a MoE model's experts first (try_experts_on_cpu; on several devices too: --n-cpu-moe
+// moves the first layers' experts whichever device -ts gave them, and each device's total falls as N grows), then,
+// on one device, layers in host RAM (llama.cpp's -ngl): the largest n_gpu_layers that fits, a MoE model's layers
+// on the GPU without their experts (--fit's dense-only layers, step 3); the device total falls as layers leave
+// (along a straight line: the layers are alike), so the fitting values are 0..boundary.
 std::shared_ptr<const answered> try_offload(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
-  if (q.task != fits_task::run || q.devices != 1 || q.ram_bytes <= 0) return nullptr;
-  auto q4 = run_with(base, candidate_changes({"q4_k_m", "llamacpp"}, 1), gpu);
+  if (q.task != fits_task::run || q.ram_bytes <= 0) return nullptr;
+  auto q4 = run_with(base, candidate_changes({"q4_k_m", llamacpp}, q.devices), gpu);
   if (!q4) return nullptr;
   if (auto experts = try_experts_on_cpu(*q4, gpu)) return experts;
+  if (q.devices != 1) return nullptr;  // -ngl over several devices' layer split is not searched
   const std::int64_t layers = q4->spec.values.num_hidden_layers;
   if (q4->spec.model.params.experts) {
     q4 = run_with(q4->spec, {{"n_cpu_moe", std::to_string(layers)}}, gpu);
@@ -400,15 +409,24 @@ bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t 
   return matrices * bytes_per_value(*format) * 0.9 > base.values.gpu_memory * static_cast<double>(devices);
 }
 
-std::shared_ptr<const answered> best_answer(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
-  if (q.task != fits_task::run) return holding(base, {}, gpu);
-  for (const candidate& c : run_candidates)
-    if (!weights_pass_memory(base, c, q.devices) && runs_on(c.runtime, gpu))
-      if (auto a = holding(base, candidate_changes(c, q.devices), gpu)) return a;
-  return try_offload(base, q, gpu);
-}
+// A model's base runs on the machine. For run: vLLM's (the checkpoint as shipped, tp over the devices), where vLLM
+// runs on the device, resolved per backend and moved to a device of the same vLLM profile (resolved_elsewhere);
+// and llama.cpp's, device-free and kept, resolved only when a GGUF format is tried or vLLM's does not resolve.
+// For training: the task's run. Nothing when neither resolves (a task the model cannot take).
+struct model_bases {
+  const fits_request& q;           ///< the request
+  const gpu_preset& gpu;           ///< the device
+  const model_preset& m;           ///< the model
+  std::optional<run_spec> served;  ///< vLLM's base; nothing where vLLM does not run or the model does not resolve
+  std::optional<run_spec> local;   ///< llama.cpp's (training: the task's), once `local_tried`
+  bool local_tried = false;        ///< local_base() has run
 
-// The model's base run on `gpu` (llama.cpp or training: device-free, kept); nothing when the task does not take it.
+  const run_spec* local_base();
+  const run_spec* row_base() { return served ? &*served : local_base(); }
+  const run_spec* of(runtime_kind runtime) { return served && runtime == served->runtime ? &*served : local_base(); }
+};
+
+// The model's llama.cpp or training base on `gpu` (device-free, kept).
 std::optional<run_spec> base_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
   const settings values = base_settings(q, gpu, m);
   std::string key = key_of(values, gpu);
@@ -423,6 +441,51 @@ std::optional<run_spec> base_run(const fits_request& q, const gpu_preset& gpu, c
   }
   if (!kept) return std::nullopt;
   return kept->values.gpu == gpu.id ? *kept : on_device(*kept, gpu);
+}
+
+const run_spec* model_bases::local_base() {
+  if (!local_tried) local = base_run(q, gpu, m);
+  local_tried = true;
+  return local ? &*local : nullptr;
+}
+
+// vLLM's base: the llama.cpp base's settings with the shipped candidate's changes, as best_answer would vary them.
+std::optional<run_spec> served_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
+  if (q.task != fits_task::run || !runs_on(vllm, gpu)) return std::nullopt;
+  const settings values = with_changes(base_settings(q, gpu, m), candidate_changes({nullptr, vllm}, q.devices));
+  std::string key = key_of(values, gpu, true);
+  if (auto r = resolved_elsewhere(key, gpu)) return r;
+  auto r = resolve(values);
+  if (!r.ok()) return std::nullopt;
+  keep(memo().resolved, std::move(key), std::make_shared<const run_spec>(r.value()));
+  return std::move(r.value());
+}
+
+// The formats in turn, best first. A runtime's later formats vary the weights of its first run that resolved (its
+// split and profile already layered: vary()'s weights path, resolve.cpp varies_weights_alone), so each costs the
+// checks and an estimate, not a resolve; the run is the one resolving its settings gives (fits_fast_test.cpp).
+std::shared_ptr<const answered> best_answer(model_bases& b) {
+  const fits_request& q = b.q;
+  const gpu_preset& gpu = b.gpu;
+  if (q.task != fits_task::run) return holding(*b.local_base(), {}, gpu);
+  std::map<runtime_kind, std::shared_ptr<const answered>> firsts;
+  for (const candidate& c : run_candidates) {
+    if (!runs_on(c.runtime, gpu)) continue;
+    const run_spec* base = b.of(c.runtime);
+    if (base == nullptr || weights_pass_memory(*base, c, q.devices)) continue;
+    auto& first = firsts[c.runtime];
+    std::shared_ptr<const answered> a;
+    if (first && c.weights != nullptr) {
+      const run_spec& from = first->spec;
+      a = run_with(from.values.gpu == gpu.id ? from : on_device(from, gpu), {{"weights_dtype", c.weights}}, gpu);
+    } else {
+      a = run_with(*base, candidate_changes(c, q.devices), gpu);
+    }
+    if (a && !first) first = a;
+    if (a && holds(facts_of(a->at_seq), gpu.memory_bytes)) return a;
+  }
+  const run_spec* local = b.local_base();
+  return local != nullptr ? try_offload(*local, q, gpu) : nullptr;
 }
 
 bool kept_by_name(const fits_request& q, const model_preset& m) {
@@ -497,8 +560,9 @@ result<fits_result> fits(const fits_request& q) {
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};
   for (const model_preset& m : model_presets()) {
     if (!kept_by_name(q, m)) continue;
-    const auto base = base_run(q, *gpu, m);
-    if (!base) continue;  // a task the model cannot take (an encoder asked to generate)
+    model_bases bases{q, *gpu, m, served_run(q, *gpu, m), std::nullopt, false};
+    const run_spec* base = bases.row_base();
+    if (base == nullptr) continue;  // a task the model cannot take (an encoder asked to generate)
     fits_row row;
     row.model = m.id;
     row.name = m.name;
@@ -506,7 +570,7 @@ result<fits_result> fits(const fits_request& q) {
     row.active_params = base->model.params.active;
     row.moe = row.active_params < base->model.params.loaded();
     if (!kept_by_size(q, row)) continue;
-    if (const auto a = best_answer(*base, q, *gpu)) fill_row(row, *a, *gpu, q);
+    if (const auto a = best_answer(bases)) fill_row(row, *a, *gpu, q);
     out.fitting += row.fits ? 1 : 0;
     out.rows.push_back(std::move(row));
   }

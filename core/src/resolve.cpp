@@ -155,7 +155,7 @@ std::size_t llama_kv_type(std::string_view kv_dtype) {
                                       : static_cast<std::size_t>(it - cache_type_names.begin());
 }
 
-bool llama_server(runtime_kind k) { return k == runtime_kind::llamacpp || k == runtime_kind::ollama; }
+bool llama_server(runtime_kind k) { return detail::runtime_of(k).ggml_cache_types; }
 
 // Under llama.cpp or Ollama, a kv_dtype llama.cpp has (-ctk/-ctv types, OLLAMA_KV_CACHE_TYPE) is the type of both
 // caches; a cache_type_k or cache_type_v given beside it (not f16) wins for its cache.
@@ -542,6 +542,33 @@ bool moves_default_split(const run_spec& base, const settings& changes) {
   return !stated.contains("tp") && !stated.contains("pp");
 }
 
+// ---- the resolved run -----------------------------------------------------------------------------------------
+
+// The layered settings parsed and checked (with the layering's `errors`), the model built, or taken from `kept` (a
+// run of the same architecture settings: make_model reads nothing else).
+result<run_spec> checked(setting_values values, const resolve_inputs& inputs, const run_spec* kept,
+                         std::vector<error> errors = {}) {
+  run_spec r = parse_choices(std::move(values));
+  derive_layer_sac(r, errors);
+  check_architecture(r.values, errors);
+  check_parallelism(r, errors);
+  check_lora_targets(r, errors);
+  check_runtime(r, errors);
+  check_kv_dtype(r, errors);
+  check_phases(r, errors);
+  if (!errors.empty()) return errors;
+  if (kept != nullptr) {
+    r.model = kept->model;
+    r.params = kept->params;
+    derive(r);
+  } else {
+    build_model(r);
+  }
+  if (auto problem = check_model(r)) return std::move(*problem);
+  r.inputs = std::make_shared<const resolve_inputs>(inputs);
+  return r;
+}
+
 // ---- varying a run ---------------------------------------------------------------------------------------------
 
 // Whether `changes` set only the workload axes, which derive() and check_parallelism() alone read.
@@ -558,6 +585,26 @@ bool reads_a_moved_axis(const run_spec& base, const setting_values& moved) {
   const bool several = moved.devices > 1, had_several = was.devices > 1;
   return (reads.batch && moved.batch != was.batch) || (reads.seq && moved.seq != was.seq) ||
          (reads.devices && moved.devices != was.devices) || (reads.several_devices && several != had_several);
+}
+
+// Whether `changes` move weights_dtype and otherwise restate `base`'s explicit values.
+bool weights_only(const run_spec& base, const settings& changes) {
+  if (!base.inputs || !changes.contains("weights_dtype")) return false;
+  const settings& stated = base.inputs->explicit_values;
+  return std::all_of(changes.begin(), changes.end(), [&](const auto& kv) {
+    const auto it = stated.find(kv.first);
+    return kv.first == "weights_dtype" || (it != stated.end() && it->second == kv.second);
+  });
+}
+
+// Whether resolving `base` with other weights layers the same settings but weights_dtype: an inference run on a
+// stated runtime (auto picks by the weights) whose profile and architecture rule do not read the weights
+// (runtime_def::weights_free_profile); the preset's shipped layer follows the mode and the runtime only
+// (loads_as_shipped), default_split the devices and heads, and make_model reads no weights setting. Then only
+// parse_choices and the checks read the new format.
+bool varies_weights_alone(const run_spec& base, const settings& changes) {
+  return base.mode == run_mode::inference && !base.runtime_auto &&
+         detail::runtime_of(base.runtime).weights_free_profile && weights_only(base, changes);
 }
 
 }  // namespace
@@ -590,19 +637,7 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
     if (!errors.empty()) return errors;
   }
   if (!train) apply_architecture_rule(values, errors);
-  run_spec r = parse_choices(std::move(values));
-  derive_layer_sac(r, errors);
-  check_architecture(r.values, errors);
-  check_parallelism(r, errors);
-  check_lora_targets(r, errors);
-  check_runtime(r, errors);
-  check_kv_dtype(r, errors);
-  check_phases(r, errors);
-  if (!errors.empty()) return errors;
-  build_model(r);
-  if (auto problem = check_model(r)) return std::move(*problem);
-  r.inputs = std::make_shared<const resolve_inputs>(inputs);
-  return r;
+  return checked(std::move(values), inputs, nullptr, std::move(errors));
 }
 
 }  // namespace
@@ -615,6 +650,13 @@ result<run_spec> resolve(const settings& explicit_values, const settings& config
 result<run_spec> vary(const run_spec& base, const settings& changes) {
   resolve_inputs inputs = base.inputs ? *base.inputs : resolve_inputs{};
   for (const auto& [key, value] : changes) inputs.explicit_values.insert_or_assign(key, value);
+  if (varies_weights_alone(base, changes)) {
+    setting_values values = base.values;
+    std::vector<error> errors;
+    detail::apply_layer({{"weights_dtype", changes.at("weights_dtype")}}, values, errors, "");
+    if (errors.empty()) return checked(std::move(values), inputs, &base);
+    return resolve(inputs);  // its errors, as resolving names them
+  }
   if (!workload_only(changes) || moves_default_split(base, changes)) return resolve(inputs);
   run_spec r = base;
   std::vector<error> errors;

@@ -296,9 +296,8 @@ std::optional<solve_answer> offload_answer(const run_spec& spec, double capacity
   const std::int64_t top = std::min<std::int64_t>(s.n_gpu_layers, s.num_hidden_layers + 1);
   const auto one = vary(spec, {{"devices", "1"}, {"tp", "1"}, {"pp", "1"}, {"seq", std::to_string(s.seq)}});
   if (top < 1 || !one.ok()) return std::nullopt;
-  // A GGUF file's own tensors (--gguf) place no experts apart yet (runtimes/llamacpp.cpp).
-  const bool experts_first =
-      detail::runtime_of(spec.runtime).offloads_experts && spec.model.params.experts && spec.gguf() == nullptr;
+  // A GGUF file's own tensors (--gguf) place their experts apart too (runtimes/llamacpp.cpp split_gguf_file).
+  const bool experts_first = detail::runtime_of(spec.runtime).offloads_experts && spec.model.params.experts;
   if (experts_first)
     if (auto experts = experts_answer(spec, one.value(), capacity)) return experts;
   // A MoE's layers on the GPU then hold no experts (--fit's dense-only layers, common/fit.cpp step 3).

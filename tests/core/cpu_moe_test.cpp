@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "llm_memory/emit.hpp"
 #include "llm_memory/fits.hpp"
@@ -100,6 +103,105 @@ TEST(ExpertsOnCpu, FitsRowNamesTheLayersWhoseExpertsStayOnTheHost) {
   ASSERT_TRUE(solved.ok());
   EXPECT_EQ(std::to_string(row->n_cpu_moe), solved.value().min_devices.delta.at("n_cpu_moe"));
   EXPECT_EQ(row->delta.at("n_cpu_moe"), std::to_string(row->n_cpu_moe));
+}
+
+// Two devices, llama.cpp's layer split (-sm layer, pp 2: each device 24 of the 48 layers, the first device layers
+// 0-23, the last 24-47 and the output layer, common/arg.cpp's -ts by default even for equal devices).
+// --n-cpu-moe N keeps the experts of layers 0..N-1 on the host whichever device holds them: the first device loses
+// min(N, 24) layers' experts, the last max(0, N - 24). Q8_0: 641,728,512 B a layer (above).
+TEST(ExpertsOnCpu, SeveralDevicesEachLoseTheirOwnFirstLayersExperts) {
+  auto stages = [](const std::string& n) {
+    settings s = qwen3_moe("q8_0", n);
+    s["devices"] = "2";
+    s["pp"] = "2";
+    const auto all = estimate_stages(llm_memory::test::resolved(s));
+    EXPECT_EQ(all.size(), 2u);
+    return all.size() == 2 ? std::pair{all[0].runtime.model_buffer, all[1].runtime.model_buffer} : std::pair{0.0, 0.0};
+  };
+  const auto none = stages("0"), ten = stages("10"), thirty = stages("30"), all = stages("48");
+  EXPECT_NEAR(none.first - ten.first, 10 * q8_experts_per_layer, 2);
+  EXPECT_EQ(ten.second, none.second);
+  EXPECT_NEAR(none.first - thirty.first, 24 * q8_experts_per_layer, 2);
+  EXPECT_NEAR(none.second - thirty.second, 6 * q8_experts_per_layer, 2);
+  EXPECT_NEAR(none.first - all.first, 24 * q8_experts_per_layer, 2);
+  EXPECT_NEAR(none.second - all.second, 24 * q8_experts_per_layer, 2);
+}
+
+// The ranking on two devices with host RAM answers a MoE model that does not fit them whole with --n-cpu-moe (it
+// did not look past a second device before): Qwen3-30B-A3B on 2 x RTX 4060 Ti 8GB at 32K. Each device holds 24
+// layers: their experts at Q4_K_M, 24 x 603,979,776 parameters at 0.56-0.82 B (Q4_K / Q6_K), are 8.1-11.9 GB, over
+// 8 GiB before anything else; AWQ over tp 2 is 15 GB of weights a device pair (7.6 GB each) plus vLLM's budget. The
+// row keeps every layer on the GPUs and names N, the fewest: its settings fit and one layer fewer does not.
+TEST(ExpertsOnCpu, FitsOnSeveralDevicesMovesExpertsToTheHost) {
+  fits_request q;
+  q.gpu = "rtx-4060-ti-8gb";
+  q.devices = 2;
+  q.seq = 32768;
+  q.ram_bytes = 64e9;
+  q.family = "qwen3-30b-a3b";
+  const auto ranked = fits(q);
+  ASSERT_TRUE(ranked.ok());
+  const auto& rows = ranked.value().rows;
+  const auto row = std::find_if(rows.begin(), rows.end(), [](const fits_row& f) { return f.model == "qwen3-30b-a3b"; });
+  ASSERT_NE(row, rows.end());
+  ASSERT_TRUE(row->fits);
+  EXPECT_EQ(row->format, "q4_k_m");
+  EXPECT_EQ(row->gpu_layers, 48);
+  EXPECT_GT(row->n_cpu_moe, 0);
+  EXPECT_LE(row->n_cpu_moe, 48);
+  EXPECT_EQ(row->delta.at("pp"), "2");
+  EXPECT_TRUE(estimated(row->delta).fits);
+  settings fewer = row->delta;
+  fewer["n_cpu_moe"] = std::to_string(row->n_cpu_moe - 1);
+  EXPECT_FALSE(estimated(fewer).fits);
+}
+
+// A GGUF file's own tensors (--gguf): --n-cpu-moe moves the tensors llm_ffn_exps_block_regex matches
+// ("blk\\.i\\.ffn_(up|down|gate|gate_up)_(ch|)exps"), by their stored bytes, the router (ffn_gate_inp) staying.
+// Block 0: attn_q 2,304 + up_exps 1,000 + down_exps 1,000 + gate_inp 64 = 4,368 B (experts 2,000); block 1: attn_q
+// 4,352 + gate_up_exps 3,000 + down_chexps 500 = 7,852 B (experts 3,500); output_norm 256 + output 204; token_embd
+// 384 in host memory.
+TEST(ExpertsOnCpu, AGgufFilesExpertTensorsMoveByName) {
+  gguf_placement p;
+  p.add("token_embd.weight", 384);
+  p.add("blk.0.attn_q.weight", 2304);
+  p.add("blk.0.ffn_up_exps.weight", 1000);
+  p.add("blk.0.ffn_down_exps.weight", 1000);
+  p.add("blk.0.ffn_gate_inp.weight", 64);
+  p.add("blk.1.attn_q.weight", 4352);
+  p.add("blk.1.ffn_gate_up_exps.weight", 3000);
+  p.add("blk.1.ffn_down_chexps.weight", 500);
+  p.add("output_norm.weight", 256);
+  p.add("output.weight", 204);
+  ASSERT_EQ(p.experts.size(), 2u);
+  EXPECT_EQ(p.experts[0], 2000);
+  EXPECT_EQ(p.experts[1], 3500);
+  const auto file = std::make_shared<const gguf_placement>(p);
+  const settings config = {{"hidden_size", "64"},        {"num_hidden_layers", "2"},   {"num_attention_heads", "4"},
+                           {"num_key_value_heads", "2"}, {"intermediate_size", "128"}, {"vocab_size", "3"}};
+  auto stages = [&](settings changes) {
+    settings s{{"mode", "inference"}, {"runtime", "llamacpp"}, {"weights_dtype", "q4_k_m"}, {"seq", "256"}};
+    for (const auto& [k, v] : changes) s[k] = v;
+    const auto r = resolve(s, config, file);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors()[0]));
+    std::vector<std::pair<double, double>> out;  // model buffer, host buffer of each stage
+    if (r.ok())
+      for (const auto& e : estimate_stages(r.value())) out.emplace_back(e.runtime.model_buffer, e.runtime.host_buffer);
+    return out;
+  };
+  using buffers = std::vector<std::pair<double, double>>;
+  const double output = 256 + 204;
+  EXPECT_EQ(stages({}), (buffers{{4368 + 7852 + output, 384}}));
+  EXPECT_EQ(stages({{"n_cpu_moe", "1"}}), (buffers{{4368 - 2000 + 7852 + output, 384 + 2000}}));
+  EXPECT_EQ(stages({{"n_cpu_moe", "999"}}), (buffers{{4368 - 2000 + 7852 - 3500 + output, 384 + 2000 + 3500}}));
+  // -ngl 1: block 0 is a CPU layer already (and the output layer stays on the host), so N = 1 moves nothing.
+  EXPECT_EQ(stages({{"n_gpu_layers", "1"}, {"n_cpu_moe", "1"}}), (buffers{{7852, 384 + 4368 + output}}));
+  // Two devices (pp 2): block 0 on the first with token_embd's host part, block 1 and the output on the last.
+  const settings two{{"devices", "2"}, {"pp", "2"}};
+  EXPECT_EQ(stages(two), (buffers{{4368, 384}, {7852 + output, 0}}));
+  settings two_moved = two;
+  two_moved["n_cpu_moe"] = "2";
+  EXPECT_EQ(stages(two_moved), (buffers{{4368 - 2000, 384 + 2000}, {7852 - 3500 + output, 3500}}));
 }
 
 // llama-server's own options read into the setting and written back (common/arg.cpp: -ncmoe N, -cmoe for every

@@ -201,7 +201,9 @@ struct gguf_placement {
   double output = 0;           ///< output.weight and output_norm.*: the output layer [bytes]
   bool tied = true;            ///< no output.weight: llama.cpp duplicates token_embd as the output matrix
   std::vector<double> layers;  ///< blk.N.* by N [bytes]
-  double other = 0;            ///< any other tensor (rope_freqs, ...), taken as host memory [bytes]
+  /// Of those, blk.N.ffn_{up,down,gate,gate_up}_{,ch}exps.* by N: what --n-cpu-moe keeps on the host [bytes]
+  std::vector<double> experts;
+  double other = 0;  ///< any other tensor (rope_freqs, ...), taken as host memory [bytes]
   /// Every tensor's bytes once [bytes].
   [[nodiscard]] double total() const {
     double t = token_embd + output + other;

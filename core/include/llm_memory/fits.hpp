@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // "What runs on my machine": every catalogue model answered on one device (or several of it) for one task, each
 // with the best format that fits, its runtime, the longest context at that format, the share left in host memory
-// and the speed that memory bandwidth allows (an upper bound). Each model is resolved once per candidate format;
-// the context search varies only seq (vary()'s fast path); runs are kept across rankings (fits()). See
-// docs/methodology.md, "What runs on my machine" and "Speed bound", and docs/performance.md.
+// and the speed that memory bandwidth allows (an upper bound). Each model is resolved once per runtime, its
+// further formats varied in the weights alone and the context search in seq alone (vary()'s fast paths); runs are
+// kept across rankings (fits()). See docs/methodology.md, "What runs on my machine" and "Speed bound", and
+// docs/performance.md.
 #pragma once
 
 #include <cstdint>

@@ -149,9 +149,9 @@ struct run_spec {
 /// The one way to vary a run: `changes` over its explicit values, resolved as applying them would resolve the run
 /// (the GGUF file kept, the profile's defaults following the new values: vLLM's non-torch memory and SGLang's
 /// fraction follow tp and pp, TGI 1.4.1's prefill tokens seq, Ollama's context the devices, torchtune's recipe
-/// the device count). Fast path: when the changes move only batch, seq or devices and the run's profile reads
-/// none of them (profile_axes.cpp), the model is kept and the facts are derived and checked again, which gives
-/// the same run. solve, advise, gpu_fit and sweep vary runs through it only.
+/// the device count). Fast paths: changes that move only batch, seq or devices where the profile reads none
+/// (profile_axes.cpp) derive and check the facts again; weights_dtype alone on a stated runtime that reads no
+/// weights setting (runtime_def::weights_free_profile) parses and checks again; both keep the model: the same run.
 [[nodiscard]] result<run_spec> vary(const run_spec& base, const settings& changes);
 
 /// The same run with another micro-batch, sequence length and device count, unchecked: the model is kept, the

@@ -76,30 +76,60 @@ void check(const run_spec& r, std::vector<error>& errors) {
          "a quantized V cache (\"" + named + "\") needs flash attention (attention=flash, llama.cpp -fa on)"});
 }
 
-// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
-// blocks); the output layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the GPU
-// when ngl > n_layer; token_embd and any other tensor in host memory.
-weight_split split_gguf_file(const context& c, const gguf_placement& g) {
-  const auto layers = static_cast<double>(g.layers.size());
-  const double gpu = std::min(static_cast<double>(c.s.n_gpu_layers), layers);
-  const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > layers;
-  weight_split out;
-  for (std::size_t i = 0; i < g.layers.size(); ++i)
-    (static_cast<double>(i) >= layers - gpu ? out.device : out.host) += g.layers[i];
-  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
-  (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
-  out.host += g.token_embd + g.other;
-  out.formula = "the GGUF file's tensors at their stored types: " + n(gpu) + " of " + n(layers) + " blocks" +
-                (output_on_gpu ? " + the output layer" : "") + " on the GPU; token_embd " + n(g.token_embd) +
-                " B in host memory";
-  return out;
+// The repeating layers this device holds, [first, end): -ngl puts the last `gpu` of `layers` on the GPUs
+// (llama-model.cpp load_tensors: i_gpu_start = n_layer - ngl) and -sm layer splits them over the devices in order,
+// a contiguous share each (by -ts; equal devices: equal shares, as the stages here hold ceil(layers / pp)): the
+// first stage the first share, the last the last. One device: [layers - gpu, layers).
+struct layer_range {
+  std::int64_t first = 0;  // [layer]
+  std::int64_t end = 0;    // past the last [layer]
+};
+layer_range gpu_layers_here(const context& c, std::int64_t layers, std::int64_t gpu) {
+  const std::int64_t share = (gpu + c.s.pp - 1) / c.s.pp;
+  if (c.first_stage) return {layers - gpu, std::min(layers, layers - gpu + share)};
+  return {layers - share, layers};
 }
 
 // The routed experts --n-cpu-moe N keeps in host memory: common/arg.cpp (ggml-org/llama.cpp b7400+) pushes one
 // tensor override per layer i < N, llm_ffn_exps_block_regex(i) = "blk\\.i\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
-// to the CPU buffer, so every expert matrix (and bias) of those layers stays on the host; attention, norms, the
-// router and shared experts stay where -ngl put them. Only the layers -ngl put on the GPU change ([L - ngl, L)),
-// and only where one device holds every layer (pp 1).
+// to the CPU buffer, so every expert matrix (and bias) of those layers stays on the host, whichever device -ngl
+// and -ts gave the layer; attention, norms, the router and shared experts stay there. So a device loses the experts
+// of its own GPU layers below N (gpu_layers_here).
+
+// A GGUF file's own tensors (--gguf): repeating layer N on the GPU when N >= n_layer - ngl (n_layer = the file's
+// blocks), this device's share of them (gpu_layers_here), less the experts of those below --n-cpu-moe; the output
+// layer (output.weight, or the duplicated token_embd when tied, and output_norm) on the last device when
+// ngl > n_layer; token_embd, the CPU blocks and any other tensor in host memory (counted with the first device).
+weight_split split_gguf_file(const context& c, const gguf_placement& g) {
+  const auto blocks = static_cast<std::int64_t>(g.layers.size());
+  const std::int64_t gpu = std::min(c.s.n_gpu_layers, blocks);
+  const layer_range here = gpu_layers_here(c, blocks, gpu);
+  const bool output_on_gpu = c.s.n_gpu_layers > blocks;
+  weight_split out;
+  double moved = 0;
+  for (std::int64_t i = 0; i < blocks; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    const double experts = at < g.experts.size() && i < c.s.n_cpu_moe ? g.experts[at] : 0;
+    if (i >= here.first && i < here.end) {
+      out.device += g.layers[at] - experts;
+      moved += experts;
+    } else if (i < blocks - gpu && c.first_stage) {
+      out.host += g.layers[at];
+    }
+  }
+  out.host += moved;
+  const double output_copy = g.tied ? g.token_embd : 0;  // TENSOR_DUPLICATED: a second copy only off the host
+  if (c.last_stage) (output_on_gpu ? out.device : out.host) += g.output + (output_on_gpu ? output_copy : 0);
+  if (c.first_stage) out.host += g.token_embd + g.other;
+  out.formula = "the GGUF file's tensors at their stored types: " + n(static_cast<double>(here.end - here.first)) +
+                " of " + n(static_cast<double>(blocks)) + " blocks" +
+                (output_on_gpu && c.last_stage ? " + the output layer" : "") + " on the GPU" +
+                (moved > 0 ? " less their routed experts below --n-cpu-moe " + n(moved) + " B" : "") + "; token_embd " +
+                n(g.token_embd) + " B" + (moved > 0 ? " and those experts" : "") + " in host memory";
+  return out;
+}
+
+// What --n-cpu-moe moves off this device of the mix rule's layers (above).
 struct experts_moved {
   double bytes = 0;         // expert matrices and biases left on the host [bytes]
   double largest = 0;       // the largest of those tensors (every expert of one projection) [bytes]
@@ -124,12 +154,12 @@ double routed_bytes(const context& c, std::int64_t l, double& largest) {
   return sum;
 }
 
-experts_moved experts_on_cpu(const context& c, double gpu_layers) {
+experts_moved experts_on_cpu(const context& c) {
   experts_moved out;
   const std::int64_t L = c.m.layers;
-  if (c.s.n_cpu_moe <= 0 || !c.m.params.experts || c.layers_on_stage < static_cast<double>(L)) return out;
-  const std::int64_t first_gpu = L - static_cast<std::int64_t>(gpu_layers);
-  for (std::int64_t l = std::max<std::int64_t>(0, first_gpu); l < std::min(c.s.n_cpu_moe, L); ++l) {
+  if (c.s.n_cpu_moe <= 0 || !c.m.params.experts) return out;
+  const layer_range here = gpu_layers_here(c, L, std::min(c.s.n_gpu_layers, L));
+  for (std::int64_t l = std::max<std::int64_t>(0, here.first); l < std::min({c.s.n_cpu_moe, here.end, L}); ++l) {
     if (c.m.mlp_at(l) != mlp_kind::moe) continue;
     out.bytes += routed_bytes(c, l, out.largest);
     ++out.layers;
@@ -157,7 +187,7 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   const double total_layers = static_cast<double>(c.m.layers);
   const double on_gpu = std::min(static_cast<double>(c.s.n_gpu_layers), total_layers) / total_layers;
   const bool output_on_gpu = static_cast<double>(c.s.n_gpu_layers) > total_layers;
-  const experts_moved moved = experts_on_cpu(c, on_gpu * total_layers);
+  const experts_moved moved = experts_on_cpu(c);
   weight_split out;
   out.device = on_gpu * layers - moved.bytes + (output_on_gpu ? output : 0);
   out.host = sp.embed * embed_type + (1 - on_gpu) * layers + moved.bytes + (output_on_gpu ? 0 : output);
@@ -226,7 +256,7 @@ llamacpp_layout layout_llamacpp(const context& c) {
              c.m.vocab,
              c.r.attention == attention_kernel::flash};
   l.offload = offload_llamacpp(c, l.gpu_layers, l.output_on_gpu);
-  if (c.r.gguf() == nullptr) l.offload.expert_matrix_bytes = experts_on_cpu(c, l.gpu_layers).largest;
+  if (c.r.gguf() == nullptr) l.offload.expert_matrix_bytes = experts_on_cpu(c).largest;
   return l;
 }
 
@@ -338,6 +368,10 @@ runtime_def llamacpp_runtime() {
   runtime_def d;
   d.kind = runtime_kind::llamacpp;
   d.profile = profile;
+  d.weights_free_profile = true;  // engine_common() and the windows by model_type (Ollama's adds the VRAM's context)
+  d.ggml_cache_types = true;
+  d.places_layers_on_host = true;  // Ollama's row too: its profile reads the VRAM, not the layers
+  d.device_free = true;            // nothing it sizes reads gpu_memory: the fit compares the device total with it
   d.picked_for = picked_for;
   d.picked_because = " (GGUF weights)";
   d.check = check;

@@ -36,6 +36,7 @@ runtime_def ollama_runtime() {
   runtime_def d = llamacpp_runtime();
   d.kind = runtime_kind::ollama;
   d.profile = profile;
+  d.device_free = false;  // num_ctx follows the devices' VRAM
   d.reads = reads;
   d.picked_for = nullptr;  // auto picks llama.cpp itself for GGUF weights
   d.picked_because = "";

@@ -69,6 +69,19 @@ struct runtime_def {
   profile_reads (*reads)(const run_spec& r) = nullptr;
   /// The defaults profile: behaviour settings -> values, from the settings layered without a profile.
   settings (*profile)(const setting_values& values) = nullptr;
+  /// Neither `profile` nor `architecture` reads weights_dtype (nor the quantisation settings): a run varied in its
+  /// weights alone keeps its layered settings and model (vary(), resolve.cpp). false: not shown, resolved again.
+  bool weights_free_profile = false;
+  /// Its caches take llama.cpp's types (cache_type_k / cache_type_v, and kv_dtype's q8_0 ... iq4_nl: -ctk / -ctv,
+  /// OLLAMA_KV_CACHE_TYPE); elsewhere those kv_dtype values are refused (resolve.cpp).
+  bool ggml_cache_types = false;
+  /// n_gpu_layers and n_cpu_moe place its layers and experts in host memory, and only its placement in the estimate
+  /// reads them (place_weights, its KV and compute buffers): no profile, default, architecture rule or check does
+  /// past their range, so fits.cpp sets them on a resolved run without resolving it again.
+  bool places_layers_on_host = false;
+  /// Its run reads the device only through its backend (check_device) and the memory the fit compares: no profile
+  /// reads the GPU or its memory and no term is sized by it, so fits.cpp keeps its runs across devices.
+  bool device_free = false;
   /// runtime = auto picks this runtime for these weights (tried in the table's order; vLLM otherwise).
   bool (*picked_for)(dtype weights) = nullptr;
   std::string_view picked_because;  ///< the auto note's reason, e.g. " (GGUF weights)"; "" for none
@@ -121,6 +134,8 @@ struct runtime_def {
 
 /// The runtime's row in the table (runtimes/table.cpp).
 [[nodiscard]] const runtime_def& runtime_of(runtime_kind kind);
+/// The runtime the settings spell `name` ("vllm"; "auto": automatic), or nothing.
+[[nodiscard]] std::optional<runtime_kind> runtime_named(std::string_view name);
 /// The runtime auto picks for these weights (resolve.cpp): the first row whose picked_for holds, else vLLM.
 [[nodiscard]] runtime_kind auto_runtime(std::optional<dtype> weights);
 /// The rule of a runtime that runs `v`'s architecture with full attention in every layer (no sliding window), or

@@ -35,6 +35,12 @@ const auto& rows() {
 
 const runtime_def& runtime_of(runtime_kind kind) { return rows()[static_cast<std::size_t>(kind)]; }
 
+std::optional<runtime_kind> runtime_named(std::string_view name) {
+  for (const runtime_def& row : rows())
+    if (runtime_name(row.kind) == name) return row.kind;
+  return std::nullopt;
+}
+
 runtime_kind auto_runtime(std::optional<dtype> weights) {
   if (weights)
     for (const runtime_def& row : rows())

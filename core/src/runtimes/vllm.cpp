@@ -316,6 +316,7 @@ runtime_def vllm_runtime() {
   runtime_def d;
   d.kind = runtime_kind::vllm;
   d.profile = profile;
+  d.weights_free_profile = true;  // batch defaults by memory, A100 and version; the windows by version and chunking
   d.reads = reads;
   d.architecture = architecture;
   d.extra_weights = rotary_cache;
