@@ -49,9 +49,7 @@ enum action : int {
   a_topk,
 };
 
-// Worded apart from docker.cpp's "a docker option: no memory setting depends on it", which the linker would merge
-// this string into (a tail), so that the launch readers' note followed this table into the page's first part.
-constexpr std::string_view no_memory = "an option no memory setting reads";
+constexpr std::string_view no_memory = "no memory setting depends on it";
 
 constexpr option_row options[] = {
     {"--tensor-model-parallel-size", takes::value, a_tp, ""},
