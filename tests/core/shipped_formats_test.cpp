@@ -40,14 +40,14 @@ TEST(shipped_formats, deepseek_v3_inference_defaults_to_its_shipped_fp8) {
 }
 
 // The shipped format is the default of runs that load the checkpoint itself only: training starts from the
-// dequantised weights, llama.cpp and Ollama load a GGUF conversion, and an explicit format wins.
+// dequantised weights, llama.cpp and Ollama load a GGUF (Q4_K_M unless stated: below), and an explicit format wins.
 TEST(shipped_formats, shipped_format_only_where_the_checkpoint_is_loaded) {
   // Training keeps the framework's format (HF Trainer: fp32 master weights), as for any other preset.
   EXPECT_EQ(resolved({{"model", "deepseek-v3"}}).values.weights_dtype,
             resolved({{"model", "llama-3.1-8b"}}).values.weights_dtype);
   for (const char* runtime : {"llamacpp", "ollama"})
     EXPECT_EQ(resolved({{"model", "deepseek-v3"}, {"mode", "inference"}, {"runtime", runtime}}).values.weights_dtype,
-              "bf16")
+              "q4_k_m")
         << runtime;
   for (const char* runtime : {"vllm", "sglang", "tgi", "transformers"})
     EXPECT_EQ(resolved({{"model", "gpt-oss-20b"}, {"mode", "inference"}, {"runtime", runtime}}).values.weights_dtype,
@@ -104,6 +104,7 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"nvidia-nemotron-nano-9b-v2", "bf16"},
       {"nvidia-nemotron-3-nano-30b-a3b-bf16", "bf16"},
       {"granite-4.0-h-small", "bf16"},
+      {"granite-4.0-h-tiny", "bf16"},
       {"lfm2-1.2b", "bf16"},
       {"lfm2.5-1.2b-instruct", "bf16"},
       {"lfm2-8b-a1b", "bf16"},
@@ -124,6 +125,48 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
     EXPECT_EQ(r.value().values.weights_dtype, format) << id;
     EXPECT_TRUE(estimate(r.value()).buckets.size() > 0) << id;
   }
+}
+
+// Ollama and llama.cpp run the GGUF their registries serve when no format is stated: Q4_K_M (`ollama pull` of a
+// library tag without a type; llama-server -hf with no quant: common/arg.cpp). Llama 3.1 8B in llama.cpp's Q4_K_M mix
+// (src/llama-quant.cpp llama_tensor_get_type): attn_v and ffn_down Q6_K (210 B per 256 values) in the 16 layers
+// where use_more_bits(i, 32) holds (i < 4, i >= 28, (i - 4) % 3 == 2: 6, 9, ..., 27), Q4_K (144 B per 256) in the
+// other 16; q, k, o, gate, up Q4_K everywhere; output Q6_K; token_embd Q4_K (in host memory); norms f32.
+//   q + k + o + gate + up = 16,777,216 + 4,194,304 + 16,777,216 + 2 x 58,720,256 = 155,189,248 values x 0.5625
+//     = 87,293,952 B per layer, x 32 = 2,793,406,464 B
+//   v + down = 4,194,304 + 58,720,256 = 62,914,560 values: x 0.8203125 x 16 = 825,753,600 B, x 0.5625 x 16
+//     = 566,231,040 B
+//   norms (32 x 8,192 + 4,096) x 4 B = 1,064,960 B; output 128,256 x 4,096 x 0.8203125 = 430,940,160 B
+//   model buffer = 2,793,406,464 + 825,753,600 + 566,231,040 + 1,064,960 + 430,940,160 = 4,617,396,224 B
+//     (4,403.49 MiB, the published llama.cpp log of Llama-3-8B Q4_K_M: tests/validation/published.json)
+//   token_embd 525,336,576 x 0.5625 = 295,501,824 B in host memory
+TEST(shipped_formats, ollama_and_llamacpp_default_to_q4_k_m) {
+  for (const char* runtime : {"ollama", "llamacpp"}) {
+    const settings s{{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"runtime", runtime}, {"seq", "4096"}};
+    EXPECT_EQ(resolved(s).values.weights_dtype, "q4_k_m") << runtime;
+    const estimate_result e = estimated(s);
+    EXPECT_EQ(item(e, "weights on the GPU (model buffer)"), 4617396224.0) << runtime;
+    EXPECT_EQ(e.runtime.model_buffer, 4617396224.0) << runtime;
+    EXPECT_EQ(e.runtime.host_buffer, 295501824.0) << runtime;
+    // The note says what was assumed, in the runtime's words.
+    const std::string said = std::string(runtime) == "ollama" ? "weights Q4_K_M: what `ollama pull <model>` serves"
+                                                              : "weights Q4_K_M: the GGUF `llama-server -hf <repo>`";
+    bool noted = false;
+    for (const auto& n : e.notes) noted = noted || n.rfind(said, 0) == 0;
+    EXPECT_TRUE(noted) << runtime;
+  }
+  // A stated format wins and nothing is assumed; other runtimes keep the checkpoint's.
+  const estimate_result q8 =
+      estimated({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"runtime", "ollama"}, {"weights_dtype", "q8_0"}});
+  for (const auto& n : q8.notes) EXPECT_EQ(n.find("weights Q4_K_M"), std::string::npos) << n;
+  EXPECT_EQ(
+      resolved({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"runtime", "ollama"}, {"weights_dtype", "q8_0"}})
+          .values.weights_dtype,
+      "q8_0");
+  EXPECT_EQ(resolved({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"runtime", "vllm"}}).values.weights_dtype,
+            "bf16");
+  // runtime = auto still serves the checkpoint as shipped (vLLM): the GGUF default is llama.cpp's and Ollama's own.
+  EXPECT_EQ(resolved({{"model", "gpt-oss-20b"}, {"mode", "inference"}}).values.weights_dtype, "mxfp4");
 }
 
 }  // namespace

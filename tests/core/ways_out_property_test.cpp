@@ -380,8 +380,10 @@ TEST(ways_out_property, formats_are_the_runtimes_own) {
       if (k.id == id) return k.delta;
     return settings{};
   };
-  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}}, "weights_8bit"),
+  // llama.cpp's own default is Q4_K_M already (runtimes/llamacpp.cpp): from a 16-bit GGUF the 8-bit step is Q8_0.
+  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}, {"weights_dtype", "bf16"}}, "weights_8bit"),
             (settings{{"weights_dtype", "q8_0"}}));
+  EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}}, "weights_8bit"), settings{});
   EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"attention", "standard"}}, "kv_8bit"),
             (settings{{"attention", "flash"}, {"kv_dtype", "q8_0"}}));
   EXPECT_EQ(delta_of({{"runtime", "llamacpp"}, {"weights_dtype", "q8_0"}}, "weights_4bit"),

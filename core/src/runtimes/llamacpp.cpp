@@ -13,14 +13,41 @@
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
+
+// The weights a llama.cpp user loads when none are stated: the GGUF `llama-server -hf REPO` downloads when the repo
+// is named without a quant, Q4_K_M (ggml-org/llama.cpp@145b6280 common/arg.cpp, -hf: "quant is optional,
+// case-insensitive, default to Q4_K_M, or falls back to the first file in the repo if Q4_K_M doesn't exist"); the
+// Hub serves Ollama's hf.co/ pulls the same default (huggingface/hub-docs@481c63a6 docs/hub/ollama.md: "By default,
+// the Q4_K_M quantization scheme is used"), and Ollama's library tags without a type are Q4_K_M builds.
+constexpr std::string_view llamacpp_default_weights = "q4_k_m";
+
+// The run's weights are the profile's: neither stated nor from config.json, and no GGUF file's tensors.
+bool weights_assumed(const run_spec& r) {
+  if (!r.inputs || r.inputs->gguf_file != nullptr || r.values.weights_dtype != llamacpp_default_weights) return false;
+  return !r.inputs->explicit_values.contains("weights_dtype") && !r.inputs->config.contains("weights_dtype");
+}
+
+// llama.cpp's notes; `served` says where the assumed Q4_K_M comes from in the runtime's words (Ollama's pull).
+void llamacpp_notes(const context& c, std::string_view served, std::vector<std::string>& out) {
+  if (weights_assumed(c.r)) out.push_back("weights Q4_K_M: " + std::string(served) + "; set weights_dtype to change");
+  if (static_cast<double>(c.s.n_gpu_layers) <= static_cast<double>(c.m.layers))
+    out.emplace_back(
+        "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
+}
+
 namespace {
 // Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
 // only a run on this one calls them.
 inline namespace rest_rows {
 
 // llama.cpp: -fa auto (on where the backend supports it), n_ubatch 512, n_batch 2048 (common/common.h); the
-// ~0.45 GiB a device holds beyond the logged buffers (CUDA context, cuBLAS).
-settings profile(const setting_values& /*v*/) { return engine_common(); }
+// ~0.45 GiB a device holds beyond the logged buffers (CUDA context, cuBLAS). Weights: the GGUF its users load when
+// none is stated (llamacpp_default_weights), under the preset, config.json and explicit values as every default.
+settings profile(const setting_values& /*v*/) {
+  settings p = engine_common();
+  p.emplace("weights_dtype", std::string(llamacpp_default_weights));
+  return p;
+}
 
 bool picked_for(dtype weights) { return info(weights).family == dtype_family::gguf_mix; }
 
@@ -356,9 +383,7 @@ void report(const context& c, const runtime_term& /*weights*/, runtime_report& o
 }
 
 void notes(const context& c, std::vector<std::string>& out) {
-  if (static_cast<double>(c.s.n_gpu_layers) <= static_cast<double>(c.m.layers))
-    out.emplace_back(
-        "n_gpu_layers <= num_hidden_layers: llama.cpp keeps the output layer (and the CPU layers) in host memory");
+  llamacpp_notes(c, "the GGUF `llama-server -hf <repo>` downloads when no quant is named", out);
 }
 
 }  // namespace rest_rows

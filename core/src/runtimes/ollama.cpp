@@ -6,6 +6,7 @@
 namespace llm_memory::detail {
 
 runtime_def llamacpp_runtime();  // runtimes/llamacpp.cpp
+void llamacpp_notes(const context& c, std::string_view served, std::vector<std::string>& out);
 
 namespace {
 // Named so that the page's first part can leave this file's rows to its rest (scripts/split-wasm.mjs REST_ROWS):
@@ -25,6 +26,11 @@ void overhead(const context& c, double allocated, double weights, builder& over)
   llamacpp_runtime().overhead(c, allocated, weights, over);
 }
 
+// llama.cpp's notes, the assumed weights in Ollama's words.
+void notes(const context& c, std::vector<std::string>& out) {
+  llamacpp_notes(c, "what `ollama pull <model>` serves (a library tag without a type)", out);
+}
+
 // The profile reads: num_ctx (seq) from the VRAM of all devices (gpu_memory x devices), capped by the trained context.
 profile_reads reads(const run_spec&) { return {.devices = true, .gpu_memory = true, .max_position_embeddings = true}; }
 
@@ -41,6 +47,7 @@ runtime_def ollama_runtime() {
   d.picked_for = nullptr;  // auto picks llama.cpp itself for GGUF weights
   d.picked_because = "";
   d.overhead = overhead;
+  d.notes = notes;
   return d;
 }
 
