@@ -251,7 +251,7 @@ export interface Settings {
   lora_targets?: string | null;
   /** Trainable parameters: For full training: trainable count (1e9) or fraction (0.1); 1 = all [parameters]. Default `1`. */
   trainable_params?: number | string | null;
-  /** Weights format: Storage format of the weights. Default `bf16`. */
+  /** Weights format: Storage format of the weights. Unset, each run's own, bf16 only where nothing sets one: training the framework's (HF Trainer fp32, DeepSpeed / FSDP / axolotl / torchtitan bf16, QLoRA nf4); inference on vLLM, SGLang, TGI or transformers the checkpoint as shipped (bf16, or the preset's FP8 / MXFP4); on llama.cpp and Ollama q4_k_m, the GGUF their registries serve (gpt-oss keeps mxfp4). Default `bf16`. */
   weights_dtype?: "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "nf4" | "q8_0" | "q6_k" | "q5_k_m" | "q4_k_m" | "q4_0" | "q3_k_m" | "q2_k" | "q5_k_s" | "q4_k_s" | "q3_k_s" | "q3_k_l" | "iq4_xs" | "iq4_nl" | "iq3_s" | "iq3_xxs" | "iq2_s" | "iq2_xs" | "iq2_xxs" | "iq1_m" | "iq1_s" | "gptq" | "awq" | "w4a16" | "fp8_block" | "mxfp4" | null;
   /** Double quantisation: NF4 double quantisation of the block scales (QLoRA). Default `off`. */
   double_quant?: FlagValue | null;

@@ -436,7 +436,9 @@ std::optional<error> check_model(const run_spec& r) {
 
 // Whether the run loads the preset's checkpoint as shipped, so that its format (FP8, MXFP4) is the default: inference
 // on a runtime that reads the checkpoint's own files. Training starts from the dequantised weights, and llama.cpp
-// and Ollama load a GGUF conversion.
+// and Ollama load a GGUF conversion: Q4_K_M of a 16-bit or FP8 checkpoint, but gpt-oss's MXFP4 experts stay MXFP4
+// (ggml-org/gpt-oss-20b-GGUF and -120b-GGUF ship one file, gpt-oss-*-mxfp4.gguf, file type MXFP4_MOE, which
+// `llama-server -hf` falls back to without a Q4_K_M; Ollama's gpt-oss:20b / :120b tags are MXFP4: docs/runtimes.md).
 bool loads_as_shipped(const settings& explicit_values, const setting_values& values, const model_preset& preset) {
   if (preset.shipped.empty()) return false;
   setting_values run = values;
@@ -444,7 +446,9 @@ bool loads_as_shipped(const settings& explicit_values, const setting_values& val
   detail::apply_layer(preset.shipped, run, ignored, "");
   detail::apply_layer(explicit_values, run, ignored, "");
   if (choice<run_mode>(mode_names, run.mode) != run_mode::inference) return false;
-  return !detail::runtime_of(parse_runtime(run)).converts_checkpoint;
+  if (!detail::runtime_of(parse_runtime(run)).converts_checkpoint) return true;
+  const auto shipped = preset.shipped.find("weights_dtype");
+  return shipped != preset.shipped.end() && shipped->second == "mxfp4";
 }
 
 void apply_model_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {

@@ -169,4 +169,41 @@ TEST(shipped_formats, ollama_and_llamacpp_default_to_q4_k_m) {
   EXPECT_EQ(resolved({{"model", "gpt-oss-20b"}, {"mode", "inference"}}).values.weights_dtype, "mxfp4");
 }
 
+// gpt-oss ships MXFP4 experts and so do its GGUFs: ggml-org/gpt-oss-20b-GGUF's one file, gpt-oss-20b-mxfp4.gguf, is
+// what `llama-server -hf` falls back to without a Q4_K_M, and Ollama's gpt-oss tags are MXFP4. llama.cpp's
+// MXFP4_MOE (src/llama-quant.cpp: "MoE tensors -> MXFP4, other tensors -> Q8_0"): the 3-D expert matrices at 17 B
+// per 32 values, every other matrix, token_embd and output at Q8_0's 34 B per 32, norms f32.
+//   experts 24 layers x 32 x (gate_up 2,880 x 5,760 + down 2,880 x 2,880) = 19,110,297,600 values x 0.53125
+//     = 10,152,345,600 B
+//   the layers' other matrix values (attention with biases and sinks, routers, expert biases) 19,756,349,184
+//     - 19,110,297,600 = 646,051,584 x 1.0625 = 686,429,808 B
+//   norms 24 x 5,760 x 4 = 552,960 B; output 201,088 x 2,880 = 579,133,440 x 1.0625 = 615,329,280 B + final norm
+//     2,880 x 4 = 11,520 B
+//   model buffer = 10,152,345,600 + 686,429,808 + 552,960 + 615,329,280 + 11,520 = 11,454,669,168 B = 10,924.02 MiB
+//   token_embd 579,133,440 x 1.0625 = 615,329,280 B = 586.82 MiB in host memory
+// Published (llama-cli -hf ggml-org/gpt-oss-20b-GGUF, all 25 layers on ROCm0, a third-party notes file: search-index
+// file 49183235068): "ROCm0 model buffer size = 10949.38 MiB", "CPU_Mapped model buffer size = 586.82 MiB". The host
+// buffer is exact; the device one 25.4 MiB (0.23 %) low: the 1-D biases counted here at their matrix's rate are f32
+// in the file (the expert biases alone 24 x 32 x 8,640 x 4 B = 25.3 MiB).
+TEST(shipped_formats, gpt_oss_keeps_mxfp4_on_llamacpp_and_ollama) {
+  for (const char* runtime : {"llamacpp", "ollama"}) {
+    const settings s{{"model", "gpt-oss-20b"}, {"mode", "inference"}, {"runtime", runtime}, {"seq", "4096"}};
+    EXPECT_EQ(resolved(s).values.weights_dtype, "mxfp4") << runtime;
+    const estimate_result e = estimated(s);
+    EXPECT_EQ(e.runtime.model_buffer, 11454669168.0) << runtime;
+    EXPECT_EQ(e.runtime.host_buffer, 615329280.0) << runtime;
+    EXPECT_NEAR(e.runtime.model_buffer / 1048576.0, 10949.38, 0.003 * 10949.38) << runtime;
+    for (const auto& n : e.notes) EXPECT_EQ(n.find("weights Q4_K_M"), std::string::npos) << n;
+  }
+  // A stated GGUF mix still wins; training starts from the dequantised weights as before.
+  EXPECT_EQ(
+      resolved({{"model", "gpt-oss-20b"}, {"mode", "inference"}, {"runtime", "llamacpp"}, {"weights_dtype", "q8_0"}})
+          .values.weights_dtype,
+      "q8_0");
+  EXPECT_NE(resolved({{"model", "gpt-oss-20b"}}).values.weights_dtype, "mxfp4");
+  // A 16-bit or FP8 checkpoint still gets Q4_K_M (the GGUF the registries serve).
+  EXPECT_EQ(resolved({{"model", "deepseek-v3"}, {"mode", "inference"}, {"runtime", "ollama"}}).values.weights_dtype,
+            "q4_k_m");
+}
+
 }  // namespace

@@ -367,7 +367,12 @@
   X(weights_dtype, choice, "bf16", 0, 0,                                                                               \
     "fp32|bf16|fp16|fp8|int8|int4|nf4|q8_0|q6_k|q5_k_m|q4_k_m|q4_0|q3_k_m|q2_k|q5_k_s|q4_k_s|q3_k_s|q3_k_l|"           \
     "iq4_xs|iq4_nl|iq3_s|iq3_xxs|iq2_s|iq2_xs|iq2_xxs|iq1_m|iq1_s|gptq|awq|w4a16|fp8_block|mxfp4",                     \
-    "", "precision", "Storage format of the weights", "Weights format",                                                \
+    "", "precision",                                                                                                   \
+    "Storage format of the weights. Unset, each run's own, bf16 only where nothing sets one: training the "            \
+    "framework's (HF Trainer fp32, DeepSpeed / FSDP / axolotl / torchtitan bf16, QLoRA nf4); inference on vLLM, "      \
+    "SGLang, TGI or transformers the checkpoint as shipped (bf16, or the preset's FP8 / MXFP4); on llama.cpp and "     \
+    "Ollama q4_k_m, the GGUF their registries serve (gpt-oss keeps mxfp4)",                                            \
+    "Weights format",                                                                                                  \
     "fp32|bf16|fp16|fp8|int8|int4|NF4 "                                                                                \
     "(bitsandbytes)|Q8_0|Q6_K|Q5_K_M|Q4_K_M|Q4_0|Q3_K_M|Q2_K|Q5_K_S|Q4_K_S|Q3_K_S|Q3_K_L|IQ4_XS|IQ4_NL|IQ3_S|IQ3_XXS|" \
     "IQ2_S|IQ2_XS|IQ2_XXS|IQ1_M|IQ1_S|GPTQ|AWQ|W4A16 (compressed-tensors)|FP8 block-scaled|MXFP4")                     \

@@ -163,6 +163,15 @@ struct experts_moved {
   std::int64_t layers = 0;  // MoE layers whose experts moved [layers]
 };
 
+// A non-GGUF format's bytes per value of one llama.cpp matrix. MXFP4 is the GGUF of gpt-oss's MXFP4 checkpoint
+// (ggml-org/gpt-oss-*-GGUF, file type MXFP4_MOE): src/llama-quant.cpp llama_tensor_get_type stores "MoE tensors ->
+// MXFP4, other tensors -> Q8_0" (3-D expert tensors at 17 B per 32 values, every other matrix, token_embd and output
+// included, at Q8_0's 34 B per 32); other formats store every matrix alike.
+double plain_matrix_bytes(const context& c, bool routed) {
+  if (c.r.weights == dtype::mxfp4 && !routed) return info(ggml_type::q8_0).bytes_per_value();
+  return bytes_per_value(c.r.weights);
+}
+
 // Layer l's routed-expert tensors at their GGUF type (llama.cpp's per-layer rule) or the weights' format.
 double routed_bytes(const context& c, std::int64_t l, double& largest) {
   const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
@@ -173,7 +182,7 @@ double routed_bytes(const context& c, std::int64_t l, double& largest) {
     const double per_value =
         gguf ? info(gguf_matrix_type(c.r.weights, name_of(x.name), gguf_position(l, c.m.layers), facts, x.in_features))
                    .bytes_per_value()
-             : bytes_per_value(c.r.weights);
+             : plain_matrix_bytes(c, true);
     const double tensor = x.in_features * x.out_features * x.copies * per_value;
     largest = std::max(largest, tensor);
     sum += tensor + x.bias * x.copies * fp32_bytes;
@@ -201,8 +210,11 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   if (c.r.gguf() != nullptr) return split_gguf_file(c, *c.r.gguf());
   const dtype f = c.r.weights;
   const bool gguf = info(f).family == dtype_family::gguf_mix;
-  const double w = bytes_per_value(f);
-  const double per_matrix = gguf ? gguf_bytes_per_matrix_weight(c) : w;
+  const double w = plain_matrix_bytes(c, false);
+  const double per_matrix =
+      gguf ? gguf_bytes_per_matrix_weight(c)
+           : (sp.matrices > 0 ? (sp.routed * plain_matrix_bytes(c, true) + (sp.matrices - sp.routed) * w) / sp.matrices
+                              : w);
   const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
   const double out_type = e.output;
   const bool tied = c.s.tie_word_embeddings;
@@ -250,7 +262,7 @@ double llamacpp_first_layer_matrix(const context& c) {
     const double per_value =
         gguf ? info(gguf_matrix_type(c.r.weights, name_of(l.name), gguf_position(0, c.m.layers), facts, l.in_features))
                    .bytes_per_value()
-             : bytes_per_value(c.r.weights);
+             : plain_matrix_bytes(c, l.routed);
     largest = std::max(largest, l.in_features * l.out_features * l.copies * per_value);
   }
   return largest;
@@ -259,7 +271,7 @@ double llamacpp_first_layer_matrix(const context& c) {
 // -ngl's split of the layers, and the bytes op offload copies to the GPU.
 llamacpp_offload offload_llamacpp(const context& c, double gpu_layers, bool output_on_gpu) {
   const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
-  const double out_type = gguf ? gguf_edges(c).output : bytes_per_value(c.r.weights);
+  const double out_type = gguf ? gguf_edges(c).output : plain_matrix_bytes(c, false);
   const double head = c.s.tie_word_embeddings ? c.m.params.embedding : c.m.params.lm_head;
   return {gpu_layers > 0, gpu_layers < c.layers_on_stage, output_on_gpu, head * out_type,
           llamacpp_first_layer_matrix(c)};
