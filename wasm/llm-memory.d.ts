@@ -175,14 +175,16 @@ export interface Settings {
   framework?: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl" | null;
   /** Unsloth version: Unsloth release (framework unsloth): 2025.8 and later fuse the lm_head into a chunked loss (no logits); 2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU). Default `2025.8`. */
   unsloth_version?: "2025.8" | "2024.4" | "2024.1" | null;
+  /** torchtitan version: torchtitan release (framework torchtitan): from 0.1.0 (main from 2025-04-02, bbb1b616) compile = on compiles the cross-entropy too (compile.components [model, loss] from 0.2.0); before, the model's blocks only. Default `0.1`. */
+  torchtitan_version?: "0.1" | "0.0" | null;
   /** Gradients at the peak: Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer). Default `freed`. */
   grad_lifetime?: "freed" | "resident" | null;
   /** Optimizer step in backward: Step each parameter as soon as its gradient exists and free it (torchtune optimizer_in_bwd): one tensor's gradient alive, no optimizer-step phase; needs grad_accum 1. Default `off`. */
   optimizer_in_backward?: FlagValue | null;
   /** Optimizer implementation: How the optimizer steps: fused (one kernel, no transient), foreach (PyTorch's default before fused: one state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated). Default `fused`. */
   optimizer_impl?: "fused" | "foreach" | "paged" | null;
-  /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16). Default `hf`. */
-  loss_impl?: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | null;
+  /** Loss implementation: How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf (fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron (vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16), compiled (torch.compile over the whole cross-entropy: the 16-bit logits kept / + their 16-bit gradient, 2 / 4). Default `hf`. */
+  loss_impl?: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | "compiled" | null;
   /** torch.compile: torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit inputs only; torchtune compiles its chunked loss too. auto = the framework's recipe default (off). Default `auto`. */
   compile?: "auto" | "on" | "off" | null;
   /** Transformers version: Transformers release under the HF Trainer (framework hf): SDPA with native GQA from 4.54 (PR #39412), SDPA with K/V repeated from 4.36, eager attention before; the loss upcasts the logits itself from 4.46 (hf_legacy before). Default `4.54`. */
@@ -402,10 +404,11 @@ export interface ResolvedSettings {
   eval_grad: "on" | "off";
   framework: "generic" | "hf" | "deepspeed" | "fsdp" | "torchtune" | "litgpt" | "megatron" | "unsloth" | "torchtitan" | "llamafactory" | "axolotl";
   unsloth_version: "2025.8" | "2024.4" | "2024.1";
+  torchtitan_version: "0.1" | "0.0";
   grad_lifetime: "freed" | "resident";
   optimizer_in_backward: "on" | "off";
   optimizer_impl: "fused" | "foreach" | "paged";
-  loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy";
+  loss_impl: "hf" | "hf_legacy" | "trl_chunked" | "torchtune_chunked" | "torchtune_compiled" | "litgpt" | "megatron" | "unsloth" | "fused" | "torchtune_legacy" | "compiled";
   compile: "auto" | "on" | "off";
   transformers_version: "4.54" | "4.46" | "4.36" | "4.35";
   autocast: "off" | "bf16" | "fp16";

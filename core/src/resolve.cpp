@@ -59,9 +59,9 @@ constexpr std::array<std::string_view, 11> framework_names = {"generic",    "hf"
                                                               "torchtitan", "llamafactory", "axolotl"};
 constexpr std::array<std::string_view, 2> lifetime_names = {"freed", "resident"};
 constexpr std::array<std::string_view, 3> optimizer_impl_names = {"fused", "foreach", "paged"};
-constexpr std::array<std::string_view, 10> loss_names = {
-    "hf",       "hf_legacy", "trl_chunked", "torchtune_chunked", "torchtune_compiled", "litgpt",
-    "megatron", "unsloth",   "fused",       "torchtune_legacy"};
+constexpr std::array<std::string_view, 11> loss_names = {
+    "hf",      "hf_legacy", "trl_chunked",      "torchtune_chunked", "torchtune_compiled", "litgpt", "megatron",
+    "unsloth", "fused",     "torchtune_legacy", "compiled"};
 constexpr std::array<std::string_view, 3> activation_offload_names = {"none", "prefetched", "full"};
 constexpr std::array<std::string_view, 3> recompute_names = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 3> offload_names = {"none", "optimizer", "optimizer+params"};

@@ -172,8 +172,10 @@ TEST(profile_switches_stacks, torchtitan_checkpoint_mode_and_compile) {
   const run_spec compiled = resolved(with(eight, "compile", "on"));
   EXPECT_TRUE(compiled.compiled);
   EXPECT_EQ(compiled.recompute, recompute_policy::selective);
-  EXPECT_EQ(compiled.loss, loss_kind::hf);  // 9dec370 leaves the loss eager (train.py l.136-138)
+  EXPECT_EQ(compiled.loss, loss_kind::compiled);  // >= v0.1.0 compiles the loss with the model
   EXPECT_EQ(compiled.values.zero, 3);
+  // 9dec370 leaves the loss eager (train.py l.136-138): torchtitan_version 0.0 (torchtitan_version.*).
+  EXPECT_EQ(resolved(with(with(eight, "compile", "on"), "torchtitan_version", "0.0")).loss, loss_kind::hf);
 }
 
 // ---- generic ----

@@ -52,6 +52,7 @@ enum class loss_kind : std::uint8_t {
   unsloth,
   fused,
   torchtune_legacy,
+  compiled,
 };
 enum class offload_activations : std::uint8_t { none, prefetched, full };
 /// TGI's releases by how warmup turns free memory into KV blocks (tgi_version; docs/methodology.md).

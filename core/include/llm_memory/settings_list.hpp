@@ -223,6 +223,10 @@
     "2024.4-2025.7 keep 16-bit logits for the Triton cross-entropy kernel; before 2024.4 no offloaded "                \
     "checkpointing (use_gradient_checkpointing=True: checkpoints stay on the GPU)",                                    \
     "Unsloth version", ">= 2025.8|2024.4 - 2025.7|Before 2024.4", "training")                                          \
+  X(torchtitan_version, choice, "0.1", 0, 0, "0.1|0.0", "", "workload",                                                \
+    "torchtitan release (framework torchtitan): from 0.1.0 (main from 2025-04-02, bbb1b616) compile = on compiles "    \
+    "the cross-entropy too (compile.components [model, loss] from 0.2.0); before, the model's blocks only",            \
+    "torchtitan version", ">= 0.1.0|Before 0.1.0 (2024 - March 2025)", "training,torchtitan")                          \
   X(grad_lifetime, choice, "freed", 0, 0, "freed|resident", "", "workload",                                            \
     "Gradients between steps: freed (zero_grad(set_to_none=True): none alive before backward with grad_accum 1) "      \
     "or resident (DeepSpeed ZeRO-3 and Megatron keep a contiguous gradient buffer)",                                   \
@@ -236,16 +240,19 @@
     "state-sized transient), paged (bitsandbytes paged states in managed memory: not in max_memory_allocated)",        \
     "Optimizer implementation", "Fused|For-each|Paged", "training,phased_framework")                                   \
   X(loss_impl, choice, "hf", 0, 0,                                                                                     \
-    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused|torchtune_legacy",    \
+    "hf|hf_legacy|trl_chunked|torchtune_chunked|torchtune_compiled|litgpt|megatron|unsloth|fused|torchtune_legacy|"    \
+    "compiled",                                                                                                        \
     "", "workload",                                                                                                    \
     "How the logits and the loss are computed (bytes per token per vocabulary entry, forward / backward): hf "         \
     "(fp32 upcast, 10 / 12), hf_legacy (transformers <= 4.45, 12 / 12), trl_chunked (TRL >= 1.7 chunked lm_head), "    \
     "torchtune_chunked (8 chunks, 6.5 / 5), torchtune_compiled (2 / 2.25), litgpt (bf16, 4 / 4), megatron "            \
     "(vocab-parallel in place, 6 / 6 per tp), unsloth (in-place Triton, 2 / 2), fused (no logits), "                   \
-    "torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16)",                \
+    "torchtune_legacy (torchtune <= 0.1: fp32 output, the shifted copy kept through backward, 8 / 16), compiled "      \
+    "(torch.compile over the whole cross-entropy: the 16-bit logits kept / + their 16-bit gradient, 2 / 4)",           \
     "Loss implementation",                                                                                             \
     "HF (upcast logits)|HF before 4.46|TRL chunked|torchtune chunked|torchtune chunked, compiled|LitGPT "              \
-    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)",            \
+    "(bf16)|Megatron vocab-parallel|Unsloth fused|Fused (no logits kept)|torchtune 0.1 (fp32 output kept)|"            \
+    "Compiled cross-entropy",                                                                                          \
     "training,phased_framework")                                                                                       \
   X(compile, choice, "auto", 0, 0, "auto|on|off", "", "workload",                                                      \
     "torch.compile of the model (torchtune compile, HF torch_compile): fused norms and activations save 16-bit "       \

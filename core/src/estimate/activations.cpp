@@ -261,6 +261,8 @@ loss_path loss_coefficients(loss_kind kind, double B) {
     case loss_kind::unsloth: return {B, B, "16-bit logits, gradient written into them (Triton kernel)"};
     case loss_kind::torchtune_legacy:  // fp32 output; the recipe's shifted copy lives through backward
       return {8, 16, "fp32 shifted logits (kept by the recipe) + log-softmax / + NLL and log-softmax gradients"};
+    case loss_kind::compiled:  // inductor saves the 16-bit input (+ an fp32 row logsumexp), writes a 16-bit gradient
+      return {B, 2 * B, "16-bit logits kept by the compiled graph / + their 16-bit gradient"};
     case loss_kind::trl_chunked:
     case loss_kind::fused: break;
   }
@@ -283,7 +285,8 @@ void logits_phase(const context& c, builder& out) {
             "4 B x V x h + 256 tokens x V x 8 B");
   if (kind == loss_kind::litgpt && c.phase == step_phase::backward_start)
     out.add("one 128-token chunk's gradients", 2 * 2 * 128 * V / t, "2 x 2 B x 128 tokens x V");
-  if (kind == loss_kind::unsloth) out.add("logsumexp (fp32)", fp32_bytes * T / t, "4 B x tokens");
+  if (kind == loss_kind::unsloth || kind == loss_kind::compiled)
+    out.add("logsumexp (fp32)", fp32_bytes * T / t, "4 B x tokens");
 }
 
 }  // namespace

@@ -38,6 +38,37 @@ state_layout layout_state(const context& c) {
   return l;
 }
 
+namespace {
+
+// torch.autocast caches the 16-bit cast of every fp32 leaf that requires grad (aten/src/ATen/autocast_mode.cpp
+// cached_cast) until the outermost autocast exits, which both the HF Trainer and torchtitan leave after the loss and
+// before backward: at the end of forward every trained matrix's copy is alive (the embedding is not an autocast op).
+// At the start of backward only the copies autograd saved are (mm keeps its 16-bit weight): all without
+// checkpointing, the lm_head's where the blocks are checkpointed whole or by torchtitan's op policy (their saved
+// tensors are dropped and the casts recomputed block by block); with layer-level checkpointing the blocks left
+// unwrapped keep theirs (docs/methodology.md, "Autocast's weight copies").
+void autocast_copies(const context& c, const state_layout& l, builder& params, tally& t) {
+  const run_spec& r = c.r;
+  const double layers = r.adapters() ? l.sp.adapters : l.trainable_fraction * l.sp.matrices;
+  const double head = r.adapters() ? 0 : l.trainable_fraction * l.sp.head;
+  double kept = 1;  // share of the blocks whose copies autograd keeps
+  std::string why = "until backward";
+  const bool op_policy = framework_of(r.framework).selective_saved != nullptr;
+  if (c.phase == step_phase::backward_start &&
+      (r.recompute == recompute_policy::full || (r.recompute == recompute_policy::selective && op_policy))) {
+    const double L = c.layers_on_stage;
+    kept = r.layer_sac > 0 && L > 0 ? (L - std::floor(L / static_cast<double>(r.layer_sac))) / L : 0;
+    why = kept > 0 ? "the lm_head's and the unwrapped blocks' (" + n(kept) + " of the layers)" : "the lm_head's only";
+    why += ": autocast's cache is cleared, checkpointed blocks recompute theirs";
+  }
+  const double matrices = kept * layers + head;
+  const double bytes = 2 * matrices / l.zero_params;
+  t.dynamic += std::ceil(bytes);
+  params.add("16-bit autocast copies of the trained matrices", bytes, n(matrices) + " x 2 B (" + why + ")");
+}
+
+}  // namespace
+
 bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
   builder params{{"parameters",
@@ -97,14 +128,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     params.add("ZeRO-3 gathered layers (current + prefetched)", 2 * l.sp.largest_layer * gather_w,
                "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
   }
-  if (c.phased() && c.before_backward() && r.autocast_weights) {
-    // torch.autocast caches the 16-bit cast of every fp32 leaf that requires grad until the forward exits, and mm
-    // keeps it for backward: the trained matrices (lm_head included, the embedding is not an autocast op).
-    const double matrices = r.adapters() ? l.sp.adapters : l.trainable_fraction * (l.sp.matrices + l.sp.head);
-    const double bytes = 2 * matrices / l.zero_params;
-    t.dynamic += std::ceil(bytes);
-    params.add("16-bit autocast copies of the trained matrices", bytes, n(matrices) + " x 2 B (until backward)");
-  }
+  if (c.phased() && c.before_backward() && r.autocast_weights) autocast_copies(c, l, params, t);
   return params.b;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Framework torchtitan: pytorch/torchtitan's Llama 3 trainer (v0.2.0): FSDP2 over every device, bf16 compute over
-// fp32 parameters, op-level selective activation checkpointing, an fp32 cross-entropy.
+// Framework torchtitan: pytorch/torchtitan's Llama 3 trainer (v0.2.0; torchtitan_version 0.0: before v0.1.0): FSDP2
+// over every device, bf16 compute over fp32 parameters, op-level selective activation checkpointing, an fp32
+// cross-entropy.
 #include <array>
 
 #include "estimate/stage.hpp"
@@ -16,10 +17,14 @@ constexpr std::array<std::int64_t, 2> stages = {0, 3};
 
 // torchtitan v0.2.0 (config/job_config.py defaults, models/llama3/train_configs/llama3_8b.toml).
 void profile(settings& p, const setting_values& v) {
-  set(p, "grads_dtype", "fp32");        // the gradients are of the fp32 parameters (reduce_dtype float32)
-  set(p, "optimizer_dtype", "fp32");    // AdamW states follow the fp32 parameters
-  set(p, "optimizer_impl", "fused");    // Optimizer.implementation = "fused"
-  set(p, "loss_impl", "hf");            // components/loss.py: cross_entropy(pred.float(), labels)
+  set(p, "grads_dtype", "fp32");      // the gradients are of the fp32 parameters (reduce_dtype float32)
+  set(p, "optimizer_dtype", "fp32");  // AdamW states follow the fp32 parameters
+  set(p, "optimizer_impl", "fused");  // Optimizer.implementation = "fused"
+  // components/loss.py: cross_entropy(pred.float(), labels), compiled with the model from 0.1.0
+  // (build_cross_entropy_loss: `if job_config.training.compile: loss_fn = torch.compile(loss_fn)` from bbb1b616,
+  // 2025-04-02, in v0.1.0; v0.2.0: `compile.enable and "loss" in compile.components`, components defaulting to
+  // ["model", "loss"]); before, train.py kept it eager ("compiling loss function causes CUDA errors", 9dec370 l.136).
+  set(p, "loss_impl", v.compile == "on" && v.torchtitan_version != "0.0" ? "compiled" : "hf");
   set(p, "attention", "sdpa");          // llama3/model/model.py l.236-237: repeat_kv before SDPA
   set(p, "recompute", "selective");     // ActivationCheckpoint.mode = "selective" (llama3_8b.toml: "op")
   set(p, "input_copies", "shared");     // no per-linear casts: FSDP2 gathers bf16 parameters once per block
