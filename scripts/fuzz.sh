@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each one, as many at a time as there are cores.
+# Builds the libFuzzer targets (preset sanitize: clang, ASan + UBSan, the tree whose GoogleTest suite the test command
+# runs under the sanitizers) and runs each one, as many at a time as there are cores.
 #   scripts/fuzz.sh            -> 20000 runs per target
 #   scripts/fuzz.sh 600s       -> 600 seconds per target
 #   scripts/fuzz.sh 5000000    -> 5 million runs per target
-# New inputs found go to build/fuzz/corpus/<target> (the seeds in tests/fuzz/corpus stay untouched).
+# New inputs found go to build/sanitize/corpus/<target> (the seeds in tests/fuzz/corpus stay untouched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-20000}
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
-logs=build/fuzz/logs
+# The slowest per input first (paste and log estimate what they read; docs/robustness.md), so that the last ones
+# to finish are short. Each target reads and writes its own corpus folder only, so they run side by side.
+targets=(paste log config_json estimate settings yaml launch safetensors gguf json decimal)
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
+logs=build/sanitize/logs
 mkdir -p "$logs"
 
 # One target; its output to $logs/<target>.log, printed when every target is done.
 run() {
-  local target=$1 work="build/fuzz/corpus/$1" binary="build/fuzz/tests/fuzz/fuzz_$1"
+  local target=$1 work="build/sanitize/corpus/$1" binary="build/sanitize/tests/fuzz/fuzz_$1"
   mkdir -p "$work"
   local limit dict=() max_len=4096
   if [[ $budget == *s ]]; then limit=(-max_total_time="${budget%s}"); else limit=(-runs="$budget"); fi
@@ -30,9 +34,6 @@ run() {
 }
 export -f run
 export budget
-# The slowest per input first (paste and log estimate what they read; docs/robustness.md), so that the last ones
-# to finish are short. Each target reads and writes its own corpus folder only, so they run side by side.
-targets=(paste log config_json estimate settings yaml launch safetensors gguf json decimal)
 status=0
 printf '%s\n' "${targets[@]}" | xargs -P "$(nproc)" -I{} \
   bash -c 'run "$1" > "$2/$1.log" 2>&1 || { echo "fuzz: $1 FAILED" >> "$2/$1.log"; exit 1; }' _ {} "$logs" || status=$?

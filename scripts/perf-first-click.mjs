@@ -6,17 +6,13 @@
 //      of presets), and to the end of the frame that draws it (the next animation frame, then a task), for a visitor who
 //      clicks before the page is idle ("cold": requestIdleCallback never calls back, so the page's warm-up,
 //      Engine.warmWhenIdle, never starts and the click fetches and compiles the core's rest or the catalogue)
-//      and for one who clicks once the warm-up is done ("warm": body[data-warm]);
-//   2. a shared link's verdict painted (its element timing) beside the first paint of the same index.html with
-//      its scripts removed (the static page), the two loaded in turn, and their ratio (medians).
+//      and for one who clicks once the warm-up is done ("warm": body[data-warm]).
+// A shared link's verdict paint beside a static page's first paint (item 9's other figure): perf-link-paint.mjs.
 //   node scripts/perf-first-click.mjs   (after `npm run build`)
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg } from "node:os";
 import { dist, start, visit } from "../tests/browser/support.mjs";
 
 const RUNS = 9;
-const LINK = "?v=1&model=llama-2-7b&mode=inference&seq=4096";
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** What each click waits for: the element to press, and the answer it shows. */
@@ -53,32 +49,9 @@ async function firstClick(context, url, { press, answer }, warm) {
   return times;
 }
 
-/** The verdict's paint (a page with the core) or the first contentful paint (the static page), ms from navigation. */
-async function painted(context, url, floor) {
-  const { page } = await visit(context, url, (opened) => (floor ? opened.waitForLoadState("load") : opened.waitForSelector('body[data-ready="true"]')));
-  const ms = await page.evaluate(async (is_floor) => {
-    const entries = await new Promise((done) => {
-      new PerformanceObserver((list, observer) => {
-        observer.disconnect();
-        done(list.getEntries());
-      }).observe({ type: is_floor ? "paint" : "element", buffered: true });
-      setTimeout(() => done([]), 500);
-    });
-    if (is_floor) return entries.find((e) => e.name === "first-contentful-paint")?.startTime;
-    return Math.min(...entries.filter((e) => e.identifier === "verdict").map((e) => e.renderTime));
-  }, floor);
-  await page.close();
-  return ms;
-}
-
-// The static page: index.html without its scripts, served beside the real page from a copy of dist/.
-const served = await mkdtemp(join(tmpdir(), "llm-memory-click-"));
-await cp(dist, served, { recursive: true });
-await writeFile(join(served, "static.html"), (await readFile(join(dist, "index.html"), "utf8")).replace(/<script\b[^>]*><\/script>\n?/g, ""));
 const load_before = loadavg()[0];
-const session = await start({ dir: served });
+const session = await start();
 const clicks = {};
-const paints = { link: [], floor: [] };
 try {
   for (const [name, target] of Object.entries(TARGETS)) {
     for (const warm of [false, true]) {
@@ -87,13 +60,8 @@ try {
       clicks[`${name}, ${warm ? "warm" : "cold"}`] = runs;
     }
   }
-  for (let i = 0; i < RUNS; i++) {
-    paints.link.push(await painted(session.context, session.url + LINK, false));
-    paints.floor.push(await painted(session.context, `${session.url}static.html`, true));
-  }
 } finally {
   await session.close();
-  await rm(served, { recursive: true, force: true });
 }
 const ms = (values) => `${median(values).toFixed(1)} ms (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
 console.log(`${cpus().length} cores, load average ${load_before.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after; median of ${RUNS} (range)`);
@@ -101,5 +69,3 @@ for (const [what, runs] of Object.entries(clicks)) {
   console.log(`first click on ${what}: in the document ${ms(runs.map((r) => r.shown))}; ` +
               `its frame drawn ${ms(runs.map((r) => r.painted))}`);
 }
-console.log(`link ${LINK}: verdict painted ${ms(paints.link)}; static page's first paint ${ms(paints.floor)}; ` +
-            `ratio ${(median(paints.link) / median(paints.floor)).toFixed(2)}×`);

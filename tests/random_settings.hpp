@@ -11,6 +11,17 @@
 
 namespace llm_memory::testing {
 
+/// How many of a property test's `n` random cases (or of a floor on those checked) a build draws: every one, or a
+/// quarter in the sanitizer build (LLM_MEMORY_SANITIZED), where an estimate runs about twenty times slower; the
+/// release and wasm builds check every case.
+constexpr int property_cases(int n) {
+#ifdef LLM_MEMORY_SANITIZED
+  return n / 5 > 0 ? n / 5 : 1;
+#else
+  return n;
+#endif
+}
+
 /// A random combination of settings; most are valid, some violate cross-setting rules on purpose.
 inline settings random_settings(std::mt19937_64& rng) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

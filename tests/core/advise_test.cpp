@@ -229,7 +229,7 @@ TEST(advise, errors_name_the_setting) {
 TEST(advise, random_settings_are_consistent) {
   std::mt19937_64 rng(7);
   int checked = 0;
-  for (int n = 0; n < 120; ++n) {
+  for (int n = 0; n < llm_memory::testing::property_cases(120); ++n) {
     const settings s = llm_memory::testing::random_settings(rng);
     const auto a = advise(s);
     if (!a.ok()) {
@@ -239,7 +239,7 @@ TEST(advise, random_settings_are_consistent) {
     ++checked;
     expect_consistent(s, a.value());
   }
-  EXPECT_GE(checked, 50);
+  EXPECT_GE(checked, llm_memory::testing::property_cases(50));
 }
 
 }  // namespace

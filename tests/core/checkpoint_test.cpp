@@ -155,6 +155,11 @@ TEST(checkpoint, shape_rank_is_bounded) {
 // More than max_safetensors_tensors (1,000,000) tensors are refused; __metadata__ is no tensor. U8 tensors of
 // shape [] take 1 byte each: tensor k covers bytes k..k+1, so n of them fill an n-byte buffer.
 TEST(checkpoint, tensor_count_is_bounded) {
+#ifdef LLM_MEMORY_SANITIZED
+  // Two million entries take two minutes under ASan's allocator and reach no code the bounded tests above and the
+  // fuzz targets do not; the release and wasm builds check the bound itself.
+  GTEST_SKIP() << "the release and wasm builds check the 1,000,000-tensor bound";
+#endif
   const auto header = [](std::size_t n) {
     std::string text = R"({"__metadata__": {"format": "pt"})";
     for (std::size_t k = 0; k < n; ++k)

@@ -32,6 +32,23 @@ settings qwen3_moe(const std::string& weights, const std::string& n_cpu_moe) {
           {"host_ram", "64GB"},       {"n_cpu_moe", n_cpu_moe}};
 }
 
+// The ranking's Qwen3-30B-A3B row for `q`, which must fit all 48 layers on the GPUs at Q4_K_M.
+fits_row ranked_qwen3_moe(fits_request q) {
+  q.ram_bytes = 64e9;
+  q.family = "qwen3-30b-a3b";
+  const auto ranked = fits(q);
+  EXPECT_TRUE(ranked.ok());
+  if (!ranked.ok()) return {};
+  const auto& rows = ranked.value().rows;
+  const auto row = std::find_if(rows.begin(), rows.end(), [](const fits_row& f) { return f.model == "qwen3-30b-a3b"; });
+  EXPECT_NE(row, rows.end());
+  if (row == rows.end()) return {};
+  EXPECT_TRUE(row->fits);
+  EXPECT_EQ(row->format, "q4_k_m");
+  EXPECT_EQ(row->gpu_layers, 48);
+  return *row;
+}
+
 // Each layer named moves its 641,728,512 B of experts from the CUDA0 model buffer to the host buffer; past the 48
 // layers nothing more moves. The compute buffer stays: its logits phase, 4 x 512 x 151,936 + 4 x 512 x 2048 =
 // 315,359,232 B, is larger than one expert tensor copied in for its op, 2048 x 768 x 128 x 1.0625 = 213,909,504 B
@@ -89,20 +106,12 @@ TEST(ExpertsOnCpu, SolverMovesExpertsBeforeASecondDevice) {
 TEST(ExpertsOnCpu, FitsRowNamesTheLayersWhoseExpertsStayOnTheHost) {
   fits_request q;
   q.gpu = "rtx-3060";
-  q.ram_bytes = 64e9;
-  q.family = "qwen3-30b-a3b";
-  const auto ranked = fits(q);
-  ASSERT_TRUE(ranked.ok());
-  const auto& rows = ranked.value().rows;
-  const auto row = std::find_if(rows.begin(), rows.end(), [](const fits_row& f) { return f.model == "qwen3-30b-a3b"; });
-  ASSERT_NE(row, rows.end());
-  ASSERT_TRUE(row->fits);
-  EXPECT_EQ(row->format, "q4_k_m");
-  EXPECT_EQ(row->gpu_layers, 48);
+  const auto row = ranked_qwen3_moe(q);
+  ASSERT_TRUE(row.fits);
   const auto solved = solve(qwen3_moe("q4_k_m", "0"));
   ASSERT_TRUE(solved.ok());
-  EXPECT_EQ(std::to_string(row->n_cpu_moe), solved.value().min_devices.delta.at("n_cpu_moe"));
-  EXPECT_EQ(row->delta.at("n_cpu_moe"), std::to_string(row->n_cpu_moe));
+  EXPECT_EQ(std::to_string(row.n_cpu_moe), solved.value().min_devices.delta.at("n_cpu_moe"));
+  EXPECT_EQ(row.delta.at("n_cpu_moe"), std::to_string(row.n_cpu_moe));
 }
 
 // Two devices, llama.cpp's layer split (-sm layer, pp 2: each device 24 of the 48 layers, the first device layers
@@ -137,22 +146,14 @@ TEST(ExpertsOnCpu, FitsOnSeveralDevicesMovesExpertsToTheHost) {
   q.gpu = "rtx-4060-ti-8gb";
   q.devices = 2;
   q.seq = 32768;
-  q.ram_bytes = 64e9;
-  q.family = "qwen3-30b-a3b";
-  const auto ranked = fits(q);
-  ASSERT_TRUE(ranked.ok());
-  const auto& rows = ranked.value().rows;
-  const auto row = std::find_if(rows.begin(), rows.end(), [](const fits_row& f) { return f.model == "qwen3-30b-a3b"; });
-  ASSERT_NE(row, rows.end());
-  ASSERT_TRUE(row->fits);
-  EXPECT_EQ(row->format, "q4_k_m");
-  EXPECT_EQ(row->gpu_layers, 48);
-  EXPECT_GT(row->n_cpu_moe, 0);
-  EXPECT_LE(row->n_cpu_moe, 48);
-  EXPECT_EQ(row->delta.at("pp"), "2");
-  EXPECT_TRUE(estimated(row->delta).fits);
-  settings fewer = row->delta;
-  fewer["n_cpu_moe"] = std::to_string(row->n_cpu_moe - 1);
+  const auto row = ranked_qwen3_moe(q);
+  ASSERT_TRUE(row.fits);
+  EXPECT_GT(row.n_cpu_moe, 0);
+  EXPECT_LE(row.n_cpu_moe, 48);
+  EXPECT_EQ(row.delta.at("pp"), "2");
+  EXPECT_TRUE(estimated(row.delta).fits);
+  settings fewer = row.delta;
+  fewer["n_cpu_moe"] = std::to_string(row.n_cpu_moe - 1);
   EXPECT_FALSE(estimated(fewer).fits);
 }
 

@@ -238,7 +238,8 @@ TEST(solve, json_has_every_answer) {
 TEST(solve, estimate_is_monotone_in_the_searched_settings) {
   std::mt19937_64 rng(11);
   int checked = 0;
-  for (int n = 0; n < 300 && checked < 60; ++n) {
+  for (int n = 0; n < llm_memory::testing::property_cases(300) && checked < llm_memory::testing::property_cases(60);
+       ++n) {
     const settings s = llm_memory::testing::random_settings(rng);
     const auto base = estimate(s);
     if (!base.ok()) continue;
@@ -263,7 +264,7 @@ TEST(solve, estimate_is_monotone_in_the_searched_settings) {
       previous = t;
     }
   }
-  EXPECT_GE(checked, 40);
+  EXPECT_GE(checked, llm_memory::testing::property_cases(40));
 }
 
 // torchtune's full fine-tune on one device is its single-device recipe (PagedAdamW8bit), which resolve() picks at
@@ -293,7 +294,8 @@ TEST(solve, answers_equal_brute_force_linear_search) {
   std::mt19937_64 rng(2024);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
   int checked = 0;
-  for (int n = 0; n < 200 && checked < 25; ++n) {
+  for (int n = 0; n < llm_memory::testing::property_cases(200) && checked < llm_memory::testing::property_cases(25);
+       ++n) {
     settings s = llm_memory::testing::random_settings(rng);
     const auto base = estimate(s);
     if (!base.ok()) continue;
@@ -379,7 +381,7 @@ TEST(solve, answers_equal_brute_force_linear_search) {
         }
       }
   }
-  EXPECT_GE(checked, 20);
+  EXPECT_GE(checked, llm_memory::testing::property_cases(20));
 }
 
 // Applying a "fewest devices" answer gives the run the solver evaluated: its total is the total of the settings with

@@ -159,13 +159,9 @@ std::vector<double> random_axis(std::mt19937_64& rng, double lo, double hi) {
 
 // Both kernels give the same bits; both stay within the documented rounding bound of estimate() at every point;
 // the frontier is exactly the largest micro-batch estimate() fits.
-// The sanitiser build (no NDEBUG) runs a fifth of the settings: its estimates, one per phase of a step, are about
-// fifty times slower, and the full set took over four minutes there.
-#ifdef NDEBUG
-constexpr int sweep_cases = 2500;
-#else
-constexpr int sweep_cases = 500;
-#endif
+// The sanitiser build draws a fifth of the settings (property_cases): its estimates, one per phase of a step,
+// are about twenty times slower.
+constexpr int sweep_cases = llm_memory::testing::property_cases(2500);
 
 TEST(sweep, kernels_agree_with_each_other_and_with_estimate) {
   std::mt19937_64 rng(20240612);

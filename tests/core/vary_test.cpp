@@ -294,7 +294,7 @@ TEST(vary, is_resolving_again) {
   std::mt19937_64 rng(7);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int compared = 0;
-  for (int i = 0; i < 1200; ++i) {
+  for (int i = 0; i < llm_memory::testing::property_cases(1200); ++i) {
     settings s = random_case(rng, i);
     if (pick(0, 1)) s.erase("seq");   // Ollama's context then comes from its profile (by the VRAM: 24 GB L4s)
     if (pick(0, 1)) s.erase("zero");  // FSDP's and Megatron's sharding then come from theirs
@@ -321,13 +321,13 @@ TEST(vary, is_resolving_again) {
     EXPECT_EQ(a.total_bytes, b.total_bytes);
     ++compared;
   }
-  EXPECT_GE(compared, 600);
+  EXPECT_GE(compared, llm_memory::testing::property_cases(600));
 }
 
 TEST(vary, solver_and_sweep_answers_are_the_applied_runs) {
   std::mt19937_64 rng(31);
   int checked = 0;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < llm_memory::testing::property_cases(300); ++i) {
     const settings s = random_case(rng, i);
     const auto spec = resolve(s);
     if (!spec.ok() || !estimate(s).ok()) continue;
@@ -339,7 +339,7 @@ TEST(vary, solver_and_sweep_answers_are_the_applied_runs) {
     expect_applied(s, solved.min_devices);
     if (i % 3 == 0) expect_sweep_is_the_estimate(s);
   }
-  EXPECT_GE(checked, 150);
+  EXPECT_GE(checked, llm_memory::testing::property_cases(150));
 }
 
 }  // namespace

@@ -191,7 +191,7 @@ TEST(ways_out_property, applying_a_way_gives_its_total_and_names_only_what_the_s
   const auto frameworks = choices_of("framework");
   const auto gpus = gpu_presets();
   int runs = 0, ways = 0;
-  for (int n = 0; n < 400; ++n) {
+  for (int n = 0; n < llm_memory::testing::property_cases(400); ++n) {
     settings s = llm_memory::testing::random_settings(rng);
     // Even runs infer; odd runs train, every fourth of them evaluates (mode eval: a framework's forward pass).
     s["mode"] = n % 2 == 0 ? "inference" : n % 4 == 3 ? "eval" : "train";
@@ -205,8 +205,8 @@ TEST(ways_out_property, applying_a_way_gives_its_total_and_names_only_what_the_s
     runs += checked > 0 ? 1 : 0;
     ways += checked;
   }
-  EXPECT_GE(runs, 40);
-  EXPECT_GE(ways, 100);
+  EXPECT_GE(runs, llm_memory::testing::property_cases(40));
+  EXPECT_GE(ways, llm_memory::testing::property_cases(100));
 }
 
 // The seed's 7B (ways_out_test.cpp: 2 + 2 + 12 B of state per parameter, activations 30,643,585,024 B at seq 2048,
