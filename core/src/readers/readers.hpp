@@ -152,6 +152,9 @@ void read_megatron(std::span<const std::string> args, launch_read& out);
 /// Whether `script` is one of Megatron-LM's pretraining entry points (pretrain_gpt.py, pretrain_mamba.py, ...).
 [[nodiscard]] bool is_megatron_script(std::string_view script);
 
+/// llm-memory's own command line (`llm-memory --key value ...`): the options that name settings.
+void read_llm_memory_cli(const command_line& cmd, launch_read& out);
+
 /// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
 bool read_command(command_line cmd, launch_read& out);
 
