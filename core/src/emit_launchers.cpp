@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Launchers out: a Megatron-LM pretraining command (readers/megatron.cpp reads it back) and the llm-memory command
-// line itself (readers/llm_memory_cli.cpp), with the settings no option carries listed by name. docs/readers.md,
+// Launchers out: a Megatron-LM pretraining command (readers/megatron.cpp reads it back), an Unsloth script
+// (readers/unsloth.cpp) and the llm-memory command line itself (readers/llm_memory_cli.cpp), with the settings no
+// option carries listed by name. docs/readers.md,
 // "Emit".
 #include <cstdint>
 #include <map>
@@ -138,11 +139,84 @@ emitted generic(const setting_values& v) {
   return e;
 }
 
+// PEFT's module names as a Python list ("q_proj,v_proj" -> ["q_proj", "v_proj"]; all-linear: the seven projections
+// Unsloth's notebooks list).
+std::string python_list(const std::string& names) {
+  const std::string& all = names == "all-linear" ? "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj" : names;
+  std::string out;
+  for (const auto name : split(all, ',')) out += (out.empty() ? "\"" : ", \"") + std::string(trim(name)) + "\"";
+  return "[" + out + "]";
+}
+
+// use_gradient_checkpointing: "unsloth" offloads the checkpoints, True keeps them on the GPU, False has none.
+std::string unsloth_checkpointing(const setting_values& v, emitted& e) {
+  if (v.recompute == "full" && v.activation_offload == "full") return "\"unsloth\"";
+  if (v.recompute == "full" && v.activation_offload == "none") return "True";
+  if (v.recompute == "none" && v.activation_offload == "none") return "False";
+  e.not_carried.emplace_back("recompute");
+  e.not_carried.emplace_back("activation_offload");
+  return "\"unsloth\"";
+}
+
+// An Unsloth script as its notebooks write one (unslothai/unsloth @0050c73e unsloth/models/loader.py
+// FastLanguageModel.from_pretrained, models/llama.py get_peft_model; TRL's SFTConfig): the model loaded in 4 bits
+// (QLoRA), 8 bits or 16, the adapters, the trainer's batch, accumulation, optimizer and precision.
+// readers/unsloth.cpp reads it back.
+emitted unsloth(const setting_values& v) {
+  emitted e{"from unsloth import FastLanguageModel\nfrom trl import SFTConfig, SFTTrainer\n\n", {}};
+  const auto arg = [&e](std::string_view name, const std::string& value) {
+    e.text += "    " + std::string(name) + " = " + value + ",\n";
+  };
+  const bool full = v.finetune == "full";
+  e.text += "model, tokenizer = FastLanguageModel.from_pretrained(\n";
+  arg("model_name", "\"" + (v.model.empty() ? std::string("MODEL") : v.model) + "\"");
+  if (v.model.empty()) e.not_carried.emplace_back("model");
+  arg("max_seq_length", whole(v.seq));
+  if (full) {
+    arg("full_finetuning", "True");
+    arg("use_gradient_checkpointing", unsloth_checkpointing(v, e));
+  } else {
+    arg("load_in_4bit", v.weights_dtype == "nf4" ? "True" : "False");
+    if (v.weights_dtype == "int8") arg("load_in_8bit", "True");
+  }
+  // 16-bit weights are dtype = None's choice, bf16 (a GPU with it): another 16-bit type is no literal read back.
+  if (v.weights_dtype != "nf4" && v.weights_dtype != "int8" && v.weights_dtype != "bf16")
+    e.not_carried.emplace_back("weights_dtype");
+  e.text += ")\n";
+  if (!full) {
+    e.text += "model = FastLanguageModel.get_peft_model(\n    model,\n";
+    arg("r", whole(v.lora_rank));
+    arg("target_modules", python_list(v.lora_targets));
+    arg("lora_alpha", whole(v.lora_rank));
+    arg("lora_dropout", format_number(v.lora_dropout));
+    arg("use_gradient_checkpointing", unsloth_checkpointing(v, e));
+    e.text += ")\n";
+  }
+  e.text +=
+      "trainer = SFTTrainer(\n    model = model,\n    tokenizer = tokenizer,\n    train_dataset = dataset,\n"
+      "    args = SFTConfig(\n";
+  const auto config = [&e](std::string_view name, const std::string& value) {
+    e.text += "        " + std::string(name) + " = " + value + ",\n";
+  };
+  config("per_device_train_batch_size", whole(v.batch));
+  config("gradient_accumulation_steps", whole(v.grad_accum));
+  if (const std::string opt = hf_optim(v, e); !opt.empty())
+    config("optim", "\"" + opt + "\"");
+  else
+    e.not_carried.emplace_back("optimizer");
+  if (v.autocast == "bf16" || v.autocast == "fp16") config(v.autocast, "True");
+  config("output_dir", "\"outputs\"");
+  e.text += "    ),\n)";
+  if (v.framework != "unsloth") e.not_carried.emplace_back("framework");
+  return e;
+}
+
 }  // namespace
 
 std::optional<emitted> emit_launcher(const setting_values& values, std::string_view format) {
   if (format == "megatron") return megatron(values);
   if (format == "generic") return generic(values);
+  if (format == "unsloth") return unsloth(values);
   return std::nullopt;
 }
 

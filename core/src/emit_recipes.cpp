@@ -70,13 +70,14 @@ emitted axolotl(const setting_values& v) {
     r.key(v.attention == "flash" ? "flash_attention" : "sdp_attention", "true");
   else
     r.missing("attention");
-  if (v.framework != "hf") r.missing("framework");  // the reader's framework: hf, axolotl's nearest profile
+  if (v.framework != "axolotl") r.missing("framework");  // the reader's
+  if (v.zero > 0) r.missing("zero");  // in the DeepSpeed config its `deepspeed:` key names (--emit deepspeed)
   return r.e;
 }
 
 // LLaMA-Factory (hiyouga/LLaMA-Factory @e8e6af26 hparams/model_args.py, finetuning_args.py, data_args.py;
 // examples/train_lora/llama3_lora_sft.yaml). quantization_bit 4 is nf4 (QLoRA with LoRA); LoRA keeps the base in
-// the compute dtype, full training upcasts it to fp32 (model/adapter.py): the hf profile's own choice.
+// the compute dtype, full training upcasts it to fp32 (model/adapter.py): the profile's own choice.
 emitted llama_factory(const setting_values& v) {
   recipe r;
   r.key("model_name_or_path", v.model.empty() ? "MODEL" : v.model);
@@ -110,7 +111,8 @@ emitted llama_factory(const setting_values& v) {
     r.missing("optimizer");
   else
     r.key("optim", opt);
-  if (v.framework != "hf") r.missing("framework");  // the reader's framework: hf, LLaMA-Factory's nearest profile
+  if (v.framework != "llamafactory") r.missing("framework");  // the reader's
+  if (v.zero > 0) r.missing("zero");  // in the DeepSpeed config its `deepspeed:` key names (--emit deepspeed)
   return r.e;
 }
 

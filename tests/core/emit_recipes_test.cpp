@@ -92,11 +92,11 @@ bool round_trip(const settings& typed, const std::vector<std::string>& formats, 
   return true;
 }
 
-// Settings a Trainer-based recipe sets (axolotl, LLaMA-Factory: framework hf, their readers' nearest profile).
-settings random_hf_recipe(std::mt19937& rng) {
+// Settings a Trainer-based recipe sets, under `framework` (axolotl, llamafactory, hf, deepspeed).
+settings random_hf_recipe(std::mt19937& rng, const std::string& framework) {
   const std::string method = pick<std::string>(rng, {"full", "lora", "qlora"});
   settings s{{"mode", "train"},
-             {"framework", "hf"},
+             {"framework", framework},
              {"model", pick<std::string>(rng, {"llama-3.1-8b", "qwen2.5-7b", "mistral-7b-v0.1", "llama-3.2-1b"})},
              {"finetune", method},
              {"batch", std::to_string(1 + rng() % 8)},
@@ -125,14 +125,15 @@ const std::vector<std::string> hf_keys = {"model",        "finetune",       "bat
 TEST(emit_recipes, an_axolotl_config_reads_back_as_the_same_settings) {
   std::mt19937 rng(21);
   int checked = 0;
-  for (int i = 0; i < 300; ++i) checked += round_trip(random_hf_recipe(rng), {"axolotl"}, hf_keys);
+  for (int i = 0; i < 300; ++i) checked += round_trip(random_hf_recipe(rng, "axolotl"), {"axolotl"}, hf_keys);
   EXPECT_GT(checked, 100);
 }
 
 TEST(emit_recipes, a_llama_factory_config_reads_back_as_the_same_settings) {
   std::mt19937 rng(22);
   int checked = 0;
-  for (int i = 0; i < 300; ++i) checked += round_trip(random_hf_recipe(rng), {"llama-factory"}, hf_keys);
+  for (int i = 0; i < 300; ++i)
+    checked += round_trip(random_hf_recipe(rng, "llamafactory"), {"llama-factory"}, hf_keys);
   EXPECT_GT(checked, 100);
 }
 
@@ -261,13 +262,45 @@ TEST(emit_recipes, a_torchtitan_job_config_reads_back_as_the_same_settings) {
   EXPECT_GT(checked, 100);
 }
 
+// An Unsloth script (from_pretrained, get_peft_model, SFTConfig) read back by readers/unsloth.cpp.
+TEST(emit_recipes, an_unsloth_script_reads_back_as_the_same_settings) {
+  std::mt19937 rng(28);
+  int checked = 0;
+  for (int i = 0; i < 300; ++i) {
+    const std::string method = pick<std::string>(rng, {"full", "lora", "qlora"});
+    settings s{{"mode", "train"},
+               {"framework", "unsloth"},
+               {"model", pick<std::string>(rng, {"llama-3.1-8b", "qwen2.5-7b", "mistral-7b-v0.1", "llama-3.2-1b"})},
+               {"finetune", method},
+               {"batch", std::to_string(1 + rng() % 8)},
+               {"grad_accum", std::to_string(1 + rng() % 16)},
+               {"seq", std::to_string(128 + rng() % 8192)},
+               {"optimizer", pick<std::string>(rng, {"adamw", "adamw_8bit", "sgd"})},
+               {"autocast", pick<std::string>(rng, {"bf16", "fp16"})}};
+    const std::string checkpoints = pick<std::string>(rng, {"unsloth", "true", "false", "default"});
+    if (checkpoints == "unsloth") s["activation_offload"] = "full";
+    if (checkpoints == "true" || checkpoints == "false") s["activation_offload"] = "none";
+    if (checkpoints == "false") s["recompute"] = "none";
+    if (method == "lora") s["weights_dtype"] = pick<std::string>(rng, {"bf16", "int8", "fp16"});
+    if (method != "full") {
+      s["lora_rank"] = std::to_string(1 + rng() % 128);
+      s["lora_dropout"] = pick<std::string>(rng, {"0", "0.05"});
+      s["lora_targets"] = pick<std::string>(rng, {"q_proj,v_proj", "all-linear", "k_proj,o_proj,q_proj,v_proj"});
+    }
+    checked +=
+        round_trip(s, {"unsloth"},
+                   {"model", "framework", "finetune", "batch", "grad_accum", "seq", "optimizer", "autocast",
+                    "recompute", "activation_offload", "weights_dtype", "lora_rank", "lora_dropout", "lora_targets"});
+  }
+  EXPECT_GT(checked, 100);
+}
+
 // A DeepSpeed run's two files: the config, then the torchrun / trl command that names it with --deepspeed.
 TEST(emit_recipes, a_deepspeed_config_with_its_trl_command_reads_back_as_the_same_settings) {
   std::mt19937 rng(25);
   int checked = 0;
   for (int i = 0; i < 300; ++i) {
-    settings s = random_hf_recipe(rng);
-    s["framework"] = "deepspeed";
+    settings s = random_hf_recipe(rng, "deepspeed");
     s["devices"] = pick<std::string>(rng, {"1", "2", "8"});
     s["zero"] = pick<std::string>(rng, {"0", "1", "2", "3"});
     s["offload"] = pick<std::string>(rng, {"none", "optimizer", "optimizer+params"});

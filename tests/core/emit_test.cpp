@@ -274,12 +274,14 @@ TEST(emit, the_formats_that_apply_are_the_runs_own_and_read_back_to_it) {
   const std::vector<std::pair<std::string, formats>> training = {{"deepspeed", {"deepspeed", "deepspeed-trl"}},
                                                                  {"fsdp", {"accelerate"}},
                                                                  {"torchtune", {"torchtune"}},
-                                                                 {"hf", {"trl", "axolotl", "llama-factory"}},
+                                                                 {"hf", {"trl"}},
+                                                                 {"axolotl", {"axolotl"}},
+                                                                 {"llamafactory", {"llama-factory"}},
                                                                  {"litgpt", {"litgpt"}},
                                                                  {"megatron", {"megatron"}},
                                                                  {"torchtitan", {"torchtitan"}},
                                                                  {"generic", {"generic"}},
-                                                                 {"unsloth", {}}};
+                                                                 {"unsloth", {"unsloth"}}};
   for (const auto& [framework, names] : training) {
     const settings s{{"mode", "train"}, {"framework", framework}, {"model", "llama-3.1-8b"}};
     EXPECT_EQ(formats_of(s), names) << framework;

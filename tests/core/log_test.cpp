@@ -194,8 +194,16 @@ TEST(log_sglang, a_full_startup_log_gives_its_settings_and_every_figure) {
     const auto* row = row_of(compared, item);
     ASSERT_TRUE(row != nullptr && row->ours) << item;
   }
-  // Ours for the KV pool is the KV bucket: its tokens x the same 32 KiB a token for K and for V.
-  EXPECT_EQ(row_of(compared, "kv_memory")->quantity, "kv_cache");
+  // Ours for the KV pool is the pool SGLang allocates, not the KV bucket of one 131,072-token request (8 GiB): our
+  // token capacity + the padded page (page_size 1) x 65,536 B a token (64 layers x (K + V) x 2 KV heads a rank x 128
+  // x 2 B), in GiB as the line prints it.
+  const auto* kv = row_of(compared, "kv_memory");
+  EXPECT_EQ(kv->quantity, "runtime:kv_pool");
+  const double tokens = *row_of(compared, "kv_tokens")->ours;
+  EXPECT_DOUBLE_EQ(*kv->ours, (tokens + 1) * 65536 / 1073741824.0);
+  // Within 10 % of the log's 2.84 GiB: our token capacity is +7.8 % over the logged 46,611 (published.json's
+  // kv_tokens row for this log), and the pool follows it.
+  EXPECT_NEAR(*kv->ours, 2.84, 0.10 * 2.84);
 }
 
 TEST(log_sglang, reads_server_args_and_the_scheduler_line) {

@@ -117,8 +117,9 @@ test("emitLaunch writes the CLI's --emit command, which readLaunch reads back to
 test("emitFormats: the formats that apply to the run, from the core's table: the runtime's command, the framework's config", () => {
   // One row per runtime or framework the core writes for (emit.hpp emit_table), by hand: vllm serve, SGLang's
   // launch_server, llama-server and an Ollama Modelfile for those runtimes; a DeepSpeed JSON and the trl command that
-  // uses it for deepspeed, an accelerate config for fsdp, torchtune overrides for torchtune, trl sft flags and the
-  // axolotl and LLaMA-Factory configs for hf, the pretrain_gpt.py command for megatron.
+  // uses it for deepspeed, an accelerate config for fsdp, torchtune overrides for torchtune, trl sft flags for hf, the
+  // axolotl and LLaMA-Factory configs for their own frameworks, the pretrain_gpt.py command for megatron, the Python
+  // script for unsloth.
   const formats = (settings) => {
     const out = api.emitFormats(settings);
     assert.equal(out.ok, true, JSON.stringify(out.errors));
@@ -131,13 +132,15 @@ test("emitFormats: the formats that apply to the run, from the core's table: the
     ["deepspeed", ["deepspeed", "deepspeed-trl"]],
     ["fsdp", ["accelerate"]],
     ["torchtune", ["torchtune"]],
-    ["hf", ["trl", "axolotl", "llama-factory"]],
+    ["hf", ["trl"]],
+    ["axolotl", ["axolotl"]],
+    ["llamafactory", ["llama-factory"]],
     ["megatron", ["megatron"]],
+    ["unsloth", ["unsloth"]],
   ])
     assert.deepEqual(formats({ ...model, mode: "train", framework }), [`framework ${framework}`, list], framework);
   // None for a runtime or framework no format is written for, nor for evaluation.
   assert.deepEqual(formats({ ...model, mode: "inference", runtime: "tgi" }), ["runtime tgi", []]);
-  assert.deepEqual(formats({ ...model, mode: "train", framework: "unsloth" }), ["framework unsloth", []]);
   assert.deepEqual(formats({ ...model, mode: "eval", framework: "hf" }), ["mode eval", []]);
   // runtime auto: the one it chose (a GGUF weights type: llama.cpp).
   assert.deepEqual(formats({ ...model, mode: "inference", runtime: "auto", weights_dtype: "q4_k_m" }), ["runtime llamacpp", ["llamacpp"]]);

@@ -139,6 +139,12 @@ void read_modelfile(std::string_view text, launch_read& out);
 /// Whether `text` is a Modelfile: its first line that is neither blank nor a comment starts with FROM.
 [[nodiscard]] bool is_modelfile(std::string_view text);
 
+/// An Unsloth training script (Python: FastLanguageModel.from_pretrained, get_peft_model, SFTConfig), read whole:
+/// its `name = literal` keywords (readers/unsloth.cpp).
+void read_unsloth(std::string_view text, launch_read& out);
+/// Whether `text` is an Unsloth script: it names FastLanguageModel and from_pretrained.
+[[nodiscard]] bool is_unsloth_script(std::string_view text);
+
 /// A training script's command line (`trl sft`, `python train.py`, `torchrun`/`accelerate launch ... train.py`):
 /// the launcher's process count, then the script's flags as TrainingArguments / SFTConfig fields.
 void read_training_command(const command_line& cmd, launch_read& out);

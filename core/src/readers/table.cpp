@@ -44,6 +44,7 @@ enum class reader {
   training_args,
   litgpt,
   torchtitan,
+  unsloth,
 };
 
 struct reader_row {
@@ -51,7 +52,7 @@ struct reader_row {
   reader read = reader::vllm;
 };
 
-constexpr std::array<reader_row, 26> readers{{
+constexpr std::array<reader_row, 27> readers{{
     {"vllm serve", reader::vllm},
     {"python -m vllm.entrypoints.openai.api_server", reader::vllm},
     {"llama-server", reader::llama_server},
@@ -79,6 +80,7 @@ constexpr std::array<reader_row, 26> readers{{
     {"TrainingArguments", reader::training_args},
     {"litgpt config", reader::litgpt},
     {"torchtitan config", reader::torchtitan},  // TOML (readers/toml.hpp), the only TOML format read
+    {"Unsloth script", reader::unsloth},        // Python, read whole by read_unsloth(): its literal keywords
 }};
 
 void run(reader r, const detail::command_line& cmd, launch_read& out) {
@@ -241,6 +243,10 @@ void read_toml(std::string_view text, launch_read& out) {
 
 launch_read read_text(std::string_view text) {
   launch_read out;
+  if (text.size() <= max_modelfile_bytes && detail::is_unsloth_script(text)) {  // before TOML: `a = 1` is both
+    detail::read_unsloth(text, out);
+    return out;
+  }
   if (text.size() <= max_modelfile_bytes && detail::is_toml(text)) {
     read_toml(text, out);
     return out;
