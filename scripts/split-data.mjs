@@ -190,8 +190,8 @@ function reach(objects, words, first_refs, rest_refs) {
   return { first: walk([...first_refs, ...loose]), rest: walk(rest_refs) };
 }
 
-/** Whether the sorted `list` holds a value in [low, high). */
-function within(list, low, high) {
+/** The smallest value of the sorted `list` in [low, high), else undefined. */
+function firstWithin(list, low, high) {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -199,8 +199,11 @@ function within(list, low, high) {
     if (list[mid] < low) lo = mid + 1;
     else hi = mid;
   }
-  return lo < list.length && list[lo] < high;
+  return lo < list.length && list[lo] < high ? list[lo] : undefined;
 }
+
+/** Whether the sorted `list` holds a value in [low, high). */
+const within = (list, low, high) => firstWithin(list, low, high) !== undefined;
 
 /**
  * Moves the strings only the rest names from `first`'s data into `rest` (both wasm-split's output), from the
@@ -241,10 +244,16 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
     const own = whole.filter((o) => o.start >= segment.offset && o.end <= end).map((o) => [o.start, o.end]);
     const texts = strings(segment, !ends.has(segment.offset), !starts.has(end)).filter(([s, e]) => within(named, s, e));
     for (const [s, e] of [...own, ...texts].sort((a, b) => a[0] - b[0])) {
-      if (within(kept, s - SLACK, e + 1) || (ranges.length && s < ranges.at(-1)[1])) continue;
-      if (ranges.length && s - ranges.at(-1)[1] <= GAP) ranges.at(-1)[1] = e;
-      else ranges.push([s, e]);
-      zeros.push([segment, s, e]);
+      if (ranges.length && s < ranges.at(-1)[1]) continue;
+      // A first-part address inside a string (a first-part literal the linker merged into its tail: wasm-ld's
+      // string tail merging): the first part keeps the bytes from SLACK before the first such address to the end,
+      // and the prefix before them, which only the rest reads, moves.
+      const inside = firstWithin(kept, s - SLACK, e + 1);
+      const stop = inside === undefined ? e : inside - SLACK;
+      if (stop <= s) continue;
+      if (ranges.length && s - ranges.at(-1)[1] <= GAP) ranges.at(-1)[1] = stop;
+      else ranges.push([s, stop]);
+      zeros.push([segment, s, stop]);
     }
     for (const [s, e] of ranges) moved.push({ offset: s, bytes: Buffer.from(segment.bytes.subarray(s - segment.offset, e - segment.offset)) });
   }

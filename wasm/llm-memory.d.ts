@@ -606,6 +606,8 @@ export interface RuntimeReport {
   kv_available?: number;
   /** Tokens the KV cache holds for the instance, as the runtime logs them; 0 when it logs none (tokens). */
   kv_capacity_tokens?: number;
+  /** SGLang, attention-only models: its KV pool's K + V buffers, (kv_capacity_tokens + page_size) tokens (bytes per device). */
+  kv_pool?: number;
   /** Requests of `seq` tokens the KV cache holds at once (requests; fractional, as vLLM logs it). */
   max_concurrency?: number;
   /** Longest context one request may have (tokens; vLLM's maximum model length; llama.cpp: n_ctx per sequence). */

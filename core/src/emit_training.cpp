@@ -141,23 +141,6 @@ emitted torchtune(const setting_values& v) {
   return e;
 }
 
-// The HF optimizer name (transformers OptimizerNames; readers/recipe.cpp optim_names) for ours; "" when none is.
-// A name pins optimizer_impl for AdamW and the paged optimizers only.
-std::string hf_optim(const setting_values& v, emitted& e) {
-  const bool paged = v.optimizer_impl == "paged";
-  std::string name;
-  if (v.optimizer == "adamw")
-    name = paged ? "paged_adamw_32bit" : v.optimizer_impl == "fused" ? "adamw_torch_fused" : "adamw_torch";
-  else if (v.optimizer == "adamw_8bit")
-    name = paged ? "paged_adamw_8bit" : "adamw_bnb_8bit";
-  else if (v.optimizer == "lion")
-    name = paged ? "paged_lion_32bit" : "lion_32bit";
-  else if (!paged && (v.optimizer == "sgd" || v.optimizer == "adafactor"))
-    name = v.optimizer;
-  if (name.empty() || (v.optimizer != "adamw" && !paged)) e.not_carried.push_back("optimizer_impl");
-  return name;
-}
-
 // `trl sft` (trl/scripts/sft.py: SFTConfig, ModelConfig; HfArgumentParser flags) read back by training_args.cpp.
 emitted trl(const setting_values& v) {
   emitted e{"trl sft", {}};
@@ -188,6 +171,10 @@ emitted trl(const setting_values& v) {
     e.not_carried.push_back("optimizer");
   else
     add("optim", optim);
+  if (v.attention == "flash" || v.attention == "sdpa" || v.attention == "eager")
+    add("attn_implementation", v.attention == "flash" ? "flash_attention_2" : v.attention);
+  else
+    e.not_carried.push_back("attention");  // no Hugging Face implementation of that name
   add("use_liger_kernel", v.fused_ce ? "true" : "false");
   if (v.finetune != "full") {
     add("use_peft", "");
@@ -198,13 +185,42 @@ emitted trl(const setting_values& v) {
   return e;
 }
 
+// The same flags run by torchrun with the Trainer's --deepspeed (transformers docs/source/en/deepspeed.md:
+// `torchrun --nproc_per_node=N your_program.py <normal cl args> --deepspeed ds_config.json`), TRL's own script
+// (trl/scripts/sft.py) as the program; the ZeRO stage, offload and 16-bit engine are the config's (--emit deepspeed).
+emitted trl_with_deepspeed(const setting_values& v) {
+  emitted e = trl(v);
+  e.text = "torchrun --nproc_per_node " + whole(v.devices) + " trl/scripts/sft.py \\\n  --deepspeed ds_config.json" +
+           e.text.substr(std::string_view("trl sft").size());
+  e.not_carried.insert(e.not_carried.end(), {"zero", "offload"});
+  return e;
+}
+
 }  // namespace
+
+// The HF optimizer name (transformers OptimizerNames; readers/recipe.cpp optim_names) for ours; "" when none is.
+// A name pins optimizer_impl for AdamW and the paged optimizers only.
+std::string hf_optim(const setting_values& v, emitted& e) {
+  const bool paged = v.optimizer_impl == "paged";
+  std::string name;
+  if (v.optimizer == "adamw")
+    name = paged ? "paged_adamw_32bit" : v.optimizer_impl == "fused" ? "adamw_torch_fused" : "adamw_torch";
+  else if (v.optimizer == "adamw_8bit")
+    name = paged ? "paged_adamw_8bit" : "adamw_bnb_8bit";
+  else if (v.optimizer == "lion")
+    name = paged ? "paged_lion_32bit" : "lion_32bit";
+  else if (!paged && (v.optimizer == "sgd" || v.optimizer == "adafactor"))
+    name = v.optimizer;
+  if (name.empty() || (v.optimizer != "adamw" && !paged)) e.not_carried.push_back("optimizer_impl");
+  return name;
+}
 
 std::optional<emitted> emit_training(const setting_values& values, std::string_view format) {
   if (format == "accelerate") return accelerate(values);
   if (format == "torchtune") return torchtune(values);
   if (format == "trl") return trl(values);
-  return std::nullopt;
+  if (format == "deepspeed-trl") return trl_with_deepspeed(values);
+  return emit_recipe(values, format);
 }
 
 }  // namespace llm_memory::detail

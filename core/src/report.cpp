@@ -182,6 +182,7 @@ json runtime_json(const runtime_report& r) {
   out["items"] = items;
   out["kv_available"] = json_bytes(r.kv_available);
   out["kv_capacity_tokens"] = json_bytes(r.kv_capacity_tokens);
+  if (r.kv_pool > 0) out["kv_pool"] = json_bytes(r.kv_pool);
   out["max_concurrency"] = r.max_concurrency;
   out["max_context"] = r.max_context;
   return out;

@@ -112,7 +112,7 @@ test("an axolotl YAML: the 8-bit LoRA example typed by hand", async () => {
   const page = await sameAsTyped({
     text: fixture("recipes/axolotl-llama-3-lora-8b.yml"),
     own: { gpu: "h100-80gb" },
-    typed: { mode: "train", framework: "hf", model: "meta-llama-3-8b", weights_dtype: "int8", seq: "4096", finetune: "lora", lora_rank: "32",
+    typed: { mode: "train", framework: "axolotl", model: "meta-llama-3-8b", weights_dtype: "int8", seq: "4096", finetune: "lora", lora_rank: "32",
              lora_dropout: "0.05", lora_targets: "all-linear", grad_accum: "4", batch: "2", optimizer: "adamw_8bit", autocast: "bf16",
              recompute: "full", attention: "flash" },
     applied: ["seq", "4096"],

@@ -238,10 +238,11 @@ TEST(emit, a_deepspeed_config_as_written) {
   EXPECT_EQ(out.value().not_carried, (std::vector<std::string>{"model", "seq", "devices"}));
 }
 
-// Which formats apply (emit_formats_for, the page's "Copy launch command"): by hand, one per runtime or framework
-// the table names (vllm, sglang, llamacpp, ollama serving; deepspeed, fsdp -> accelerate, torchtune, hf -> trl
-// training), none for tgi, transformers, megatron or evaluation. Each format's text, read back, names the same
-// runtime or framework: the table says which stack it is the words of, and its reader agrees.
+// Which formats apply (emit_formats_for, the page's "Copy launch command"): by hand, the runtime's or framework's
+// own formats the table names (vllm, sglang, llamacpp, ollama serving; deepspeed with its torchrun/trl command,
+// fsdp -> accelerate, torchtune, hf -> trl, axolotl and llama-factory, litgpt, torchtitan, megatron and generic's
+// llm-memory line training), none for tgi, transformers, unsloth or evaluation. Each format's text, read back,
+// names the same runtime or framework: the table says which stack it is the words of, and its reader agrees.
 TEST(emit, the_formats_that_apply_are_the_runs_own_and_read_back_to_it) {
   const auto formats_of = [](const settings& s) {
     const auto spec = resolve(s);
@@ -251,43 +252,44 @@ TEST(emit, the_formats_that_apply_are_the_runs_own_and_read_back_to_it) {
       for (const auto& row : emit_formats_for(spec.value())) out.emplace_back(row.format);
     return out;
   };
-  const std::vector<std::pair<std::string, std::string>> inference = {
-      {"vllm", "vllm"},     {"sglang", "sglang"}, {"llamacpp", "llamacpp"},
-      {"ollama", "ollama"}, {"tgi", ""},          {"transformers", ""}};
-  for (const auto& [runtime, format] : inference) {
+  using formats = std::vector<std::string>;
+  const auto reads_back = [](const settings& s, const formats& names, const char* key) {
+    const auto spec = resolve(s);
+    for (const auto& format : names) {
+      const auto text = emit(spec.value().values, format);
+      ASSERT_TRUE(text.ok());
+      const auto back = read_launch(text.value().text).values;
+      EXPECT_EQ(back.at("mode"), s.at("mode")) << format;
+      EXPECT_EQ(back.at(key), s.at(key)) << format << "\n" << text.value().text;
+    }
+  };
+  const std::vector<std::pair<std::string, formats>> inference = {
+      {"vllm", {"vllm"}}, {"sglang", {"sglang"}}, {"llamacpp", {"llamacpp"}}, {"ollama", {"ollama"}},
+      {"tgi", {}},        {"transformers", {}}};
+  for (const auto& [runtime, names] : inference) {
     const settings s{{"mode", "inference"}, {"runtime", runtime}, {"model", "llama-3.1-8b"}};
-    EXPECT_EQ(formats_of(s), format.empty() ? std::vector<std::string>{} : std::vector<std::string>{format}) << runtime;
-    if (format.empty()) continue;
-    const auto spec = resolve(s);
-    const auto text = emit(spec.value().values, format);
-    ASSERT_TRUE(text.ok());
-    const auto back = read_launch(text.value().text).values;
-    EXPECT_EQ(back.at("mode"), "inference") << format;
-    EXPECT_EQ(back.at("runtime"), runtime) << format;
+    EXPECT_EQ(formats_of(s), names) << runtime;
+    reads_back(s, names, "runtime");
   }
-  const std::vector<std::pair<std::string, std::string>> training = {{"deepspeed", "deepspeed"},
-                                                                     {"fsdp", "accelerate"},
-                                                                     {"torchtune", "torchtune"},
-                                                                     {"hf", "trl"},
-                                                                     {"megatron", ""},
-                                                                     {"generic", ""},
-                                                                     {"unsloth", ""}};
-  for (const auto& [framework, format] : training) {
+  const std::vector<std::pair<std::string, formats>> training = {{"deepspeed", {"deepspeed", "deepspeed-trl"}},
+                                                                 {"fsdp", {"accelerate"}},
+                                                                 {"torchtune", {"torchtune"}},
+                                                                 {"hf", {"trl"}},
+                                                                 {"axolotl", {"axolotl"}},
+                                                                 {"llamafactory", {"llama-factory"}},
+                                                                 {"litgpt", {"litgpt"}},
+                                                                 {"megatron", {"megatron"}},
+                                                                 {"torchtitan", {"torchtitan"}},
+                                                                 {"generic", {"generic"}},
+                                                                 {"unsloth", {"unsloth"}}};
+  for (const auto& [framework, names] : training) {
     const settings s{{"mode", "train"}, {"framework", framework}, {"model", "llama-3.1-8b"}};
-    EXPECT_EQ(formats_of(s), format.empty() ? std::vector<std::string>{} : std::vector<std::string>{format})
-        << framework;
-    if (format.empty()) continue;
-    const auto spec = resolve(s);
-    const auto text = emit(spec.value().values, format);
-    ASSERT_TRUE(text.ok());
-    const auto back = read_launch(text.value().text).values;
-    EXPECT_EQ(back.at("mode"), "train") << format;
-    EXPECT_EQ(back.at("framework"), framework) << format << "\n" << text.value().text;
+    EXPECT_EQ(formats_of(s), names) << framework;
+    reads_back(s, names, "framework");
   }
   EXPECT_TRUE(formats_of({{"mode", "eval"}, {"framework", "hf"}, {"model", "llama-3.1-8b"}}).empty());
   // runtime auto: the runtime it chose (GGUF weights: llama.cpp).
-  EXPECT_EQ(formats_of({{"mode", "inference"}, {"runtime", "auto"}, {"weights_dtype", "q4_k_m"}}),
-            std::vector<std::string>{"llamacpp"});
+  EXPECT_EQ(formats_of({{"mode", "inference"}, {"runtime", "auto"}, {"weights_dtype", "q4_k_m"}}), formats{"llamacpp"});
 }
 
 }  // namespace

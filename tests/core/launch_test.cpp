@@ -245,7 +245,7 @@ TEST(Launch, BadInputNamesTheOption) {
             "command: \"kubectl\" is not a launch command llm-memory reads (vllm serve, python -m "
             "vllm.entrypoints.openai.api_server, llama-server, llama-cli, python -m sglang.launch_server, "
             "text-generation-launcher, docker run, podman run, ollama serve, ollama run, Modelfile, "
-            "python pretrain_gpt.py, tune run, trl sft, python SCRIPT.py, torchrun, accelerate launch)");
+            "python pretrain_gpt.py, llm-memory, tune run, trl sft, python SCRIPT.py, torchrun, accelerate launch)");
   EXPECT_EQ(first(std::string("vllm serve\0x", 12)), "command: holds a NUL byte: not a command line");
   EXPECT_EQ(first(std::string((1 << 20) + 1, 'a')), "command: longer than 1 MiB");
 }

@@ -163,6 +163,49 @@ TEST(log_sglang, reads_the_kv_pool_line) {
   EXPECT_EQ(value_of(r, "runtime"), "sglang");
 }
 
+// A whole published SGLang 0.4.3.post4 start-up (tests/cli/log/README.md): QwQ-32B, tp 4 on 4 x L4, rank TP0's
+// lines. Its settings come from the ServerArgs line (line 3) and the scheduler's context_len (line 14, context_length
+// None); its figures from lines 9, 10, 13. The KV line agrees with the model's shape: K size 1.42 GiB = 46,611 tokens
+// x 64 layers x 2 KV heads a rank (8 / tp 4) x 128 x 2 B = 1,527,349,248 B = 1.4224 GiB.
+TEST(log_sglang, a_full_startup_log_gives_its_settings_and_every_figure) {
+  const log_read r = read_log(fixture("sglang-0.4.3-qwq-32b-4xl4.log"));
+  ASSERT_TRUE(r.settings.errors.empty()) << r.settings.errors.front().message;
+  EXPECT_EQ(r.format, "sglang");
+  EXPECT_EQ(value_of(r, "runtime"), "sglang");
+  EXPECT_EQ(value_of(r, "model"), "qwq-32b");  // model_path='/home/model/Qwen/QwQ-32B'
+  EXPECT_EQ(value_of(r, "tp"), "4");
+  EXPECT_EQ(read_by(r, "tp"), "line 3 --tp-size");
+  EXPECT_EQ(value_of(r, "devices"), "4");
+  EXPECT_EQ(value_of(r, "mem_fraction_static"), "0.85");
+  EXPECT_EQ(value_of(r, "max_num_batched_tokens"), "2048");  // chunked_prefill_size
+  EXPECT_EQ(value_of(r, "seq"), "131072");
+  EXPECT_EQ(read_by(r, "seq"), "line 14 --context-length");
+  EXPECT_DOUBLE_EQ(figure(r, "weights")->value, 15.54);
+  EXPECT_EQ(figure(r, "weights")->line, 9u);
+  EXPECT_DOUBLE_EQ(figure(r, "kv_tokens")->value, 46611);
+  EXPECT_EQ(figure(r, "kv_tokens")->line, 10u);  // the pool's line before the scheduler's repeat of it
+  EXPECT_DOUBLE_EQ(figure(r, "kv_memory")->value, 1.42 + 1.42);
+  EXPECT_DOUBLE_EQ(figure(r, "cuda_graphs")->value, 0.93);
+  // Beside the estimate on the L4 the log's run had: every figure has ours.
+  const auto est = estimate(with(r.settings.values, {{"gpu", "l4"}}));
+  ASSERT_TRUE(est.ok()) << est.errors().front().message;
+  const reconciliation compared = reconcile(r, est.value());
+  for (const std::string item : {"weights", "kv_tokens", "kv_memory"}) {
+    const auto* row = row_of(compared, item);
+    ASSERT_TRUE(row != nullptr && row->ours) << item;
+  }
+  // Ours for the KV pool is the pool SGLang allocates, not the KV bucket of one 131,072-token request (8 GiB): our
+  // token capacity + the padded page (page_size 1) x 65,536 B a token (64 layers x (K + V) x 2 KV heads a rank x 128
+  // x 2 B), in GiB as the line prints it.
+  const auto* kv = row_of(compared, "kv_memory");
+  EXPECT_EQ(kv->quantity, "runtime:kv_pool");
+  const double tokens = *row_of(compared, "kv_tokens")->ours;
+  EXPECT_DOUBLE_EQ(*kv->ours, (tokens + 1) * 65536 / 1073741824.0);
+  // Within 10 % of the log's 2.84 GiB: our token capacity is +7.8 % over the logged 46,611 (published.json's
+  // kv_tokens row for this log), and the pool follows it.
+  EXPECT_NEAR(*kv->ours, 2.84, 0.10 * 2.84);
+}
+
 TEST(log_sglang, reads_server_args_and_the_scheduler_line) {
   const log_read r = read_log(
       "[2026-02-26 16:30:34] server_args=ServerArgs(model_path='meta-llama/Llama-3.1-8B-Instruct', "

@@ -60,6 +60,74 @@ TEST(Recipes, TorchtuneBadValueNamesItsKey) {
   EXPECT_NE(r.errors[0].message.find("batch: "), std::string::npos);
 }
 
+// Unsloth's notebook script (the Llama 3.1 8B Alpaca notebook's cells, as unslothai/unsloth's README quotes them):
+// module-level max_seq_length and load_in_4bit passed by name, get_peft_model with r 16 on the seven projections,
+// "unsloth" checkpointing, TrainingArguments with batch 2, accumulation 4, adamw_8bit; bf16 =
+// is_bfloat16_supported() is an expression, not read.
+TEST(Recipes, UnslothNotebookScript) {
+  const auto r = read_launch(
+      "from unsloth import FastLanguageModel\nimport torch\n"
+      "max_seq_length = 2048 # Choose any! We auto support RoPE Scaling internally!\n"
+      "dtype = None\nload_in_4bit = True # Use 4bit quantization to reduce memory usage. Can be False.\n\n"
+      "model, tokenizer = FastLanguageModel.from_pretrained(\n    model_name = \"unsloth/Meta-Llama-3.1-8B\",\n"
+      "    max_seq_length = max_seq_length,\n    dtype = dtype,\n    load_in_4bit = load_in_4bit,\n)\n"
+      "model = FastLanguageModel.get_peft_model(\n    model,\n    r = 16, # Choose any number >0 !\n"
+      "    target_modules = [\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\",\n"
+      "                      \"gate_proj\", \"up_proj\", \"down_proj\",],\n    lora_alpha = 16,\n"
+      "    lora_dropout = 0, # Supports any, but = 0 is optimized\n    bias = \"none\",\n"
+      "    use_gradient_checkpointing = \"unsloth\", # True or \"unsloth\" for very long context\n"
+      "    random_state = 3407,\n)\n"
+      "trainer = SFTTrainer(\n    model = model,\n    args = TrainingArguments(\n"
+      "        per_device_train_batch_size = 2,\n        gradient_accumulation_steps = 4,\n"
+      "        learning_rate = 2e-4,\n        fp16 = not is_bfloat16_supported(),\n"
+      "        bf16 = is_bfloat16_supported(),\n        optim = \"adamw_8bit\",\n        output_dir = \"outputs\",\n"
+      "    ),\n)\n");
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front().message;
+  EXPECT_EQ(r.command, "Unsloth script");
+  EXPECT_EQ(value_of(r, "mode"), "train");
+  EXPECT_EQ(value_of(r, "framework"), "unsloth");
+  EXPECT_EQ(value_of(r, "model"), "llama-3.1-8b");
+  EXPECT_EQ(value_of(r, "seq"), "2048");
+  EXPECT_EQ(value_of(r, "finetune"), "qlora");  // get_peft_model over the 4-bit load
+  EXPECT_EQ(value_of(r, "weights_dtype"), "nf4");
+  EXPECT_EQ(value_of(r, "lora_rank"), "16");
+  EXPECT_EQ(value_of(r, "lora_dropout"), "0");
+  EXPECT_EQ(value_of(r, "lora_targets"), "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj");
+  EXPECT_EQ(value_of(r, "recompute"), "full");
+  EXPECT_EQ(value_of(r, "activation_offload"), "full");
+  EXPECT_EQ(value_of(r, "batch"), "2");
+  EXPECT_EQ(value_of(r, "grad_accum"), "4");
+  EXPECT_EQ(value_of(r, "optimizer"), "adamw_8bit");
+  EXPECT_FALSE(r.values.contains("autocast"));  // an expression: the profile's
+  // Without load_in_4bit, from_pretrained's default (True) is read; full_finetuning turns it off.
+  const auto plain = read_launch(
+      "model, tok = FastLanguageModel.from_pretrained(model_name = \"Qwen/Qwen2.5-7B\")\n"
+      "model = FastLanguageModel.get_peft_model(model, r = 8)\n");
+  EXPECT_EQ(value_of(plain, "weights_dtype"), "nf4");
+  EXPECT_EQ(value_of(plain, "finetune"), "qlora");
+  const auto full = read_launch(
+      "model, tok = FastLanguageModel.from_pretrained(model_name = 'Qwen/Qwen2.5-7B', load_in_4bit = True, "
+      "full_finetuning = True)\n");
+  EXPECT_EQ(value_of(full, "finetune"), "full");
+  EXPECT_FALSE(full.values.contains("weights_dtype"));
+}
+
+// Hostile Python: an unterminated string, a list that never closes, a value that is an expression: no crash, no
+// value read from them.
+TEST(Recipes, UnslothScriptHostileInput) {
+  const auto r = read_launch(
+      "FastLanguageModel.from_pretrained(model_name = 'unterminated\n r = [1, 2, \n"
+      "max_seq_length = 2 * 1024\n");
+  EXPECT_EQ(r.command, "Unsloth script");
+  EXPECT_FALSE(r.values.contains("seq"));
+  EXPECT_FALSE(r.values.contains("lora_rank"));
+  EXPECT_FALSE(r.values.contains("model"));
+  std::string deep = "FastLanguageModel.from_pretrained(\ntarget_modules = [";
+  for (int i = 0; i < 5000; ++i) deep += "'q_proj', ";
+  const auto big = read_launch(deep + "]\n");
+  EXPECT_FALSE(big.values.contains("lora_targets"));  // more items than the reader takes
+}
+
 // axolotl's qlora.yml keys (examples/llama-3/qlora.yml): adapter qlora, load_in_4bit, lora_target_modules.
 TEST(Recipes, AxolotlQlora) {
   const auto r = read_launch(
@@ -74,7 +142,9 @@ TEST(Recipes, AxolotlQlora) {
   EXPECT_EQ(value_of(r, "lora_targets"), "q_proj,v_proj");
   EXPECT_EQ(value_of(r, "optimizer"), "adamw_8bit");
   EXPECT_EQ(value_of(r, "optimizer_impl"), "paged");
-  EXPECT_EQ(value_of(r, "framework"), "deepspeed");  // the run is DeepSpeed's; its file is another --from
+  // axolotl's own profile (frameworks/axolotl.cpp), which runs DeepSpeed's engine from the stage the named file
+  // gives (another --from).
+  EXPECT_EQ(value_of(r, "framework"), "axolotl");
   EXPECT_TRUE(noted(r, "deepspeed_configs/zero2.json"));
 }
 
@@ -91,7 +161,8 @@ TEST(Recipes, LlamaFactoryQloraAndStage) {
   EXPECT_EQ(value_of(r, "attention"), "flash");
   EXPECT_EQ(value_of(r, "recompute"), "none");
   EXPECT_TRUE(noted(r, "stage dpo"));
-  EXPECT_TRUE(noted(r, "LLaMA-Factory has no profile of its own yet"));
+  EXPECT_EQ(value_of(r, "framework"), "llamafactory");  // its own profile (frameworks/llamafactory.cpp)
+  EXPECT_FALSE(noted(r, "has no profile of its own"));
 }
 
 // DeepSpeed's ZeRO-3 offload config (DeepSpeed docs "ZeRO-Infinity": offload_param and offload_optimizer cpu).
@@ -168,7 +239,8 @@ TEST(Recipes, UnknownDocumentAndBadYamlAreErrors) {
   EXPECT_EQ(not_json.errors[0].setting, "document");
 }
 
-// Two files: the later one's setting wins, the earlier entry stays marked overridden, each names its file.
+// Two files: the later one's setting wins, the earlier entry stays marked overridden, each names its file; but a
+// DeepSpeed config leaves LLaMA-Factory's framework, whose profile runs DeepSpeed's engine from that stage.
 TEST(Recipes, CombinedFilesLaterWins) {
   const auto a =
       read_launch("model_name_or_path: Qwen/Qwen2.5-7B\nfinetuning_type: lora\nper_device_train_batch_size: 2\n");
@@ -177,14 +249,24 @@ TEST(Recipes, CombinedFilesLaterWins) {
   ASSERT_TRUE(both.errors.empty());
   EXPECT_EQ(both.command, "a.yaml (LLaMA-Factory config) + ds.json (DeepSpeed config)");
   EXPECT_EQ(value_of(both, "batch"), "4");
-  EXPECT_EQ(value_of(both, "framework"), "deepspeed");
+  EXPECT_EQ(value_of(both, "framework"), "llamafactory");
+  EXPECT_EQ(value_of(both, "zero"), "2");
   EXPECT_EQ(value_of(both, "finetune"), "lora");
+  const auto kept = std::find_if(both.ignored.begin(), both.ignored.end(),
+                                 [](const launch_ignored& i) { return i.option == "DeepSpeed config"; });
+  ASSERT_NE(kept, both.ignored.end());
+  EXPECT_EQ(kept->file, "ds.json");
+  EXPECT_NE(kept->why.find("framework llamafactory stays"), std::string::npos) << kept->why;
+  // The other order: the recipe, later, sets its framework as any later file does.
+  EXPECT_EQ(value_of(combine_launches({{"ds.json", b}, {"a.yaml", a}}), "framework"), "llamafactory");
+  // A TRL command's framework (hf) has no DeepSpeed engine: the DeepSpeed config's framework wins.
+  const auto trl = read_launch("trl sft --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 2");
+  EXPECT_EQ(value_of(combine_launches({{"trl.sh", trl}, {"ds.json", b}}), "framework"), "deepspeed");
   const auto first_batch =
       std::find_if(both.read.begin(), both.read.end(), [](const launch_option& o) { return o.setting == "batch"; });
   ASSERT_NE(first_batch, both.read.end());
   EXPECT_EQ(first_batch->file, "a.yaml");
   EXPECT_TRUE(first_batch->overridden);
-  EXPECT_TRUE(noted(both, "a.yaml: LLaMA-Factory has no profile"));
   const auto one = combine_launches({{"a.yaml", a}});
   EXPECT_TRUE(one.read.front().file.empty());  // one file: its read unchanged
 }

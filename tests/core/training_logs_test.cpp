@@ -239,6 +239,8 @@ TEST(log_litgpt, reads_the_hyperparameters_and_the_decimal_gb_peak) {
 // the notebook's "Max memory = 39.394 GB." (line 11: total_memory / 1024^3, so GiB), and its closing
 // "Peak reserved memory = 6.576 GB." (line 24: max_memory_reserved() / 1024^3, GiB though printed "GB"); the
 // "... for training = 0.828 GB." line after it is the peak less what was reserved before training, not a peak.
+// "5.748 GB of memory reserved." (line 12, the cell before trainer.train(): max_memory_reserved() / 1024^3 with the
+// model and its adapters loaded) is set beside the estimate's parameters.
 TEST(log_unsloth, reads_the_banner_and_the_notebooks_peak_reserved_as_gib) {
   const log_read r = read_log(fixture("unsloth-llama-3-8b-a100-40gb.log"));
   ASSERT_TRUE(r.settings.errors.empty()) << r.settings.errors.front().message;
@@ -256,7 +258,12 @@ TEST(log_unsloth, reads_the_banner_and_the_notebooks_peak_reserved_as_gib) {
   EXPECT_EQ(peak->value, 6.576);
   EXPECT_EQ(peak->unit, "GiB");
   EXPECT_EQ(peak->line, 24u);
-  EXPECT_EQ(r.figures.size(), 1u);
+  const auto* loaded = figure(r, "weights");
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(loaded->value, 5.748);
+  EXPECT_EQ(loaded->unit, "GiB");
+  EXPECT_EQ(loaded->line, 12u);
+  EXPECT_EQ(r.figures.size(), 2u);
   // Beside the estimate for its settings and a model the log does not name (the 8B in 4 bits, as the 5.748 GiB
   // reserved before training shows): the reserved peak in GiB.
   settings s = r.settings.values;
@@ -269,6 +276,10 @@ TEST(log_unsloth, reads_the_banner_and_the_notebooks_peak_reserved_as_gib) {
   ASSERT_TRUE(row != nullptr && row->ours);
   EXPECT_EQ(row->quantity, "peak.reserved");
   EXPECT_DOUBLE_EQ(*row->ours, est.value().peak.reserved / (1024.0 * 1024 * 1024));
+  const auto* weights = row_of(compared, "weights");
+  ASSERT_TRUE(weights != nullptr && weights->ours);
+  EXPECT_EQ(weights->quantity, "parameters");
+  EXPECT_DOUBLE_EQ(*weights->ours, est.value().bytes("parameters") / (1024.0 * 1024 * 1024));
 }
 
 // The current banner (unsloth_zoo compiler.py): "Num GPUs used", lower-case "accumulation", grouped digits.

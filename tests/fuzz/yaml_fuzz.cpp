@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Arbitrary bytes as a YAML recipe: the bounded reader (core/src/readers/yaml.hpp) never crashes or recurses past
-// its depth bound, every error names a line of the input on one line, and what it reads goes on through the
-// recipe readers (read_launch with the text as a document), whose settings estimate or fail naming a setting.
+// Arbitrary bytes as a YAML recipe and as a TOML job config: the bounded readers (core/src/readers/yaml.hpp,
+// toml.hpp) never crash or recurse past their depth bound, every error names a line of the input on one line, and
+// what they read goes on through the recipe readers (read_launch with the text as a document; a `[training]`
+// header first makes it torchtitan's TOML), whose settings estimate or fail naming a setting.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "fuzz_check.hpp"
 #include "llm_memory/launch.hpp"
 #include "llm_memory/report.hpp"
+#include "readers/toml.hpp"
 #include "readers/yaml.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -28,11 +30,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto line = std::stoul(e.setting.substr(5));
     fuzz::require(line >= 1 && line <= static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   }
-  // The same bytes as a pasted document: a key line first makes read_launch read them as YAML.
-  const launch_read r = read_launch("base_model: x\nadapter: lora\n" + std::string(text));
-  for (const auto& e : r.errors) fuzz::check(e);
-  for (const auto& [key, value] : r.values) fuzz::require(find_setting(key) != nullptr);
-  fuzz::require(!launch_to_json(r).empty());
-  if (r.errors.empty()) fuzz::check(estimate(r.values));
+  const auto toml = detail::parse_toml(text);
+  if (toml.ok()) {
+    fuzz::require(toml.value().is_object());
+  } else {
+    const auto& e = toml.errors().front();
+    fuzz::check(e);
+    fuzz::require(e.setting.starts_with("line "));
+    const auto line = std::stoul(e.setting.substr(5));
+    fuzz::require(line >= 1 && line <= static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  }
+  // The same bytes as pasted documents: a key line first makes read_launch read them as YAML, a table header as
+  // TOML.
+  for (const char* head : {"base_model: x\nadapter: lora\n", "[training]\nseq_len = 64\n"}) {
+    const launch_read r = read_launch(head + std::string(text));
+    for (const auto& e : r.errors) fuzz::check(e);
+    for (const auto& [key, value] : r.values) fuzz::require(find_setting(key) != nullptr);
+    fuzz::require(!launch_to_json(r).empty());
+    if (r.errors.empty()) fuzz::check(estimate(r.values));
+  }
   return 0;
 }

@@ -116,8 +116,10 @@ test("emitLaunch writes the CLI's --emit command, which readLaunch reads back to
 
 test("emitFormats: the formats that apply to the run, from the core's table: the runtime's command, the framework's config", () => {
   // One row per runtime or framework the core writes for (emit.hpp emit_table), by hand: vllm serve, SGLang's
-  // launch_server, llama-server and an Ollama Modelfile for those runtimes; a DeepSpeed JSON for deepspeed, an
-  // accelerate config for fsdp, torchtune overrides for torchtune, trl sft flags for hf.
+  // launch_server, llama-server and an Ollama Modelfile for those runtimes; a DeepSpeed JSON and the trl command that
+  // uses it for deepspeed, an accelerate config for fsdp, torchtune overrides for torchtune, trl sft flags for hf, the
+  // axolotl and LLaMA-Factory configs for their own frameworks, the pretrain_gpt.py command for megatron, the Python
+  // script for unsloth.
   const formats = (settings) => {
     const out = api.emitFormats(settings);
     assert.equal(out.ok, true, JSON.stringify(out.errors));
@@ -126,11 +128,19 @@ test("emitFormats: the formats that apply to the run, from the core's table: the
   const model = { model: "llama-3.1-8b" };
   for (const [runtime, format] of [["vllm", "vllm"], ["sglang", "sglang"], ["llamacpp", "llamacpp"], ["ollama", "ollama"]])
     assert.deepEqual(formats({ ...model, mode: "inference", runtime }), [`runtime ${runtime}`, [format]], runtime);
-  for (const [framework, format] of [["deepspeed", "deepspeed"], ["fsdp", "accelerate"], ["torchtune", "torchtune"], ["hf", "trl"]])
-    assert.deepEqual(formats({ ...model, mode: "train", framework }), [`framework ${framework}`, [format]], framework);
+  for (const [framework, list] of [
+    ["deepspeed", ["deepspeed", "deepspeed-trl"]],
+    ["fsdp", ["accelerate"]],
+    ["torchtune", ["torchtune"]],
+    ["hf", ["trl"]],
+    ["axolotl", ["axolotl"]],
+    ["llamafactory", ["llama-factory"]],
+    ["megatron", ["megatron"]],
+    ["unsloth", ["unsloth"]],
+  ])
+    assert.deepEqual(formats({ ...model, mode: "train", framework }), [`framework ${framework}`, list], framework);
   // None for a runtime or framework no format is written for, nor for evaluation.
   assert.deepEqual(formats({ ...model, mode: "inference", runtime: "tgi" }), ["runtime tgi", []]);
-  assert.deepEqual(formats({ ...model, mode: "train", framework: "megatron" }), ["framework megatron", []]);
   assert.deepEqual(formats({ ...model, mode: "eval", framework: "hf" }), ["mode eval", []]);
   // runtime auto: the one it chose (a GGUF weights type: llama.cpp).
   assert.deepEqual(formats({ ...model, mode: "inference", runtime: "auto", weights_dtype: "q4_k_m" }), ["runtime llamacpp", ["llamacpp"]]);

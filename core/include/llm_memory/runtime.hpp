@@ -28,8 +28,10 @@ struct runtime_report {
   double kv_available = 0;          ///< bytes per device left for the KV cache, never negative [bytes]
   double kv_shortfall = 0;          ///< bytes per device the budget lacks for what it holds before the KV cache [bytes]
   double kv_capacity_tokens = 0;    ///< tokens the KV cache holds for the instance, as logged; 0 if not logged [tokens]
-  double max_concurrency = 0;       ///< requests of `seq` tokens the cache holds at once [requests]
-  std::int64_t max_context = 0;     ///< longest context one request may have (vLLM's maximum model length) [tokens]
+  double kv_pool = 0;          ///< bytes per device of the KV pool as the runtime allocates and logs it (SGLang's K + V
+                               ///< buffers); 0 where it is not modelled [bytes]
+  double max_concurrency = 0;  ///< requests of `seq` tokens the cache holds at once [requests]
+  std::int64_t max_context = 0;  ///< longest context one request may have (vLLM's maximum model length) [tokens]
   // llama.cpp / Ollama: buffers as llama.cpp logs them.
   bool has_buffers = false;        ///< llama.cpp-style buffers are reported
   double model_buffer = 0;         ///< weights on the first device ("CUDA0 model buffer") [bytes]

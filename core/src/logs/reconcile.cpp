@@ -31,7 +31,8 @@ ours_figure item_named(const estimate_result& r, std::string_view name) {
 }
 
 // Ours for one item of a log of `format`. vLLM's available KV memory is the budget's remainder; SGLang logs the
-// pool it allocated (the KV bucket); llama.cpp logs its buffers (runtime_report's).
+// pool it allocated (runtime_report kv_pool: the token capacity's K + V buffers, not the KV bucket of `seq`);
+// llama.cpp logs its buffers (runtime_report's).
 ours_figure ours_of(std::string_view item, std::string_view format, const estimate_result& r) {
   const runtime_report& rt = r.runtime;
   const bool buffers = rt.has_buffers;
@@ -42,7 +43,7 @@ ours_figure ours_of(std::string_view item, std::string_view format, const estima
   if (item == "host_weights") return {"runtime:buffers.host", buffers ? std::optional(rt.host_buffer) : std::nullopt};
   if (item == "kv_memory") {
     if (format == "vllm") return {"runtime:kv_available", r.inference ? std::optional(rt.kv_available) : std::nullopt};
-    if (format == "sglang") return {"kv_cache", r.bytes("kv_cache")};
+    if (format == "sglang") return {"runtime:kv_pool", positive(rt.kv_pool)};
     return {"runtime:buffers.kv", buffers ? std::optional(rt.kv_buffer) : std::nullopt};
   }
   if (item == "kv_tokens") return {"runtime:kv_capacity_tokens", positive(rt.kv_capacity_tokens)};

@@ -6,7 +6,10 @@
 // 1024, 3)`). Figure: the notebooks' closing cell "Peak reserved memory = X GB." (`round(
 // torch.cuda.max_memory_reserved() / 1024 / 1024 / 1024, 3)`: GiB though printed "GB"; unslothai/notebooks, the
 // "Show final memory and time stats" cell of every fine-tuning notebook): the peak reserved by PyTorch's caching
-// allocator during the run (docs/readers.md, "Logs").
+// allocator during the run; and the "Show current memory stats" cell before `trainer.train()`, "X GB of memory
+// reserved." (`round(torch.cuda.max_memory_reserved() / 1024 / 1024 / 1024, 3)` then): the model loaded in its
+// dtype with its adapters and no gradient, optimizer state or activation yet, beside the estimate's parameters
+// (docs/readers.md, "Logs").
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,6 +59,10 @@ void read_unsloth_log(std::span<const log_line> lines, log_read& out) {
       ignore(out.settings, line_option(l, "Num GPUs"),
              "the devices the model's parameters are on: the estimate is per device, its devices setting is yours");
     max_memory(l, out);
+    if (const auto at = l.text.find(" GB of memory reserved."); at != std::string_view::npos)
+      // the word before it (a logger's prefix may come first)
+      if (const auto v = leading_number(l.text.substr(l.text.rfind(' ', at - 1) + 1, at)); v && *v >= 0)
+        set_figure(out, {"weights", "GB of memory reserved (before training)", *v, "GiB", l.number});
     if (const auto t = after(l.text, "Peak reserved memory = "))
       if (const auto v = leading_number(*t))
         set_peak_figure(out, {"peak_reserved", "Peak reserved memory", *v, "GiB", l.number});

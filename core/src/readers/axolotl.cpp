@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // An axolotl config (YAML): the keys of axolotl-ai-cloud/axolotl @9f824ef7 (src/axolotl/utils/schemas/config.py
-// AxolotlInputConfig, examples/). axolotl trains through transformers' Trainer: framework hf, its nearest
-// profile, until axolotl has its own. docs/readers.md.
+// AxolotlInputConfig, examples/). Framework axolotl (frameworks/axolotl.cpp: its examples' defaults over the
+// Trainer's, DeepSpeed's engine from the ZeRO stage a DeepSpeed config gives). docs/readers.md.
 #include <array>
 
 #include "readers/readers.hpp"
@@ -122,8 +122,7 @@ void act(launch_read& out, const key_hit& hit) {
       return;
     case sample_packing:
       return ignore(out, hit.path, "packing fills each sequence to sequence_len: the estimate's seq already is");
-    case deepspeed:
-      if (!hit.value->is_null()) set_setting(out, hit.path, "framework", "deepspeed");
+    case deepspeed:  // the framework stays: its profile runs DeepSpeed's engine from the config's ZeRO stage
       return note_file(out, hit, "a DeepSpeed config");
     case fsdp: return read_fsdp(out, hit);
     default: return read_peft_key(out, hit);  // the rows with a peft_action
@@ -133,7 +132,7 @@ void act(launch_read& out, const key_hit& hit) {
 }  // namespace
 
 void read_axolotl(const json& doc, launch_read& out) {
-  training_run(out, "hf", "axolotl");
+  training_run(out, "axolotl");
   for (const auto& hit : walk_keys(doc, keys, out)) act(out, hit);
   // load_in_4bit with adapter lora: axolotl's validation asks for adapter: qlora.
   lora_on_nf4_is_qlora(out, "load_in_4bit");

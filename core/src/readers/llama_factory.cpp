@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A LLaMA-Factory training config (YAML): the keys of hiyouga/LLaMA-Factory @e8e6af26
 // (src/llamafactory/hparams/model_args.py, finetuning_args.py, data_args.py; TrainingArguments for the rest;
-// examples/train_lora/). LLaMA-Factory trains through transformers' Trainer: framework hf, its nearest profile,
-// until it has its own. docs/readers.md.
+// examples/train_lora/). Framework llamafactory (frameworks/llamafactory.cpp: its own defaults over the Trainer's,
+// DeepSpeed's engine from the ZeRO stage a DeepSpeed config gives). docs/readers.md.
 #include <array>
 
 #include "readers/readers.hpp"
@@ -107,8 +107,7 @@ void act(launch_read& out, const key_hit& hit) {
     case fp16:
       if (read_truth(out, hit) == true) set_setting(out, hit.path, "autocast", "fp16");
       return;
-    case deepspeed:
-      if (!hit.value->is_null()) set_setting(out, hit.path, "framework", "deepspeed");
+    case deepspeed:  // the framework stays: its profile runs DeepSpeed's engine from the config's ZeRO stage
       return note_file(out, hit, "a DeepSpeed config");
     case flash_attn: return read_flash(out, hit);
     case no_checkpointing:
@@ -122,7 +121,7 @@ void act(launch_read& out, const key_hit& hit) {
 }  // namespace
 
 void read_llama_factory(const json& doc, launch_read& out) {
-  training_run(out, "hf", "LLaMA-Factory");
+  training_run(out, "llamafactory");
   // LLaMA-Factory checkpoints by default (model_args.py disable_gradient_checkpointing = False).
   set_setting(out, "(LLaMA-Factory default)", "recompute", "full");
   for (const auto& hit : walk_keys(doc, keys, out)) act(out, hit);
@@ -131,7 +130,7 @@ void read_llama_factory(const json& doc, launch_read& out) {
   const auto weights = out.values.find("weights_dtype");
   const auto method = out.values.find("finetune");
   // LoRA keeps the base in the compute dtype (model/patcher.py: torch_dtype = compute_dtype); full training
-  // upcasts the trained weights to fp32 (model/adapter.py), the hf profile's fp32.
+  // upcasts the trained weights to fp32 (model/adapter.py), the profile's fp32.
   const auto compute = out.values.find("autocast");
   if (compute != out.values.end() && weights == out.values.end() && method != out.values.end() &&
       method->second == "lora")

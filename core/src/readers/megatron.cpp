@@ -43,6 +43,7 @@ enum action : int {
   a_position_type,
   a_normalization,
   a_no_bias,
+  a_qkv_bias,
   a_vocab,
   a_experts,
   a_topk,
@@ -76,6 +77,7 @@ constexpr option_row options[] = {
     {"--position-embedding-type", takes::value, a_position_type, ""},
     {"--normalization", takes::value, a_normalization, ""},
     {"--disable-bias-linear", takes::flag, a_no_bias, ""},
+    {"--add-qkv-bias", takes::flag, a_qkv_bias, ""},
     {"--vocab-size", takes::value, a_vocab, ""},
     {"--num-experts", takes::value, a_experts, ""},
     {"--moe-router-topk", takes::value, a_topk, ""},
@@ -100,6 +102,7 @@ struct shape_flags {
   bool untied = false;      ///< --untie-embeddings-and-output-weights
   bool swiglu = false;      ///< --swiglu
   bool no_bias = false;     ///< --disable-bias-linear
+  bool qkv_bias = false;    ///< --add-qkv-bias (Qwen's q/k/v biases)
   std::string position{};   ///< --position-embedding-type
   std::string norm{};       ///< --normalization
   std::string positions{};  ///< --max-position-embeddings
@@ -146,6 +149,7 @@ void act(const walk_hit& w, launch_read& out, shape_flags& shape, run_flags& run
     case a_untie: shape.untied = true; return;
     case a_swiglu: shape.swiglu = true; return;
     case a_no_bias: shape.no_bias = true; return;
+    case a_qkv_bias: shape.qkv_bias = true; return;
     case a_positions: shape.positions = v; return;
     case a_position_type: shape.position = v; return;
     case a_normalization: shape.norm = v; return;
@@ -163,7 +167,7 @@ void apply_shape(launch_read& out, const shape_flags& s) {
   set_setting(out, "--position-embedding-type", "position_embedding", s.position == "rope" ? "rope" : "learned");
   set_setting(out, "--normalization", "norm", lower(s.norm) == "rmsnorm" ? "rmsnorm" : "layernorm");
   set_setting(out, "--swiglu", "mlp", s.swiglu ? "gated" : "plain");
-  set_setting(out, "--disable-bias-linear", "attention_bias", s.no_bias ? "none" : "all");
+  set_setting(out, "--disable-bias-linear", "attention_bias", !s.no_bias ? "all" : s.qkv_bias ? "qkv" : "none");
   set_setting(out, "--disable-bias-linear", "mlp_bias", s.no_bias ? "off" : "on");
   set_setting(out, "--untie-embeddings-and-output-weights", "tie_word_embeddings", s.untied ? "off" : "on");
   if (!out.values.contains("vocab_size"))
@@ -178,9 +182,12 @@ double read_value(const launch_read& out, const char* key, double fallback) {
   return v;
 }
 
-// Without --bf16 or --fp16 Megatron trains in fp32; --global-batch-size is micro x data-parallel x accumulation
-// (megatron/core/num_microbatches_calculator.py), data-parallel = devices / (tp x pp x cp).
+// Without --bf16 or --fp16 Megatron trains in fp32; without --use-distributed-optimizer every rank keeps the whole
+// optimizer state (arguments.py: use_distributed_optimizer defaults to False), whatever the profile's default;
+// --global-batch-size is micro x data-parallel x accumulation (megatron/core/num_microbatches_calculator.py),
+// data-parallel = devices / (tp x pp x cp).
 void apply_run(launch_read& out, const run_flags& r) {
+  if (!out.values.contains("zero")) set_setting(out, "(no --use-distributed-optimizer)", "zero", "0");
   if (!r.bf16 && !r.fp16) {
     set_setting(out, "(no --bf16 or --fp16)", "weights_dtype", "fp32");
     set_setting(out, "(no --bf16 or --fp16)", "master_weights", "off");

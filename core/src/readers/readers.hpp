@@ -139,6 +139,12 @@ void read_modelfile(std::string_view text, launch_read& out);
 /// Whether `text` is a Modelfile: its first line that is neither blank nor a comment starts with FROM.
 [[nodiscard]] bool is_modelfile(std::string_view text);
 
+/// An Unsloth training script (Python: FastLanguageModel.from_pretrained, get_peft_model, SFTConfig), read whole:
+/// its `name = literal` keywords (readers/unsloth.cpp).
+void read_unsloth(std::string_view text, launch_read& out);
+/// Whether `text` is an Unsloth script: it names FastLanguageModel and from_pretrained.
+[[nodiscard]] bool is_unsloth_script(std::string_view text);
+
 /// A training script's command line (`trl sft`, `python train.py`, `torchrun`/`accelerate launch ... train.py`):
 /// the launcher's process count, then the script's flags as TrainingArguments / SFTConfig fields.
 void read_training_command(const command_line& cmd, launch_read& out);
@@ -151,6 +157,9 @@ void read_megatron(std::span<const std::string> args, launch_read& out);
 
 /// Whether `script` is one of Megatron-LM's pretraining entry points (pretrain_gpt.py, pretrain_mamba.py, ...).
 [[nodiscard]] bool is_megatron_script(std::string_view script);
+
+/// llm-memory's own command line (`llm-memory --key value ...`): the options that name settings.
+void read_llm_memory_cli(const command_line& cmd, launch_read& out);
 
 /// Reads `cmd` with the reader of the command it names (table.cpp); false when no row names it.
 bool read_command(command_line cmd, launch_read& out);

@@ -92,6 +92,7 @@ void read_deepspeed_config(const json& doc, launch_read& out);
 void read_accelerate_config(const json& doc, launch_read& out);
 void read_training_args(const json& doc, launch_read& out);
 void read_litgpt(const json& doc, launch_read& out);
+void read_torchtitan(const json& doc, launch_read& out);
 
 /// Reads a YAML or JSON recipe document by the format its keys show; false when `text` is not a document
 /// (then it is read as a command line).

@@ -9,6 +9,7 @@
 #include "llm_memory/config_json.hpp"
 #include "readers/readers.hpp"
 #include "readers/recipe.hpp"
+#include "readers/toml.hpp"
 #include "readers/yaml.hpp"
 #include "text.hpp"
 
@@ -32,6 +33,7 @@ enum class reader {
   ollama,
   modelfile,
   megatron,
+  llm_memory,
   tune_run,
   training,
   torchtune,
@@ -41,6 +43,8 @@ enum class reader {
   deepspeed,
   training_args,
   litgpt,
+  torchtitan,
+  unsloth,
 };
 
 struct reader_row {
@@ -48,7 +52,7 @@ struct reader_row {
   reader read = reader::vllm;
 };
 
-constexpr std::array<reader_row, 24> readers{{
+constexpr std::array<reader_row, 27> readers{{
     {"vllm serve", reader::vllm},
     {"python -m vllm.entrypoints.openai.api_server", reader::vllm},
     {"llama-server", reader::llama_server},
@@ -61,6 +65,7 @@ constexpr std::array<reader_row, 24> readers{{
     {"ollama run", reader::ollama},
     {"Modelfile", reader::modelfile},              // read whole by read_modelfile(): not a command line
     {"python pretrain_gpt.py", reader::megatron},  // Megatron-LM's pretrain_*.py (is_megatron_script)
+    {"llm-memory", reader::llm_memory},            // its own line, as --emit generic writes it
     {"tune run", reader::tune_run},
     {"trl sft", reader::training},
     {"python SCRIPT.py", reader::training},
@@ -74,6 +79,8 @@ constexpr std::array<reader_row, 24> readers{{
     {"DeepSpeed config", reader::deepspeed},
     {"TrainingArguments", reader::training_args},
     {"litgpt config", reader::litgpt},
+    {"torchtitan config", reader::torchtitan},  // TOML (readers/toml.hpp), the only TOML format read
+    {"Unsloth script", reader::unsloth},        // Python, read whole by read_unsloth(): its literal keywords
 }};
 
 void run(reader r, const detail::command_line& cmd, launch_read& out) {
@@ -86,6 +93,7 @@ void run(reader r, const detail::command_line& cmd, launch_read& out) {
     case reader::docker: return detail::read_docker(cmd, out);
     case reader::ollama: return detail::read_ollama(cmd, out);
     case reader::megatron: return detail::read_megatron(cmd.args, out);
+    case reader::llm_memory: return detail::read_llm_memory_cli(cmd, out);
     case reader::tune_run: return detail::read_tune_run(cmd, out);
     case reader::training: return detail::read_training_command(cmd, out);
     default: return;  // the documents are read by read_document()
@@ -101,6 +109,7 @@ void run(reader r, const json& doc, launch_read& out) {
     case reader::deepspeed: return detail::read_deepspeed_config(doc, out);
     case reader::training_args: return detail::read_training_args(doc, out);
     case reader::litgpt: return detail::read_litgpt(doc, out);
+    case reader::torchtitan: return detail::read_torchtitan(doc, out);
     default: return;
   }
 }
@@ -219,8 +228,29 @@ launch_read shown(launch_read out) {
   return out;
 }
 
+// A TOML document: a torchtitan job config when it has one of JobConfig's sections.
+void read_toml(std::string_view text, launch_read& out) {
+  auto doc = detail::parse_toml(text);
+  if (!doc.ok()) return out.errors.push_back(doc.errors().front());
+  const json& d = doc.value();
+  if (!d.contains("model") && !d.contains("training") && !d.contains("parallelism"))
+    return out.errors.push_back({"document",
+                                 "a TOML document with no [model], [training] or [parallelism] table: "
+                                 "not a torchtitan job config, the one TOML format llm-memory reads"});
+  out.command = "torchtitan config";
+  run(reader::torchtitan, d, out);
+}
+
 launch_read read_text(std::string_view text) {
   launch_read out;
+  if (text.size() <= max_modelfile_bytes && detail::is_unsloth_script(text)) {  // before TOML: `a = 1` is both
+    detail::read_unsloth(text, out);
+    return out;
+  }
+  if (text.size() <= max_modelfile_bytes && detail::is_toml(text)) {
+    read_toml(text, out);
+    return out;
+  }
   if (text.size() <= max_modelfile_bytes && detail::is_modelfile(text)) {
     out.command = "Modelfile";
     detail::read_modelfile(text, out);

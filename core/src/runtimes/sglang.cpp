@@ -189,6 +189,10 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
   if (per_token > 0) {
     out.kv_capacity_tokens = whole_pages(c, static_cast<double>(sglang_tokens(total_free, total_free - weights.bytes,
                                                                               s.mem_fraction_static, per_token)));
+    // The pool's buffers, "KV Cache is allocated. ... K size, V size" (srt/mem_cache/memory_pool.py @14c3feee
+    // MHATokenToKVPool._create_buffers): size + page_size rows a layer, the padded slot 0 included.
+    if (out.kv_capacity_tokens > 0)  // none when the weights leave no room: SGLang refuses to start
+      out.kv_pool = (out.kv_capacity_tokens + static_cast<double>(std::max<std::int64_t>(1, s.block_size))) * per_token;
     out.max_concurrency = out.kv_capacity_tokens / static_cast<double>(s.seq);
     out.max_context = static_cast<std::int64_t>(out.kv_capacity_tokens);
   } else if (const double cell = s.sliding_window > 0 ? window_pool_cell(c, notes) : 0; cell > 0) {
