@@ -12,7 +12,7 @@
 namespace llm_memory::testing {
 
 /// How many of a property test's `n` random cases (or of a floor on those checked) a build draws: every one, or a
-/// quarter in the sanitizer build (LLM_MEMORY_SANITIZED), where an estimate runs about twenty times slower; the
+/// fifth in the sanitizer build (LLM_MEMORY_SANITIZED), where an estimate runs about twenty times slower; the
 /// release and wasm builds check every case.
 constexpr int property_cases(int n) {
 #ifdef LLM_MEMORY_SANITIZED
