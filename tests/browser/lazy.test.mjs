@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { chunkFiles, dist, firstLoad, settled, showTab, start } from "./support.mjs";
+import { chunkFiles, dist, firstLoad, openGroup, settled, showTab, start } from "./support.mjs";
 
 let session;
 before(async () => {
@@ -107,7 +107,7 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   // group is on the page.
   assert.equal(await page.locator("#config-file").count(), 0, "no drop zone before its group is opened");
   assert.ok((await fetchedBy(async () => {
-    await page.click(".config summary");
+    await openGroup(page, ".config");
     await page.waitForSelector("#config-file");
   })).some((path) => path.startsWith("/chunks/")), "opening the group fetches the drop zone's code");
   // A chosen config.json: its architecture replaces the preset (hidden_size 2048 as given).

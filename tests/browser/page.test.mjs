@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { bucketBytes, dist, open, settled, showTab, start } from "./support.mjs";
+import { bucketBytes, dist, open, openGroup, settled, showTab, start } from "./support.mjs";
 
 const BUCKETS = ["parameters", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"];
 let session;
@@ -277,7 +277,7 @@ test("a config.json replaces the preset; its errors show next to the field; GB/G
   // GPT-2's config.json (the fields that matter): 124,439,808 parameters = wte 50257*768 + wpe 1024*768
   // + 12 layers x (qkv 768*2304+2304, proj 768*768+768, fc 768*3072+3072, proj 3072*768+768, 2 LayerNorms
   // 4*768 = 7,087,872) + final LayerNorm 1536 (lm_head tied).
-  await page.click(".config summary");
+  await openGroup(page, ".config");
   await page.fill("#config-text", JSON.stringify({
     model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257,
     tie_word_embeddings: true,

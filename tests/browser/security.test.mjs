@@ -7,7 +7,7 @@
 // Also the URL notice for hostile links (part 4), which tests/web/url.test.mjs pins without a browser.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { bucketBytes, open, settled, start } from "./support.mjs";
+import { bucketBytes, open, openGroup, settled, start } from "./support.mjs";
 
 /** Each payload, if it ever ran, would set window.__pwned and open a dialog. */
 const PAYLOADS = [
@@ -118,7 +118,7 @@ for (const csp of [true, false]) {
       if (!csp) await withoutCsp(page);
       await page.goto(session.url);
       await page.waitForSelector('body[data-ready="true"]');
-      await page.click(".config summary");
+      await openGroup(page, ".config");
       const valid = (payload) => JSON.stringify({
         model_type: "llama", _name_or_path: payload, architectures: [payload], torch_dtype: payload, hidden_act: payload,
         hidden_size: 512, num_hidden_layers: 2, num_attention_heads: 8, intermediate_size: 1024, vocab_size: 1000,
@@ -216,7 +216,7 @@ test("the page requests only its own origin's static files, and nothing once the
   await page.selectOption("#gpu-select", "a100-40gb");
   await page.fill("#model-search", "qwen2.5-7b");
   await page.check('input[name="units"][value="GiB"]');
-  await page.click(".config summary");
+  await openGroup(page, ".config");
   await page.fill("#config-text", JSON.stringify({ model_type: "gpt2", n_embd: 768, n_layer: 12, n_head: 12, vocab_size: 50257 }));
   await page.click("text=Use this config");
   await settled(page);

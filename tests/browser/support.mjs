@@ -61,6 +61,25 @@ export async function open(context, url, { viewport } = {}) {
   return page;
 }
 
+/**
+ * Opens the closed <details> `selector` by a click on its summary, as a visitor would. A click can miss when the
+ * page's idle warm-up moves the layout between Playwright's stability check and the click (a loaded CI machine):
+ * then it clicks again; the group fails with what it shows if it never opens.
+ */
+export async function openGroup(page, selector) {
+  for (let click = 0; click < 3; click += 1) {
+    if (await page.locator(`${selector}[open]`).count()) return;
+    await page.click(`${selector} > summary`);
+    try {
+      await page.waitForSelector(`${selector}[open]`, { state: "attached", timeout: 5000 });
+      return;
+    } catch {
+      // missed: click again
+    }
+  }
+  throw new Error(`${selector} did not open: ${await page.textContent(selector)}`);
+}
+
 /** data-bytes of a bucket row ("total" included) as a number. */
 export async function bucketBytes(page, bucket) {
   return Number(await page.getAttribute(`tr[data-bucket="${bucket}"]`, "data-bytes"));
