@@ -164,7 +164,8 @@ function dataWords(segments, low, high) {
  * The objects each part reaches and the addresses each names. A data word inside an object (a table's string_view)
  * is named by whichever part reaches that object: the part whose code names an address in it (or SLACK before
  * it, or at its end), or that reaches an object holding a word that does, and so on; a word outside every object
- * counts as the first part's. Returns {first, rest} as {objects (Set), refs (addresses)}.
+ * counts as the first part's. Returns {first, rest} as {objects (Set), refs (addresses: the code's first, then
+ * the data words')}.
  */
 function reach(objects, words, first_refs, rest_refs) {
   const inside = new Map();
@@ -174,9 +175,9 @@ function reach(objects, words, first_refs, rest_refs) {
     if (!object) loose.push(value);
     else inside.set(object, [...(inside.get(object) ?? []), value]);
   }
-  const walk = (seeds) => {
+  const walk = (seeds, data = []) => {
     const reached = new Set();
-    const refs = [...seeds];
+    const refs = [...seeds, ...data];
     for (let i = 0; i < refs.length; i++) {
       for (let at = refs[i] - 1; at <= refs[i] + SLACK; at++) {
         const object = objectAt(objects, at);
@@ -187,7 +188,7 @@ function reach(objects, words, first_refs, rest_refs) {
     }
     return { objects: reached, refs };
   };
-  return { first: walk([...first_refs, ...loose]), rest: walk(rest_refs) };
+  return { first: walk(first_refs, loose), rest: walk(rest_refs) };
 }
 
 /** The smallest value of the sorted `list` in [low, high), else undefined. */
@@ -229,8 +230,10 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
   const low = Math.min(...segments.map((s) => s.offset));
   const high = Math.max(...segments.map((s) => s.offset + s.bytes.length));
   const reached = reach(objects, dataWords(segments, low, high), first_refs, rest_refs);
-  const kept = reached.first.refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
-  const named = reached.rest.refs.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const inRange = (list) => list.filter((a) => a >= low && a < high).sort((a, b) => a - b);
+  const kept_code = inRange(reached.first.refs.slice(0, first_refs.length));
+  const kept_data = inRange(reached.first.refs.slice(first_refs.length));
+  const named = inRange(reached.rest.refs);
   const whole = objects.filter((o) => reached.rest.objects.has(o) && !reached.first.objects.has(o));
   const ends = new Set(segments.map((g) => g.offset + g.bytes.length));
   const starts = new Set(segments.map((g) => g.offset));
@@ -247,9 +250,11 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
       if (ranges.length && s < ranges.at(-1)[1]) continue;
       // A first-part address inside a string (a first-part literal the linker merged into its tail: wasm-ld's
       // string tail merging): the first part keeps the bytes from SLACK before the first such address to the end,
-      // and the prefix before them, which only the rest reads, moves.
-      const inside = firstWithin(kept, s - SLACK, e + 1);
-      const stop = inside === undefined ? e : inside - SLACK;
+      // and the prefix before them, which only the rest reads, moves. Code may name a string from SLACK before it;
+      // a data word (a table's string_view) names the bytes it points at: four bytes of flags that read as an
+      // address a few bytes before a string (0x00010100) do not keep it.
+      const inside = Math.min(firstWithin(kept_code, s - SLACK, e + 1) ?? Infinity, firstWithin(kept_data, s, e + 1) ?? Infinity);
+      const stop = inside === Infinity ? e : inside - SLACK;
       if (stop <= s) continue;
       if (ranges.length && s - ranges.at(-1)[1] <= GAP) ranges.at(-1)[1] = stop;
       else ranges.push([s, stop]);
