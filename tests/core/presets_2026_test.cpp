@@ -120,6 +120,9 @@ TEST(presets_2026, magistral_and_mistral_small_3_1_by_hand) {
   const double vision = 403305472.0 + 1024 + 4194304 + 1024 * 5120.0 + 5120.0 * 5120;
   EXPECT_EQ(total_of("mistral-small-3.1-24b-instruct-2503"), text + vision);
   EXPECT_EQ(total_of("mistral-small-3.1-24b-base-2503"), 24011361280.0);
+  // Contexts: Magistral's as its converted copies carry it (the preset's note), Mistral Small 3.1's 128K.
+  EXPECT_EQ(resolved({{"model", "magistral-small-2506"}}).values.max_position_embeddings, 49152);
+  EXPECT_EQ(resolved({{"model", "mistral-small-3.1-24b-instruct-2503"}}).values.max_position_embeddings, 131072);
 }
 
 }  // namespace
