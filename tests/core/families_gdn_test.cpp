@@ -48,9 +48,10 @@ double gated_attention(const hybrid& m) {
 // E experts of 3 Im H, the shared expert 3 Is H, its gate (1 x H) and the router (E x H).
 double moe(double H, double E, double Im, double Is) { return E * 3 * Im * H + 3 * Is * H + H + E * H; }
 
-// Qwen3-VL's tower without DeepStack mergers: hidden 1,152, intermediate 4,304, depth 27, out_hidden_size `out`.
-double vision(double out) {
-  const double e = 1152, i = 4304, d = 27, w = e * 4;
+// Qwen3-VL's tower without DeepStack mergers: width e, MLP i, depth d (the 9B and larger: 1,152, 4,304, 27),
+// out_hidden_size `out`.
+double vision(double out, double e = 1152, double i = 4304, double d = 27) {
+  const double w = e * 4;
   return 3 * 2 * 16 * 16 * e + e + 2304 * e + d * (4 * e + 3 * e * e + 3 * e + e * e + e + 2 * e * i + i + e) + 2 * e +
          w * w + w + w * out + out;
 }
@@ -111,6 +112,58 @@ TEST(families_gdn, qwen3_5_family_by_hand) {
   // Qwen3.6 reuses the Qwen3.5 architectures: the same published totals.
   EXPECT_EQ(resolved({{"model", "qwen3.6-35b-a3b"}}).model.params.total, 35951822704.0);
   EXPECT_EQ(resolved({{"model", "qwen3.6-27b"}}).model.params.total, 27781427952.0);
+  // The small sizes (issue 32 item 6) tie their embeddings; their towers are narrower (docs/models.md, "Issue 32's
+  // presets"): 0.8B text 752,393,024 + MTP 20,452,864 + vision 12 x 768 (MLP 3,072) 100,592,896 = 873,438,784;
+  // 2B 1,881,825,088 + 60,828,160 + 24 x 1,024 (4,096) 331,416,576 = 2,274,069,824; 4B 4,205,751,296 +
+  // 120,599,552 + 333,514,240 = 4,659,865,088 (the 2B and 4B towers differ in the merger's output only).
+  struct small {
+    const char* id;
+    hybrid m;
+    double intermediate, width, mlp, depth, text, mtp, published;
+  };
+  const small sizes[] = {
+      {"qwen3.5-0.8b",
+       {.H = 1024, .L = 24, .nh = 8, .nkv = 2, .Hv = 16, .tied = true},
+       3584,
+       768,
+       3072,
+       12,
+       752393024,
+       20452864,
+       873438784},
+      {"qwen3.5-2b",
+       {.H = 2048, .L = 24, .nh = 8, .nkv = 2, .Hv = 16, .tied = true},
+       6144,
+       1024,
+       4096,
+       24,
+       1881825088,
+       60828160,
+       2274069824},
+      {"qwen3.5-4b",
+       {.H = 2560, .L = 32, .nh = 16, .nkv = 4, .Hv = 32, .tied = true},
+       9216,
+       1024,
+       4096,
+       24,
+       4205751296,
+       120599552,
+       4659865088},
+  };
+  for (const auto& s : sizes) {
+    hybrid m = s.m;
+    m.ffn = 3 * s.intermediate * m.H;
+    m.vision = vision(m.H, s.width, s.mlp, s.depth);
+    EXPECT_EQ(total(m), s.published) << s.id;
+    const run_spec r = resolved({{"model", s.id}});
+    EXPECT_EQ(r.model.params.total, s.published) << s.id;
+    EXPECT_EQ(r.model.params.mtp, s.mtp) << s.id;
+    EXPECT_EQ(r.model.params.vision, m.vision) << s.id;
+    EXPECT_EQ(r.model.params.loaded() - m.vision, s.text) << s.id;
+    EXPECT_EQ(resolved({{"model", std::string(s.id) + "-base"}}).model.params.total, s.published) << s.id;
+  }
+  EXPECT_EQ(vision(1024, 768, 3072, 12), 100592896.0);
+  EXPECT_EQ(vision(2560, 1024, 4096, 24) - vision(2048, 1024, 4096, 24), (2560 - 2048) * 4097.0);
   // The 397B tower: 456,010,480 (docs/models.md); Qwen3-VL's would add three DeepStack mergers.
   EXPECT_EQ(vision(4096), 456010480.0);
   EXPECT_EQ(resolved({{"model", "qwen3.5-397b-a17b"}}).model.params.vision, 456010480.0);

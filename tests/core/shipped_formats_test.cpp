@@ -118,6 +118,19 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"llama-4-maverick-17b-128e-instruct", "bf16"},
       {"mistral-small-3.2-24b-instruct-2506", "bf16"},
       {"devstral-small-2507", "bf16"},
+      // docs/research/presets-2026-12.md's presets: Ministral 3 Instruct ships FP8 with one scale per tensor
+      // (vllm-project/recipes Mistral/Ministral-3-Instruct.md; the 8B's Hub total carries 34 x 7 x 2 scales), the
+      // rest bf16.
+      {"ministral-3-3b-instruct-2512", "fp8_block"},
+      {"ministral-3-8b-instruct-2512", "fp8_block"},
+      {"granite-4.0-h-micro", "bf16"},
+      {"qwen3.5-0.8b", "bf16"},
+      {"qwen3.5-2b", "bf16"},
+      {"qwen3.5-4b", "bf16"},
+      {"nemotron-h-8b-base-8k", "bf16"},
+      {"glm-4.7-flash", "bf16"},
+      {"magistral-small-2506", "bf16"},
+      {"mistral-small-3.1-24b-instruct-2503", "bf16"},
   };
   for (const auto& [id, format] : presets) {
     const auto r = resolve({{"model", id}, {"mode", "inference"}});
@@ -125,6 +138,22 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
     EXPECT_EQ(r.value().values.weights_dtype, format) << id;
     EXPECT_TRUE(estimate(r.value()).buckets.size() > 0) << id;
   }
+}
+
+// Ministral 3 8B Instruct 2512 ships FP8 with one fp32 weight scale per tensor (quant_method fp8, no
+// weight_block_size): served as shipped, each layer's 7 linears (q, o 4,096 x 4,096, k, v 1,024 x 4,096, gate, up,
+// down 4,096 x 14,336: 218,103,808 values) take 1 B each + 7 x 4 B of scales, x 34 = 7,415,530,424 B; the untied
+// embedding and head 2 x 131,072 x 4,096 and the norms 34 x 8,192 + 4,096 stay bf16: 1,074,024,448 x 2 =
+// 2,148,048,896 B; weights 9,563,579,320 B. The vision tower and projector (403,305,472 + 25,166,848) stay bf16:
+// 856,944,640 B. (The checkpoint also stores an activation scale per linear, 238 x 4 B, not counted.)
+TEST(shipped_formats, ministral_3_8b_as_shipped_fp8) {
+  const settings s{{"model", "ministral-3-8b-instruct-2512"}, {"mode", "inference"}};
+  EXPECT_EQ(resolved(s).values.weights_dtype, "fp8_block");
+  EXPECT_EQ(resolved(s).values.quant_group_size, 0);
+  const estimate_result e = estimated(s);
+  EXPECT_EQ(item(e, "weights"), 34 * (218103808.0 + 7 * 4) + 2 * (2 * 131072.0 * 4096 + 34 * 8192 + 4096));
+  EXPECT_EQ(item(e, "weights"), 9563579320.0);
+  EXPECT_EQ(item(e, "vision tower"), 2 * (403305472.0 + 25166848));
 }
 
 // Ollama and llama.cpp run the GGUF their registries serve when no format is stated: Q4_K_M (`ollama pull` of a

@@ -166,6 +166,8 @@ double quantity(const estimate_result& e, const json& keys) {
       sum += e.peak.reserved;
     } else if (key == "peak.device") {
       sum += e.peak.device;
+    } else if (key == "model:params.total") {  // the preset's counted parameters (a checkpoint's published total)
+      sum += e.model.params.total;
     } else if (key == "fits") {  // a verdict: 1 fits, 0 does not (a published out-of-memory is 0)
       sum += e.fits ? 1 : 0;
     } else if (key.starts_with("item:")) {

@@ -218,6 +218,9 @@ void mllama_defaults(settings& out) {
 constexpr std::array families = {
     family{"gpt2", "layernorm", "plain", "learned", true, "all", "none", 2, 0, false, true},
     family{"llama"}, family{"mistral"}, family{"mixtral"}, family{"phi3"},
+    // Ministral 3 (modular_ministral3.py): Mistral's decoder layer and model; its llama_4 attention scaling has no
+    // weights.
+    family{"ministral3"},
     family{"qwen2", "rmsnorm", "gated", "rope", false, "qkv"},
     family{.model_type = "qwen2_moe", .attention_bias = "qkv", .shared_expert_gate = true, .fields = qwen_moe_fields},
     family{"qwen3", "rmsnorm", "gated", "rope", false, "", "head"},
@@ -312,6 +315,9 @@ const family* find_family(std::string_view type) {
   if (type == "refinedweb" || type == "refinedwebmodel") type = "falcon";
   // Kimi K2 runs DeepSeek-V3's modeling code (its remote modeling_deepseek.py; architectures DeepseekV3ForCausalLM).
   if (type == "kimi_k2") type = "deepseek_v3";
+  // GLM-4.7-Flash (modular_glm4_moe_lite.py): DeepseekV3Config and DeepseekV3Attention (MLA) in GLM-4.5's decoder
+  // layer, MLP and router (e_score_correction_bias: topk_method noaux_tc), which DeepSeek-V3's shapes equal.
+  if (type == "glm4_moe_lite") type = "deepseek_v3";
   // MiniMax-Text-01 and MiniMax-M1's remote-code configs; transformers' port names them minimax.
   if (type == "minimax_text_01" || type == "minimax_m1") type = "minimax";
   // Qwen3-VL (-MoE): the language model is Qwen3's (Qwen3-MoE's); DeepStack adds no parameters to it.

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Issue 32 item 6: the 2025-26 presets of docs/research/presets-2026-12.md, each counted by hand from its config
+// (core/data/models.json) and equal to its published total (the preset's source; tests/validation/published.json).
+// The Qwen3.5 0.8B / 2B / 4B sizes are in families_gdn_test.cpp (qwen3_5_family_by_hand), their formats and the
+// other presets' first tries in shipped_formats_test.cpp.
+#include <gtest/gtest.h>
+
+#include "run_support.hpp"
+
+#include "layers/layer_kinds.hpp"
+#include "llm_memory/presets.hpp"
+#include "llm_memory/resolve.hpp"
+
+namespace {
+
+using namespace llm_memory;
+using test::resolved;
+
+double total_of(const char* id) { return resolved({{"model", id}}).model.params.total; }
+
+// Granite 4.0-H Micro (granitemoehybrid, dense): per Mamba-2 layer in_proj 2,048 x (2 x 4,096 + 2 x 128 + 64) =
+// 17,432,576, conv1d (4,096 + 256) x (4 + 1) = 21,760, A_log, D, dt_bias 3 x 64, gated norm 4,096, out_proj 4,096 x
+// 2,048 = 8,388,608: 25,847,232; per attention layer q, o 2,048^2 and k, v 2,048 x 512: 10,485,760; every layer a
+// SwiGLU of 8,192 (3 x 2,048 x 8,192 = 50,331,648) and two norms 4,096. Tied embedding 100,352 x 2,048 = 205,520,896,
+// final norm 2,048: 205,522,944 + 36 x 76,182,976 + 4 x 60,821,504 = 3,191,396,096 (the Hub's safetensors.total).
+TEST(presets_2026, granite_4_0_h_micro_by_hand) {
+  const double mamba = 2048.0 * (2 * 4096 + 2 * 128 + 64) + (4096 + 256) * 5 + 3 * 64 + 4096 + 4096.0 * 2048;
+  const double attention = 2 * 2048.0 * 2048 + 2 * 2048.0 * 512;
+  const double mlp_norms = 3 * 2048.0 * 8192 + 2 * 2048;
+  EXPECT_EQ(mamba, 25847232.0);
+  EXPECT_EQ(100352.0 * 2048 + 2048 + 36 * (mamba + mlp_norms) + 4 * (attention + mlp_norms), 3191396096.0);
+  const run_spec r = resolved({{"model", "granite-4.0-h-micro"}});
+  EXPECT_EQ(r.model.params.total, 3191396096.0);
+  EXPECT_EQ(r.model.layers_of(layer_kind::attention, 40), 4);
+  EXPECT_EQ(r.model.params.moe_layers(), 0);
+  EXPECT_EQ(r.values.max_position_embeddings, 131072);
+}
+
+// Nemotron-H-8B-Base-8K (nemotron_h; Megatron-Bridge's NemotronHModelProvider8B): 24 Mamba-2 blocks of in_proj
+// 4,096 x (2 x 8,192 + 2 x 8 x 128 + 128) = 76,021,760, conv1d (8,192 + 2,048) x 5 = 51,200, 3 x 128, gated norm
+// 8,192, out_proj 8,192 x 4,096 = 33,554,432: 109,635,968; 4 attention blocks 2 x 4,096^2 + 2 x 4,096 x 1,024 =
+// 41,943,040; 24 relu2 MLP blocks 2 x 4,096 x 21,504 = 176,160,768; one norm per block (52 x 4,096); untied embedding
+// and head 2 x 131,072 x 4,096 and the final norm: 8,100,852,736 (the Hub's safetensors.total).
+TEST(presets_2026, nemotron_h_8b_base_by_hand) {
+  const double mamba = 4096.0 * (2 * 8192 + 2 * 8 * 128 + 128) + (8192 + 2048) * 5 + 3 * 128 + 8192 + 8192.0 * 4096;
+  EXPECT_EQ(mamba, 109635968.0);
+  const double expected = 24 * mamba + 4 * (2 * 4096.0 * 4096 + 2 * 4096.0 * 1024) + 24 * (2 * 4096.0 * 21504) +
+                          52 * 4096.0 + 2 * 131072.0 * 4096 + 4096;
+  EXPECT_EQ(expected, 8100852736.0);
+  const run_spec r = resolved({{"model", "nemotron-h-8b-base-8k"}});
+  EXPECT_EQ(r.model.params.total, 8100852736.0);
+  EXPECT_EQ(r.values.max_position_embeddings, 8192);
+}
+
+// GLM-4.7-Flash (glm4_moe_lite: DeepSeek-V3's MLA in GLM-4.5's MoE layers). MLA per layer q_a 2,048 x 768 + its norm
+// 768 + q_b 768 x 20 x 256 + kv_a 2,048 x 576 + its norm 512 + kv_b 512 x 20 x 448 + o 20 x 256 x 2,048 =
+// 21,759,232; the dense layer's SwiGLU 3 x 2,048 x 10,240; each of the 46 MoE layers 65 experts (64 routed and the
+// shared one) x 3 x 2,048 x 1,536 + router 2,048 x 64 + e_score_correction_bias 64 = 613,548,096; two norms per
+// layer; untied embedding and head 2 x 154,880 x 2,048; final norm: 29,943,393,920. The MTP layer as stored: one MoE
+// layer (21,759,232 + 613,548,096 + 2 x 2,048), enorm and hnorm, eh_proj 4,096 x 2,048, shared_head.norm, its own
+// embedding and head 2 x 154,880 x 2,048: 1,278,094,656. Sum 31,221,488,576 (the Hub's safetensors.total).
+TEST(presets_2026, glm_4_7_flash_by_hand) {
+  const double mla = 2048.0 * 768 + 768 + 768.0 * 20 * 256 + 2048.0 * 576 + 512 + 512.0 * 20 * 448 + 20.0 * 256 * 2048;
+  const double moe = 65 * 3 * 2048.0 * 1536 + 2048.0 * 64 + 64;
+  EXPECT_EQ(mla, 21759232.0);
+  EXPECT_EQ(moe, 613548096.0);
+  const double text = 47 * (mla + 2 * 2048) + 3 * 2048.0 * 10240 + 46 * moe + 2 * 154880.0 * 2048 + 2048;
+  const double mtp = mla + moe + 2 * 2048 + 2 * 2048 + 4096.0 * 2048 + 2048 + 2 * 154880.0 * 2048;
+  EXPECT_EQ(text, 29943393920.0);
+  EXPECT_EQ(mtp, 1278094656.0);
+  const run_spec r = resolved({{"model", "glm-4.7-flash"}});
+  EXPECT_EQ(r.model.params.total, text + mtp);
+  EXPECT_EQ(r.model.params.total, 31221488576.0);
+  EXPECT_EQ(r.model.params.mtp, mtp);
+  EXPECT_EQ(r.model.params.moe_layers(), 46);
+  EXPECT_EQ(r.values.max_position_embeddings, 202752);
+}
+
+// Ministral 3 (mistral3 wrapper, ministral3 text model = Mistral's layers): per layer q, o 2 x 32 x 128 x h, k, v
+// 2 x 8 x 128 x h, SwiGLU 3 x h x I, two norms. The Pixtral tower 403,305,472 (patch conv 3 x 14 x 14 x 1,024 =
+// 602,112, ln_pre 1,024, 24 layers x 16,779,264) and the Mistral 3 projector (norm 1,024, patch merger 4,096 x 1,024,
+// linear_1 1,024 x h, linear_2 h x h, no biases).
+//   3B (h 3,072, I 9,216, 26 layers, tied): 26 x 116,398,080 + 131,072 x 3,072 + 3,072 = 3,429,006,336; projector
+//   16,778,240: 3,849,090,048 = the Hub total of the FP8 Instruct repo (no scales in it).
+//   8B (h 4,096, I 14,336, 34 layers, untied): 34 x 218,112,000 + 2 x 131,072 x 4,096 + 4,096 = 8,489,553,920;
+//   projector 25,166,848: 8,918,026,240 = the Hub total 8,918,026,716 less the FP8 checkpoint's 34 x 7 x 2 = 476
+//   per-tensor scales (presets_test's documented difference).
+TEST(presets_2026, ministral_3_by_hand) {
+  const auto text = [](double h, double inter, double layers, bool tied) {
+    return layers * (2 * 32 * 128 * h + 2 * 8 * 128 * h + 3 * h * inter + 2 * h) + 131072 * h * (tied ? 1 : 2) + h;
+  };
+  const double pixtral = 3 * 14 * 14 * 1024.0 + 1024 + 24 * 16779264.0;
+  const auto projector = [](double h) { return 1024 + 4096 * 1024.0 + 1024 * h + h * h; };
+  EXPECT_EQ(pixtral, 403305472.0);
+  EXPECT_EQ(text(3072, 9216, 26, true), 3429006336.0);
+  EXPECT_EQ(text(4096, 14336, 34, false), 8489553920.0);
+  const run_spec small = resolved({{"model", "ministral-3-3b-instruct-2512"}});
+  EXPECT_EQ(small.model.params.total, 3849090048.0);
+  EXPECT_EQ(small.model.params.vision, pixtral + projector(3072));
+  EXPECT_TRUE(small.values.tie_word_embeddings);
+  const run_spec eight = resolved({{"model", "ministral-3-8b-instruct-2512"}});
+  EXPECT_EQ(eight.model.params.total, text(4096, 14336, 34, false) + pixtral + projector(4096));
+  EXPECT_EQ(eight.model.params.total + 34 * 7 * 2, find_model("ministral-3-8b-instruct-2512")->official_params);
+  EXPECT_FALSE(eight.values.tie_word_embeddings);
+  EXPECT_EQ(eight.values.max_position_embeddings, 262144);
+  EXPECT_EQ(eight.values.sliding_window, 0);
+}
+
+// Magistral Small 2506 / 2507 (Devstral's shape, text only): attention 5,120 x 4,096 x 2 + 5,120 x 1,024 x 2 =
+// 52,428,800, SwiGLU 3 x 5,120 x 32,768 = 503,316,480, norms 10,240 per layer; untied 2 x 131,072 x 5,120, final norm:
+// 2 x 671,088,640 + 5,120 + 40 x 555,755,520 = 23,572,403,200 (keras-hub's count_params of either checkpoint).
+// Mistral Small 3.1 2503 adds the Pixtral tower 403,305,472 and the projector 1,024 + 4,194,304 + 1,024 x 5,120 +
+// 5,120^2 = 35,652,608: 24,011,361,280 (keras-hub, base and instruct alike).
+TEST(presets_2026, magistral_and_mistral_small_3_1_by_hand) {
+  const double text =
+      2 * 131072.0 * 5120 + 5120 + 40 * (2 * 5120.0 * 4096 + 2 * 5120.0 * 1024 + 3 * 5120.0 * 32768 + 2 * 5120);
+  EXPECT_EQ(text, 23572403200.0);
+  EXPECT_EQ(total_of("magistral-small-2506"), text);
+  EXPECT_EQ(total_of("magistral-small-2507"), text);
+  const double vision = 403305472.0 + 1024 + 4194304 + 1024 * 5120.0 + 5120.0 * 5120;
+  EXPECT_EQ(total_of("mistral-small-3.1-24b-instruct-2503"), text + vision);
+  EXPECT_EQ(total_of("mistral-small-3.1-24b-base-2503"), 24011361280.0);
+  // Contexts: Magistral's as its converted copies carry it (the preset's note), Mistral Small 3.1's 128K.
+  EXPECT_EQ(resolved({{"model", "magistral-small-2506"}}).values.max_position_embeddings, 49152);
+  EXPECT_EQ(resolved({{"model", "mistral-small-3.1-24b-instruct-2503"}}).values.max_position_embeddings, 131072);
+}
+
+}  // namespace
