@@ -103,9 +103,20 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
+// Whether `line` resolves to every value of `want`.
+bool gives_back(const settings& line, const settings& want) {
+  const auto spec = resolve(line);
+  if (!spec.ok()) return false;
+  for (const auto& [key, value] : to_settings(spec.value().values))
+    if (value != want.at(key)) return false;
+  return true;
+}
+
 // The llm-memory command line: the run's mode, stack and model, then every setting whose value differs from what
 // those alone resolve to, added until resolving the line gives every value back (a profile's default can depend
-// on another setting the line names). Reads back with readers/llm_memory_cli.cpp, or runs as it is.
+// on another setting the line names), then without each added setting the rest give back (one stated while the
+// line still chose another runtime: the runtime's own model note, which stated would be added to twice). Reads
+// back with readers/llm_memory_cli.cpp, or runs as it is.
 emitted generic(const setting_values& v) {
   const settings want = to_settings(v);
   settings line{{"mode", v.mode}};
@@ -114,6 +125,7 @@ emitted generic(const setting_values& v) {
     line["runtime"] = v.runtime;
   else
     line["framework"] = v.framework;
+  const settings stack = line;
   for (int round = 0; round < 8; ++round) {
     const auto spec = resolve(line);
     if (!spec.ok()) {  // a partial line a rule refuses: every value, which resolved once
@@ -127,6 +139,13 @@ emitted generic(const setting_values& v) {
         same = false;
       }
     if (same) break;
+  }
+  const std::map<std::string, std::string> added(line.begin(), line.end());  // by name: the same line every time
+  for (const auto& [key, value] : added) {
+    if (stack.contains(key)) continue;
+    settings without = line;
+    without.erase(key);
+    if (gives_back(without, want)) line = std::move(without);
   }
   emitted e{"llm-memory", {}};
   // mode and the stack first, then the rest by name (std::map's order).

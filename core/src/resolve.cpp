@@ -106,11 +106,15 @@ E choice(const std::array<std::string_view, N>& names, std::string_view value) {
 // A dtype setting; "auto" (and only it) gives `automatic`.
 dtype dtype_choice(std::string_view value, dtype automatic) { return find_dtype(value).value_or(automatic); }
 
-// The runtime the layered settings ask for: auto picks by the weights (runtimes/table.cpp auto_runtime: llama.cpp
-// for GGUF weights, transformers for the bitsandbytes formats, vLLM otherwise).
+// The runtime the layered settings ask for: auto picks by the weights the run loads (runtimes/table.cpp
+// auto_runtime: llama.cpp for GGUF weights, transformers for the bitsandbytes formats, vLLM otherwise). A QLoRA
+// method serves its base in NF4 (parse_choices sets it): auto picks for those, as for weights_dtype nf4 typed.
 runtime_kind parse_runtime(const setting_values& v) {
   const auto k = choice<runtime_kind>(runtime_names, v.runtime);
-  return k != runtime_kind::automatic ? k : detail::auto_runtime(find_dtype(v.weights_dtype));
+  if (k != runtime_kind::automatic) return k;
+  const bool qlora = choice<run_mode>(mode_names, v.mode) == run_mode::inference &&
+                     choice<finetune_method>(finetune_names, v.finetune) == finetune_method::qlora;
+  return detail::auto_runtime(qlora ? std::optional<dtype>(dtype::nf4) : find_dtype(v.weights_dtype));
 }
 
 lora_target_set parse_targets(std::string_view text) {

@@ -89,6 +89,11 @@ bool round_trip(const settings& typed, const std::vector<std::string>& formats, 
   for (const auto& [key, value] : want)
     if (got.at(key) != value) differing += " " + key + "=" + got.at(key) + " (was " + value + ")";
   EXPECT_EQ(estimate(again.value()).total_bytes, estimate(spec.value()).total_bytes) << shown << differing;
+  // The stack that runs it is the same one: the runtime (auto's pick among them) serving, the framework training.
+  if (spec.value().mode == run_mode::inference)
+    EXPECT_EQ(again.value().runtime, spec.value().runtime) << shown << differing;
+  else
+    EXPECT_EQ(again.value().framework, spec.value().framework) << shown << differing;
   return true;
 }
 
@@ -315,22 +320,51 @@ TEST(emit_recipes, a_deepspeed_config_with_its_trl_command_reads_back_as_the_sam
 }
 
 // llm-memory's own line carries every setting: over the shared random settings (any mode, stack, model), the line
-// read back resolves to every value and the same total.
+// read back resolves to every value, the same runtime or framework and the same total. Every fourth draw is made an
+// inference run with runtime auto and a QLoRA method (auto picks by the nf4 base the method loads, whether the line
+// states the weights or not).
 TEST(emit_recipes, the_llm_memory_line_reads_back_as_every_setting) {
   std::mt19937_64 rng(26);
-  int checked = 0;
+  int checked = 0, auto_qlora = 0;
   std::vector<std::string> every;
   for (const auto& def : setting_table()) every.emplace_back(def.key);
   for (int i = 0; i < 400; ++i) {
     settings s = llm_memory::testing::random_settings(rng);
-    // runtime auto chooses by the weights before the profile's: an inference run that names a QLoRA method gets
-    // its nf4 weights from the finetune setting, and the line, which states them, lets auto choose another runtime
-    // (a limit of the line, docs/readers.md "Emit"): such runs are drawn without the method.
-    if (s.contains("mode") && s.at("mode") == "inference" && s.contains("finetune") && s.at("finetune") != "full")
-      s.erase("finetune");
-    checked += round_trip(s, {"generic"}, every);
+    if (i % 4 == 0) {
+      s["mode"] = "inference";
+      s["runtime"] = "auto";
+      s["finetune"] = "qlora";
+    }
+    const bool drawn = round_trip(s, {"generic"}, every);
+    checked += drawn;
+    auto_qlora += drawn && i % 4 == 0;
   }
   EXPECT_GT(checked, 100);
+  EXPECT_GT(auto_qlora, 25);
+}
+
+// Inference with runtime auto and a QLoRA method serves the base in NF4, a bitsandbytes format: auto picks
+// transformers (docs/methodology.md 5.1), as for weights_dtype nf4 typed, whatever weights_dtype the line or the
+// preset says beside the method; the llm-memory line of that run reads back to it.
+TEST(emit_recipes, runtime_auto_with_a_qlora_method_is_transformers_and_its_line_reads_back) {
+  const settings typed{{"mode", "inference"}, {"runtime", "auto"}, {"model", "llama-3.1-8b"}, {"finetune", "qlora"}};
+  const auto spec = resolve(typed);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec.value().runtime, runtime_kind::transformers);
+  EXPECT_EQ(spec.value().values.weights_dtype, "nf4");
+  settings stated = typed;
+  stated.erase("finetune");
+  stated["weights_dtype"] = "nf4";
+  const auto as_nf4 = resolve(stated);
+  ASSERT_TRUE(as_nf4.ok());
+  EXPECT_EQ(as_nf4.value().runtime, runtime_kind::transformers);
+  // A GGUF type beside the method: the method's NF4 base decides, not the type it replaces.
+  settings gguf = typed;
+  gguf["weights_dtype"] = "q4_k_m";
+  const auto over_gguf = resolve(gguf);
+  ASSERT_TRUE(over_gguf.ok());
+  EXPECT_EQ(over_gguf.value().runtime, runtime_kind::transformers);
+  EXPECT_TRUE(round_trip(typed, {"generic"}, {"mode", "runtime", "model", "finetune", "weights_dtype"}));
 }
 
 // What the recipes cannot say is named: Megatron's flags name no model, and no ZeRO stage past the distributed

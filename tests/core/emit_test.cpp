@@ -240,8 +240,8 @@ TEST(emit, a_deepspeed_config_as_written) {
 
 // Which formats apply (emit_formats_for, the page's "Copy launch command"): by hand, the runtime's or framework's
 // own formats the table names (vllm, sglang, llamacpp, ollama serving; deepspeed with its torchrun/trl command,
-// fsdp -> accelerate, torchtune, hf -> trl, axolotl and llama-factory, litgpt, torchtitan, megatron and generic's
-// llm-memory line training), none for tgi, transformers, unsloth or evaluation. Each format's text, read back,
+// fsdp -> accelerate, torchtune, hf -> trl, axolotl and llama-factory, litgpt, torchtitan, megatron, unsloth's script
+// and generic's llm-memory line training), none for tgi, transformers or evaluation. Each format's text, read back,
 // names the same runtime or framework: the table says which stack it is the words of, and its reader agrees.
 TEST(emit, the_formats_that_apply_are_the_runs_own_and_read_back_to_it) {
   const auto formats_of = [](const settings& s) {
@@ -253,43 +253,47 @@ TEST(emit, the_formats_that_apply_are_the_runs_own_and_read_back_to_it) {
     return out;
   };
   using formats = std::vector<std::string>;
-  const auto reads_back = [](const settings& s, const formats& names, const char* key) {
-    const auto spec = resolve(s);
-    for (const auto& format : names) {
-      const auto text = emit(spec.value().values, format);
-      ASSERT_TRUE(text.ok());
-      const auto back = read_launch(text.value().text).values;
-      EXPECT_EQ(back.at("mode"), s.at("mode")) << format;
-      EXPECT_EQ(back.at(key), s.at(key)) << format << "\n" << text.value().text;
+  // Each stack of `stacks` under `mode` (`key`: runtime or framework): the formats that apply are `names`, and each
+  // one's text reads back to that mode and stack.
+  const auto check_stacks = [&formats_of](const std::string& mode, const std::string& key,
+                                          const std::vector<std::pair<std::string, formats>>& stacks) {
+    for (const auto& [stack, names] : stacks) {
+      const settings s{{"mode", mode}, {key, stack}, {"model", "llama-3.1-8b"}};
+      EXPECT_EQ(formats_of(s), names) << stack;
+      const auto spec = resolve(s);
+      if (!spec.ok()) continue;  // formats_of said why
+      for (const auto& format : names) {
+        const auto text = emit(spec.value().values, format);
+        ASSERT_TRUE(text.ok()) << format;
+        const auto back = read_launch(text.value().text).values;
+        EXPECT_EQ(back.at("mode"), mode) << format;
+        EXPECT_EQ(back.at(key), stack) << format << "\n" << text.value().text;
+      }
     }
   };
-  const std::vector<std::pair<std::string, formats>> inference = {
-      {"vllm", {"vllm"}}, {"sglang", {"sglang"}}, {"llamacpp", {"llamacpp"}}, {"ollama", {"ollama"}},
-      {"tgi", {}},        {"transformers", {}}};
-  for (const auto& [runtime, names] : inference) {
-    const settings s{{"mode", "inference"}, {"runtime", runtime}, {"model", "llama-3.1-8b"}};
-    EXPECT_EQ(formats_of(s), names) << runtime;
-    reads_back(s, names, "runtime");
-  }
-  const std::vector<std::pair<std::string, formats>> training = {{"deepspeed", {"deepspeed", "deepspeed-trl"}},
-                                                                 {"fsdp", {"accelerate"}},
-                                                                 {"torchtune", {"torchtune"}},
-                                                                 {"hf", {"trl"}},
-                                                                 {"axolotl", {"axolotl"}},
-                                                                 {"llamafactory", {"llama-factory"}},
-                                                                 {"litgpt", {"litgpt"}},
-                                                                 {"megatron", {"megatron"}},
-                                                                 {"torchtitan", {"torchtitan"}},
-                                                                 {"generic", {"generic"}},
-                                                                 {"unsloth", {"unsloth"}}};
-  for (const auto& [framework, names] : training) {
-    const settings s{{"mode", "train"}, {"framework", framework}, {"model", "llama-3.1-8b"}};
-    EXPECT_EQ(formats_of(s), names) << framework;
-    reads_back(s, names, "framework");
-  }
+  check_stacks("inference", "runtime",
+               {{"vllm", {"vllm"}},
+                {"sglang", {"sglang"}},
+                {"llamacpp", {"llamacpp"}},
+                {"ollama", {"ollama"}},
+                {"tgi", {}},
+                {"transformers", {}}});
+  check_stacks("train", "framework",
+               {{"deepspeed", {"deepspeed", "deepspeed-trl"}},
+                {"fsdp", {"accelerate"}},
+                {"torchtune", {"torchtune"}},
+                {"hf", {"trl"}},
+                {"axolotl", {"axolotl"}},
+                {"llamafactory", {"llama-factory"}},
+                {"litgpt", {"litgpt"}},
+                {"megatron", {"megatron"}},
+                {"torchtitan", {"torchtitan"}},
+                {"generic", {"generic"}},
+                {"unsloth", {"unsloth"}}});
   EXPECT_TRUE(formats_of({{"mode", "eval"}, {"framework", "hf"}, {"model", "llama-3.1-8b"}}).empty());
-  // runtime auto: the runtime it chose (GGUF weights: llama.cpp).
+  // runtime auto: the runtime it chose (GGUF weights: llama.cpp; a QLoRA method's NF4 base: transformers, none).
   EXPECT_EQ(formats_of({{"mode", "inference"}, {"runtime", "auto"}, {"weights_dtype", "q4_k_m"}}), formats{"llamacpp"});
+  EXPECT_EQ(formats_of({{"mode", "inference"}, {"runtime", "auto"}, {"finetune", "qlora"}}), formats{});
 }
 
 }  // namespace

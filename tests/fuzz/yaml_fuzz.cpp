@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Arbitrary bytes as a YAML recipe and as a TOML job config: the bounded readers (core/src/readers/yaml.hpp,
 // toml.hpp) never crash or recurse past their depth bound, every error names a line of the input on one line, and
-// what they read goes on through the recipe readers (read_launch with the text as a document; a `[training]`
-// header first makes it torchtitan's TOML), whose settings estimate or fail naming a setting.
+// what they read goes on through the recipe readers (read_launch with the text as a document behind axolotl's or
+// LLaMA-Factory's keys, or behind a `[training]` header as torchtitan's TOML), whose settings estimate or fail
+// naming a setting.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -40,9 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto line = std::stoul(e.setting.substr(5));
     fuzz::require(line >= 1 && line <= static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   }
-  // The same bytes as pasted documents: a key line first makes read_launch read them as YAML, a table header as
-  // TOML.
-  for (const char* head : {"base_model: x\nadapter: lora\n", "[training]\nseq_len = 64\n"}) {
+  // The same bytes as pasted documents: key lines first make read_launch read them as YAML (axolotl's, then
+  // LLaMA-Factory's keys), a table header as TOML (torchtitan's).
+  for (const char* head : {"base_model: x\nadapter: lora\n", "model_name_or_path: x\nfinetuning_type: lora\n",
+                           "[training]\nseq_len = 64\n"}) {
     const launch_read r = read_launch(head + std::string(text));
     for (const auto& e : r.errors) fuzz::check(e);
     for (const auto& [key, value] : r.values) fuzz::require(find_setting(key) != nullptr);

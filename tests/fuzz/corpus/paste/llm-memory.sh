@@ -1,0 +1,6 @@
+llm-memory \
+  --mode train \
+  --framework hf \
+  --model llama-3.1-8b \
+  --batch 4 \
+  --json
