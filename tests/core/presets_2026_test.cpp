@@ -157,4 +157,19 @@ TEST(presets_2026, qwen3_6_fp8_by_hand) {
   EXPECT_EQ(find_model("qwen3.5-35b-a3b-fp8"), find_model("qwen3.6-35b-a3b-fp8"));
 }
 
+// NVIDIA Nemotron 3 Nano 30B-A3B: the preset's count is llama.cpp's n-params, 31,577,940,288 (docs/models.md derives
+// it: 23 Mamba-2 blocks of 38,744,896, 23 MoE blocks of 1,297,468,160, 6 attention blocks of 23,399,040, embedding and
+// head 2 x 131,072 x 2,688, final norm 2,688). The Hub totals of the BF16, Base-BF16, unsloth and Nemotron-Cascade-2
+// repos are all 31,577,937,344: the count less the 23 MoE blocks' e_score_correction_bias, 23 x 128 = 2,944.
+TEST(presets_2026, nemotron_3_nano_hub_total) {
+  const double count = 23 * 38744896.0 + 23 * 1297468160.0 + 6 * 23399040.0 + 2 * 131072.0 * 2688 + 2688;
+  EXPECT_EQ(count, 31577940288.0);
+  EXPECT_EQ(total_of("nvidia-nemotron-3-nano-30b-a3b-bf16"), count);
+  EXPECT_EQ(count - 23 * 128, 31577937344.0);
+  for (const char* alias :
+       {"nvidia-nemotron-3-nano-30b-a3b-base-bf16", "nemotron-3-nano-30b-a3b", "nemotron-cascade-2-30b-a3b"})
+    EXPECT_EQ(find_model(alias), find_model("nvidia-nemotron-3-nano-30b-a3b-bf16")) << alias;
+  EXPECT_NE(find_model("nemotron-cascade-2-30b-a3b"), nullptr);
+}
+
 }  // namespace
