@@ -78,6 +78,20 @@ TEST(families_gemma3n, e4b_by_hand) {
   EXPECT_EQ(r.model.params.total, 6866696688.0 + 7805952.0);
 }
 
+// keras-hub's counts of the converted checkpoints (keras-team/keras-hub@71453d08
+// keras_hub/src/models/gemma3n/gemma3n_presets.py "params"): E2B 5,439,595,456, E4B 7,850,135,376, both with the
+// MobileNet-V5 and Conformer towers the family does not count. The two checkpoints share their tower configs, so
+// each total less the family's count leaves the same towers: 5,439,595,456 - 4,463,962,720 = 7,850,135,376 -
+// 6,874,502,640 = 975,632,736. A wrong per-layer or once-only term would leave different remainders.
+TEST(families_gemma3n, e2b_and_e4b_leave_the_same_towers_in_their_published_totals) {
+  const double e2b =
+      resolved({{"mode", "inference"}}, test::parsed_config(gemma3n_config(30, 8192, 10))).model.params.total;
+  const double e4b =
+      resolved({{"mode", "inference"}}, test::parsed_config(gemma3n_config(35, 16384, 15))).model.params.total;
+  EXPECT_EQ(5439595456.0 - e2b, 975632736.0);
+  EXPECT_EQ(7850135376.0 - e4b, 975632736.0);
+}
+
 // A MatFormer slice mixes widths: the narrowest is the model's, each wider layer adds 3 h (w - narrowest).
 TEST(families_gemma3n, per_layer_widths) {
   std::string config = gemma3n_config(5, 8192, 0);

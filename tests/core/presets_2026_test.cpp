@@ -125,4 +125,51 @@ TEST(presets_2026, magistral_and_mistral_small_3_1_by_hand) {
   EXPECT_EQ(resolved({{"model", "mistral-small-3.1-24b-instruct-2503"}}).values.max_position_embeddings, 131072);
 }
 
+// Qwen3.6 (and Qwen3.5) 27B and 35B-A3B FP8: the bf16 presets' models (their counts: families_gdn_test.cpp) in e4m3
+// with one fp32 scale per 128 x 128 block, which the Hub totals count. Scales per quantised linear [out, in] are
+// ceil(out / 128) x ceil(in / 128). 27B (h 5,120, 48 value heads of 128 and 16 key heads: qkv 10,240, z 6,144; 24 Q
+// heads of 256 with the output gate: q 12,288; 4 KV heads: k, v 1,024; MLP 17,408): per GDN layer 80 x 40 + 48 x 40 +
+// 40 x 48 = 7,040, per attention layer 96 x 40 + 2 x 8 x 40 + 40 x 48 = 6,400, per MLP 3 x 136 x 40 = 16,320; 48 GDN
+// layers, 17 attention layers (the MTP layer's included), 65 MLPs: 1,507,520. 35B-A3B (h 2,048, qkv 8,192, z 4,096,
+// q 8,192, k, v 512, 257 experts of 512 counting the shared one): 64 x 16 + 32 x 16 + 16 x 32 = 2,048; 64 x 16 +
+// 2 x 4 x 16 + 16 x 32 = 1,664; 257 x (2 x 4 x 16 + 16 x 4) = 49,344; 30 x 2,048 + 11 x 1,664 + 41 x 49,344 =
+// 2,102,848. in_proj_a / in_proj_b, routers, mtp.fc, embeddings, head and vision carry none: only that set gives
+// the published totals 27,782,935,472 and 35,953,925,552 (llmfit's registry, both commits).
+TEST(presets_2026, qwen3_6_fp8_by_hand) {
+  const double scales_27b =
+      48 * (80 * 40 + 48 * 40 + 40 * 48.0) + 17 * (96 * 40 + 2 * 8 * 40 + 40 * 48.0) + 65 * (3 * 136 * 40.0);
+  const double scales_35b = 30 * (64 * 16 + 32 * 16 + 16 * 32.0) + 11 * (64 * 16 + 2 * 4 * 16 + 16 * 32.0) +
+                            41 * (257 * (2 * 4 * 16 + 16 * 4.0));
+  EXPECT_EQ(scales_27b, 1507520.0);
+  EXPECT_EQ(scales_35b, 2102848.0);
+  const run_spec dense = resolved({{"model", "qwen3.6-27b-fp8"}});
+  EXPECT_EQ(dense.model.params.total, 27781427952.0);  // the bf16 checkpoint's total, the same model
+  EXPECT_EQ(dense.model.params.total + scales_27b, 27782935472.0);
+  EXPECT_EQ(dense.values.max_position_embeddings, 262144);
+  EXPECT_EQ(dense.values.sliding_window, 0);
+  const run_spec moe = resolved({{"model", "qwen3.6-35b-a3b-fp8"}});
+  EXPECT_EQ(moe.model.params.total, 35951822704.0);
+  EXPECT_EQ(moe.model.params.total + scales_35b, 35953925552.0);
+  EXPECT_EQ(moe.model.params.moe_layers(), 40);
+  // The Qwen3.5 FP8 repos publish the same totals: aliases.
+  ASSERT_NE(find_model("qwen3.5-27b-fp8"), nullptr);
+  EXPECT_EQ(find_model("qwen3.5-27b-fp8"), find_model("qwen3.6-27b-fp8"));
+  EXPECT_EQ(find_model("qwen3.5-35b-a3b-fp8"), find_model("qwen3.6-35b-a3b-fp8"));
+}
+
+// NVIDIA Nemotron 3 Nano 30B-A3B: the preset's count is llama.cpp's n-params, 31,577,940,288 (docs/models.md derives
+// it: 23 Mamba-2 blocks of 38,744,896, 23 MoE blocks of 1,297,468,160, 6 attention blocks of 23,399,040, embedding and
+// head 2 x 131,072 x 2,688, final norm 2,688). The Hub totals of the BF16, Base-BF16, unsloth and Nemotron-Cascade-2
+// repos are all 31,577,937,344: the count less the 23 MoE blocks' e_score_correction_bias, 23 x 128 = 2,944.
+TEST(presets_2026, nemotron_3_nano_hub_total) {
+  const double count = 23 * 38744896.0 + 23 * 1297468160.0 + 6 * 23399040.0 + 2 * 131072.0 * 2688 + 2688;
+  EXPECT_EQ(count, 31577940288.0);
+  EXPECT_EQ(total_of("nvidia-nemotron-3-nano-30b-a3b-bf16"), count);
+  EXPECT_EQ(count - 23 * 128, 31577937344.0);
+  for (const char* alias :
+       {"nvidia-nemotron-3-nano-30b-a3b-base-bf16", "nemotron-3-nano-30b-a3b", "nemotron-cascade-2-30b-a3b"})
+    EXPECT_EQ(find_model(alias), find_model("nvidia-nemotron-3-nano-30b-a3b-bf16")) << alias;
+  EXPECT_NE(find_model("nemotron-cascade-2-30b-a3b"), nullptr);
+}
+
 }  // namespace

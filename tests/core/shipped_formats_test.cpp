@@ -85,6 +85,8 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"qwen3-4b-instruct-2507-fp8", "fp8_block"},
       {"qwen3-235b-a22b-instruct-2507-fp8", "fp8_block"},
       {"qwen3-30b-a3b-instruct-2507-fp8", "fp8_block"},
+      {"qwen3.6-27b-fp8", "fp8_block"},
+      {"qwen3.6-35b-a3b-fp8", "fp8_block"},
       {"gpt-oss-20b", "mxfp4"},
       {"gpt-oss-120b", "mxfp4"},
       {"qwen3-next-80b-a3b-instruct", "bf16"},
