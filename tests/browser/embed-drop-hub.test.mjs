@@ -298,7 +298,10 @@ async function crossOrigin(cdn, { page_headers = {} } = {}) {
   const warnings = [];
   page.on("console", (m) => warnings.push(m.text()));
   await page.goto(`http://localhost:${server.address().port}/post.html`);
-  const started = await page.waitForFunction(() => document.querySelector("llm-memory").estimate
+  // The widget drew an estimate or said why not; or, after the load event that goto waited for, the element is
+  // still undefined: widget.js (which defines it as it runs) was blocked, and nothing will come (no 20 s wait).
+  const started = await page.waitForFunction(() => !customElements.get("llm-memory")
+    || document.querySelector("llm-memory").estimate
     || document.querySelector("llm-memory").shadowRoot?.querySelector(".status.field-error"), null, { timeout: 20_000 })
     .then(() => page.evaluate(() => Boolean(document.querySelector("llm-memory").estimate)), () => false);
   page.on("close", () => server.close());
