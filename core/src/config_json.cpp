@@ -34,7 +34,7 @@ std::string type_list(std::span<const detail::stack_family> families) {
 }
 
 // Why model_type is refused whatever its fields say: encoder-only, encoder-decoder and non-attention layer types,
-// which no family fits, so no count is guessed; "" when it is only unknown (read_unknown counts it).
+// which no family fits, so no count is guessed; "" when it is only unknown (families/degrade.cpp counts it).
 std::string refused_kind(std::string_view type) {
   constexpr std::array encoders = {"deberta", "camembert", "mpnet", "xlnet"};
   constexpr std::array seq2seq = {"marian", "whisper", "m2m_100", "bigbird_pegasus", "led", "prophetnet"};
@@ -51,98 +51,6 @@ std::string refused_kind(std::string_view type) {
 error unsupported(std::string_view type, std::string_view why) {
   return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) + " is " + std::string(why) +
                                  "; docs/models.md lists the families"};
-}
-
-// A field of a layer kind the generic decoder reader cannot count (state-space, recurrent and linear-attention
-// layers, hybrid layer lists; Gemma 4's per-layer embeddings, wider global heads and shared K/V projection, which
-// only model_type gemma4 counts: families/gemma4.cpp); "" when there is none. layer_types with other kinds than
-// sliding/full attention too.
-std::string unreadable_field(const json& text, bool gdn) {
-  constexpr std::array prefixes = {"ssm",
-                                   "mamba",
-                                   "linear_",
-                                   "rwkv",
-                                   "time_mix",
-                                   "conv_",
-                                   "lightning",
-                                   "layers_block_type",
-                                   "hybrid_override_pattern",
-                                   "attn_layer_",
-                                   "full_attn_",
-                                   "block_types",
-                                   "hidden_size_per_layer_input",
-                                   "global_head_dim",
-                                   "attention_k_eq_v"};
-  for (const auto& [key, value] : text.members())
-    for (const std::string_view prefix : prefixes)
-      if (key.starts_with(prefix) && !value.is_null() && !(gdn && prefix == "linear_")) return key;
-  if (const auto types = text.find("layer_types"); types != text.end() && types->is_array())
-    for (const json& t : *types)
-      if (!t.is_string() || (t.get<std::string>() != "full_attention" && t.get<std::string>() != "sliding_attention" &&
-                             !(gdn && t.get<std::string>() == "linear_attention")))
-        return "layer_types";
-  return "";
-}
-
-// Whether layer_types declares Gated DeltaNet layers beside full attention only, with the four linear_* widths that
-// size them: the layers Qwen3.5's reader counts (families/decoders.cpp read_gdn).
-bool declares_gdn(const json& text) {
-  const auto types = text.find("layer_types");
-  if (types == text.end() || !types->is_array()) return false;
-  bool linear = false;
-  for (const json& t : *types) {
-    if (!t.is_string()) return false;
-    const std::string kind = t.get<std::string>();
-    if (kind != "full_attention" && kind != "linear_attention") return false;
-    linear = linear || kind == "linear_attention";
-  }
-  constexpr std::array widths = {"linear_num_value_heads", "linear_num_key_heads", "linear_key_head_dim",
-                                 "linear_value_head_dim"};
-  return linear && std::all_of(widths.begin(), widths.end(), [&](const char* key) {
-           const auto it = text.find(key);
-           return it != text.end() && !it->is_null();
-         });
-}
-
-// An unknown model_type with the standard decoder fields: counted as a Llama-style decoder, every assumption named in
-// the note; with Gated DeltaNet layers declared (declares_gdn), counted as Qwen3.5's layers, the closest family that
-// reads them; refused when a field names layers that reading would miscount, or a standard field is missing.
-result<settings> read_unknown(const json& root, const json& text, bool nested, std::string_view type) {
-  const detail::reader r(text);
-  const bool standard = r.find({"hidden_size", "n_embd", "d_model"}) != nullptr &&
-                        r.find({"num_hidden_layers", "n_layer", "num_layers"}) != nullptr &&
-                        r.find({"num_attention_heads", "n_head", "num_heads"}) != nullptr &&
-                        r.find({"vocab_size"}) != nullptr;
-  if (!standard)
-    return unsupported(type,
-                       "not a family llm-memory knows, nor a decoder with its standard fields (hidden_size, "
-                       "num_hidden_layers, num_attention_heads, vocab_size)");
-  const bool gdn = declares_gdn(text);
-  if (const std::string field = unreadable_field(text, gdn); !field.empty())
-    return error{"model_type", "config.json model_type " + detail::quoted(std::string(type)) +
-                                   " is not a family llm-memory knows, and its field " + detail::quoted(field) +
-                                   " describes layers a plain decoder would miscount; docs/models.md lists the "
-                                   "families"};
-  const bool moe = gdn && r.find({"num_experts"}) != nullptr;
-  const std::string_view as = gdn ? (moe ? "qwen3_5_moe" : "qwen3_5") : "llama";
-  auto read = detail::parse_decoder(root, text, nested, *detail::find_family(as), type);
-  if (!read.ok()) return read;
-  const std::string known = "model_type " + detail::quoted(std::string(type)) + " is not known: ";
-  read.value()["model_notes"] =
-      gdn ? known + "its layer_types and linear_* fields counted as Qwen3.5's layers (" + std::string(as) +
-                "): Gated DeltaNet where layer_types says linear_attention (in_proj_qkvz, in_proj_ba, a depthwise "
-                "conv of linear_conv_kernel_dim, default 4, no bias; gated RMSNorm; out_proj), full attention with "
-                "the output gate unless attn_output_gate is false and per-head q/k RMSNorms, RMSNorm, " +
-                (moe ? std::string("every MLP a MoE of num_experts with a gated shared expert")
-                     : std::string("every MLP a dense gated one")) +
-                ", no biases, untied embeddings unless tie_word_embeddings, MTP layers only as mtp_num_hidden_layers "
-                "says; the recurrent state as Qwen3.5's (mamba_ssm_dtype); check against the checkpoint's size"
-          : known +
-                "counted as a Llama-style decoder from its standard fields (RMSNorm, gated MLP, rotary "
-                "positions, no biases and untied embeddings unless attention_bias, mlp_bias or tie_word_embeddings "
-                "say otherwise; experts and sliding windows as their usual fields say); check against the "
-                "checkpoint's size";
-  return read;
 }
 
 // The encoder or encoder-decoder family model_type names; nullptr when it names none.
@@ -194,7 +102,8 @@ std::optional<error> check_json_text(std::string_view text, std::string_view wha
 
 namespace {
 
-// The settings of the family `type` names: an encoder, a decoder, or an unknown type read as a Llama-style decoder.
+// The settings of the family `type` names: an encoder, a decoder, or an unknown type read as the family closest to
+// its declared layers (families/degrade.cpp).
 result<settings> read_family(const json& root, const json& j, bool has_text, const std::string& type) {
   if (const detail::stack_family* stack = has_text ? nullptr : find_stack(type))
     return detail::parse_encoder(root, *stack);
@@ -202,7 +111,7 @@ result<settings> read_family(const json& root, const json& j, bool has_text, con
   if (found == nullptr) {
     const std::string refused = refused_kind(type);
     if (!refused.empty()) return unsupported(type, refused);
-    return read_unknown(root, j, has_text, type);
+    return detail::read_unknown(root, j, has_text, type);
   }
   return detail::parse_decoder(root, j, has_text, *found, type);
 }

@@ -131,6 +131,12 @@ void kimi_linear_fields(reader& r, std::string_view written);
 
 void zamba2_fields(reader& r, std::string_view written);
 
+// ---- degrade.cpp: an unknown model_type read as the family that reads its declared layers (issue 32 item 5) --------
+
+// A Llama-style decoder, or the family of the first declared layer kind; refused (naming the field) when a kind no
+// family reads is declared or a field its family needs is missing. `type` is config.json's own model_type.
+[[nodiscard]] result<settings> read_unknown(const json& root, const json& text, bool nested, std::string_view type);
+
 // ---- quantization.cpp, vision.cpp ----------------------------------------------------------------------------------
 
 // quantization_config -> weights_dtype, quant_bits, quant_group_size, double_quant.
