@@ -173,8 +173,8 @@ TEST(families_degrade, lightning_counts_as_minimax) {
   EXPECT_EQ(count(hf), 95616.0);
 }
 
-// Refused, naming the field: a layer kind no family reads, a field the declared kind needs, and a recurrent field
-// in no family's form. No message advises removing model_type.
+// Refused (setting model_type), the message naming the field: a layer kind no family reads, a field the declared
+// kind needs, and a recurrent field in no family's form. No message advises removing model_type.
 TEST(families_degrade, unknown_kinds_and_missing_fields_are_refused_naming_the_field) {
   const std::string base = R"({"model_type": "my_model", "hidden_size": 64, "num_hidden_layers": 2,
       "num_attention_heads": 4, "vocab_size": 100, )";
@@ -188,12 +188,12 @@ TEST(families_degrade, unknown_kinds_and_missing_fields_are_refused_naming_the_f
   };
   refused(R"("layer_types": ["rwkv7", "full_attention"]})", "model_type",
           "its field \"layer_types\" lists \"rwkv7\", a layer kind no known family reads");
-  refused(R"("layer_types": ["conv", "full_attention"]})", "conv_L_cache",
+  refused(R"("layer_types": ["conv", "full_attention"]})", "model_type",
           "counted as LFM2's layers for its conv layers and conv_L_cache, it needs config.json field \"conv_L_cache\"");
-  refused(R"("hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 32})", "ssm_state_size",
+  refused(R"("hybrid_override_pattern": "M*", "mamba_num_heads": 4, "mamba_head_dim": 32})", "model_type",
           "field \"ssm_state_size\"");
-  refused(R"("layer_types": ["linear_attention", "full_attention"], "linear_num_value_heads": 4})",
-          "linear_num_key_heads", "field \"linear_num_key_heads\"");
+  refused(R"("layer_types": ["linear_attention", "full_attention"], "linear_num_value_heads": 4})", "model_type",
+          "field \"linear_num_key_heads\"");
   refused(R"("time_mix_extra_dim": 32})", "model_type", "its field \"time_mix_extra_dim\" describes layers");
 }
 

@@ -246,7 +246,7 @@ result<settings> read_unknown(const json& root, const json& text, bool nested, s
   if (kind != nullptr)
     for (const std::string_view required : split(kind->required, ';'))
       if (const std::string field(required); !field.empty() && !has(text, field.c_str()))
-        return error{field,
+        return error{"model_type",
                      refusal(type, "counted as " + std::string(kind->family) + "'s layers for " +
                                        std::string(kind->evidence) + ", it needs config.json field " + quoted(field))};
   if (const std::string field = unread_field(text, kind); !field.empty())
