@@ -58,16 +58,19 @@ std::string gemma3n_config(int layers, int width, int shared) {
 // 262,400 x 2,048 = 537,395,200, final norm 2,048. Once: embed_tokens_per_layer 262,144 x 30 x 256 = 2,013,265,920,
 // per_layer_model_projection 2,048 x 7,680 = 15,728,640, its norm 256, AltUp projections 2 x 3 x 2,048^2 =
 // 25,165,824. Text: 4,456,156,768 (LM Studio's text-only GGUF: 4.5B). Embedders: vision 128 x 2,048 + 2 x 2,048 +
-// 2,048 x 2,048 = 4,460,544, audio 128 x 1,536 + 2 x 1,536 + 1,536 x 2,048 = 3,345,408.
+// 2,048 x 2,048 = 4,460,544, audio 128 x 1,536 + 2 x 1,536 + 1,536 x 2,048 = 3,345,408. The towers at their
+// defaults (families_gemma3n_towers_test.cpp derives them): MobileNet-V5 294,126,912, Conformer 681,348,640.
+// vision_params 7,805,952 + 294,126,912 + 681,348,640 = 983,281,504.
 TEST(families_gemma3n, e2b_by_hand) {
   const settings s = test::parsed_config(gemma3n_config(30, 8192, 10));
   EXPECT_EQ(s.at("intermediate_size"), "8192");
   EXPECT_EQ(s.at("sliding_window_pattern"), "5");
   EXPECT_EQ(s.at("num_kv_shared_layers"), "10");
-  EXPECT_EQ(s.at("vision_params"), "7805952");
-  EXPECT_NE(s.at("model_notes").find("Conformer audio encoder are not"), std::string::npos);
+  EXPECT_EQ(s.at("vision_params"), "983281504");
+  EXPECT_NE(s.at("model_notes").find("Conformer audio encoder and their embedders (vision_params) are counted"),
+            std::string::npos);
   const run_spec r = resolved({{"mode", "inference"}}, s);
-  EXPECT_EQ(r.model.params.total, 4456156768.0 + 7805952.0);
+  EXPECT_EQ(r.model.params.total, 4456156768.0 + 983281504.0);
 }
 
 // E4B: 35 layers of MLP 16,384 (3 x 2,048 x 16,384 = 100,663,296): per layer 111,157,760 + 1,327,184 extras,
@@ -75,21 +78,25 @@ TEST(families_gemma3n, e2b_by_hand) {
 // 25,165,824 = 2,392,326,400. Text 6,866,696,688 (LM Studio: 6.9B).
 TEST(families_gemma3n, e4b_by_hand) {
   const run_spec r = resolved({{"mode", "inference"}}, test::parsed_config(gemma3n_config(35, 16384, 15)));
-  EXPECT_EQ(r.model.params.total, 6866696688.0 + 7805952.0);
+  EXPECT_EQ(r.model.params.total, 6866696688.0 + 983281504.0);
 }
 
-// keras-hub's counts of the converted checkpoints (keras-team/keras-hub@71453d08
-// keras_hub/src/models/gemma3n/gemma3n_presets.py "params"): E2B 5,439,595,456, E4B 7,850,135,376, both with the
-// MobileNet-V5 and Conformer towers the family does not count. The two checkpoints share their tower configs, so
-// each total less the family's count leaves the same towers: 5,439,595,456 - 4,463,962,720 = 7,850,135,376 -
-// 6,874,502,640 = 975,632,736. A wrong per-layer or once-only term would leave different remainders.
-TEST(families_gemma3n, e2b_and_e4b_leave_the_same_towers_in_their_published_totals) {
+// The published totals. E4B: lmstudio-community/gemma-3n-E4B-it-MLX-bf16, a bf16 copy of the checkpoint, totals
+// 7,849,978,192 on the Hub (llmfit's registry, AlexsJones/llmfit@5bdc9df9 llmfit-core/data/hf_models.json) =
+// 6,866,696,688 + 983,281,504 exactly. keras-hub's counts of the converted checkpoints (keras-team/keras-hub@71453d08
+// gemma3n_presets.py "params"): E2B 5,439,595,456, E4B 7,850,135,376, each 157,184 above the count: keras-hub's
+// port gives every ER/UIR conv a bias (mobilenetv5_blocks.py: use_bias when norm_layer is rms_norm) that timm's
+// checkpoint lacks, one per output channel: ER (256 + 128) + 2 x (512 + 128) = 1,664; UIR blocks (dw_start in +
+// pw_exp mid + dw_mid mid + pw_proj out) 149,632; the fusion adapter's 3,840 + 2,048 = 5,888: 157,184. The same
+// difference in both sizes checks the text counts too: a wrong per-layer or once-only term would differ.
+TEST(families_gemma3n, published_totals) {
   const double e2b =
       resolved({{"mode", "inference"}}, test::parsed_config(gemma3n_config(30, 8192, 10))).model.params.total;
   const double e4b =
       resolved({{"mode", "inference"}}, test::parsed_config(gemma3n_config(35, 16384, 15))).model.params.total;
-  EXPECT_EQ(5439595456.0 - e2b, 975632736.0);
-  EXPECT_EQ(7850135376.0 - e4b, 975632736.0);
+  EXPECT_EQ(e4b, 7849978192.0);
+  EXPECT_EQ(5439595456.0 - e2b, 1664.0 + 149632 + 5888);
+  EXPECT_EQ(7850135376.0 - e4b, 157184.0);
 }
 
 // A MatFormer slice mixes widths: the narrowest is the model's, each wider layer adds 3 h (w - narrowest).

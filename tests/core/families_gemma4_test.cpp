@@ -152,6 +152,12 @@ TEST(families_gemma4, vision_tower_and_embedders_by_hand) {
       "intermediate_size": 6144)");
   e2b.insert(e2b.size() - 1, R"(, "vision_config": {"use_clipped_linears": true}, "audio_config": {})");
   EXPECT_EQ(test::parsed_config(e2b).at("vision_params"), "475729088");
+  // An audio_config without a vision_config counts the audio encoder and embed_audio alone: 302,163,936 +
+  // 1,086,752 + 1,574,400 + 2,359,296 = 307,184,384.
+  std::string audio_only = released(1536, 35, 5, R"("num_attention_heads": 8, "num_key_value_heads": 1,
+      "intermediate_size": 6144)");
+  audio_only.insert(audio_only.size() - 1, R"(, "audio_config": {})");
+  EXPECT_EQ(test::parsed_config(audio_only).at("vision_params"), "307184384");
 }
 
 // What is not modelled is refused by name; an unknown model_type with Gemma 4's fields stays refused.

@@ -172,4 +172,33 @@ TEST(presets_2026, nemotron_3_nano_hub_total) {
   EXPECT_NE(find_model("nemotron-cascade-2-30b-a3b"), nullptr);
 }
 
+// Gemma 3n E2B and E4B (docs/models.md, Gemma 3n): the text counts of families_gemma3n_test.cpp (E2B 4,456,156,768,
+// E4B 6,866,696,688) and the same multimodal parts (families_gemma3n_towers_test.cpp): MobileNet-V5 294,126,912 +
+// Conformer 681,348,640 + embedders 7,805,952 = 983,281,504. E4B 7,849,978,192 = the Hub total of a bf16 copy; E2B
+// 5,439,438,272 = keras-hub's 5,439,595,456 less its 157,184 zero conv biases (presets_test.cpp).
+TEST(presets_2026, gemma_3n_by_hand) {
+  EXPECT_EQ(4456156768.0 + 983281504.0, 5439438272.0);
+  EXPECT_EQ(total_of("gemma-3n-e2b"), 5439438272.0);
+  EXPECT_EQ(total_of("gemma-3n-e4b"), 7849978192.0);
+  EXPECT_EQ(find_model("gemma-3n-e2b-it"), find_model("gemma-3n-e2b"));
+  EXPECT_EQ(find_model("gemma-3n-e4b-it"), find_model("gemma-3n-e4b"));
+  EXPECT_EQ(total_of("google/gemma-3n-E2B-it"), 5439438272.0);  // a Hub repo id names its preset
+  const run_spec r = resolved({{"model", "gemma-3n-e4b"}, {"mode", "inference"}});
+  EXPECT_EQ(r.model.params.vision, 983281504.0);
+  EXPECT_EQ(r.values.max_position_embeddings, 32768);
+  EXPECT_EQ(r.values.sliding_window, 512);
+  EXPECT_EQ(r.values.weights_dtype, "bf16");
+  // vLLM (and transformers) load the whole Gemma3nForConditionalGeneration: the text weights and, as their own item,
+  // the towers and embedders, bf16: 6,866,696,688 x 2 B and 983,281,504 x 2 B.
+  const estimate_result v = test::estimated({{"model", "gemma-3n-e4b"}, {"mode", "inference"}, {"runtime", "vllm"}});
+  EXPECT_EQ(test::item(v, "weights"), 2 * 6866696688.0);
+  EXPECT_EQ(test::item(v, "vision tower"), 2 * 983281504.0);
+  // llama.cpp and Ollama load the text GGUF; the towers are the separate mmproj file, not loaded here.
+  for (const char* runtime : {"llamacpp", "ollama"})
+    EXPECT_EQ(test::item(test::estimated({{"model", "gemma-3n-e4b"}, {"mode", "inference"}, {"runtime", runtime}}),
+                         "vision tower"),
+              -1)
+        << runtime;
+}
+
 }  // namespace

@@ -99,6 +99,8 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"gemma-4-26b-a4b-it", "bf16"},
       {"gemma-4-e2b-it", "bf16"},
       {"gemma-4-e4b-it", "bf16"},
+      {"gemma-3n-e2b", "bf16"},
+      {"gemma-3n-e4b", "bf16"},
       {"glm-4.6", "bf16"},
       {"glm-4.7", "bf16"},
       {"olmo-3-1025-7b", "bf16"},

@@ -106,8 +106,9 @@ void read_mamba2_heads(reader& r, double inner, std::string_view inner_name);
 // ---- gemma3n.cpp: Gemma 3n's per-layer embeddings, AltUp, LAuReL and per-layer widths (issue 32) --------------------
 
 void gemma3n_fields(reader& r, std::string_view written);
-// The vision and audio embedders of the gemma3n wrapper (the towers are not counted: the note says so) [parameters].
-[[nodiscard]] double gemma3n_embedders(reader& r, const json& root, double text_hidden);
+// gemma3n_towers.cpp: the gemma3n wrapper's MobileNet-V5 vision tower, Conformer audio encoder and their embedders
+// [parameters].
+[[nodiscard]] double gemma3n_towers(reader& r, const json& root, double text_hidden);
 
 // ---- gemma4.cpp: Gemma 4's global heads, shared K/V, double-wide MLP, per-layer inputs and MoE block (issue 32) -----
 

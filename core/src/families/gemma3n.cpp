@@ -71,25 +71,4 @@ void gemma3n_fields(reader& r, std::string_view) {
   r.out["extra_params"] = format_number(extra);
 }
 
-// The wrapper's embed_vision and embed_audio (Gemma3nMultimodalEmbedder: a vocab_size x m table, hard and soft
-// embedding norms of m, embedding_projection m x h; the post-projection norm has no weight), for each of
-// vision_config and audio_config. The towers themselves (timm's MobileNet-V5, the Conformer audio encoder) are not
-// counted: the reader's note says so.
-double gemma3n_embedders(reader& r, const json& root, double text_hidden) {
-  double count = 0;
-  for (const char* name : {"vision_config", "audio_config"}) {
-    const auto it = root.find(name);
-    if (it == root.end() || !it->is_object()) continue;
-    reader sub(*it);
-    const double m = field(sub, "hidden_size", 0, "vision_params"),
-                 vocab = field(sub, "vocab_size", 128, "vision_params");
-    for (auto& e : sub.errors) r.errors.push_back(std::move(e));
-    count += vocab * m + 2 * m + m * text_hidden;
-  }
-  r.out["model_notes"] =
-      "gemma3n: the text model, its per-layer embeddings and the vision and audio embedders are counted; the "
-      "checkpoint's MobileNet-V5 vision tower and Conformer audio encoder are not (add them with vision_params)";
-  return count;
-}
-
 }  // namespace llm_memory::detail

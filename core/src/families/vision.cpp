@@ -260,8 +260,11 @@ void mllama_text(reader& r, const json& text) {
 
 void read_vision_tower(reader& r, const json& root, std::string_view root_type) {
   const auto it = root.find("vision_config");
-  if (it == root.end() || it->is_null()) return;
-  if (!it->is_object()) return r.fail("vision_params", "config.json vision_config must be an object");
+  // Gemma 3n's and Gemma 4's wrappers also count an audio_config without a vision_config.
+  const bool audio = (root_type == "gemma3n" || root_type == "gemma4") && root.contains("audio_config");
+  if ((it == root.end() || it->is_null()) && !audio) return;
+  if (it != root.end() && !it->is_null() && !it->is_object())
+    return r.fail("vision_params", "config.json vision_config must be an object");
   const auto hidden = r.out.find("hidden_size");
   if (hidden == r.out.end()) return;  // reported as missing already
   const double text_hidden = number_in(hidden->second);
@@ -293,7 +296,7 @@ void read_vision_tower(reader& r, const json& root, std::string_view root_type) 
   } else if (root_type == "mllama") {
     count = mllama_tower(r, *it, text_hidden);
   } else if (root_type == "gemma3n") {
-    count = gemma3n_embedders(r, root, text_hidden);
+    count = gemma3n_towers(r, root, text_hidden);
   } else if (root_type == "gemma4") {
     count = gemma4_tower(r, root, text_hidden);
   }  // Other towers are not counted: docs/models.md says so, vision_params can be typed.
