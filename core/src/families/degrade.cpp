@@ -196,8 +196,9 @@ constexpr std::array unread_prefixes = {"ssm",
 
 // The first key no reading of this config counts (`kind`'s reader reads its own prefixes); "" when none.
 std::string unread_field(const json& text, const declared_kind* kind) {
-  for (const auto& [key, value] : text.members()) {
+  for (const auto& [name, value] : text.members()) {
     if (value.is_null()) continue;
+    const std::string& key = name;  // clang 14 (Emscripten) lets no lambda capture a structured binding
     const auto read = [&](const char* p) { return key.starts_with(p); };
     if (kind != nullptr) {
       const auto reads = split(kind->reads, ';');
