@@ -4,10 +4,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
+#include <variant>
 
 #include "decimal.hpp"
 #include "settings_apply.hpp"
+#include "settings_layer.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -236,9 +240,15 @@ std::span<const setting_def> setting_table() { return table; }
 std::span<const applies_rule> applies_rules() { return rules; }
 
 const setting_def* find_setting(std::string_view key) {
-  for (const auto& def : table)
-    if (def.key == key) return &def;
-  return nullptr;
+  // Each key to its row, indexed once: apply_layer looks up every key of every layer it parses, and a scan of the
+  // table was most of layering a run's explicit values (the ranking layers them about 2,000 times).
+  static const std::unordered_map<std::string_view, const setting_def*> rows = [] {
+    std::unordered_map<std::string_view, const setting_def*> out;
+    for (const auto& def : table) out.emplace(def.key, &def);  // a repeated key keeps its first row, as a scan
+    return out;
+  }();
+  const auto it = rows.find(key);
+  return it != rows.end() ? it->second : nullptr;
 }
 
 result<double> parse_number(const setting_def& def, std::string_view raw) {
@@ -281,6 +291,47 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
       errors.push_back(std::move(*problem));
     }
   }
+}
+
+// Each row's field read as a layer value and set from one (the field's own type), in table order.
+using field_getter = layer_value (*)(const setting_values&);
+using field_setter = void (*)(const layer_value&, setting_values&);
+constexpr std::array<field_getter, table.size()> getters = {
+#define LLM_MEMORY_GETTER(k, ...) [](const setting_values& values) { return layer_value(values.k); },
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_GETTER)
+#undef LLM_MEMORY_GETTER
+};
+constexpr std::array<field_setter, table.size()> setters = {
+#define LLM_MEMORY_SETTER(k, ...)                                        \
+  [](const layer_value& value, setting_values& values) {                 \
+    values.k = std::get<std::remove_cvref_t<decltype(values.k)>>(value); \
+  },
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_SETTER)
+#undef LLM_MEMORY_SETTER
+};
+
+parsed_layer parse_layer(const settings& layer) {
+  parsed_layer out;
+  setting_values scratch;
+  for (const auto& [key, text] : layer) {
+    const setting_def* def = find_setting(key);
+    if (def == nullptr) {
+      out.errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting"});
+      continue;
+    }
+    const auto row = static_cast<std::size_t>(def - table.data());
+    if (std::optional<error> problem = assigners[row](*def, text, scratch))
+      out.errors.push_back(std::move(*problem));
+    else
+      out.entries.push_back({row, getters[row](scratch)});
+  }
+  return out;
+}
+
+void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
+                 std::string_view origin) {
+  for (const layer_entry& e : layer.entries) setters[e.row](e.value, values);
+  for (const error& e : layer.errors) errors.push_back({e.setting, e.message + std::string(origin)});
 }
 
 const setting_values& default_values() {
