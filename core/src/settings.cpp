@@ -293,26 +293,22 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
   }
 }
 
-// Each row's field read as a layer value and set from one (the field's own type), in table order.
-using field_getter = layer_value (*)(const setting_values&);
-using field_setter = void (*)(const layer_value&, setting_values&);
-constexpr std::array<field_getter, table.size()> getters = {
-#define LLM_MEMORY_GETTER(k, ...) [](const setting_values& values) { return layer_value(values.k); },
-    LLM_MEMORY_SETTINGS(LLM_MEMORY_GETTER)
-#undef LLM_MEMORY_GETTER
+// Each row's field as a member pointer, in table order: data, not a function per row (the page's first part
+// carries this file).
+using field_pointer = std::variant<double setting_values::*, std::int64_t setting_values::*, bool setting_values::*,
+                                   std::string setting_values::*>;
+constexpr std::array<field_pointer, table.size()> fields = {
+#define LLM_MEMORY_FIELD_POINTER(k, ...) field_pointer(&setting_values::k),
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_FIELD_POINTER)
+#undef LLM_MEMORY_FIELD_POINTER
 };
-constexpr std::array<field_setter, table.size()> setters = {
-#define LLM_MEMORY_SETTER(k, ...)                                        \
-  [](const layer_value& value, setting_values& values) {                 \
-    values.k = std::get<std::remove_cvref_t<decltype(values.k)>>(value); \
-  },
-    LLM_MEMORY_SETTINGS(LLM_MEMORY_SETTER)
-#undef LLM_MEMORY_SETTER
-};
+
+// The field type a member pointer points to.
+template <class Member>
+using field_of = std::remove_cvref_t<decltype(std::declval<setting_values&>().*std::declval<Member>())>;
 
 parsed_layer parse_layer(const settings& layer) {
   parsed_layer out;
-  setting_values scratch;
   for (const auto& [key, text] : layer) {
     const setting_def* def = find_setting(key);
     if (def == nullptr) {
@@ -320,17 +316,23 @@ parsed_layer parse_layer(const settings& layer) {
       continue;
     }
     const auto row = static_cast<std::size_t>(def - table.data());
-    if (std::optional<error> problem = assigners[row](*def, text, scratch))
-      out.errors.push_back(std::move(*problem));
-    else
-      out.entries.push_back({row, getters[row](scratch)});
+    std::visit(
+        [&](auto member) {
+          field_of<decltype(member)> value{};
+          if (std::optional<error> problem = assign(*def, text, value))
+            out.errors.push_back(std::move(*problem));
+          else
+            out.entries.push_back({row, layer_value(std::move(value))});
+        },
+        fields[row]);
   }
   return out;
 }
 
 void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
                  std::string_view origin) {
-  for (const layer_entry& e : layer.entries) setters[e.row](e.value, values);
+  for (const layer_entry& e : layer.entries)
+    std::visit([&](auto member) { values.*member = std::get<field_of<decltype(member)>>(e.value); }, fields[e.row]);
   for (const error& e : layer.errors) errors.push_back({e.setting, e.message + std::string(origin)});
 }
 
