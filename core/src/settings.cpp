@@ -309,13 +309,14 @@ using field_of = std::remove_cvref_t<decltype(std::declval<setting_values&>().*s
 
 parsed_layer parse_layer(const settings& layer) {
   parsed_layer out;
-  for (const auto& [key, text] : layer) {
+  for (const auto& [key, raw] : layer) {
     const setting_def* def = find_setting(key);
     if (def == nullptr) {
       out.errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting"});
       continue;
     }
     const auto row = static_cast<std::size_t>(def - table.data());
+    const std::string_view text = raw;  // clang 14 (Emscripten 3.1.6) captures no structured binding
     std::visit(
         [&](auto member) {
           field_of<decltype(member)> value{};
