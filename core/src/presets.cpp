@@ -10,10 +10,10 @@
 #include <cmath>
 #include <deque>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "embedded_data.hpp"
+#include "name_index.hpp"
 #include "preset_layers.hpp"
 #include "text.hpp"
 
@@ -294,17 +294,18 @@ class model_store {
         if (slots_[i].named(name)) hits.push_back(i);
       return hits;
     }
-    if (names_.empty())
+    if (names_.empty()) {
       for (std::size_t i = 0; i < slots_.size(); ++i) {
         const auto index_name = [&](std::string_view n) {
-          std::vector<std::size_t>& slots = names_[n];
-          if (!n.empty() && (slots.empty() || slots.back() != i)) slots.push_back(i);
+          if (!n.empty()) names_.add(n, i);
         };
         index_name(slots_[i].id);
         for_each_alias(slots_[i].aliases, index_name);
       }
-    const auto it = names_.find(name);
-    return it != names_.end() ? it->second : hits;
+      names_.seal();
+    }
+    for (const auto& e : names_.find(name)) hits.push_back(e.second);
+    return hits;
   }
   std::size_t index_of_id(std::string_view id) const {
     return first([&](const model_slot& s) { return s.id == id; });
@@ -346,7 +347,7 @@ class model_store {
   std::vector<detail::preset_layers> layers_;
   std::deque<std::string> owned_;  // ids and entry texts handed over by add_models; a deque keeps them in place
   /// each id and alias to the slots it names, in order (named(); empty until the first look-up after a change)
-  std::unordered_map<std::string_view, std::vector<std::size_t>> names_;
+  detail::name_index names_;
 };
 
 model_store& models() {
@@ -415,18 +416,21 @@ std::span<const gpu_preset> gpu_presets() {
 }
 
 const gpu_preset* find_gpu(std::string_view id) {
-  // Every id and alias to the first preset it names, in catalogue order, as a scan finds it (every estimate and
-  // each ranking's runs look their device up: a scan of the catalogue was 5 % of a ranking).
-  static const std::unordered_map<std::string_view, const gpu_preset*> named = [] {
-    std::unordered_map<std::string_view, const gpu_preset*> out;
-    for (const auto& p : gpu_presets()) {
-      out.emplace(p.id, &p);
-      for (const auto& alias : p.aliases) out.emplace(alias, &p);
+  // Every id and alias to the presets it names, indexed once; the first in catalogue order is the one a scan
+  // finds (every estimate and each ranking's runs look their device up: a scan of the catalogue was 5 % of a
+  // ranking).
+  static const detail::name_index named = [] {
+    detail::name_index out;
+    const auto presets = gpu_presets();
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+      out.add(presets[i].id, i);
+      for (const auto& alias : presets[i].aliases) out.add(alias, i);
     }
+    out.seal();
     return out;
   }();
-  const auto it = named.find(id);
-  return it != named.end() ? it->second : nullptr;
+  const auto found = named.find(id);
+  return found.empty() ? nullptr : &gpu_presets()[found.front().second];
 }
 
 std::string_view basis_words(memory_basis basis) {

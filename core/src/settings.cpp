@@ -5,11 +5,11 @@
 #include <array>
 #include <cmath>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 
 #include "decimal.hpp"
+#include "name_index.hpp"
 #include "settings_apply.hpp"
 #include "settings_layer.hpp"
 #include "text.hpp"
@@ -242,13 +242,14 @@ std::span<const applies_rule> applies_rules() { return rules; }
 const setting_def* find_setting(std::string_view key) {
   // Each key to its row, indexed once: apply_layer looks up every key of every layer it parses, and a scan of the
   // table was most of layering a run's explicit values (the ranking layers them about 2,000 times).
-  static const std::unordered_map<std::string_view, const setting_def*> rows = [] {
-    std::unordered_map<std::string_view, const setting_def*> out;
-    for (const auto& def : table) out.emplace(def.key, &def);  // a repeated key keeps its first row, as a scan
+  static const detail::name_index rows = [] {
+    detail::name_index out;
+    for (std::size_t i = 0; i < table.size(); ++i) out.add(table[i].key, i);
+    out.seal();
     return out;
   }();
-  const auto it = rows.find(key);
-  return it != rows.end() ? it->second : nullptr;
+  const auto found = rows.find(key);
+  return found.empty() ? nullptr : &table[found.front().second];  // a repeated key names its first row, as a scan
 }
 
 result<double> parse_number(const setting_def& def, std::string_view raw) {

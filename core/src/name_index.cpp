@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#include "name_index.hpp"
+
+#include <algorithm>
+
+namespace llm_memory::detail {
+
+void name_index::seal() {
+  std::sort(entries_.begin(), entries_.end());
+  entries_.erase(std::unique(entries_.begin(), entries_.end()), entries_.end());
+}
+
+std::span<const name_index::entry> name_index::find(std::string_view name) const {
+  const auto first = std::lower_bound(entries_.begin(), entries_.end(), name,
+                                      [](const entry& e, std::string_view n) { return e.first < n; });
+  auto last = first;
+  while (last != entries_.end() && last->first == name) ++last;
+  // libc++ 14 (Emscripten 3.1.6) makes no span from vector iterators.
+  return {entries_.data() + (first - entries_.begin()), static_cast<std::size_t>(last - first)};
+}
+
+}  // namespace llm_memory::detail
