@@ -17,12 +17,9 @@ class name_index {
   /// One name and the position it names (in its catalogue or table).
   using entry = std::pair<std::string_view, std::size_t>;
 
-  /// Adds `name` for `position`; the names must outlive the index.
-  void add(std::string_view name, std::size_t position) { entries_.emplace_back(name, position); }
-
-  /// Sorts the names added, a name's positions in increasing order, each (name, position) once; call after the
-  /// last add and before find.
-  void seal();
+  /// Adds `name` for `position` in its sorted place (once: a second add of the same pair is a no-op); the names
+  /// must outlive the index. Each add moves the entries after it: fine for the few hundred names of a table.
+  void add(std::string_view name, std::size_t position);
 
   /// The entries named `name`, their positions in increasing order (the first is the one a scan finds first).
   [[nodiscard]] std::span<const entry> find(std::string_view name) const;
@@ -31,7 +28,7 @@ class name_index {
   void clear() { entries_.clear(); }
 
  private:
-  std::vector<entry> entries_;  ///< sorted by name, then position (after seal)
+  std::vector<entry> entries_;  ///< sorted by name, then position
 };
 
 }  // namespace llm_memory::detail

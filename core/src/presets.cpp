@@ -302,7 +302,6 @@ class model_store {
         index_name(slots_[i].id);
         for_each_alias(slots_[i].aliases, index_name);
       }
-      names_.seal();
     }
     for (const auto& e : names_.find(name)) hits.push_back(e.second);
     return hits;
@@ -426,7 +425,6 @@ const gpu_preset* find_gpu(std::string_view id) {
       out.add(presets[i].id, i);
       for (const auto& alias : presets[i].aliases) out.add(alias, i);
     }
-    out.seal();
     return out;
   }();
   const auto found = named.find(id);

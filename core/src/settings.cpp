@@ -245,7 +245,6 @@ const setting_def* find_setting(std::string_view key) {
   static const detail::name_index rows = [] {
     detail::name_index out;
     for (std::size_t i = 0; i < table.size(); ++i) out.add(table[i].key, i);
-    out.seal();
     return out;
   }();
   const auto found = rows.find(key);

@@ -30,7 +30,6 @@ TEST(NameIndex, PositionsInOrderEachOnce) {
   index.add("b", 0);
   index.add("b", 3);
   index.add("ab", 2);
-  index.seal();
   EXPECT_EQ(positions(index, "b"), (std::vector<std::size_t>{0, 3}));
   EXPECT_EQ(positions(index, "a"), (std::vector<std::size_t>{1}));
   EXPECT_EQ(positions(index, "ab"), (std::vector<std::size_t>{2}));
