@@ -34,9 +34,7 @@ using preset_layering = void (*)(const preset_with_layers& preset, bool shipped,
 /// How resolve layers a preset: null (the start), from the layer's text; fits() sets it to the parsed layers, a
 /// function only the ranking makes, so that their code stays out of the page's first part (scripts/split-wasm.mjs
 /// INLINED_MAKERS) while the ranking, which resolves each preset hundreds of times, parses each layer once.
-/// Volatile: else LTO, seeing one function ever stored, turns the pointer into a flag and calls that function
-/// directly from resolve, which puts it back in the first part.
-extern preset_layering volatile parsed_layering;
+extern preset_layering parsed_layering;
 
 /// lookup_model's answer, with the preset's layers parsed once per preset.
 [[nodiscard]] result<preset_with_layers> lookup_model_layers(std::string_view text);

@@ -392,7 +392,7 @@ result<std::size_t> add_models(std::string_view json_text) {
 
 namespace detail {
 
-preset_layering volatile parsed_layering = nullptr;
+preset_layering parsed_layering = nullptr;
 
 result<preset_with_layers> lookup_model_layers(std::string_view text) {
   return models().lookup(model_key(text), trim(text));

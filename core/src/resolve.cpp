@@ -444,8 +444,7 @@ std::optional<error> check_model(const run_spec& r) {
 // the ranking turned that on, else from their text.
 void layer_preset(const detail::preset_with_layers& preset, bool shipped, setting_values& values,
                   std::vector<error>& errors, std::string_view origin) {
-  if (const detail::preset_layering layering = detail::parsed_layering; layering != nullptr)
-    return layering(preset, shipped, values, errors, origin);
+  if (detail::parsed_layering != nullptr) return detail::parsed_layering(preset, shipped, values, errors, origin);
   detail::apply_layer(shipped ? preset.preset->shipped : preset.preset->fields, values, errors, origin);
 }
 
