@@ -14,7 +14,6 @@
 #include "formula_texts.hpp"
 #include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
-#include "preset_layers.hpp"
 #include "profiles.hpp"
 #include "runtimes/devices.hpp"
 #include "runtimes/runtime_def.hpp"
@@ -556,16 +555,6 @@ std::optional<speed_bound> speed_of(const estimate_result& r, const gpu_preset& 
 void forget_kept_runs() { memo() = run_memo{}; }
 
 result<fits_result> fits(const fits_request& q) {
-  // From the first ranking on, each preset's settings are parsed once, on its first run, and layered as values on
-  // every run after (the ranking resolves each preset hundreds of times); the same values as from their text
-  // (tests/core/settings_layer_test.cpp). A function made here, so that the page's first part carries none of it.
-  detail::parsed_layering = [](const detail::preset_with_layers& preset, bool shipped, setting_values& values,
-                               std::vector<error>& errors, std::string_view origin) {
-    detail::preset_layers& layers = *preset.layers;
-    if (!layers.parsed)
-      layers = {detail::parse_layer(preset.preset->fields), detail::parse_layer(preset.preset->shipped), true};
-    detail::apply_layer(shipped ? layers.shipped : layers.fields, values, errors, origin);
-  };
   const gpu_preset* gpu = find_gpu(detail::lower(q.gpu));
   if (auto errors = check_request(q, gpu); !errors.empty()) return errors;
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};

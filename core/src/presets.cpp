@@ -333,7 +333,7 @@ class model_store {
   const model_preset& mapped(std::size_t i) {
     if (!slots_[i].mapped) {
       presets_[i] = make_model(detail::parse_json(slots_[i].text));
-      layers_[i] = {};  // parsed on the preset's first run, once parsed layering is on (resolve.cpp)
+      layers_[i] = {detail::parse_layer(presets_[i].fields), detail::parse_layer(presets_[i].shipped)};
       slots_[i].mapped = true;
     }
     return presets_[i];
@@ -342,7 +342,7 @@ class model_store {
   std::mutex lock_;
   std::vector<model_slot> slots_;
   std::vector<model_preset> presets_;  // presets_[i] mapped from slots_[i]
-  /// layers_[i]: presets_[i]'s fields and shipped format parsed (by resolve, once parsed layering is on)
+  /// layers_[i]: presets_[i]'s fields and shipped format parsed with it (resolve layers them on every run)
   std::vector<detail::preset_layers> layers_;
   std::deque<std::string> owned_;  // ids and entry texts handed over by add_models; a deque keeps them in place
   /// each id and alias to the slots it names, in order (named(); empty until the first look-up after a change)
@@ -391,8 +391,6 @@ result<std::size_t> add_models(std::string_view json_text) {
 }
 
 namespace detail {
-
-preset_layering parsed_layering = nullptr;
 
 result<preset_with_layers> lookup_model_layers(std::string_view text) {
   return models().lookup(model_key(text), trim(text));

@@ -440,20 +440,12 @@ std::optional<error> check_model(const run_spec& r) {
 // and Ollama load a GGUF conversion: Q4_K_M of a 16-bit or FP8 checkpoint, but gpt-oss's MXFP4 experts stay MXFP4
 // (ggml-org/gpt-oss-20b-GGUF and -120b-GGUF ship one file, gpt-oss-*-mxfp4.gguf, file type MXFP4_MOE, which
 // `llama-server -hf` falls back to without a Q4_K_M; Ollama's gpt-oss:20b / :120b tags are MXFP4: docs/runtimes.md).
-// Layers the preset's fields (or, with `shipped`, its shipped format) onto `values`: parsed once per preset where
-// the ranking turned that on, else from their text.
-void layer_preset(const detail::preset_with_layers& preset, bool shipped, setting_values& values,
-                  std::vector<error>& errors, std::string_view origin) {
-  if (detail::parsed_layering != nullptr) return detail::parsed_layering(preset, shipped, values, errors, origin);
-  detail::apply_layer(shipped ? preset.preset->shipped : preset.preset->fields, values, errors, origin);
-}
-
 bool loads_as_shipped(const settings& explicit_values, const setting_values& values,
                       const detail::preset_with_layers& preset) {
   if (preset.preset->shipped.empty()) return false;
   setting_values run = values;
   std::vector<error> ignored;  // reported when the explicit values are layered
-  layer_preset(preset, true, run, ignored, "");
+  detail::apply_layer(preset.layers->shipped, run, ignored, "");
   detail::apply_layer(explicit_values, run, ignored, "");
   if (choice<run_mode>(mode_names, run.mode) != run_mode::inference) return false;
   if (!detail::runtime_of(parse_runtime(run)).converts_checkpoint) return true;
@@ -472,10 +464,11 @@ void apply_model_preset(const settings& explicit_values, setting_values& values,
     errors.push_back(found.errors().front());
     return;
   }
+  // The preset's layers were parsed once, when it was mapped: only copied here on every run.
   const detail::preset_with_layers& preset = found.value();
-  layer_preset(preset, false, values, errors, " (from model preset)");
+  detail::apply_layer(preset.layers->fields, values, errors, " (from model preset)");
   if (loads_as_shipped(explicit_values, values, preset))
-    layer_preset(preset, true, values, errors, " (from model preset)");
+    detail::apply_layer(preset.layers->shipped, values, errors, " (from model preset)");
   values.model = preset.preset->id;
 }
 
