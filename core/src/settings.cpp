@@ -4,10 +4,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "decimal.hpp"
+#include "name_index.hpp"
 #include "settings_apply.hpp"
+#include "settings_layer.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -236,9 +240,15 @@ std::span<const setting_def> setting_table() { return table; }
 std::span<const applies_rule> applies_rules() { return rules; }
 
 const setting_def* find_setting(std::string_view key) {
-  for (const auto& def : table)
-    if (def.key == key) return &def;
-  return nullptr;
+  // Each key to its row, indexed once: apply_layer looks up every key of every layer it parses, and a scan of the
+  // table was most of layering a run's explicit values (the ranking layers them about 2,000 times).
+  static const detail::name_index rows = [] {
+    detail::name_index out;
+    for (std::size_t i = 0; i < table.size(); ++i) out.add(table[i].key, i);
+    return out;
+  }();
+  const auto found = rows.find(key);
+  return found.empty() ? nullptr : &table[found.front().second];  // a repeated key names its first row, as a scan
 }
 
 result<double> parse_number(const setting_def& def, std::string_view raw) {
@@ -281,6 +291,50 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
       errors.push_back(std::move(*problem));
     }
   }
+}
+
+// Each row's field as a member pointer, in table order: data, not a function per row (the page's first part
+// carries this file).
+using field_pointer = std::variant<double setting_values::*, std::int64_t setting_values::*, bool setting_values::*,
+                                   std::string setting_values::*>;
+constexpr std::array<field_pointer, table.size()> fields = {
+#define LLM_MEMORY_FIELD_POINTER(k, ...) field_pointer(&setting_values::k),
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_FIELD_POINTER)
+#undef LLM_MEMORY_FIELD_POINTER
+};
+
+// The field type a member pointer points to.
+template <class Member>
+using field_of = std::remove_cvref_t<decltype(std::declval<setting_values&>().*std::declval<Member>())>;
+
+parsed_layer parse_layer(const settings& layer) {
+  parsed_layer out;
+  for (const auto& [key, raw] : layer) {
+    const setting_def* def = find_setting(key);
+    if (def == nullptr) {
+      out.errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting"});
+      continue;
+    }
+    const auto row = static_cast<std::size_t>(def - table.data());
+    const std::string_view text = raw;  // clang 14 (Emscripten 3.1.6) captures no structured binding
+    std::visit(
+        [&](auto member) {
+          field_of<decltype(member)> value{};
+          if (std::optional<error> problem = assign(*def, text, value))
+            out.errors.push_back(std::move(*problem));
+          else
+            out.entries.push_back({row, layer_value(std::move(value))});
+        },
+        fields[row]);
+  }
+  return out;
+}
+
+void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
+                 std::string_view origin) {
+  for (const layer_entry& e : layer.entries)
+    std::visit([&](auto member) { values.*member = std::get<field_of<decltype(member)>>(e.value); }, fields[e.row]);
+  for (const error& e : layer.errors) errors.push_back({e.setting, e.message + std::string(origin)});
 }
 
 const setting_values& default_values() {

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// A layer of settings parsed once and applied as values (private: a model preset's fields, which resolve layers
+// on every run of the model; presets.cpp parses them when it maps the preset, resolve.cpp applies them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "llm_memory/result.hpp"
+#include "llm_memory/settings.hpp"
+
+namespace llm_memory::detail {
+
+/// One row's parsed value: the field's own type (setting_values).
+using layer_value = std::variant<double, std::int64_t, bool, std::string>;
+
+/// One row a parsed layer sets.
+struct layer_entry {
+  std::size_t row = 0;  ///< the row's index in the settings table
+  layer_value value;    ///< the value parsed from the layer's text, of the row's field type
+};
+
+/// A layer parsed as apply_layer parses it: the rows whose values fit, in the layer's (key) order, and the
+/// problems of the others, without an origin.
+struct parsed_layer {
+  std::vector<layer_entry> entries;  ///< the rows set and their values
+  std::vector<error> errors;         ///< unknown keys and values that do not fit their row
+};
+
+/// Parses `layer` once; applying the result equals apply_layer(layer, ...) on any values.
+[[nodiscard]] parsed_layer parse_layer(const settings& layer);
+
+/// Sets each of `layer`'s rows on `values` and appends its errors to `errors`, each message followed by `origin`.
+void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
+                 std::string_view origin);
+
+}  // namespace llm_memory::detail
