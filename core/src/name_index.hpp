@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Names to positions, sorted once and searched by halves (private: the look-ups every run makes, of a setting's
-// key and of a device's or a model preset's id or alias). A sorted array rather than a hash map: the page's first
-// part carries these look-ups, and std::unordered_map's code was about 6 KB gzip of it (docs/performance.md).
+// Names to positions, sorted once and searched by halves (private: the ranking's look-ups of a setting's key and
+// of a device's id or alias, fast_lookups.cpp). A sorted array rather than a hash map: std::unordered_map's code
+// was about 6 KB gzip of the page's module (docs/performance.md).
 #pragma once
 
 #include <cstddef>

@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "embedded_data.hpp"
-#include "name_index.hpp"
-#include "preset_layers.hpp"
+#include "fast_lookups.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -202,25 +201,21 @@ class model_store {
   model_store() {
     for (const auto& e : detail::model_entries) slots_.push_back({e.id, e.json, e.aliases});
     presets_.resize(slots_.size());
-    layers_.resize(slots_.size());
   }
 
   const model_preset* find(std::string_view id) {
     const std::lock_guard guard(lock_);
-    const std::vector<std::size_t> hits = named(id);
-    return hits.empty() ? nullptr : &mapped(hits.front());
+    const std::size_t i = index(id);
+    return i < slots_.size() ? &mapped(i) : nullptr;
   }
 
-  // The preset `key` names (its id or an alias), with its layers parsed, and, when none or several do, up to 3
-  // ids nearest to it.
-  result<detail::preset_with_layers> lookup(std::string_view key, std::string_view typed) {
+  // The presets `key` names (its id or an alias), and, when none or several do, up to 3 ids nearest to it.
+  result<const model_preset*> lookup(std::string_view key, std::string_view typed) {
     const std::lock_guard guard(lock_);
-    const std::vector<std::size_t> hits = named(key);
-    if (hits.size() == 1) {
-      const std::size_t i = hits.front();
-      const model_preset& preset = mapped(i);
-      return detail::preset_with_layers{&preset, &layers_[i]};
-    }
+    std::vector<std::size_t> hits;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].named(key)) hits.push_back(i);
+    if (hits.size() == 1) return &mapped(hits.front());
     if (hits.size() > 1) {
       std::vector<std::string_view> ids;
       for (const std::size_t i : hits) ids.push_back(slots_[i].id);
@@ -246,12 +241,10 @@ class model_store {
     const std::lock_guard guard(lock_);
     std::vector<model_slot> slots;
     std::vector<model_preset> presets;
-    std::vector<detail::preset_layers> layers;
     std::size_t added = 0;
     const auto move_from = [&](std::size_t i) {
       slots.push_back(slots_[i]);
       presets.push_back(std::move(presets_[i]));
-      layers.push_back(std::move(layers_[i]));
       slots_[i].id = {};  // taken
     };
     for (const auto& entry : entries) {
@@ -266,16 +259,19 @@ class model_store {
       const std::string_view owned_text = owned_.emplace_back(entry.dump());
       slots.push_back({owned_id, owned_text, owned_.emplace_back(alias_list(entry))});
       presets.emplace_back();
-      layers.emplace_back();
       ++added;
     }
     for (std::size_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].id.empty()) move_from(i);
     slots_ = std::move(slots);
     presets_ = std::move(presets);
-    layers_ = std::move(layers);
-    names_.clear();  // the slots moved: indexed again on the next look-up
+    ++generation_;
     return added;
+  }
+
+  std::size_t generation() {
+    const std::lock_guard guard(lock_);
+    return generation_;
   }
 
  private:
@@ -284,27 +280,9 @@ class model_store {
   std::size_t first(const Match& matches) const {
     return static_cast<std::size_t>(std::find_if(slots_.begin(), slots_.end(), matches) - slots_.begin());
   }
-  // The slots `name` names (its id or an alias), in catalogue order. Every resolve looks its model up, and a scan
-  // of the catalogue was 8 % of a ranking: the ids and aliases are indexed on first use. A name with a space is
-  // scanned for, as model_slot::named reads the alias list (it may span two aliases).
-  std::vector<std::size_t> named(std::string_view name) {
-    std::vector<std::size_t> hits;
-    if (name.find(' ') != std::string_view::npos) {
-      for (std::size_t i = 0; i < slots_.size(); ++i)
-        if (slots_[i].named(name)) hits.push_back(i);
-      return hits;
-    }
-    if (names_.empty()) {
-      for (std::size_t i = 0; i < slots_.size(); ++i) {
-        const auto index_name = [&](std::string_view n) {
-          if (!n.empty()) names_.add(n, i);
-        };
-        index_name(slots_[i].id);
-        for_each_alias(slots_[i].aliases, index_name);
-      }
-    }
-    for (const auto& e : names_.find(name)) hits.push_back(e.second);
-    return hits;
+  // The slot named `name` (its id or an alias).
+  std::size_t index(std::string_view name) const {
+    return first([&](const model_slot& s) { return s.named(name); });
   }
   std::size_t index_of_id(std::string_view id) const {
     return first([&](const model_slot& s) { return s.id == id; });
@@ -333,7 +311,6 @@ class model_store {
   const model_preset& mapped(std::size_t i) {
     if (!slots_[i].mapped) {
       presets_[i] = make_model(detail::parse_json(slots_[i].text));
-      layers_[i] = {detail::parse_layer(presets_[i].fields), detail::parse_layer(presets_[i].shipped)};
       slots_[i].mapped = true;
     }
     return presets_[i];
@@ -342,11 +319,8 @@ class model_store {
   std::mutex lock_;
   std::vector<model_slot> slots_;
   std::vector<model_preset> presets_;  // presets_[i] mapped from slots_[i]
-  /// layers_[i]: presets_[i]'s fields and shipped format parsed with it (resolve layers them on every run)
-  std::vector<detail::preset_layers> layers_;
-  std::deque<std::string> owned_;  // ids and entry texts handed over by add_models; a deque keeps them in place
-  /// each id and alias to the slots it names, in order (named(); empty until the first look-up after a change)
-  detail::name_index names_;
+  std::deque<std::string> owned_;      // ids and entry texts handed over by add_models; a deque keeps them in place
+  std::size_t generation_ = 0;         // how many add()s: a preset's address holds until the next
 };
 
 model_store& models() {
@@ -368,9 +342,7 @@ std::span<const model_preset> model_presets() { return models().all(); }
 const model_preset* find_model(std::string_view id) { return models().find(id); }
 
 result<const model_preset*> lookup_model(std::string_view text) {
-  auto found = detail::lookup_model_layers(text);
-  if (!found.ok()) return found.errors();
-  return found.value().preset;
+  return models().lookup(model_key(text), detail::trim(text));
 }
 
 result<std::size_t> add_models(std::string_view json_text) {
@@ -392,9 +364,7 @@ result<std::size_t> add_models(std::string_view json_text) {
 
 namespace detail {
 
-result<preset_with_layers> lookup_model_layers(std::string_view text) {
-  return models().lookup(model_key(text), trim(text));
-}
+std::size_t catalogue_generation() { return models().generation(); }
 
 std::string entry_with_settings(const embedded_model& entry) {
   json out = parse_json(entry.json);
@@ -415,20 +385,11 @@ std::span<const gpu_preset> gpu_presets() {
 }
 
 const gpu_preset* find_gpu(std::string_view id) {
-  // Every id and alias to the presets it names, indexed once; the first in catalogue order is the one a scan
-  // finds (every estimate and each ranking's runs look their device up: a scan of the catalogue was 5 % of a
-  // ranking).
-  static const detail::name_index named = [] {
-    detail::name_index out;
-    const auto presets = gpu_presets();
-    for (std::size_t i = 0; i < presets.size(); ++i) {
-      out.add(presets[i].id, i);
-      for (const auto& alias : presets[i].aliases) out.add(alias, i);
-    }
-    return out;
-  }();
-  const auto found = named.find(id);
-  return found.empty() ? nullptr : &gpu_presets()[found.front().second];
+  // Every estimate and each ranking's runs look their device up: from the first ranking on, by its index.
+  if (const detail::fast_lookups* fast = detail::installed_fast_lookups; fast != nullptr) return fast->gpu(id);
+  for (const auto& p : gpu_presets())
+    if (p.id == id || std::find(p.aliases.begin(), p.aliases.end(), id) != p.aliases.end()) return &p;
+  return nullptr;
 }
 
 std::string_view basis_words(memory_basis basis) {

@@ -4,12 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "decimal.hpp"
-#include "name_index.hpp"
+#include "fast_lookups.hpp"
 #include "settings_apply.hpp"
 #include "settings_layer.hpp"
 #include "text.hpp"
@@ -240,15 +239,11 @@ std::span<const setting_def> setting_table() { return table; }
 std::span<const applies_rule> applies_rules() { return rules; }
 
 const setting_def* find_setting(std::string_view key) {
-  // Each key to its row, indexed once: apply_layer looks up every key of every layer it parses, and a scan of the
-  // table was most of layering a run's explicit values (the ranking layers them about 2,000 times).
-  static const detail::name_index rows = [] {
-    detail::name_index out;
-    for (std::size_t i = 0; i < table.size(); ++i) out.add(table[i].key, i);
-    return out;
-  }();
-  const auto found = rows.find(key);
-  return found.empty() ? nullptr : &table[found.front().second];  // a repeated key names its first row, as a scan
+  // The ranking layers a run's explicit values about 2,000 times: from its first call on, by its index.
+  if (const detail::fast_lookups* fast = detail::installed_fast_lookups; fast != nullptr) return fast->setting(key);
+  for (const auto& def : table)
+    if (def.key == key) return &def;
+  return nullptr;
 }
 
 result<double> parse_number(const setting_def& def, std::string_view raw) {
@@ -293,8 +288,9 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
   }
 }
 
-// Each row's field as a member pointer, in table order: data, not a function per row (the page's first part
-// carries this file).
+// Each row's field as a member pointer, in table order: data, not a function per row. Read by a switch on the
+// pointer's type, not std::visit, whose dispatch tables would be table entries (scripts/split-wasm.mjs keeps every
+// table entry in the page's first part, and only the ranking needs these).
 using field_pointer = std::variant<double setting_values::*, std::int64_t setting_values::*, bool setting_values::*,
                                    std::string setting_values::*>;
 constexpr std::array<field_pointer, table.size()> fields = {
@@ -303,9 +299,17 @@ constexpr std::array<field_pointer, table.size()> fields = {
 #undef LLM_MEMORY_FIELD_POINTER
 };
 
-// The field type a member pointer points to.
-template <class Member>
-using field_of = std::remove_cvref_t<decltype(std::declval<setting_values&>().*std::declval<Member>())>;
+// Calls `f` with row `row`'s member pointer and `value`'s member of the same type.
+template <class Value, class F>
+void with_field(std::size_t row, Value& value, const F& f) {
+  const field_pointer& field = fields[row];
+  switch (field.index()) {
+    case 0: return f(*std::get_if<0>(&field), value.number);
+    case 1: return f(*std::get_if<1>(&field), value.integer);
+    case 2: return f(*std::get_if<2>(&field), value.flag);
+    default: return f(*std::get_if<3>(&field), value.text);
+  }
+}
 
 parsed_layer parse_layer(const settings& layer) {
   parsed_layer out;
@@ -315,17 +319,14 @@ parsed_layer parse_layer(const settings& layer) {
       out.errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting"});
       continue;
     }
-    const auto row = static_cast<std::size_t>(def - table.data());
+    layer_entry entry{static_cast<std::size_t>(def - table.data()), {}};
     const std::string_view text = raw;  // clang 14 (Emscripten 3.1.6) captures no structured binding
-    std::visit(
-        [&](auto member) {
-          field_of<decltype(member)> value{};
-          if (std::optional<error> problem = assign(*def, text, value))
-            out.errors.push_back(std::move(*problem));
-          else
-            out.entries.push_back({row, layer_value(std::move(value))});
-        },
-        fields[row]);
+    std::optional<error> problem;
+    with_field(entry.row, entry.value, [&](auto, auto& value) { problem = assign(*def, text, value); });
+    if (problem)
+      out.errors.push_back(std::move(*problem));
+    else
+      out.entries.push_back(std::move(entry));
   }
   return out;
 }
@@ -333,7 +334,7 @@ parsed_layer parse_layer(const settings& layer) {
 void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
                  std::string_view origin) {
   for (const layer_entry& e : layer.entries)
-    std::visit([&](auto member) { values.*member = std::get<field_of<decltype(member)>>(e.value); }, fields[e.row]);
+    with_field(e.row, e.value, [&](auto member, const auto& value) { values.*member = value; });
   for (const error& e : layer.errors) errors.push_back({e.setting, e.message + std::string(origin)});
 }
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
-// A layer of settings parsed once and applied as values (private: a model preset's fields, which resolve layers
-// on every run of the model; presets.cpp parses them when it maps the preset, resolve.cpp applies them).
+// A layer of settings parsed once and applied as values (private: a model preset's fields, which the ranking's
+// resolves layer on every run of the model: fast_lookups.cpp parses them once per preset).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "llm_memory/result.hpp"
@@ -15,8 +14,15 @@
 
 namespace llm_memory::detail {
 
-/// One row's parsed value: the field's own type (setting_values).
-using layer_value = std::variant<double, std::int64_t, bool, std::string>;
+/// One row's parsed value, in the member of its field's type (setting_values); the others stay unset. Not a
+/// std::variant: its copies and destruction dispatch through function tables, which the page's split would keep
+/// in its first part (scripts/split-wasm.mjs).
+struct layer_value {
+  double number = 0;         ///< a double field's value (its unit: the row's)
+  std::int64_t integer = 0;  ///< an integer field's value (its unit: the row's)
+  bool flag = false;         ///< a flag's value
+  std::string text;          ///< a choice's or a text's value
+};
 
 /// One row a parsed layer sets.
 struct layer_entry {

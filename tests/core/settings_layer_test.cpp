@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A layer of settings parsed once and applied as values (settings_layer.hpp): resolve layers each model preset's
-// fields so on every run (presets.cpp parses them when it maps the preset). Applying the parsed layer must equal
-// parsing the layer's text onto the same values: every setting, and the same errors in the same order.
+// A layer of settings parsed once and applied as values (settings_layer.hpp): the ranking's resolves layer each
+// model preset's fields so on every run (fast_lookups.cpp parses them once per preset). Applying the parsed layer
+// must equal parsing the layer's text onto the same values: every setting, and the same errors in the same order.
 #include "settings_layer.hpp"
 
 #include <gtest/gtest.h>
@@ -80,23 +80,6 @@ TEST(SettingsLayer, ErrorsAndUnsetRowsAsTheTextGivesThem) {
   const applied text = by_text(layer, detail::default_values(), " (from the test)");
   EXPECT_EQ(values.values, text.values);
   EXPECT_EQ(values.errors, text.errors);
-}
-
-// The look-ups' indexes answer as the scans did: an id and an alias name their preset (and a GPU's); a name with a
-// space, a prefix of an id and an empty name name nothing.
-TEST(SettingsLayer, IndexedLookupsAnswerAsScans) {
-  for (const gpu_preset& g : gpu_presets()) {
-    EXPECT_EQ(find_gpu(g.id), &g);
-    for (const std::string& alias : g.aliases) EXPECT_EQ(find_gpu(alias), &g) << alias;
-  }
-  EXPECT_EQ(find_gpu("rtx-409"), nullptr);
-  EXPECT_EQ(find_gpu(""), nullptr);
-  const model_preset& first = model_presets().front();
-  EXPECT_EQ(find_model(first.id), &first);
-  EXPECT_EQ(find_model(first.id.substr(0, 3)), nullptr);
-  EXPECT_EQ(find_model(first.id + " " + first.id), nullptr);
-  EXPECT_EQ(find_model(""), nullptr);
-  EXPECT_FALSE(lookup_model(first.id + " x").ok());
 }
 
 }  // namespace
