@@ -293,16 +293,27 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
 // table entry in the page's first part, and only the ranking needs these).
 using field_pointer = std::variant<double setting_values::*, std::int64_t setting_values::*, bool setting_values::*,
                                    std::string setting_values::*>;
-constexpr std::array<field_pointer, table.size()> fields = {
-#define LLM_MEMORY_FIELD_POINTER(k, ...) field_pointer(&setting_values::k),
+
+// Filled on first use (the ranking's), not a constant: a constant table is read-only data, which the page's split
+// kept in its first part (split-data.mjs keeps an object a first-part address touches, and the end of the array
+// before it, which a first-part loop names, is its first byte). Variant's assignment is not constexpr, so this is
+// code that fills zeroed memory.
+const std::array<field_pointer, table.size()>& fields() {
+  static const std::array<field_pointer, table.size()> rows = [] {
+    std::array<field_pointer, table.size()> out;
+    std::size_t row = 0;
+#define LLM_MEMORY_FIELD_POINTER(k, ...) out[row++] = &setting_values::k;
     LLM_MEMORY_SETTINGS(LLM_MEMORY_FIELD_POINTER)
 #undef LLM_MEMORY_FIELD_POINTER
-};
+    return out;
+  }();
+  return rows;
+}
 
 // Calls `f` with row `row`'s member pointer and `value`'s member of the same type.
 template <class Value, class F>
 void with_field(std::size_t row, Value& value, const F& f) {
-  const field_pointer& field = fields[row];
+  const field_pointer& field = fields()[row];
   switch (field.index()) {
     case 0: return f(*std::get_if<0>(&field), value.number);
     case 1: return f(*std::get_if<1>(&field), value.integer);
