@@ -8,6 +8,7 @@
 #include "run_support.hpp"
 
 #include "layers/layer_kinds.hpp"
+#include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/resolve.hpp"
 
@@ -212,6 +213,12 @@ TEST(presets_2026, nemotron_3_super_by_hand) {
   EXPECT_EQ(find_model("nvidia-nemotron-3-super-120b-a12b-base-bf16"),
             find_model("nvidia-nemotron-3-super-120b-a12b-bf16"));
   EXPECT_EQ(find_model("nvidia-nemotron-3-super-120b-a12b-fp8")->official_params, 123611012096);
+  // peft can name the latent projections: LoRA of rank 16 on both adds 16 x (4,096 + 1,024) per projection, x 2 x 40.
+  const estimate_result lora = test::estimated({{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"},
+                                                {"finetune", "lora"},
+                                                {"lora_rank", "16"},
+                                                {"lora_targets", "fc1_latent_proj,fc2_latent_proj"}});
+  EXPECT_EQ(lora.trainable_params, 40 * 2 * 16 * (4096 + 1024.0));
 }
 
 // Nemotron 3 Nano 30B-A3B FP8: the BF16 preset's model; its Hub total 31,577,946,256 is the count (31,577,940,288,
