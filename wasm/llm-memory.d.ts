@@ -111,6 +111,8 @@ export interface Settings {
   n_shared_experts?: number | string | null;
   /** Shared expert width: Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size. Default `0`. */
   shared_expert_intermediate_size?: number | string | null;
+  /** Expert latent width: Routed experts work in a latent of this width: fc1_latent_proj (hidden -> latent) before them, fc2_latent_proj (latent -> hidden) after (Nemotron 3 Super / Ultra LatentMoE); 0 = at hidden_size. Default `0`. */
+  moe_latent_size?: number | string | null;
   /** Leading dense layers: The first k layers use a dense MLP instead of experts (DeepSeek) [layers]. Default `0`. */
   first_k_dense_replace?: number | string | null;
   /** Router bias: MoE router has one bias per expert (DeepSeek-V3 noaux_tc score correction, GLM-4.5, gpt-oss). Default `off`. */
@@ -372,6 +374,7 @@ export interface ResolvedSettings {
   moe_intermediate_size: string;
   n_shared_experts: string;
   shared_expert_intermediate_size: string;
+  moe_latent_size: string;
   first_k_dense_replace: string;
   router_bias: "on" | "off";
   shared_expert_gate: "on" | "off";

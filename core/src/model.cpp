@@ -86,9 +86,16 @@ layer_params mtp_decoder_layer(const setting_values& s, const model_spec& m) {
 // embed_tokens (V x h), shared_head.norm (h) and shared_head.head (V x h). Qwen3-Next / Qwen3.5 (mtp_own_embedding
 // off; vLLM model_executor/models/qwen3_next_mtp.py @055e47c2): a full-attention layer with the model's FFN,
 // pre_fc_norm_embedding, pre_fc_norm_hidden and norm (h each), fc (2h -> h), the model's embedding and head.
+// Nemotron 3 (vLLM model_executor/models/nemotron_h_mtp.py @01ca2773, mtp_hybrid_override_pattern "*E"): a model
+// of mixer-only and MLP-only blocks keeps that split, an attention block and a MoE block with a norm each, enorm,
+// hnorm and eh_proj on the first and final_layernorm on the last, the model's embedding and head.
 double mtp_layer(const setting_values& s, const model_spec& m) {
   const double h = m.hidden;
-  const double layer = mtp_decoder_layer(s, m).total();
+  const bool split = std::any_of(m.layer_pattern.begin(), m.layer_pattern.end(), [](const layer_run& run) {
+    return run.kind == layer_kind::none || run.mlp == mlp_kind::none;
+  });
+  const double layer =
+      mtp_decoder_layer(s, m).total() + (split ? static_cast<double>(s.norms_per_layer) : 0) * norm_params(m, h);
   return layer + 3 * norm_params(m, h) + 2 * h * h + (s.mtp_own_embedding ? 2 * m.vocab * h : 0);
 }
 

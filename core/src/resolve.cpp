@@ -404,7 +404,7 @@ void check_lora_targets(const run_spec& r, std::vector<error>& errors) {
       fail(errors, "lora_targets",
            "unknown module " + quoted(name) +
                "; use q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj (hybrid layers: in_proj_qkvz, "
-               "in_proj_ba, in_proj, out_proj) or all-linear");
+               "in_proj_ba, in_proj, out_proj; LatentMoE: fc1_latent_proj, fc2_latent_proj) or all-linear");
       return;
     }
   }

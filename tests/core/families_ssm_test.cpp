@@ -227,3 +227,62 @@ TEST(families_ssm, lfm2_moe_by_hand) {
                                                                  22 * (65536.0 + 32 * 3 * 1792.0 * 2048 + 32) +
                                                                  24 * 4096.0 + 65536.0 * 2048 + 2048);
 }
+
+namespace {
+
+// The activations bucket of a two-block MoE-only model (Nemotron-H "E" blocks: 4 relu2 experts of 32, top-2) in
+// full bf16 training (s 2,048, b 1), with the experts at hidden_size or in a latent.
+double moe_activations(const std::string& latent) {
+  auto r = estimate({{"framework", "generic"},
+                     {"hidden_size", "64"},
+                     {"num_attention_heads", "4"},
+                     {"num_hidden_layers", "2"},
+                     {"vocab_size", "100"},
+                     {"seq", "2048"},
+                     {"layer_types", "moe"},
+                     {"norms_per_layer", "1"},
+                     {"mlp", "plain"},
+                     {"num_experts", "4"},
+                     {"num_experts_per_tok", "2"},
+                     {"moe_intermediate_size", "32"},
+                     {"moe_latent_size", latent}});
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
+  return r.ok() ? r.value().buckets[3].items[0].bytes : -1;
+}
+
+}  // namespace
+
+// LatentMoE in training (transformers NemotronHMoE.forward: the router and fc1_latent_proj read the block's input,
+// the experts the L-wide latent, fc2_latent_proj their weighted sum): per block the routed experts keep k x T copies
+// of an L-wide input instead of an h-wide one, 2 x 2,048 x 2 B x (16 - 64) = -393,216 B, and fc2_latent_proj keeps
+// its L-wide input, 2,048 x 2 B x 16 = 65,536 B: -327,680 B per block, two blocks. fc1_latent_proj's input is the
+// block input the router keeps already.
+TEST(families_ssm, latent_moe_training_saves_the_latent) {
+  EXPECT_EQ(moe_activations("16") - moe_activations("0"), 2 * (2 * 2048 * 2 * (16 - 64.0) + 2048 * 2 * 16.0));
+}
+
+// Nemotron 3's config fields: moe_latent_size read (null: none), the MTP step only as "*E" (vLLM nemotron_h_mtp.py
+// builds "*" and "E" blocks; every checkpoint ships "*E"), each refusal naming its setting.
+TEST(families_ssm, nemotron_latent_and_mtp_fields) {
+  const std::string base = R"({"model_type": "nemotron_h", "hidden_size": 64, "num_attention_heads": 4,
+      "num_hidden_layers": 3, "vocab_size": 10, "hybrid_override_pattern": "ME*", "mamba_num_heads": 4,
+      "mamba_head_dim": 16, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,)";
+  const auto parsed = [&](const std::string& rest) { return parse_config(base + rest + "}"); };
+  auto latent = parsed(R"("moe_latent_size": 16, "num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "*E")");
+  ASSERT_TRUE(latent.ok()) << to_string(latent.errors().front());
+  EXPECT_EQ(latent.value().at("moe_latent_size"), "16");
+  EXPECT_EQ(latent.value().at("num_nextn_predict_layers"), "1");
+  auto none = parsed(R"("moe_latent_size": null)");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none.value().contains("moe_latent_size"));
+  auto negative = parsed(R"("moe_latent_size": -1)");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.errors().front().setting, "moe_latent_size");
+  for (const char* mtp :
+       {R"("num_nextn_predict_layers": 1, "mtp_hybrid_override_pattern": "E*")", R"("num_nextn_predict_layers": 1)",
+        R"("num_nextn_predict_layers": 1, "mtp_layers_block_type": ["attention", "mamba"])"}) {
+    auto bad = parsed(mtp);
+    ASSERT_FALSE(bad.ok()) << mtp;
+    EXPECT_EQ(bad.errors().front().setting, "num_nextn_predict_layers") << mtp;
+  }
+}

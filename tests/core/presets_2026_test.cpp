@@ -8,6 +8,7 @@
 #include "run_support.hpp"
 
 #include "layers/layer_kinds.hpp"
+#include "llm_memory/estimate.hpp"
 #include "llm_memory/presets.hpp"
 #include "llm_memory/resolve.hpp"
 
@@ -199,6 +200,75 @@ TEST(presets_2026, gemma_3n_by_hand) {
                          "vision tower"),
               -1)
         << runtime;
+// NVIDIA Nemotron 3 Super 120B-A12B (nemotron_h with moe_latent_size 1,024 and one MTP step; the FP8 repo's
+// config.json, docs/research/presets-2026-12b.md section 2). Per block one RMSNorm of 4,096 and its mixer:
+//   Mamba-2 (d_inner 128 x 64 = 8,192, conv_dim 8,192 + 2 x 8 x 128 = 10,240): in_proj 4,096 x (8,192 + 10,240 + 128)
+//     + conv1d 10,240 x 4 + its bias 10,240 + A_log, D, dt_bias 3 x 128 + gated norm 8,192 + out_proj 8,192 x 4,096
+//     = 109,635,968;
+//   attention: q, o 2 x 4,096 x 4,096 + k, v 2 x 4,096 x 256 = 35,651,584;
+//   LatentMoE (modeling_nemotron_h.py NemotronHMoE / vLLM nemotron_h.py): router 512 x 4,096 = 2,097,152 and its
+//     e_score_correction_bias 512; 512 experts x (up 1,024 x 2,688 + down 2,688 x 1,024) = 2,818,572,288 (the experts
+//     read the 1,024-wide latent); shared expert 2 x 4,096 x 5,376 = 44,040,192; fc1_latent_proj and fc2_latent_proj
+//     2 x 4,096 x 1,024 = 8,388,608: 2,873,098,240 + 512.
+// Main model: 40 Mamba, 40 MoE, 8 attention blocks + embedding and untied head 2 x 131,072 x 4,096 + final norm =
+// 120,668,687,360 + 40 x 512. MTP (vLLM nemotron_h_mtp.py, pattern "*E"): the attention block and the MoE block with
+// their norms, enorm, hnorm, final_layernorm 3 x 4,096 and eh_proj 8,192 x 4,096 = 2,942,324,736 + 512. The Hub
+// total 123,611,012,096 (BF16, Base and FP8 repos) is the count less the 41 x 512 router biases.
+TEST(presets_2026, nemotron_3_super_by_hand) {
+  const double h = 4096;
+  const double mamba = h * (8192 + 10240 + 128) + 10240 * 4 + 10240 + 3 * 128 + 8192 + 8192 * h;
+  const double attention = 2 * h * 4096 + 2 * h * 256;
+  const double moe = 512 * h + 512 * 2 * 2688.0 * 1024 + 2 * h * 5376 + 2 * h * 1024;
+  EXPECT_EQ(mamba, 109635968.0);
+  EXPECT_EQ(attention, 35651584.0);
+  EXPECT_EQ(moe, 2873098240.0);
+  const double main = 40 * (mamba + h) + 40 * (moe + h) + 8 * (attention + h) + 2 * 131072 * h + h;
+  const double mtp = (attention + h) + (moe + h) + 3 * h + 2 * h * h;
+  EXPECT_EQ(main, 120668687360.0);
+  EXPECT_EQ(mtp, 2942324736.0);
+  EXPECT_EQ(main + mtp, 123611012096.0);
+  for (const char* id : {"nvidia-nemotron-3-super-120b-a12b-bf16", "nvidia-nemotron-3-super-120b-a12b-fp8"}) {
+    const run_spec r = resolved({{"model", id}});
+    EXPECT_EQ(r.model.params.total, main + mtp + 41 * 512) << id;
+    EXPECT_EQ(r.model.params.mtp, mtp + 512) << id;
+    EXPECT_EQ(r.model.params.loaded(), main + 40 * 512) << id;  // no runtime loads the MTP step by default
+    EXPECT_EQ(r.model.params.moe_layers(), 40) << id;
+    // Active: the 490 experts a token skips in each of the 40 MoE blocks, 2 x 2,688 x 1,024 each, are out.
+    EXPECT_EQ(r.model.params.active, main + 40 * 512 - 40 * 490 * (2 * 2688.0 * 1024)) << id;
+    EXPECT_EQ(r.values.max_position_embeddings, 262144) << id;
+  }
+  EXPECT_EQ(find_model("nvidia-nemotron-3-super-120b-a12b-base-bf16"),
+            find_model("nvidia-nemotron-3-super-120b-a12b-bf16"));
+  EXPECT_EQ(find_model("nvidia-nemotron-3-super-120b-a12b-fp8")->official_params, 123611012096);
+  // peft can name the latent projections: LoRA of rank 16 on both adds 16 x (4,096 + 1,024) per projection, x 2 x 40.
+  const estimate_result lora = test::estimated({{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"},
+                                                {"finetune", "lora"},
+                                                {"lora_rank", "16"},
+                                                {"lora_targets", "fc1_latent_proj,fc2_latent_proj"}});
+  EXPECT_EQ(lora.trainable_params, 40 * 2 * 16 * (4096 + 1024.0));
+}
+
+// Nemotron 3 Nano 30B-A3B FP8: the BF16 preset's model; its Hub total 31,577,946,256 is the count (31,577,940,288,
+// nemotron_3_nano_hub_total) plus 5,968 = 23 x 128 x 2 routed + 23 x 2 shared-expert linears + in_proj and
+// out_proj of the 17 Mamba blocks not followed by attention (2 x 17), one scale each (inferred). Nano 4B (dense,
+// Megatron-Bridge's recipe fields): Mamba-2 (d_inner 96 x 80 = 7,680, conv_dim 7,680 + 2 x 8 x 128 = 9,728)
+// in_proj 3,136 x (7,680 + 9,728 + 96) + conv1d and bias 9,728 x 5 + 3 x 96 + gated norm 7,680 + out_proj 7,680 x
+// 3,136 = 79,033,632; attention 2 x 3,136 x 5,120 + 2 x 3,136 x 1,024 = 38,535,168; MLP 2 x 3,136 x 12,544 =
+// 78,675,968; 21, 4 and 17 blocks with a norm each, untied 2 x 131,072 x 3,136, final norm: 3,973,556,832 = the FP8
+// repo's 3,973,556,900 less 68 = 92 linears - 4 x 4 attention - 4 x 2 Mamba before attention (one scale each).
+TEST(presets_2026, nemotron_3_nano_fp8_and_4b_by_hand) {
+  const double nano = 31577940288.0;
+  EXPECT_EQ(total_of("nvidia-nemotron-3-nano-30b-a3b-fp8"), nano);
+  EXPECT_EQ(nano + 23 * 128 * 2 + 23 * 2 + 17 * 2, 31577946256.0);
+  const double h = 3136;
+  const double mamba = h * (7680 + 9728 + 96) + 9728 * 5 + 3 * 96 + 7680 + 7680 * h;
+  const double attention = 2 * h * 5120 + 2 * h * 1024;
+  const double mlp = 2 * h * 12544;
+  EXPECT_EQ(mamba, 79033632.0);
+  const double count = 21 * (mamba + h) + 4 * (attention + h) + 17 * (mlp + h) + 2 * 131072 * h + h;
+  EXPECT_EQ(count, 3973556832.0);
+  EXPECT_EQ(total_of("nvidia-nemotron-3-nano-4b-fp8"), count);
+  EXPECT_EQ(count + (21 * 2 + 4 * 4 + 17 * 2) - 4 * 4 - 4 * 2, 3973556900.0);
 }
 
 }  // namespace

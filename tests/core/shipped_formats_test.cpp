@@ -135,6 +135,12 @@ TEST(shipped_formats, every_2025_26_preset_answers_in_its_shipped_format) {
       {"glm-4.7-flash", "bf16"},
       {"magistral-small-2506", "bf16"},
       {"mistral-small-3.1-24b-instruct-2503", "bf16"},
+      // docs/research/presets-2026-12b.md: Nemotron 3 Super's BF16 repo and NVIDIA's FP8 repos (ModelOpt FP8,
+      // per-tensor scales: hf_quant_config.json quant_algo FP8).
+      {"nvidia-nemotron-3-super-120b-a12b-bf16", "bf16"},
+      {"nvidia-nemotron-3-super-120b-a12b-fp8", "fp8_block"},
+      {"nvidia-nemotron-3-nano-30b-a3b-fp8", "fp8_block"},
+      {"nvidia-nemotron-3-nano-4b-fp8", "fp8_block"},
   };
   for (const auto& [id, format] : presets) {
     const auto r = resolve({{"model", id}, {"mode", "inference"}});

@@ -38,15 +38,19 @@ enum class projection : std::uint8_t {
   b_proj,        // KDA: beta per head
   g_a_proj,      // KDA: the output gate's low-rank input
   g_b_proj,      // KDA: the output gate's expansion
+  // LatentMoE (Nemotron 3 Super): hidden -> latent before the routed experts, latent -> hidden after them
+  fc1_latent_proj,
+  fc2_latent_proj,
 };
 
 /// PEFT's names, in the order of `projection`.
-inline constexpr std::array<std::string_view, 24> projection_names = {
-    "q_proj",    "k_proj",       "v_proj",     "o_proj",      "gate_proj",
-    "up_proj",   "down_proj",    "q_a_proj",   "q_b_proj",    "kv_a_proj_with_mqa",
-    "kv_b_proj", "in_proj_qkvz", "in_proj_ba", "in_proj",     "out_proj",
-    "x_proj",    "dt_proj",      "qkv_proj",   "output_gate", "f_a_proj",
-    "f_b_proj",  "b_proj",       "g_a_proj",   "g_b_proj"};
+inline constexpr std::array<std::string_view, 26> projection_names = {
+    "q_proj",         "k_proj",       "v_proj",     "o_proj",      "gate_proj",
+    "up_proj",        "down_proj",    "q_a_proj",   "q_b_proj",    "kv_a_proj_with_mqa",
+    "kv_b_proj",      "in_proj_qkvz", "in_proj_ba", "in_proj",     "out_proj",
+    "x_proj",         "dt_proj",      "qkv_proj",   "output_gate", "f_a_proj",
+    "f_b_proj",       "b_proj",       "g_a_proj",   "g_b_proj",    "fc1_latent_proj",
+    "fc2_latent_proj"};
 
 /// Whether a user can name `p` in lora_targets (MLA's projections are adapted by all-linear only).
 [[nodiscard]] constexpr bool nameable(projection p) { return p < projection::q_a_proj || p > projection::kv_b_proj; }

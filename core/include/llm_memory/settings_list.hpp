@@ -117,6 +117,10 @@
   X(shared_expert_intermediate_size, integer, "0", 0, 1e7, "", "", "model",                                            \
     "Inner width of all shared experts together; 0 = n_shared_experts x moe_intermediate_size", "Shared expert width", \
     "")                                                                                                                \
+  X(moe_latent_size, integer, "0", 0, 1e6, "", "", "model",                                                            \
+    "Routed experts work in a latent of this width: fc1_latent_proj (hidden -> latent) before them, fc2_latent_proj "  \
+    "(latent -> hidden) after (Nemotron 3 Super / Ultra LatentMoE); 0 = at hidden_size",                               \
+    "Expert latent width", "")                                                                                         \
   X(first_k_dense_replace, integer, "0", 0, 1e5, "", "layers", "model",                                                \
     "The first k layers use a dense MLP instead of experts (DeepSeek)", "Leading dense layers", "")                    \
   X(router_bias, flag, "off", 0, 0, "", "", "model",                                                                   \

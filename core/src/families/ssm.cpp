@@ -110,9 +110,35 @@ void nemotron_layers(reader& r) {
   set_layers(r, entries, field);
 }
 
+// Nemotron 3's multi-token prediction (NemotronHConfig num_nextn_predict_layers, default 0): each step is the blocks
+// of mtp_hybrid_override_pattern (or mtp_layers_block_type), and vLLM's nemotron_h_mtp.py builds "*" and "E" only;
+// the attention-then-MoE step every checkpoint ships is the one counted (model.cpp mtp_layer).
+void nemotron_mtp(reader& r) {
+  if (!r.integer({"num_nextn_predict_layers"}, "num_nextn_predict_layers")) return;
+  r.out["mtp_own_embedding"] = "off";  // the step reads the model's embedding and head (vLLM: no embed_tokens stored)
+  const auto steps = r.out.find("num_nextn_predict_layers");
+  if (steps == r.out.end() || number_in(steps->second) == 0) return;
+  std::string pattern;
+  const char* field = "mtp_hybrid_override_pattern";
+  if (const auto list = string_list(r, {"mtp_layers_block_type"})) {
+    field = "mtp_layers_block_type";
+    for (const auto& k : *list) pattern += k == "attention" ? "*" : k == "moe" ? "E" : "?";
+  } else if (const json* p = r.find({"mtp_hybrid_override_pattern"}); p != nullptr && p->is_string()) {
+    pattern = p->get<std::string>();
+  } else {
+    r.fail("num_nextn_predict_layers", "config.json has num_nextn_predict_layers but no mtp_hybrid_override_pattern");
+    return;
+  }
+  const bool experts = r.out.contains("num_experts") && number_in(r.out["num_experts"]) > 0;
+  if (pattern != "*E" || !experts)
+    r.fail("num_nextn_predict_layers", std::string("config.json field \"") + field +
+                                           "\": only an attention block then a MoE block (\"*E\") is modelled");
+}
+
 // NVIDIA Nemotron-H / Nemotron 3 (modeling_nemotron_h.py): the Mamba-2 fields under their own names, relu2 MLPs
 // of intermediate_size, experts of moe_intermediate_size with one shared expert of
-// moe_shared_expert_intermediate_size and a sigmoid router with e_score_correction_bias.
+// moe_shared_expert_intermediate_size and a sigmoid router with e_score_correction_bias; moe_latent_size puts the
+// routed experts in a latent (layers/moe_mlp.cpp).
 }  // namespace
 
 void nemotron_h_fields(reader& r, std::string_view) {
@@ -125,10 +151,11 @@ void nemotron_h_fields(reader& r, std::string_view) {
   flag(r, "use_conv_bias", "mamba_conv_bias");
   flag(r, "use_bias", "mamba_proj_bias");
   r.integer({"moe_shared_expert_intermediate_size"}, "shared_expert_intermediate_size");
-  if (const json* latent = r.find({"moe_latent_size"}); latent != nullptr)
-    r.fail("moe_intermediate_size", "config.json moe_latent_size (experts in a latent width) is not modelled");
+  if (const json* latent = r.find({"moe_latent_size"}); latent != nullptr && !latent->is_null())
+    r.integer({"moe_latent_size"}, "moe_latent_size");
   read_state_dtype(r);
   nemotron_layers(r);
+  nemotron_mtp(r);
 }
 
 // GraniteMoeHybridConfig (@008f5c8) and FalconH1Config (@020a37d) alike: "auto" is mamba_intermediate //
