@@ -26,11 +26,14 @@ run() {
   # config.json inputs up to 64 KiB: room for arrays nested 32,000 deep (issue 20: 10,000 overflowed the stack
   # under ASan), far past max_json_depth; the other targets read short texts.
   [[ $target == config_json ]] && max_len=65536
+  # The paste box's seeds are its own folder and the recipes the CLI's tests read (tests/cli/recipes), kept once.
+  local seeds=("tests/fuzz/corpus/$target")
+  [[ $target == paste ]] && seeds+=(tests/cli/recipes)
   echo "fuzz: $target (${budget})"
-  "$binary" "${limit[@]}" "${dict[@]}" -max_len="$max_len" -print_final_stats=1 "$work" "tests/fuzz/corpus/$target" \
+  "$binary" "${limit[@]}" "${dict[@]}" -max_len="$max_len" -print_final_stats=1 "$work" "${seeds[@]}" \
     2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)|SUMMARY" || true
   # libFuzzer exits non-zero on a finding; re-check explicitly so a crash fails the script.
-  "$binary" -runs=0 "$work" "tests/fuzz/corpus/$target" >/dev/null 2>&1
+  "$binary" -runs=0 "$work" "${seeds[@]}" >/dev/null 2>&1
 }
 export -f run
 export budget

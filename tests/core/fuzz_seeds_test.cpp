@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Every reader is fuzzed (issue 33): the launch, paste and log fuzz targets (tests/fuzz/*_fuzz.cpp) hand their
-// input whole to read_launch, read_pasted and read_log, and libFuzzer starts from tests/fuzz/corpus/<target>. A
+// input whole to read_launch, read_pasted and read_log, and libFuzzer starts from tests/fuzz/corpus/<target> (the
+// paste target also from tests/cli/recipes, scripts/fuzz.sh). A
 // reader no seed reaches is fuzzed only if libFuzzer happens upon its program name or keys; here each seed is read
 // as its target reads it, and together they reach every reader of readers/table.cpp and every log format of
 // logs/table.cpp.
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "config_support.hpp"
 #include "llm_memory/launch.hpp"
@@ -24,6 +26,14 @@ std::filesystem::path corpus(const char* target) {
   return std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "fuzz" / "corpus" / target;
 }
 
+// The paste target's seed files: its own folder and the CLI's recipes.
+std::vector<std::filesystem::path> paste_seeds() {
+  std::vector<std::filesystem::path> seeds;
+  for (const auto& folder : {corpus("paste"), std::filesystem::path(LLM_MEMORY_TESTS_DIR) / "cli" / "recipes"})
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) seeds.push_back(entry.path());
+  return seeds;
+}
+
 // A command as the table names its row: `docker run IMAGE (the command it runs)` is the docker reader's.
 std::string row_of(const std::string& command) { return command.starts_with("docker run ") ? "docker run" : command; }
 
@@ -31,8 +41,8 @@ TEST(fuzz_seeds, the_seeds_reach_every_reader_and_every_log_format) {
   std::set<std::string> commands, logs;
   for (const auto& entry : std::filesystem::directory_iterator(corpus("launch")))
     commands.insert(row_of(read_launch(file_text(entry.path())).command));
-  for (const auto& entry : std::filesystem::directory_iterator(corpus("paste"))) {
-    const pasted read = read_pasted(file_text(entry.path()));
+  for (const auto& seed : paste_seeds()) {
+    const pasted read = read_pasted(file_text(seed));
     if (read.log)
       logs.insert(read.log->format);
     else

@@ -60,23 +60,24 @@ TEST(readers_hostile, the_unsloth_script) {
   EXPECT_EQ(binary.launch.errors.at(0).setting, "line 2");
 }
 
+// A training YAML (axolotl's or LLaMA-Factory's) read as `command`: the unknown key `frobnicate` is listed, the bad
+// value is the one error and names `bad_key`, and `setting` is not read from it.
+void expect_hostile_yaml(const std::string& text, const std::string& command, const std::string& bad_key,
+                         const std::string& setting) {
+  const auto r = read_launch(text);
+  EXPECT_EQ(r.command, command);
+  EXPECT_TRUE(ignored(r, "frobnicate")) << command;
+  EXPECT_EQ(only_error(r).rfind(bad_key, 0), 0u) << only_error(r);
+  EXPECT_FALSE(r.values.contains(setting)) << command;
+}
+
 // axolotl's and LLaMA-Factory's YAML: an unknown key is listed, a bad value names its key, a nesting past the YAML
 // reader's 32 levels names the line it reached.
 TEST(readers_hostile, axolotl_and_llama_factory_yaml) {
-  const auto axolotl = read_launch(
-      "base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nfrobnicate: 3\n"
-      "micro_batch_size: many\n");
-  EXPECT_EQ(axolotl.command, "axolotl config");
-  EXPECT_TRUE(ignored(axolotl, "frobnicate"));
-  EXPECT_EQ(only_error(axolotl).rfind("micro_batch_size", 0), 0u) << only_error(axolotl);
-  EXPECT_FALSE(axolotl.values.contains("batch"));
-  const auto factory = read_launch(
-      "model_name_or_path: Qwen/Qwen2.5-7B\nfinetuning_type: lora\nfrobnicate: 3\n"
-      "cutoff_len: -1\n");
-  EXPECT_EQ(factory.command, "LLaMA-Factory config");
-  EXPECT_TRUE(ignored(factory, "frobnicate"));
-  EXPECT_EQ(only_error(factory).rfind("cutoff_len", 0), 0u) << only_error(factory);
-  EXPECT_FALSE(factory.values.contains("seq"));
+  expect_hostile_yaml("base_model: meta-llama/Llama-3.2-1B\nadapter: lora\nfrobnicate: 3\nmicro_batch_size: many\n",
+                      "axolotl config", "micro_batch_size", "batch");
+  expect_hostile_yaml("model_name_or_path: Qwen/Qwen2.5-7B\nfinetuning_type: lora\nfrobnicate: 3\ncutoff_len: -1\n",
+                      "LLaMA-Factory config", "cutoff_len", "seq");
   for (const std::string head : {"base_model: x\nadapter: lora\n", "model_name_or_path: x\nfinetuning_type: lora\n"}) {
     // 40 mappings, each a space deeper: line 34 (the two key lines, then 32 levels) is the first past the bound.
     std::string text = head + "a:\n";
