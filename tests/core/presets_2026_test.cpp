@@ -200,6 +200,8 @@ TEST(presets_2026, gemma_3n_by_hand) {
                          "vision tower"),
               -1)
         << runtime;
+}
+
 // NVIDIA Nemotron 3 Super 120B-A12B (nemotron_h with moe_latent_size 1,024 and one MTP step; the FP8 repo's
 // config.json, docs/research/presets-2026-12b.md section 2). Per block one RMSNorm of 4,096 and its mixer:
 //   Mamba-2 (d_inner 128 x 64 = 8,192, conv_dim 8,192 + 2 x 8 x 128 = 10,240): in_proj 4,096 x (8,192 + 10,240 + 128)
