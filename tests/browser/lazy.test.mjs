@@ -49,9 +49,9 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   page.on("pageerror", (error) => errors.push(error.message));
   const fetched = () => paths.filter((path) => path.startsWith("/chunks/"));
   assert.deepEqual(fetched().sort(), [...eager].sort(), "before any action: app.js's own chunks only");
-  // The core's first part, not its rest (docs/wasm.md, "The page's module in two"), nor the whole module.
+  // No part of the core: the start page is whole in index.html and starts its core at its wake (web/wake.js).
   const cores = () => paths.filter((path) => path.endsWith(".wasm"));
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "before any action: the core's first part only");
+  assert.deepEqual(cores(), [], "before any action: no part of the core");
   assert.equal(await page.$$eval("#heatmap > *", (nodes) => nodes.length), 0, "the heatmap is not drawn while its tab is closed");
   assert.equal(await page.$$eval("#gpu-fit > *", (nodes) => nodes.length), 0, "nor the GPU table");
 
@@ -152,16 +152,16 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   await session.context.unroute("https://huggingface.co/**");
 });
 
-test("the default page shows its prerendered answers without the rest; the first action fetches it, and they stay", async () => {
+test("the default page shows its prerendered answers without the core; the first action fetches both parts, and they stay", async () => {
   const { paths, page } = await firstLoad(session.context, session.url);
   const cores = () => paths.filter((path) => path.endsWith(".wasm"));
-  assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered");
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "a visit that only reads: the first part only");
+  assert.equal(await page.getAttribute("html", "data-dormant"), "", "asleep until the visitor acts");
+  assert.deepEqual(cores(), [], "a visit that only reads: no part of the core");
   // The start settings fit: the prerendered answer is the room left (the solver's, in the rest).
   const room = await page.textContent("#ways-out");
   assert.match(room, /^Room on this device: /);
   await settled(page);  // a key press: the visitor's first action
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the action fetched the rest, once");
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the action fetched both parts, once");
   assert.equal(await page.textContent("#ways-out"), room, "the core's answer is the prerendered one");
   // A way out on settings that do not fit applies its change (the listener app.js puts on the list).
   await page.fill('input[name="seq"]', "131072");
