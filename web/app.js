@@ -569,6 +569,7 @@ async function main() {
   performance.mark("llm-memory:start");
   const root = document.documentElement.dataset;
   if (matchMedia(NARROW).matches) $("settings-details").open = false;
+  root.started = "";
   // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now.
   if ("prerendered" in root && !("default" in root)) {
     for (const id of CONTROLS) $(id).replaceChildren();
@@ -580,6 +581,8 @@ async function main() {
     // first action or the page's first idle period (web/wake.js). The single-file page has no core to defer
     // (web/boot.js says which page defers).
     if (globalThis.llmMemoryBoot?.deferred && "default" in root && "prerendered" in root) {
+      // Whole and taking input: not busy for assistive technologies while it sleeps.
+      $("app").removeAttribute("aria-busy");
       carry = await dormant(FIRST_ACTIONS, idle, [$("task-picker"), $("settings-form")]);
       performance.mark("llm-memory:wake");
     } else if ("default" in root) {

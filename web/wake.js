@@ -12,11 +12,13 @@ export const CONTROLS = ["task-picker", "units-toggle", "model-picker", "device-
 function locate(element) {
   const steps = [];
   let node = element;
-  while (node && !node.id) {
-    steps.unshift([...node.parentElement.children].indexOf(node));
-    node = node.parentElement;
+  while (!node.id) {
+    const parent = node.parentElement;
+    if (!parent) return null;
+    steps.unshift([...parent.children].indexOf(node));
+    node = parent;
   }
-  return node ? { id: node.id, steps } : null;
+  return { id: node.id, steps };
 }
 
 /** The element at `place` (locate's) in the document now, or null. */
