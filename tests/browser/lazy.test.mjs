@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
-// (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
-// and the core's first part (llm-memory.first.wasm) without its rest, which the visitor's first action fetches
-// once (the default page's ways out come prerendered; a link with settings fetches the rest at once);
+// (docs/web.md, "Start-up"). A plain visit to the start page fetches the chunks app.js imports (preloaded beside
+// it) and no other, and no part of the core: the visitor's first action fetches the first part and the rest once
+// (the start page is prerendered whole, its ways out included; a link with settings fetches both at once);
 // opening the Heatmap tab, the What fits tab, the Embed button, a chosen file, a Hub repo id, the box for a
 // command, config or log, "What runs on my machine" and "Copy launch command" each fetch theirs, which then works;
 // after the eight every chunk but a link's model loader has been fetched. The heatmap and the GPU table are drawn
