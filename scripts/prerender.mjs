@@ -90,6 +90,25 @@ function formState({ HTMLSelectElement, HTMLInputElement }) {
   });
 }
 
+/**
+ * Puts the body of each collapsed group in `container` (a `<details>` without `open`, the outermost ones: the
+ * settings form's Advanced group, its hundred fields) into an inert `<template data-body>` in its place, which the
+ * browser parses as a fragment and neither styles, lays out nor paints (the start page's first paint grew with
+ * them: docs/performance.md). web/boot.js moves it into its group when the group is first opened before the core
+ * runs; at the wake the live controls replace the prerendered ones (web/wake.js).
+ */
+function packCollapsed(document, container) {
+  for (const details of container.querySelectorAll("details:not([open])")) {
+    if (details.parentElement.closest("details:not([open])")) continue;
+    const body = [...details.childNodes].filter((node) => node.localName !== "summary");
+    if (!body.length) continue;
+    const template = document.createElement("template");
+    template.setAttribute("data-body", "");
+    template.append(...body);
+    details.append(template);
+  }
+}
+
 /** The empty `<div id="ID" ...></div>` of `page` (web/index.html); throws when there is none. */
 function emptyDiv(page, id) {
   const empty = new RegExp(`<(div|span) id="${id}"[^>]*></\\1>`).exec(page);
@@ -126,6 +145,7 @@ export async function prerenderResults(template, dist) {
     const empties = CONTROLS.map((id) => emptyDiv(page, id));
     document.body.innerHTML = empties.join("");
     drawControls((id) => document.getElementById(id), estimate, schema, gpus);
+    for (const id of CONTROLS) packCollapsed(document, document.getElementById(id));
     CONTROLS.forEach((id, i) => {
       page = page.replace(empties[i], () => document.getElementById(id).outerHTML);
     });

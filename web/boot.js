@@ -57,3 +57,13 @@ if (core && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
     globalThis.llmMemoryBoot = { module: parts.module, rest: parts.rest, prefetchRest: parts.prefetchRest, presets };
   }
 }
+
+// The start page's collapsed groups hold their prerendered body in an inert <template data-body>
+// (scripts/prerender.mjs): opened before the core runs (a click on the summary, or any other way), a group gets
+// it at once, before the open group is painted. At the wake the live controls replace them (web/wake.js).
+const unpack = (details) => {
+  const body = details?.localName === "details" ? details.querySelector(":scope > template[data-body]") : null;
+  body?.replaceWith(body.content);
+};
+document.addEventListener("click", (event) => unpack(event.target.closest?.("summary")?.parentElement), true);
+document.addEventListener("toggle", (event) => unpack(event.target), true);

@@ -113,6 +113,17 @@ test("the default result is in index.html before the core runs, and the core dra
   assert.equal(await static_page.inputValue('#settings-form input[name="seq"]'), "8192");
   assert.equal(await static_page.inputValue("#gpu-select"), "rtx-4090");
   assert.equal(await static_page.isChecked("#task-inference"), true);
+  // The collapsed Advanced group's fields are in an inert <template> (no style, layout or paint at first), moved
+  // into the group as it is opened (web/boot.js): opened and closed, it is the live group.
+  assert.equal(await static_page.locator('#settings-form [name="fragmentation"]').count(), 0, "Advanced's fields are not in the DOM yet");
+  // In the click's own task, before a frame of the open group could be painted.
+  assert.deepEqual(await static_page.evaluate(() => {
+    document.querySelector("#settings-advanced > summary").click();
+    return [document.getElementById("settings-advanced").open, document.querySelector('#settings-form input[name="fragmentation"]') !== null];
+  }), [true, true], "opened, its fields are there at once");
+  assert.equal(await static_page.isVisible('#settings-form input[name="fragmentation"]'), true);
+  assert.equal(await static_page.inputValue('#settings-form input[name="fragmentation"]'), "0");
+  await static_page.click("#settings-advanced > summary");
   const controls = await canonical(static_page, CONTROLS);
   await static_page.close();
   // The live controls, drawn at the wake by the page's first idle period (called by hand here), before the

@@ -78,14 +78,19 @@ test("a tab clicked and a group opened before the core is up are the live page's
   try {
     const { page } = await firstLoad(session.context, session.url);
     await page.click("#settings-advanced > summary");
+    // Its prerendered fields show at once (web/boot.js moves them out of their <template>), and take input.
+    await page.fill('#settings-form input[name="fragmentation"]', "0.1");
     await page.click("#tab-knobs");
     assert.equal(await page.getAttribute("body", "data-ready"), null, "before the core was up");
     await page.waitForSelector('body[data-ready="true"]');
     assert.equal(await page.locator("#settings-advanced[open]").count(), 1, "Advanced stays open");
+    assert.equal(await page.inputValue('#settings-form input[name="fragmentation"]'), "0.1");
     await page.waitForSelector("#panel-knobs:not([hidden])");
     assert.equal(await page.getAttribute("#tab-knobs", "aria-selected"), "true");
     await page.waitForSelector('#results[data-answers="ready"]');
     assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table of the start settings");
+    await settled(page);
+    assert.equal(new URL(page.url()).searchParams.get("fragmentation"), "0.1", "the value typed in Advanced is the live page's");
     await page.close();
   } finally {
     await session.context.unroute("**/llm-memory.first.wasm");
