@@ -114,7 +114,7 @@ const csp_single = [
 let single = template;
 single = single.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp_single}">`);
 single = replaceOnce(single, '<link rel="stylesheet" href="styles.css">', `<style>${styles}</style>`);
-single = replaceOnce(single, '<link rel="preload" href="llm-memory.first.wasm" as="fetch" type="application/wasm" crossorigin>\n', "");
+single = replaceOnce(single, '<meta name="llm-memory-core" content="llm-memory.first.wasm">\n', "");
 single = replaceOnce(single, '<script type="module" src="boot.js" blocking="render"></script>', `<script type="module" blocking="render">${boot_script}</script>`);
 single = replaceOnce(single, APP_SCRIPT, `<script type="module">${script}</script>`);
 await writeFile(`${dist}/llm-memory.html`, single);

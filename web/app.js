@@ -10,7 +10,7 @@
 //   URL -> state -> controller (estimate, solve, advise) -> renderers;   UI events -> edit() -> state -> URL
 import { Controller, hasDocs, onFirstVisit, sharedEngine } from "./controller.js";
 import { idle } from "./engine.js";
-import { PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
+import { OWN_CONTROLS, PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
 import { h } from "./ui/dom.js";
 import { lazyConfigDrop } from "./ui/drop-target.js";
 import { HubBox, takeHubId } from "./ui/hub.js";
@@ -20,6 +20,7 @@ import { Tabs } from "./ui/tabs.js";
 import { TaskPicker } from "./ui/task-picker.js";
 import { UnitsToggle } from "./ui/units-toggle.js";
 import { onApplyWay, renderVerdict, renderWaysOut } from "./ui/verdict.js";
+import { CONTROLS, dormant } from "./wake.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,12 +33,6 @@ const ANSWERS_DELAY_MS = 40;
 /** The solver's panel: drawn with the core's rest's answers, so its code comes with them (a chunk). */
 let solver_code = null;
 const solverCode = () => (solver_code ??= import("./ui/solver.js"));
-
-/**
- * Settings with controls of their own above the form: the pickers (model, gpu, units), the task picker
- * (mode, finetune, framework, runtime) and the devices and parallel split (devices, zero, tp, pp).
- */
-const OWN_CONTROLS = ["model", "gpu", "units", "mode", "finetune", "framework", "runtime", "devices", "zero", "tp", "pp"];
 
 /**
  * What a visitor does first (pointer, key, focus, a file dragged in): on the default page it starts the fetch of
@@ -55,7 +50,11 @@ const FITS_PANEL = "panel-fits";
 const BREAKDOWN_PANEL = "panel-breakdown";
 
 class App {
-  constructor(engine) {
+  /**
+   * `acted`: the start page was woken by the visitor's first action (main: the wake), which ends its prerendered
+   * answers as #wake does; `woken`: by either, the prerendered controls are on screen and are replaced at once.
+   */
+  constructor(engine, { woken = false, acted = false } = {}) {
     this.engine = engine;
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
@@ -83,7 +82,6 @@ class App {
       this.task.showDocs(docs);
       return hasDocs(docs);
     }));
-    if (matchMedia(NARROW).matches) $("settings-details").open = false;
     this.units = new UnitsToggle($("units-toggle"), engine.schema.find((row) => row.key === "units")?.choices);
     this.units.addEventListener("units", (e) => this.edit({ units: e.detail.units }));
     // The heatmap and the GPU table are computed and drawn only while their tab is open (docs/web.md).
@@ -105,7 +103,7 @@ class App {
      */
     this.prerendered_answers = !engine.complete && "default" in document.documentElement.dataset
       && "prerendered" in document.documentElement.dataset && $("ways-out").childElementCount > 0
-      && this.tabs.selected === BREAKDOWN_PANEL;
+      && this.tabs.selected === BREAKDOWN_PANEL && !acted;
     if (this.prerendered_answers) for (const type of FIRST_ACTIONS) document.addEventListener(type, this.#wake, true);
     // A link with settings never shows the default's ways out, even while its own are computed.
     else if (!("default" in document.documentElement.dataset)) $("ways-out").replaceChildren();
@@ -120,8 +118,11 @@ class App {
     this.render();
     delete document.documentElement.dataset.prerendered;
     performance.mark("llm-memory:first-result");
-    /** Resolves once the pickers and the settings form are built, after the results have been painted. */
-    this.ready = afterPaint().then(() => this.buildControls());
+    /**
+     * Resolves once the pickers and the settings form are built, after the results have been painted; on a
+     * woken start page its prerendered controls were painted long ago, and the live ones replace them now.
+     */
+    this.ready = woken ? Promise.resolve(this.buildControls()) : afterPaint().then(() => this.buildControls());
   }
 
   /**
@@ -156,10 +157,13 @@ class App {
     this.hub = new HubBox({ engine, state: this.state, keys: engine.keys, model_keys: this.view.model_keys, edit: (c, o) => this.edit(c, o),
                               isPreset: (text) => Boolean(this.models.find(text).id) }, $("model-picker"));
     if (this.hub_link) this.hub.load(this.hub_link.id, { keep: this.hub_link.keep });
-    // The box for a command, config or log and the readers' code load when it is first opened (docs/readers.md).
-    $("paste-box").addEventListener("toggle", () => this.#openPaste($("paste-box")), { once: true });
+    // The box for a command, config or log and the readers' code load when it is first opened (docs/readers.md),
+    // perhaps before the start page woke.
+    if ($("paste-box").open) this.#openPaste($("paste-box"));
+    else $("paste-box").addEventListener("toggle", () => this.#openPaste($("paste-box")), { once: true });
     // "What runs on my machine" and its code load when it is first opened; a link to it (#fits...) opens it.
-    $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
+    if ($("fits-view").open) this.#openFits($("fits-view"));
+    else $("fits-view").addEventListener("toggle", () => this.#openFits($("fits-view")), { once: true });
     if (location.hash.startsWith("#fits")) $("fits-view").open = true;
     $("emit-copy").addEventListener("click", () => this.#copyLaunch());
     this.form = this.view.settingsForm($("settings-form"), new Set(OWN_CONTROLS), { advanced: true });
@@ -563,16 +567,39 @@ function afterPaint() {
 
 async function main() {
   performance.mark("llm-memory:start");
+  const root = document.documentElement.dataset;
+  if (matchMedia(NARROW).matches) $("settings-details").open = false;
+  root.started = "";
+  // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now.
+  if ("prerendered" in root && !("default" in root)) {
+    for (const id of CONTROLS) $(id).replaceChildren();
+    $("emit-launch").hidden = true;
+  }
   try {
-    // The prerendered default result (index.html) is painted before the core starts: instantiating it and
-    // drawing the live result is one long task that would otherwise hold the first paint back.
-    if ("default" in document.documentElement.dataset) await afterPaint();
+    let carry = null;
+    // The start page is whole in index.html (scripts/prerender.mjs): its core starts at the wake, the visitor's
+    // first action or the page's first idle period (web/wake.js). The single-file page has no core to defer
+    // (web/boot.js says which page defers).
+    if (globalThis.llmMemoryBoot?.deferred && "default" in root && "prerendered" in root) {
+      // Whole and taking input: not busy for assistive technologies while it sleeps.
+      $("app").removeAttribute("aria-busy");
+      carry = await dormant(FIRST_ACTIONS, idle, [$("task-picker"), $("settings-form")]);
+      performance.mark("llm-memory:wake");
+    } else if ("default" in root) {
+      // The prerendered default result (index.html) is painted before the core starts: instantiating it and
+      // drawing the live result is one long task that would otherwise hold the first paint back.
+      await afterPaint();
+    }
     const engine = await sharedEngine();
     // ?model=org/name may name a preset (its repo id): its own chunk, fetched only for such a link.
     if (new URLSearchParams(location.search).get("model")?.includes("/")) await (await import("./ui/link-model.js")).openLinkPreset(engine);
     performance.mark("llm-memory:engine");
-    window.llmMemoryApp = new App(engine);
+    // What the visitor did while the core came up, read just before the live controls replace the prerendered ones.
+    carry?.capture();
+    window.llmMemoryApp = new App(engine, { woken: Boolean(carry), acted: carry?.acted });
     await window.llmMemoryApp.ready;
+    carry?.restore();
+    performance.mark("llm-memory:live");
     document.body.dataset.ready = "true";
     // The core's rest, the catalogue and the tabs' answers, and the GPU table's and the solver's code, prepared
     // while the page is idle (issue 36 item 9): the first click on What fits, Knobs or the model box then computes
@@ -588,6 +615,7 @@ async function main() {
     document.getElementById("app").prepend(message);
     document.body.dataset.ready = "error";
   } finally {
+    delete root.dormant;
     document.getElementById("app").removeAttribute("aria-busy");
   }
 }

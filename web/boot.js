@@ -5,12 +5,14 @@
 // is on the first frame; elsewhere the result shows a moment later. Never on a link with settings: that one
 // waits for app.js to draw its own.
 //
-// It also starts what the core needs while the parser and app.js go on (docs/performance.md, "Start-up"): the
-// compile of the core's first part, llm-memory.first.wasm (index.html preloads it), handed to the engine as
-// globalThis.llmMemoryBoot with a way to fetch the rest (web/engine.js; docs/wasm.md, "The page's module in
-// two"), and the model presets the first estimate may name (the link's and the page's default), preloaded so
-// the engine's fetches of them are answered at once; on a link with settings, the rest too (below). The
-// single-file page has no .wasm to fetch and skips all of it.
+// It also prepares what the core needs (docs/performance.md, "Start-up"): the compile of the core's first part,
+// llm-memory.first.wasm, handed to the engine as globalThis.llmMemoryBoot with a way to fetch the rest
+// (web/engine.js; docs/wasm.md, "The page's module in two"), and the model presets the first estimate may name
+// (the link's and the page's default), preloaded so the engine's fetches of them are answered at once; on a link
+// with settings, the rest too (below). On a link with settings that compile starts now; the start page, whole
+// in index.html, starts it at its wake (the visitor's first action or its first idle period: web/app.js,
+// web/wake.js), and says so (llmMemoryBoot.deferred). The single-file page has no .wasm to fetch (index.html's
+// meta llm-memory-core names it) and skips all of it.
 import { coreParts } from "./core-parts.js";
 import { PAGE_DEFAULTS, START_OVERRIDES } from "./state.js";
 
@@ -28,25 +30,40 @@ function modelKey(text) {
   return key.endsWith("-hf") ? key.slice(0, -3) : key;
 }
 
-const wasm = document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
-if (wasm && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
-  // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
-  // The start page names a preset that resolves, so it needs no stand-in. A Hub repo id ("org/name") may be no
-  // preset at all: web/ui/link-model.js looks it up first, rather than asking for a file that may not exist.
-  const given = params.get("model") ?? (empty ? START_OVERRIDES.model : PAGE_DEFAULTS.model);
-  const named = given.includes("/") ? PAGE_DEFAULTS.model : modelKey(given);
-  const presets = [...new Set(empty ? [named] : [named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
-  // Preloaded: those presets, which the page's module reads beside it (docs/wasm.md); the settings' help texts
-  // wait for a visitor's first pointer or focus on a form (Engine.settingDocs).
-  for (const href of presets.map((id) => `models/${id}.json`)) {
-    const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href });
-    link.crossOrigin = "anonymous";
-    document.head.append(link);
+const core = document.querySelector('meta[name="llm-memory-core"]');
+if (core && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
+  const parts = coreParts(new URL(core.content, document.baseURI).href);
+  if (empty) {
+    // The start page: nothing before the wake. Its preset is read with the core then (Engine's load).
+    globalThis.llmMemoryBoot = { get module() { return parts.module; }, rest: parts.rest, prefetchRest: parts.prefetchRest, presets: [START_OVERRIDES.model], deferred: true };
+  } else {
+    // The link's model, and the page's default, which stands in when the link's is not a preset (Engine.sanitise).
+    // A Hub repo id ("org/name") may be no preset at all: web/ui/link-model.js looks it up first, rather than
+    // asking for a file that may not exist.
+    const given = params.get("model") ?? PAGE_DEFAULTS.model;
+    const named = given.includes("/") ? PAGE_DEFAULTS.model : modelKey(given);
+    const presets = [...new Set([named, PAGE_DEFAULTS.model])].filter((id) => /^[a-z0-9][a-z0-9._-]{0,99}$/.test(id));
+    // Preloaded: those presets, which the page's module reads beside it (docs/wasm.md); the settings' help texts
+    // wait for a visitor's first pointer or focus on a form (Engine.settingDocs).
+    for (const href of presets.map((id) => `models/${id}.json`)) {
+      const link = Object.assign(document.createElement("link"), { rel: "preload", as: "fetch", href });
+      link.crossOrigin = "anonymous";
+      document.head.append(link);
+    }
+    // The first part's compile, now; and the rest, whose answers (the solver, the knob search) a link with
+    // settings needs for its verdict at once, so its fetch starts now, beside the first part's.
+    void parts.module;
+    parts.prefetchRest();
+    globalThis.llmMemoryBoot = { module: parts.module, rest: parts.rest, prefetchRest: parts.prefetchRest, presets };
   }
-  // The first part's compile, and the rest, fetched when an answer first needs it. The default page shows its
-  // prerendered answers until the visitor acts (web/app.js); a link with settings needs the rest's answers (the
-  // solver, the knob search) for its verdict at once, so its fetch starts now, beside the first part's.
-  const parts = coreParts(wasm.href);
-  if (!("default" in document.documentElement.dataset)) parts.prefetchRest();
-  globalThis.llmMemoryBoot = { ...parts, presets };
 }
+
+// The start page's collapsed groups hold their prerendered body in an inert <template data-body>
+// (scripts/prerender.mjs): opened before the core runs (a click on the summary, or any other way), a group gets
+// it at once, before the open group is painted. At the wake the live controls replace them (web/wake.js).
+const unpack = (details) => {
+  const body = details?.localName === "details" ? details.querySelector(":scope > template[data-body]") : null;
+  body?.replaceWith(body.content);
+};
+document.addEventListener("click", (event) => unpack(event.target.closest?.("summary")?.parentElement), true);
+document.addEventListener("toggle", (event) => unpack(event.target), true);

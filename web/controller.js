@@ -30,15 +30,18 @@ export function sharedEngine(options) {
 
 /**
  * Calls `load()` (resolving to whether it got what it wanted) on the first pointer or focus inside `element`,
- * and again on the next one should it not have: the forms' help texts, which the page's first load goes without.
+ * (or at once, the pointer being over it already), and again on the next one should it not have: the forms' help
+ * texts, which the page's first load goes without.
  */
-export function onFirstVisit(element, load) {
+export function onFirstVisit(element, load, { now = true } = {}) {
   const events = ["pointerover", "focusin", "touchstart"];
   const go = () => {
     for (const type of events) element.removeEventListener(type, go);
-    load().then((done) => done || onFirstVisit(element, load));
+    load().then((done) => done || onFirstVisit(element, load, { now: false }));
   };
   for (const type of events) element.addEventListener(type, go, { passive: true });
+  // The pointer already over it: the start page's form, drawn again at its wake under the pointer (web/wake.js).
+  if (now && element.matches(":hover")) go();
 }
 
 /** Whether `docs` ({key: doc}, Engine.settingDocs) holds the help texts: false when they could not be read. */

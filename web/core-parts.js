@@ -3,7 +3,8 @@
 // the page, web/engine.js for the widget's bundles.
 
 /**
- * The core's two parts in the folder of `base` (a URL): the compile of llm-memory.first.wasm, started at once;
+ * The core's two parts in the folder of `base` (a URL): `module`, the compile of llm-memory.first.wasm, started
+ * when first read (the start page reads it at its wake: web/app.js);
  * `rest()`, which fetches llm-memory.rest.wasm (a Response); and `prefetchRest()`, which starts that fetch now
  * for a page whose first answers will need the rest (its next `rest()` takes it; a later one fetches again).
  */
@@ -11,9 +12,12 @@ export function coreParts(base) {
   const bytes = (name) => fetch(new URL(name, base), { credentials: "same-origin" });
   const first = "llm-memory.first.wasm";
   let early = null;
+  let module = null;
   return {
     // A server that sends the .wasm without its MIME type fails the streaming compile: compile the bytes.
-    module: WebAssembly.compileStreaming(bytes(first)).catch(() => bytes(first).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))),
+    get module() {
+      return (module ??= WebAssembly.compileStreaming(bytes(first)).catch(() => bytes(first).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b))));
+    },
     prefetchRest() {
       if (early) return;
       early = bytes("llm-memory.rest.wasm");

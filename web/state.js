@@ -42,6 +42,13 @@ export const PAGE_DEFAULTS = Object.freeze({ model: "meta-llama-3-8b", gpu: "h10
  */
 export const START_OVERRIDES = Object.freeze({ model: "llama-3.1-8b", mode: "inference", seq: "8192", gpu: "rtx-4090" });
 
+/**
+ * Settings with controls of their own above the page's form (web/app.js; scripts/prerender.mjs draws the same): the
+ * pickers (model, gpu, units), the task picker (mode, finetune, framework, runtime) and the devices and parallel
+ * split (devices, zero, tp, pp).
+ */
+export const OWN_CONTROLS = Object.freeze(["model", "gpu", "units", "mode", "finetune", "framework", "runtime", "devices", "zero", "tp", "pp"]);
+
 /** Whether `search` holds nothing at all (not even `v`): the visit gets START_OVERRIDES. */
 export function emptyQuery(search) {
   return search.replace(/^\?/, "") === "";

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Issue 19 item 11, in headless Chromium: the code only a user action needs is fetched when that action happens
-// (docs/web.md, "Start-up"). A plain visit fetches the chunks app.js imports (preloaded beside it) and no other,
-// and the core's first part (llm-memory.first.wasm) without its rest, which the visitor's first action fetches
-// once (the default page's ways out come prerendered; a link with settings fetches the rest at once);
+// (docs/web.md, "Start-up"). A plain visit to the start page fetches the chunks app.js imports (preloaded beside
+// it) and no other, and no part of the core: the visitor's first action fetches the first part and the rest once
+// (the start page is prerendered whole, its ways out included; a link with settings fetches both at once);
 // opening the Heatmap tab, the What fits tab, the Embed button, a chosen file, a Hub repo id, the box for a
 // command, config or log, "What runs on my machine" and "Copy launch command" each fetch theirs, which then works;
 // after the eight every chunk but a link's model loader has been fetched. The heatmap and the GPU table are drawn
@@ -49,9 +49,9 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   page.on("pageerror", (error) => errors.push(error.message));
   const fetched = () => paths.filter((path) => path.startsWith("/chunks/"));
   assert.deepEqual(fetched().sort(), [...eager].sort(), "before any action: app.js's own chunks only");
-  // The core's first part, not its rest (docs/wasm.md, "The page's module in two"), nor the whole module.
+  // No part of the core: the start page is whole in index.html and starts its core at its wake (web/wake.js).
   const cores = () => paths.filter((path) => path.endsWith(".wasm"));
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "before any action: the core's first part only");
+  assert.deepEqual(cores(), [], "before any action: no part of the core");
   assert.equal(await page.$$eval("#heatmap > *", (nodes) => nodes.length), 0, "the heatmap is not drawn while its tab is closed");
   assert.equal(await page.$$eval("#gpu-fit > *", (nodes) => nodes.length), 0, "nor the GPU table");
 
@@ -152,16 +152,16 @@ test("a plain visit fetches no lazy chunk; the heatmap and fits tabs, Embed, a f
   await session.context.unroute("https://huggingface.co/**");
 });
 
-test("the default page shows its prerendered answers without the rest; the first action fetches it, and they stay", async () => {
+test("the default page shows its prerendered answers without the core; the first action fetches both parts, and they stay", async () => {
   const { paths, page } = await firstLoad(session.context, session.url);
   const cores = () => paths.filter((path) => path.endsWith(".wasm"));
-  assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered");
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm"], "a visit that only reads: the first part only");
+  assert.equal(await page.getAttribute("html", "data-dormant"), "", "asleep until the visitor acts");
+  assert.deepEqual(cores(), [], "a visit that only reads: no part of the core");
   // The start settings fit: the prerendered answer is the room left (the solver's, in the rest).
   const room = await page.textContent("#ways-out");
   assert.match(room, /^Room on this device: /);
   await settled(page);  // a key press: the visitor's first action
-  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the action fetched the rest, once");
+  assert.deepEqual(cores(), ["/llm-memory.first.wasm", "/llm-memory.rest.wasm"], "the action fetched both parts, once");
   assert.equal(await page.textContent("#ways-out"), room, "the core's answer is the prerendered one");
   // A way out on settings that do not fit applies its change (the listener app.js puts on the list).
   await page.fill('input[name="seq"]', "131072");

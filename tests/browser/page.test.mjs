@@ -64,14 +64,27 @@ async function beforeCore(query) {
   return page;
 }
 
-/** `selectors`' subtrees as plain data (tag, sorted attributes, text), to compare parsed with script-built DOM. */
+/**
+ * `selectors`' subtrees as plain data (tag, sorted attributes, text), to compare parsed with script-built DOM. A
+ * control's state is its value and checked state, wherever it comes from: the parser reads it from attributes
+ * (value, checked, selected), the scripts set it as properties.
+ */
 function canonical(page, selectors) {
   return page.evaluate((list) => {
+    const STATE = new Set(["value", "checked", "selected"]);
+    const CONTROL = "input, select, textarea";
+    let states = [];
+    // The copy below loses the state the scripts set (a clone's select shows what its attributes say): read first.
     const walk = (node) => node.nodeType === Node.TEXT_NODE ? node.data
-      : [node.localName, [...node.attributes].map((a) => `${a.name}=${a.value}`).sort(), [...node.childNodes].map(walk)];
+      : [node.localName, [...node.attributes].filter((a) => !STATE.has(a.name)).map((a) => `${a.name}=${a.value}`).sort(),
+         node.matches(CONTROL) ? states.shift() : "",
+         [...node.childNodes].map(walk)];
     // Adjacent text nodes merged: the parser makes one of what the script appends as two.
     return list.map((selector) => {
-      const copy = document.querySelector(selector).cloneNode(true);
+      const element = document.querySelector(selector);
+      states = [...element.querySelectorAll(CONTROL)].map((c) => `value=${c.value} checked=${c.checked}`);
+      if (element.matches(CONTROL)) states.unshift(`value=${element.value} checked=${element.checked}`);
+      const copy = element.cloneNode(true);
       copy.normalize();
       return walk(copy);
     });
@@ -79,6 +92,8 @@ function canonical(page, selectors) {
 }
 
 const RESULT = ["#summary", "#stacked-bar", "#results-table"];
+/** The controls index.html holds prerendered for the start page (web/wake.js CONTROLS), and the Copy button's box. */
+const CONTROLS = ["#task-picker", "#units-toggle", "#model-picker", "#device-count", "#gpu-picker", "#parallel-split", "#settings-form", "#config-drop", "#embed", "#emit-launch"];
 
 test("the default result is in index.html before the core runs, and the core draws the same", async () => {
   const static_page = await beforeCore("");
@@ -94,7 +109,39 @@ test("the default result is in index.html before the core runs, and the core dra
   // The verdict's answers (the solver's room, in the core's rest) are in index.html too.
   assert.match(await static_page.textContent("#ways-out"), /^Room on this device: /);
   const [ways] = await canonical(static_page, ["#ways-out"]);
+  // The controls too, with the start settings in them (the page whole before its core runs: web/wake.js).
+  assert.equal(await static_page.inputValue('#settings-form input[name="seq"]'), "8192");
+  assert.equal(await static_page.inputValue("#gpu-select"), "rtx-4090");
+  assert.equal(await static_page.isChecked("#task-inference"), true);
+  // The collapsed Advanced group's fields are in an inert <template> (no style, layout or paint at first), moved
+  // into the group as it is opened (web/boot.js): opened and closed, it is the live group.
+  assert.equal(await static_page.locator('#settings-form [name="fragmentation"]').count(), 0, "Advanced's fields are not in the DOM yet");
+  // In the click's own task, before a frame of the open group could be painted.
+  assert.deepEqual(await static_page.evaluate(() => {
+    document.querySelector("#settings-advanced > summary").click();
+    return [document.getElementById("settings-advanced").open, document.querySelector('#settings-form input[name="fragmentation"]') !== null];
+  }), [true, true], "opened, its fields are there at once");
+  assert.equal(await static_page.isVisible('#settings-form input[name="fragmentation"]'), true);
+  assert.equal(await static_page.inputValue('#settings-form input[name="fragmentation"]'), "0");
+  await static_page.click("#settings-advanced > summary");
+  const controls = await canonical(static_page, CONTROLS);
   await static_page.close();
+  // The live controls, drawn at the wake by the page's first idle period (called by hand here), before the
+  // catalogue is read (the model box's list and name: the idle warm-up, which waits for the next idle period,
+  // never runs, nor do the answers a visitor's action would start).
+  const woken = await session.context.newPage();
+  await woken.addInitScript(() => {
+    window.idleCallbacks = [];
+    window.requestIdleCallback = (callback) => window.idleCallbacks.push(callback);
+  });
+  await woken.goto(session.url);
+  await woken.waitForSelector("html[data-dormant]");
+  await woken.evaluate(() => window.idleCallbacks.shift()());
+  await woken.waitForSelector('body[data-ready="true"]');
+  assert.equal(await woken.getAttribute("#results", "data-answers"), "prerendered", "no answer computed");
+  const live_controls = await canonical(woken, CONTROLS);
+  CONTROLS.forEach((selector, i) => assert.deepEqual(live_controls[i], controls[i], `the prerendered ${selector} is what app.js draws`));
+  await woken.close();
 
   const live = await open(session.context, session.url);
   assert.deepEqual(await canonical(live, RESULT), prerendered, "the prerendered result is what the core draws");

@@ -92,6 +92,12 @@ export async function bucketBytes(page, bucket) {
  * (Shift) stands for that action.
  */
 export async function settled(page) {
+  await page.waitForSelector('body[data-ready="true"], html[data-dormant]');
+  // The start page asleep (its core not started: web/wake.js): the same key press wakes it.
+  if (await page.locator("html[data-dormant]").count()) {
+    await page.keyboard.press("Shift");
+    await page.waitForSelector('body[data-ready="true"]');
+  }
   await page.waitForSelector('#results:is([data-answers="ready"], [data-answers="prerendered"])');
   if (await page.getAttribute("#results", "data-answers") === "prerendered") {
     await page.keyboard.press("Shift");
@@ -113,15 +119,17 @@ export async function showTab(page, name) {
 
 /**
  * Every request a fresh visit to `url` makes before any user action (HTTP cache cleared): until the page is
- * ready, its deferred answers drawn and the network idle for half a second. Resolves to the
- * same-origin paths requested, each once, in order ("/" for the page itself), and the page (left open).
- * The page's idle warm-up (the core's rest and the catalogue, Engine.warmWhenIdle) is not part of the first
- * load: unless `warm`, the page never hears that it is idle (requestIdleCallback never calls back), as for a
- * visitor who acts before it is, so what each action fetches can be told.
+ * ready (or, the start page, asleep until its wake: web/wake.js), its deferred answers drawn and the network idle
+ * for half a second. Resolves to the same-origin paths requested, each once, in order ("/" for the page itself),
+ * and the page (left open). The page's idle time (which wakes the start page's core, and the warm-up: the core's
+ * rest and the catalogue, Engine.warmWhenIdle) is not part of the first load: unless `warm`, the page never hears
+ * that it is idle (requestIdleCallback never calls back), as for a visitor who acts before it is, so what each
+ * action fetches can be told.
  */
 export function firstLoad(context, url, { warm = false } = {}) {
   return visit(context, url, async (page) => {
-    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector(warm ? 'body[data-ready="true"]' : 'body[data-ready="true"], html[data-dormant]');
+    if (await page.locator("html[data-dormant]").count()) return;
     // The default page's answers are prerendered until the visitor acts (settled).
     await page.waitForSelector('#results:is([data-answers="ready"], [data-answers="prerendered"])');
   }, { idle: warm });

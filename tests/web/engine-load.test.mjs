@@ -407,7 +407,7 @@ test("the widget's engine reads each preset its elements name once, and the cata
   assert.deepEqual(reads, [["llama-2-7b"], ["meta-llama-3-8b"], ["no-such-model"], "catalogue"]);
 });
 
-test("coreParts: prefetchRest fetches the rest at once, once; the next rest() takes that response, a later one fetches again", async () => {
+test("coreParts: the first part is fetched when first asked for, once; prefetchRest fetches the rest at once, once; the next rest() takes that response, a later one fetches again", async () => {
   const { coreParts } = await import(pathToFileURL(join(root, "web/core-parts.js")).href);
   const asked = [];
   const real = globalThis.fetch;
@@ -418,6 +418,9 @@ test("coreParts: prefetchRest fetches the rest at once, once; the next rest() ta
   };
   try {
     const parts = coreParts("https://example.org/app/boot.js");
+    // The start page reads `module` at its wake (web/app.js): nothing is fetched before.
+    assert.deepEqual(asked, [], "nothing before the first part is asked for");
+    await parts.module;
     await parts.module;
     assert.deepEqual(asked, ["/app/llm-memory.first.wasm"], "the first part, from the folder of the base");
     parts.prefetchRest();

@@ -13,8 +13,8 @@
 export async function openLinkPreset(engine, win = window) {
   const url = new URL(win.location.href);
   const model = url.searchParams.get("model").trim();
-  // The single file (no .wasm beside it to preload) has every preset compiled in.
-  const split = win.document.querySelector('link[rel="preload"][href="llm-memory.first.wasm"]');
+  // The single file (no .wasm beside it: no meta llm-memory-core) has every preset compiled in.
+  const split = win.document.querySelector('meta[name="llm-memory-core"]');
   let id = null;
   if (split && !engine.resolve({ model }).ok) {
     // The name as the core reads it (core/src/presets.cpp model_key): after the last "/", without "-hf".
