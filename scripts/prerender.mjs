@@ -11,6 +11,8 @@
 import { pathToFileURL } from "node:url";
 import { parseHTML } from "linkedom";
 import { OWN_CONTROLS, PAGE_DEFAULTS, START_OVERRIDES } from "../web/state.js";
+// The controls' containers in web/index.html, in drawControls' order: the ones the wake replaces.
+import { CONTROLS } from "../web/wake.js";
 import { h } from "../web/ui/dom.js";
 import { lazyConfigDrop } from "../web/ui/drop-target.js";
 import { GpuPicker } from "../web/ui/gpu-picker.js";
@@ -61,8 +63,6 @@ function drawControls($, estimate, schema, gpus) {
   $("embed").replaceChildren(h("button", { type: "button", id: "embed-open", class: "secondary", text: "Embed" }));
 }
 
-/** The controls' containers in web/index.html, in drawControls' order. */
-const CONTROLS = ["task-picker", "units-toggle", "model-picker", "device-count", "gpu-picker", "parallel-split", "settings-form", "config-drop", "embed"];
 
 /**
  * linkedom keeps no form state: a select's value and a box's checked state are written as the attributes the

@@ -5,7 +5,7 @@
 // wake). What the visitor did to the prerendered controls meanwhile is carried over to the live ones app.js
 // builds once the core is up: values typed or chosen, groups opened, the focus and its caret, buttons pressed.
 
-/** The prerendered containers app.js draws again with live controls (scripts/prerender.mjs CONTROLS). */
+/** The prerendered containers app.js draws again with live controls, in drawControls' order (scripts/prerender.mjs draws them). */
 export const CONTROLS = ["task-picker", "units-toggle", "model-picker", "device-count", "gpu-picker", "parallel-split", "settings-form", "config-drop", "embed"];
 
 /** Where `element` is: the nearest element with an id at or above it, and the child indices down from there. */
