@@ -196,15 +196,13 @@ constexpr std::array unread_prefixes = {"ssm",
 
 // The first key no reading of this config counts (`kind`'s reader reads its own prefixes); "" when none.
 std::string unread_field(const json& text, const declared_kind* kind) {
+  const std::vector<std::string_view> own = kind != nullptr ? split(kind->reads, ';') : std::vector<std::string_view>{};
   for (const auto& [name, value] : text.members()) {
     if (value.is_null()) continue;
     const std::string& key = name;  // clang 14 (Emscripten) lets no lambda capture a structured binding
-    const auto read = [&](const char* p) { return key.starts_with(p); };
-    if (kind != nullptr) {
-      const auto reads = split(kind->reads, ';');
-      if (std::any_of(reads.begin(), reads.end(), [&](std::string_view p) { return key.starts_with(p); })) continue;
-    }
-    if (std::any_of(unread_prefixes.begin(), unread_prefixes.end(), read)) return key;
+    const auto starts = [&](std::string_view prefix) { return key.starts_with(prefix); };
+    if (std::any_of(own.begin(), own.end(), starts)) continue;
+    if (std::any_of(unread_prefixes.begin(), unread_prefixes.end(), starts)) return key;
   }
   return "";
 }
