@@ -36,6 +36,24 @@ std::vector<error> named_as_flags(std::vector<error> errors) {
   return errors;
 }
 
+// `fits --help`: the subcommand's flags (the same words as --help's fits line, with every filter).
+void print_fits_help() {
+  fmt::print(
+      "Usage: llm-memory fits --gpu ID [--devices N] [--ram SIZE] [--task run|lora|qlora|full] [--seq N] [--json]\n"
+      "  every model preset ranked on the machine: the best format that fits, the runtime, the longest context,\n"
+      "  what is offloaded to host RAM, the memory used and an upper bound on decode speed.\n"
+      "  --gpu ID          GPU or machine preset (llm-memory --list-gpus)\n"
+      "  --devices N       devices of that kind (default 1)\n"
+      "  --ram SIZE        host RAM for offloaded layers (64GB, 32GiB); without it none is offloaded\n"
+      "  --task T          run (inference, default), lora, qlora or full\n"
+      "  --seq N           the context each row must hold (default 8192); rows show the longest\n"
+      "  --family TEXT     only models whose id or name contains TEXT\n"
+      "  --min-params P    --max-params P   parameter range (1B, 70B)\n"
+      "  --moe any|only|none   mixture-of-experts models: all (default), only, or none\n"
+      "  --sort size|context|speed   fitting rows by most parameters (default), longest context, fastest\n"
+      "Example: llm-memory fits --gpu rtx-4090 --ram 64GB --task run\n");
+}
+
 std::string gb(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
 
 void print_rows(const fits_result& r) {
@@ -68,6 +86,10 @@ int run_fits(int argc, char** argv) {
     if (arg == "--json") {
       json = true;
       continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      print_fits_help();
+      return 0;
     }
     if (!arg.starts_with("--") || i + 1 >= argc) {
       errors.push_back({"fits", "expected --flag value, got " + detail::quoted(arg)});
