@@ -77,9 +77,11 @@ stage_params count_stage(const context& c) {
     }
   }
   sp.vision = vision / c.t;
-  // A ReplicatedLinear (LatentMoE's latent projections) stays whole on every rank; a given `params` has no shape.
-  const double whole = c.s.params > 0 ? 0 : share * p.over_layers(replicated_params);
-  const double whole_rows = c.s.params > 0 ? 0 : share * p.over_layers(replicated_rows);
+  // A runtime's ReplicatedLinear (LatentMoE's latent projections) stays whole on every rank; a trainer's tensor
+  // parallelism is taken to split it (no trainer's LatentMoE sharding was read); a given `params` has no shape.
+  const bool shaped = c.s.params == 0 && !c.train;
+  const double whole = shaped ? share * p.over_layers(replicated_params) : 0;
+  const double whole_rows = shaped ? share * p.over_layers(replicated_rows) : 0;
   sp.replicated = whole;
   sp.matrices = (matrices - whole) / c.t + whole;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
@@ -200,7 +202,8 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
                         : sp.replicated == 0 ? sp.matrices / all * (bytes + whole_bytes)
                                              : (sp.matrices - sp.replicated) / params * bytes +
                                                    sp.replicated / whole_params * whole_bytes;
-  const double per_matrix = sp.matrices > 0 ? layers / sp.matrices : lp.other_bytes;
+  const double per_matrix =
+      sp.replicated == 0 ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
   const double others = sp.embed + sp.head + sp.norms;
   const bool per_tensor = c.r.weights == dtype::fp8_block && c.s.quant_group_size == 0;
   const std::string layout = per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout";
