@@ -99,6 +99,10 @@ TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
                      {"tp", "4"}};
     EXPECT_EQ(test::item(estimated(s), "weights"), 2 * per_device) << runtime;
   }
+  // Training's tensor parallelism splits them with the rest (fp32 weights, tp 2): the loaded 120,668,707,840 less the
+  // 89 x 4,096 norms, halved, plus the norms: 60,334,171,648 + 364,544 = 60,334,536,192 values x 4 B.
+  const settings train{{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"}, {"devices", "2"}, {"tp", "2"}};
+  EXPECT_EQ(test::item(estimated(train), "weights"), 4 * ((120668707840.0 - 89 * 4096) / 2 + 89 * 4096));
   // The FP8 checkpoint (one fp32 scale per tensor): per block, Mamba in_proj + out_proj 109,576,192 + 2 x 4 B and
   // its other 59,776 values x 2 B; attention 35,651,584 + 4 x 4 B; MoE 512 x 2 expert matrices 2,818,572,288 +
   // 1,024 x 4 B, the shared expert 44,040,192 + 2 x 4 B, the router and its bias 2,097,664 x 2 B; split 4 ways:
