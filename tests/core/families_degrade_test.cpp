@@ -8,6 +8,7 @@
 #include "config_support.hpp"
 #include "run_support.hpp"
 
+#include <initializer_list>
 #include <string>
 
 #include "layers/layer_kinds.hpp"
@@ -34,6 +35,23 @@ std::string note(const std::string& json) { return parsed_config(json).at("model
 
 bool says(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+struct degraded {
+  std::string unknown;  // the config with its model_type retyped
+  std::string note;     // the retyped config's model_notes
+};
+
+// Every kind test's shape: the known config and its retyped copy both count `by_hand`, and the retyped one's note
+// says each phrase.
+degraded counts_as(const std::string& known, const std::string& from, const std::string& to, double by_hand,
+                   std::initializer_list<const char*> phrases) {
+  degraded d{retyped(known, from, to), ""};
+  EXPECT_EQ(count(known), by_hand) << from;
+  EXPECT_EQ(count(d.unknown), by_hand) << to;
+  d.note = note(d.unknown);
+  for (const char* phrase : phrases) EXPECT_TRUE(says(d.note, phrase)) << d.note;
+  return d;
+}
+
 // NVIDIA-Nemotron-Nano-9B-v2's fields (hybrid_override_pattern, mamba_num_heads, ssm_state_size: Nemotron-H's
 // names). By hand (docs/models.md, families_ssm_test.cpp): Mamba-2 block 147,450,624 x 27 + relu2 MLP block
 // 140,497,280 x 25 + attention block 55,054,720 x 4 + untied 2 x 131,072 x 4,480 + final norm 4,480 =
@@ -44,20 +62,16 @@ const std::string nano_9b = R"({"model_type": "nemotron_h", "hidden_size": 4480,
     "mamba_num_heads": 128, "mamba_head_dim": 80, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4})";
 
 TEST(families_degrade, mamba2_in_nemotron_h_names_counts_as_nemotron_h) {
-  const std::string unknown = retyped(nano_9b, "nemotron_h", "my_mamba_hybrid");
-  EXPECT_EQ(count(nano_9b), 8888227328.0);
-  EXPECT_EQ(count(unknown), 8888227328.0);
-  const std::string n = note(unknown);
-  EXPECT_TRUE(says(n,
-                   "model_type \"my_mamba_hybrid\" is not known: its Mamba-2 layer list and mamba_* / ssm_* "
-                   "fields counted as Nemotron-H's layers (nemotron_h)"))
-      << n;
-  // The fields the config leaves out are named with the value taken for them; those it has are not.
-  EXPECT_TRUE(says(n, "use_conv_bias true, use_bias false")) << n;
-  EXPECT_FALSE(says(n, "n_groups 1")) << n;
+  // The fields the config leaves out are named with the value taken for them (use_conv_bias...); those it has are
+  // not (n_groups).
+  const degraded d = counts_as(nano_9b, "nemotron_h", "my_mamba_hybrid", 8888227328.0,
+                               {"model_type \"my_mamba_hybrid\" is not known: its Mamba-2 layer list and mamba_* / "
+                                "ssm_* fields counted as Nemotron-H's layers (nemotron_h)",
+                                "use_conv_bias true, use_bias false"});
+  EXPECT_FALSE(says(d.note, "n_groups 1")) << d.note;
   // The estimate shows the note first.
-  const estimate_result e = estimate(resolved({{"mode", "inference"}, {"runtime", "vllm"}}, parsed_config(unknown)));
-  EXPECT_EQ(e.notes.front(), n);
+  const estimate_result e = estimate(resolved({{"mode", "inference"}, {"runtime", "vllm"}}, parsed_config(d.unknown)));
+  EXPECT_EQ(e.notes.front(), d.note);
 }
 
 // Granite 4.0-H's names (layer_types of mamba and attention, mamba_n_heads, mamba_d_state). Two layers, h 64, no
@@ -71,13 +85,10 @@ const std::string granite = R"({"model_type": "granitemoehybrid", "hidden_size":
     "mamba_n_heads": 4, "mamba_d_state": 8, "layer_types": ["mamba", "attention"]})";
 
 TEST(families_degrade, mamba2_in_granite_names_counts_as_granitemoehybrid) {
-  const std::string unknown = retyped(granite, "granitemoehybrid", "my_granite_like");
-  EXPECT_EQ(count(granite), 56988.0);
-  EXPECT_EQ(count(unknown), 56988.0);
-  EXPECT_EQ(resolved({}, parsed_config(unknown)).model.layers_of(layer_kind::mamba, 2), 1);
-  const std::string n = note(unknown);
-  EXPECT_TRUE(says(n, "counted as Granite 4.0-H's layers (granitemoehybrid)")) << n;
-  EXPECT_TRUE(says(n, "mamba_d_head auto (mamba_expand x hidden_size / mamba_n_heads), mamba_expand 2")) << n;
+  const degraded d = counts_as(granite, "granitemoehybrid", "my_granite_like", 56988.0,
+                               {"counted as Granite 4.0-H's layers (granitemoehybrid)",
+                                "mamba_d_head auto (mamba_expand x hidden_size / mamba_n_heads), mamba_expand 2"});
+  EXPECT_EQ(resolved({}, parsed_config(d.unknown)).model.layers_of(layer_kind::mamba, 2), 1);
 }
 
 // Jamba-v0.1's fields (attn_layer_period and the Mamba-1 mamba_* fields). By hand (families_hybrid2_test.cpp,
@@ -90,14 +101,12 @@ const std::string jamba = R"({"model_type": "jamba", "hidden_size": 4096, "inter
     "tie_word_embeddings": false})";
 
 TEST(families_degrade, mamba1_in_jamba_names_counts_as_jamba) {
-  const std::string unknown = retyped(jamba, "jamba", "my_mamba1_hybrid");
   EXPECT_EQ(105308448.0 * 28 + 41943040.0 * 4 + 176160768.0 * 16 + 2818637824.0 * 16 + 262144 + 536870912 + 4096,
             51570323328.0);
-  EXPECT_EQ(count(unknown), 51570323328.0);
-  EXPECT_EQ(resolved({}, parsed_config(unknown)).model.layers_of(layer_kind::mamba1, 32), 28);
-  const std::string n = note(unknown);
-  EXPECT_TRUE(says(n, "counted as Jamba's layers (jamba)")) << n;
-  EXPECT_TRUE(says(n, "mamba_dt_rank ceil(hidden_size / 16), mamba_d_conv 4")) << n;
+  const degraded d =
+      counts_as(jamba, "jamba", "my_mamba1_hybrid", 51570323328.0,
+                {"counted as Jamba's layers (jamba)", "mamba_dt_rank ceil(hidden_size / 16), mamba_d_conv 4"});
+  EXPECT_EQ(resolved({}, parsed_config(d.unknown)).model.layers_of(layer_kind::mamba1, 32), 28);
 }
 
 // LFM2-1.2B's fields (layer_types of conv and full_attention, conv_L_cache). By hand (families_ssm_test.cpp): conv
@@ -111,12 +120,10 @@ const std::string lfm2 = R"({"model_type": "lfm2", "hidden_size": 2048, "interme
                     "conv"]})";
 
 TEST(families_degrade, short_convolutions_count_as_lfm2) {
-  const std::string unknown = retyped(lfm2, "lfm2", "my_conv_hybrid");
   EXPECT_EQ(16783360.0 * 10 + 10485888.0 * 6 + (3.0 * 2048 * 8192 + 4096) * 16 + 134217728 + 2048, 1170340608.0);
-  EXPECT_EQ(count(unknown), 1170340608.0);
-  const std::string n = note(unknown);
-  EXPECT_TRUE(says(n, "its conv layers and conv_L_cache counted as LFM2's layers (lfm2)")) << n;
-  EXPECT_TRUE(says(n, "block_auto_adjust_ff_dim true: the MLP is 2/3 of intermediate_size")) << n;
+  counts_as(lfm2, "lfm2", "my_conv_hybrid", 1170340608.0,
+            {"its conv layers and conv_L_cache counted as LFM2's layers (lfm2)",
+             "block_auto_adjust_ff_dim true: the MLP is 2/3 of intermediate_size"});
   // With experts the MoE reader (lfm2_moe) counts it: 2 layers, h 64, 4 heads of 16, conv then attention, the first
   // dense (3 x 64 x 32 = 6,144), the second 4 experts of 16 (4 x 3 x 16 x 64 = 12,288) + router 256 + expert bias 4;
   // conv layer 64 x 192 + 64 x 3 + 64 x 64 = 16,576; attention 4 x 64 x 64 + q/k norms 2 x 16 = 16,416; norms
@@ -142,14 +149,10 @@ const std::string kimi = R"({"model_type": "kimi_linear", "hidden_size": 64, "in
     "linear_attn_config": {"num_heads": 2, "head_dim": 8, "kda_layers": [1], "full_attn_layers": [2]}})";
 
 TEST(families_degrade, kda_counts_as_kimi_linear) {
-  const std::string unknown = retyped(kimi, "kimi_linear", "my_kda_hybrid");
-  EXPECT_EQ(count(kimi), 39850.0);
-  EXPECT_EQ(count(unknown), 39850.0);
-  const std::string n = note(unknown);
-  EXPECT_TRUE(says(n, "its linear_attn_config counted as Kimi Linear's layers (kimi_linear)")) << n;
-  EXPECT_TRUE(says(n, "short_conv_kernel_size 4")) << n;
-  // The family's own note follows.
-  EXPECT_TRUE(says(n, "Kimi Linear: the KDA recurrent state is kept in fp32")) << n;
+  // The family's own note follows the degrade note.
+  counts_as(kimi, "kimi_linear", "my_kda_hybrid", 39850.0,
+            {"its linear_attn_config counted as Kimi Linear's layers (kimi_linear)", "short_conv_kernel_size 4",
+             "Kimi Linear: the KDA recurrent state is kept in fp32"});
 }
 
 // MiniMax's remote-code names (attn_type_list: 0 lightning, 1 softmax). By hand (families_linear_test.cpp): h 64, 4
@@ -161,13 +164,12 @@ const std::string minimax = R"({"model_type": "minimax_text_01", "hidden_size": 
     "num_local_experts": 4, "num_experts_per_tok": 2, "attn_type_list": [0, 1]})";
 
 TEST(families_degrade, lightning_counts_as_minimax) {
-  const std::string unknown = retyped(minimax, "minimax_text_01", "my_lightning_model");
   EXPECT_EQ(20544.0 + 12288 + 49664 + 256 + 12800 + 64, 95616.0);
-  EXPECT_EQ(count(unknown), 95616.0);
-  EXPECT_EQ(resolved({}, parsed_config(unknown)).model.layers_of(layer_kind::lightning, 2), 1);
-  EXPECT_TRUE(says(note(unknown), "counted as MiniMax-Text-01's layers (minimax)"));
+  const degraded d = counts_as(minimax, "minimax_text_01", "my_lightning_model", 95616.0,
+                               {"counted as MiniMax-Text-01's layers (minimax)"});
+  EXPECT_EQ(resolved({}, parsed_config(d.unknown)).model.layers_of(layer_kind::lightning, 2), 1);
   // transformers' spelling (layer_types linear_attention) is lightning attention only beside MiniMax's factors.
-  std::string hf = retyped(minimax, "minimax_text_01", "my_lightning_model");
+  std::string hf = d.unknown;
   hf.replace(hf.find("\"attn_type_list\": [0, 1]"), 24,
              R"("layer_types": ["linear_attention", "full_attention"], "linear_attn_alpha_factor": 1)");
   EXPECT_EQ(count(hf), 95616.0);

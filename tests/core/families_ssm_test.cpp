@@ -178,22 +178,24 @@ TEST(families_ssm, bad_layer_lists_name_the_setting) {
 
 namespace {
 
-// The activations bucket of a two-layer Mamba-2 model in full bf16 training (s 2,048, b 1).
-double mamba_activations(const std::string& groups, const std::string& heads, const std::string& head_dim) {
-  auto r = estimate({{"framework", "generic"},
-                     {"hidden_size", "64"},
-                     {"num_attention_heads", "4"},
-                     {"num_hidden_layers", "2"},
-                     {"vocab_size", "100"},
-                     {"seq", "2048"},
-                     {"layer_types", "mamba+none"},
-                     {"norms_per_layer", "1"},
-                     {"mamba_num_heads", heads},
-                     {"mamba_head_dim", head_dim},
-                     {"mamba_d_state", "16"},
-                     {"mamba_n_groups", groups}});
+// The activations bucket of a two-layer model in full bf16 training (s 2,048, b 1, h 64, 4 heads), its layers'
+// settings `layer` on top.
+double activations(const settings& layer) {
+  settings s{{"framework", "generic"}, {"hidden_size", "64"}, {"num_attention_heads", "4"}, {"num_hidden_layers", "2"},
+             {"vocab_size", "100"},    {"seq", "2048"},       {"norms_per_layer", "1"}};
+  for (const auto& [key, value] : layer) s[key] = value;
+  auto r = estimate(s);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
   return r.ok() ? r.value().buckets[3].items[0].bytes : -1;
+}
+
+// Two Mamba-2 layers of `heads` heads of `head_dim`, d_state 16, `groups` groups.
+double mamba_activations(const std::string& groups, const std::string& heads, const std::string& head_dim) {
+  return activations({{"layer_types", "mamba+none"},
+                      {"mamba_num_heads", heads},
+                      {"mamba_head_dim", head_dim},
+                      {"mamba_d_state", "16"},
+                      {"mamba_n_groups", groups}});
 }
 
 }  // namespace
@@ -230,24 +232,15 @@ TEST(families_ssm, lfm2_moe_by_hand) {
 
 namespace {
 
-// The activations bucket of a two-block MoE-only model (Nemotron-H "E" blocks: 4 relu2 experts of 32, top-2) in
-// full bf16 training (s 2,048, b 1), with the experts at hidden_size or in a latent.
+// Two MoE-only blocks (Nemotron-H "E" blocks: 4 relu2 experts of 32, top-2), the experts at hidden_size or in a
+// latent.
 double moe_activations(const std::string& latent) {
-  auto r = estimate({{"framework", "generic"},
-                     {"hidden_size", "64"},
-                     {"num_attention_heads", "4"},
-                     {"num_hidden_layers", "2"},
-                     {"vocab_size", "100"},
-                     {"seq", "2048"},
-                     {"layer_types", "moe"},
-                     {"norms_per_layer", "1"},
-                     {"mlp", "plain"},
-                     {"num_experts", "4"},
-                     {"num_experts_per_tok", "2"},
-                     {"moe_intermediate_size", "32"},
-                     {"moe_latent_size", latent}});
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.errors().front()));
-  return r.ok() ? r.value().buckets[3].items[0].bytes : -1;
+  return activations({{"layer_types", "moe"},
+                      {"mlp", "plain"},
+                      {"num_experts", "4"},
+                      {"num_experts_per_tok", "2"},
+                      {"moe_intermediate_size", "32"},
+                      {"moe_latent_size", latent}});
 }
 
 }  // namespace

@@ -141,6 +141,18 @@ TEST(quant, quantization_config_becomes_settings) {
   s = config_of(R"({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})");
   EXPECT_EQ(s["weights_dtype"], "fp8_block");
   EXPECT_EQ(s["quant_group_size"], "128");
+  // Per-tensor FP8: quant_method fp8 without weight_block_size (transformers FineGrainedFP8 / vLLM Fp8Config: one
+  // weight_scale per tensor), and NVIDIA ModelOpt's quant_algo FP8, flat or under "quantization" (vLLM modelopt.py
+  // ModelOptFp8Config.from_config).
+  s = config_of(R"({"quant_method": "fp8", "activation_scheme": "static"})");
+  EXPECT_EQ(s["weights_dtype"], "fp8_block");
+  EXPECT_EQ(s["quant_group_size"], "0");
+  for (const char* q : {R"({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"})",
+                        R"({"quant_method": "modelopt", "quantization": {"quant_algo": "FP8"}})"}) {
+    s = config_of(q);
+    EXPECT_EQ(s["weights_dtype"], "fp8_block") << q;
+    EXPECT_EQ(s["quant_group_size"], "0") << q;
+  }
   s = config_of(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]})");
   EXPECT_EQ(s["weights_dtype"], "mxfp4");
   s = config_of(R"({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "fp4",
@@ -167,6 +179,8 @@ TEST(quant, unknown_or_unmodelled_formats_name_weights_dtype) {
   EXPECT_NE(error_of(R"({"quant_method": "compressed-tensors", "format": "float-quantized"})").find("float-quantized"),
             std::string::npos);
   EXPECT_NE(error_of(R"("gptq")").find("object"), std::string::npos);
+  EXPECT_NE(error_of(R"({"quant_method": "modelopt", "quant_algo": "NVFP4"})").find("modelopt quant_algo \"nvfp4\""),
+            std::string::npos);
   // Full training of a quantised checkpoint as stored is refused, naming weights_dtype.
   auto r = resolve({}, config_of(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})"));
   ASSERT_FALSE(r.ok());

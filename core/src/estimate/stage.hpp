@@ -70,6 +70,7 @@ struct stage_params {
   double largest_layer = 0;  ///< one layer's parameters on this device (ZeRO-3 gathers)
   double routed = 0;         ///< routed-expert matrix weights on this device, before expert parallelism
   double vision = 0;         ///< vision tower + projector on this device (first stage, split by tp), 16-bit
+  double replicated = 0;     ///< of `matrices`, the linear weights tp does not split (ReplicatedLinear)
   [[nodiscard]] double total() const { return matrices + embed + head + norms + vision; }
 };
 

@@ -26,6 +26,30 @@ double rows(const layer_params& layer) {
   return n;
 }
 
+namespace {
+
+// Whether every tensor-parallel rank holds the linear whole: vLLM and SGLang build LatentMoE's projections as
+// ReplicatedLinear (vllm/model_executor/models/nemotron_h.py NemotronHMoE, python/sglang/srt/models/nemotron_h.py).
+bool replicated(const linear_shape& l) {
+  return l.name == projection::fc1_latent_proj || l.name == projection::fc2_latent_proj;
+}
+
+// The weights (and biases) of a layer's replicated linears, and their output rows.
+double replicated_params(const layer_params& layer) {
+  double n = 0;
+  for (const auto& l : layer.linears)
+    if (replicated(l)) n += (l.in_features * l.out_features + l.bias) * l.copies;
+  return n;
+}
+double replicated_rows(const layer_params& layer) {
+  double n = 0;
+  for (const auto& l : layer.linears)
+    if (replicated(l)) n += l.out_features * l.copies;
+  return n;
+}
+
+}  // namespace
+
 stage_params count_stage(const context& c) {
   const auto& p = c.m.params;
   const double share = c.layers_on_stage / static_cast<double>(c.m.layers);
@@ -53,9 +77,15 @@ stage_params count_stage(const context& c) {
     }
   }
   sp.vision = vision / c.t;
-  sp.matrices = matrices / c.t;
+  // A runtime's ReplicatedLinear (LatentMoE's latent projections) stays whole on every rank; a trainer's tensor
+  // parallelism is taken to split it (no trainer's LatentMoE sharding was read); a given `params` has no shape.
+  const bool shaped = c.s.params == 0 && !c.train;
+  const double whole = shaped ? share * p.over_layers(replicated_params) : 0;
+  const double whole_rows = shaped ? share * p.over_layers(replicated_rows) : 0;
+  sp.replicated = whole;
+  sp.matrices = (matrices - whole) / c.t + whole;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
-  sp.matrix_rows = (share * p.over_layers(rows) + encoder_rows) / c.t;
+  sp.matrix_rows = (share * p.over_layers(rows) + encoder_rows - whole_rows) / c.t + whole_rows;
   sp.embed = embed / c.t;
   sp.head = head / c.t;
   sp.norms = norms;
@@ -141,7 +171,8 @@ weight_storage store_gguf(const context& c, const stage_params& sp) {
 weight_storage store_layout(const context& c, const stage_params& sp) {
   const auto& p = c.m.params;
   const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
-  double params = 0, bytes = 0;
+  // The split linears and the rest, and apart the replicated linears (every rank holds them whole).
+  double params = 0, bytes = 0, whole_params = 0, whole_bytes = 0;
   for (const layer_group& g : p.groups) {
     const auto count = static_cast<double>(g.count);
     const layer_params* layer = &g.params;
@@ -150,20 +181,34 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
     for (const auto& l : layer->linears) {
       const double values = l.in_features * l.out_features + l.bias;
       const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
+      const double b = stored.value_or(values * lp.other_bytes) * l.copies;
+      if (replicated(l)) {
+        whole_params += count * values * l.copies;
+        whole_bytes += count * b;
+        continue;
+      }
       linear_params += values * l.copies;
-      linear_bytes += stored.value_or(values * lp.other_bytes) * l.copies;
+      linear_bytes += b;
     }
-    const double rest = layer->total() - layer->norms - linear_params;  // router, q/k norms, sinks
+    const double rest =
+        layer->total() - layer->norms - linear_params - replicated_params(*layer);  // router, q/k norms, sinks
     params += count * (linear_params + rest);
     bytes += count * (linear_bytes + rest * lp.other_bytes);
   }
-  const double per_matrix = params > 0 ? bytes / params : lp.other_bytes;
-  // sp.matrices / params is exactly 1 for the whole model (or a dyadic share), so the bytes stay exact.
-  const double layers = params > 0 ? sp.matrices / params * bytes : 0;
+  // The split part's share of `params` is exactly 1 at tp 1 for the whole model (or a dyadic share), so the bytes
+  // stay exact; a given `params` has no shape (sp.replicated 0), so it takes the model's average.
+  const double all = params + whole_params;
+  const double layers = all == 0             ? 0
+                        : sp.replicated == 0 ? sp.matrices / all * (bytes + whole_bytes)
+                                             : (sp.matrices - sp.replicated) / params * bytes +
+                                                   sp.replicated / whole_params * whole_bytes;
+  const double per_matrix =
+      sp.replicated == 0 ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
   const double others = sp.embed + sp.head + sp.norms;
-  return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" +
-                                                c.s.weights_dtype + " checkpoint layout) + " + n(others) +
-                                                " embedding/norm weights x 2 B"};
+  const bool per_tensor = c.r.weights == dtype::fp8_block && c.s.quant_group_size == 0;
+  const std::string layout = per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout";
+  return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" + layout +
+                                                ") + " + n(others) + " embedding/norm weights x 2 B"};
 }
 
 }  // namespace

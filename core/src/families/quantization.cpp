@@ -78,6 +78,19 @@ void fp8(reader& r, const json& q) {
   r.out["quant_group_size"] = format_number((*block)[0].get<double>());
 }
 
+// NVIDIA ModelOpt (vLLM modelopt.py ModelOptFp8Config.from_config: quant_algo flat or under "quantization"):
+// quant_algo "FP8" is static per-tensor FP8, an F8_E4M3 weight with one F32 weight_scale (ModelOptFp8LinearMethod).
+// The per-channel and block-wise algorithms, NVFP4 and the mixed formats are refused rather than guessed.
+void modelopt(reader& r, const json& q) {
+  const auto nested = q.find("quantization");
+  const json& body = nested != q.end() && nested->is_object() ? *nested : q;
+  const std::string algo = reader(body).text("quant_algo");
+  if (algo != "fp8")  // reader::text lower-cases
+    return quant_fail(r, "modelopt quant_algo " + quoted(algo) + " is not modelled (FP8, one scale per tensor, is)");
+  r.out["weights_dtype"] = "fp8_block";
+  r.set("quant_group_size", "0");  // one fp32 scale per tensor
+}
+
 }  // namespace
 
 void read_quantization(reader& r, const json& root) {
@@ -106,8 +119,10 @@ void read_quantization(reader& r, const json& root) {
     return;
   }
   if (method == "compressed-tensors") return compressed_tensors(r, q);
+  if (method == "modelopt") return modelopt(r, q);
   quant_fail(r, "quant_method " + quoted(method) +
-                    " is not modelled (bitsandbytes, gptq, awq, fp8, mxfp4 and compressed-tensors pack-quantized are)");
+                    " is not modelled (bitsandbytes, gptq, awq, fp8, mxfp4, modelopt FP8 and compressed-tensors "
+                    "pack-quantized are)");
 }
 
 }  // namespace llm_memory::detail

@@ -24,7 +24,9 @@ double expert_width(const setting_values& s, const model_spec& m) {
 
 // LatentMoE (transformers models/nemotron_h NemotronHMoE, vLLM and SGLang nemotron_h.py): fc1_latent_proj (h -> L)
 // feeds the routed experts, which work at width L, and fc2_latent_proj (L -> h) lifts their weighted sum back; the
-// router and the shared expert read the full-width input.
+// router and the shared expert read the full-width input. vLLM and SGLang build both projections as ReplicatedLinear
+// (vllm/model_executor/models/nemotron_h.py NemotronHMoE, sglang python/sglang/srt/models/nemotron_h.py): tensor
+// parallelism does not split them, every rank holds them whole (estimate/weights.cpp replicated).
 void add_moe_params(const setting_values& s, const model_spec& m, layer_params& layer) {
   add_mlp(s, m, layer, expert_width(s, m), expert_inner(s), static_cast<double>(s.num_experts), true);
   if (shared_inner(s) > 0) add_mlp(s, m, layer, m.hidden, shared_inner(s), 1, false);

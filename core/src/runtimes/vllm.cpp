@@ -73,7 +73,23 @@ architecture_rule chunk_rule(const setting_values& v) {
               ")"};
 }
 
+// Nemotron-H's SSM state: vLLM's NemotronHForCausalLMConfig.verify_and_update_config (vllm/model_executor/models/
+// config.py) replaces cache_config.mamba_ssm_cache_dtype "auto" by getattr(hf_config, "mamba_ssm_cache_dtype",
+// DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32"), and transformers' NemotronHConfig defaults that field to "float32":
+// without the field (nemotron_h_fields reads it when present) the state is fp32, not the model's dtype. V0 (0.6) ran
+// no Nemotron-H.
+architecture_rule nemotron_h_state(const setting_values& v) {
+  if (v.state_dtype != "auto" || v.vllm_version == "0.6") return {};
+  architecture_rule rule;
+  rule.model.emplace("state_dtype", "fp32");
+  rule.note =
+      "vLLM keeps nemotron_h's SSM state in float32 without mamba_ssm_cache_dtype in its config "
+      "(NemotronHForCausalLMConfig: DEFAULT_MAMBA_SSM_CACHE_DTYPE)";
+  return rule;
+}
+
 architecture_rule architecture(const setting_values& v) {
+  if (v.model_type == "nemotron_h") return nemotron_h_state(v);
   if (v.attention_chunk_size > 0) return chunk_rule(v);
   if (v.vllm_version != "0.6") return {};
   for (const std::string_view type : v0_interleaved)
