@@ -6,8 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase prints its wall time, so a slow CI run says where its minutes went (the goal: under 30 minutes on
-# a 2-core machine).
-phase() { echo "test.sh: ${SECONDS} s, $*"; }
+# a 2-core machine), and the CPU seconds (user + system) of every command finished so far, which a shared
+# machine's load does not change.
+# (`times` runs in this shell, not in a command substitution, whose subshell has no children of its own.)
+phase_times=$(mktemp)
+trap 'rm -f "$phase_times"' EXIT
+phase() {
+  times > "$phase_times"
+  local cpu
+  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+        "$phase_times")
+  echo "test.sh: ${SECONDS} s, ${cpu} s CPU, $*"
+}
 ./scripts/setup.sh
 # Every C++ file as the root .clang-format writes it (scripts/format.sh rewrites them).
 ./scripts/format.sh --check

@@ -103,6 +103,8 @@ test("another site can frame embed.html but not the page (frame-ancestors header
   assert.ok(urls.some((url) => url.startsWith("chrome-error:")), urls.join(", "));
   assert.ok(refusals.length > 0, "Chromium reports the refused frame");
   await page.close();
+  // The session's Chromium keeps its sockets to the host server after the page closes, and close() waits for them.
+  host.server.closeAllConnections();
   await new Promise((done) => host.server.close(done));
   await rm(dir, { recursive: true, force: true });
 });
