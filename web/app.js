@@ -98,8 +98,9 @@ class App {
     addEventListener("popstate", () => this.#fromUrl());
     /**
      * The default page keeps the ways out prerendered into index.html (scripts/prerender.mjs) until the visitor
-     * acts: the solver and the knob search are in the core's rest, fetched then (docs/wasm.md, "The page's
-     * module in two"), so a visit that only reads fetches neither.
+     * acts, or until the idle warm-up has brought the core's rest (prepareAnswers): the solver and the knob search
+     * are in it (docs/wasm.md, "The page's module in two"), so a visit that only reads and is never idle fetches
+     * neither.
      */
     this.prerendered_answers = !engine.complete && "default" in document.documentElement.dataset
       && "prerendered" in document.documentElement.dataset && $("ways-out").childElementCount > 0
