@@ -98,8 +98,9 @@ class App {
     addEventListener("popstate", () => this.#fromUrl());
     /**
      * The default page keeps the ways out prerendered into index.html (scripts/prerender.mjs) until the visitor
-     * acts: the solver and the knob search are in the core's rest, fetched then (docs/wasm.md, "The page's
-     * module in two"), so a visit that only reads fetches neither.
+     * acts, or until the idle warm-up has brought the core's rest (prepareAnswers): the solver and the knob search
+     * are in it (docs/wasm.md, "The page's module in two"), so a visit that only reads and is never idle fetches
+     * neither.
      */
     this.prerendered_answers = !engine.complete && "default" in document.documentElement.dataset
       && "prerendered" in document.documentElement.dataset && $("ways-out").childElementCount > 0
@@ -508,6 +509,21 @@ class App {
     this.#showGpuFit(renderGpuFit, fit, estimate);
   }
 
+  /**
+   * Ends the default page's prerendered answers in an idle period once the warm-up has loaded the core's rest
+   * and computed them (issue 36 item 9): the solver, the knob table and the ways out (the same as the prerendered
+   * ones) are drawn then, so the first action draws nothing of them before its frame: a click on Knobs only shows
+   * its panel, one on What fits or the model box has no answers to draw first.
+   */
+  async prepareAnswers() {
+    await idle();
+    if (!this.engine.complete || !this.prerendered_answers || !this.last) return;
+    this.#wake();
+    // In this idle period, rather than in the task #wake scheduled.
+    clearTimeout(this.answers_timer);
+    await this.#answers(this.state.inputs, this.last);
+  }
+
   async copyLink() {
     const status = $("copy-status");
     syncUrl(this.state, this.engine.keys);
@@ -606,6 +622,7 @@ async function main() {
     // nothing new.
     engine.warmWhenIdle(window.llmMemoryApp.state.inputs)
       .then(() => Promise.all([window.llmMemoryApp.prepareGpuFit(), solverCode()]))
+      .then(() => window.llmMemoryApp.prepareAnswers())
       .catch(() => {})
       .then(() => (document.body.dataset.warm = "true"));
   } catch (error) {

@@ -236,7 +236,11 @@ test("idle after its first answer, the page fetches the core's rest and the cata
   const core = () => paths.filter((path) => path.endsWith(".wasm") || path.endsWith(".json"));
   const warmed = ["/llm-memory.first.wasm", "/llm-memory.models.json", "/llm-memory.rest.wasm", "/models/llama-3.1-8b.json"];  // the start page's model (web/state.js START_OVERRIDES)
   assert.deepEqual(core().sort(), warmed, "the rest and the catalogue, not the help texts");
-  assert.equal(await page.getAttribute("#results", "data-answers"), "prerendered", "warming computes no answer of its own");
+  // The answers the first action would draw are drawn while idle (App.prepareAnswers), into their hidden panels:
+  // the knob table's rows and the solver's answer; the ways out, the same as the prerendered ones, drawn live.
+  assert.equal(await page.getAttribute("#results", "data-answers"), "ready", "the answers of the settings shown, drawn while idle");
+  assert.ok(await page.locator("#panel-knobs[hidden] #knobs tbody tr").count() > 0, "the knob table, in its hidden panel");
+  assert.ok(await page.locator("#panel-fits[hidden] #solver > *").count() > 0, "the solver's answer, in its hidden panel");
   // The presets are in: the model box lists every entry of llm-memory.models.json on its first focus.
   const presets = JSON.parse(await readFile(join(dist, "llm-memory.models.json"), "utf8")).length;
   await page.click("#model-search");
@@ -247,9 +251,28 @@ test("idle after its first answer, the page fetches the core's rest and the cata
   assert.equal(await page.getAttribute("#gpu-fit", "data-state"), "ready", "prepared before the click");
   assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "every GPU's row, before the click");
   assert.equal(await page.locator("#panel-fits").isHidden(), true, "in its hidden panel");
-  await showTab(page, "knobs");
-  assert.ok(await page.locator("#knobs tbody tr").count() > 0, "the knob table");
-  await showTab(page, "fits");
+  // What fits' hidden panel is laid out (styles.css), unseen and taking no room: its table has its width already.
+  const hidden_fits = await page.evaluate(() => ({
+    table: document.querySelector("#gpu-fit table").getBoundingClientRect().width,
+    panel: document.querySelector("#panel-fits").getBoundingClientRect().height,
+    visibility: getComputedStyle(document.querySelector("#panel-fits")).visibility,
+  }));
+  assert.ok(hidden_fits.table > 0, `the hidden GPU table is laid out (${hidden_fits.table} px wide)`);
+  assert.deepEqual([hidden_fits.panel, hidden_fits.visibility], [0, "hidden"], "and takes no room, unseen");
+  // A click on a tab shows its answer in the click's own task: nothing is drawn after it (the frame only paints).
+  const shownInClick = async (name, answer) => {
+    await page.evaluate(([tab, selector]) => {
+      window.shownInClick = new Promise((done) => {
+        document.querySelector(tab).addEventListener("click", () => done(Boolean(document.querySelector(selector))), { once: true });
+      });
+    }, [`#tab-${name}`, answer]);
+    await showTab(page, name);
+    return page.evaluate(() => window.shownInClick);
+  };
+  assert.equal(await shownInClick("knobs", '#results[data-answers="ready"] #panel-knobs:not([hidden]) #knobs tbody tr'), true,
+               "the knob table shown in the click's task");
+  assert.equal(await shownInClick("fits", '#panel-fits:not([hidden]) #gpu-fit[data-state="ready"] tr[data-gpu]'), true,
+               "the GPU table shown in the click's task");
   await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
   assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "the table the click shows is whole");
   // It is the default's: the current GPU (an RTX 4090, web/state.js START_OVERRIDES) is the marked row.
