@@ -190,13 +190,13 @@ const seq_piece& piece_at(const std::vector<seq_piece>& pieces, double seq) {
   const double* const slope = c.slope.data();                                          \
   for (std::size_t i = 0; i < batch.size(); ++i) {                                     \
     const double b = batch[i];                                                         \
-    const V bv = b - V{};                                                              \
+    const V bv = b - V{}, f0 = fixed[0] - V{};                                         \
     double* const row = out + i * n;                                                   \
     NO_VECTORIZE                                                                       \
     for (std::size_t j = 0; j < whole; j += (lanes)) {                                 \
       V sv, best;                                                                      \
       std::memcpy(&sv, slope + j, sizeof sv);                                          \
-      best = (fixed[0] - V{}) + bv * sv;                                               \
+      best = f0 + bv * sv;                                                             \
       for (std::size_t st = 1; st < stages; ++st) {                                    \
         std::memcpy(&sv, slope + st * n + j, sizeof sv);                               \
         const V t = (fixed[st] - V{}) + bv * sv;                                       \
