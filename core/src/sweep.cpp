@@ -170,7 +170,12 @@ const seq_piece& piece_at(const std::vector<seq_piece>& pieces, double seq) {
 // ---- kernels ----------------------------------------------------------------------------------------------------
 // Every kernel computes fixed + b x slope per stage and the larger stage, in that order (no FMA: the build uses
 // -ffp-contract=off), so all of them give the same bits.
-
+//
+// One kernel, written once with GCC/Clang vector extensions for V = a vector of `lanes` doubles (V = double for the
+// scalar kernel); the columns that do not fill a vector take the same formula one double at a time (a loop clang need
+// not vectorise: it runs fewer than `lanes` times). The max over the stages stays in a register and each point is
+// stored once: a training step lowers to 4 stages (its phases), and one pass per stage over the row (store, load
+// back, max, store again) made 4 stores per point (docs/performance.md, "Sweep kernel").
 #if defined(__clang__)
 #define LLM_MEMORY_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
 #define LLM_MEMORY_SCALAR_FN
@@ -179,66 +184,50 @@ const seq_piece& piece_at(const std::vector<seq_piece>& pieces, double seq) {
 #define LLM_MEMORY_SCALAR_FN __attribute__((optimize("no-tree-vectorize")))
 #endif
 
-LLM_MEMORY_SCALAR_FN void rows_scalar(const sweep_columns& c, std::span<const double> batch, double* out) {
-  const std::size_t n = c.seq_count, stages = c.fixed.size();
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const double b = batch[i];
-    double* row = out + i * n;
-    const double f0 = c.fixed[0];
-    const double* s0 = c.slope.data();
-    LLM_MEMORY_NO_VECTORIZE
-    for (std::size_t j = 0; j < n; ++j) row[j] = f0 + b * s0[j];
-    for (std::size_t st = 1; st < stages; ++st) {
-      const double f = c.fixed[st];
-      const double* s = c.slope.data() + st * n;
-      LLM_MEMORY_NO_VECTORIZE
-      for (std::size_t j = 0; j < n; ++j) {
-        const double t = f + b * s[j];
-        row[j] = t > row[j] ? t : row[j];
-      }
-    }
-  }
-}
-
-// The SIMD kernel, written once with GCC/Clang vector extensions for V = a vector of `lanes` doubles; the
-// columns that do not fill a vector take the scalar formula.
-#define LLM_MEMORY_ROWS_SIMD(V, lanes)                                                 \
+#define LLM_MEMORY_ROWS(V, lanes, NO_VECTORIZE)                                        \
   const std::size_t n = c.seq_count, stages = c.fixed.size(), whole = n - n % (lanes); \
+  const double* const fixed = c.fixed.data();                                          \
+  const double* const slope = c.slope.data();                                          \
   for (std::size_t i = 0; i < batch.size(); ++i) {                                     \
     const double b = batch[i];                                                         \
-    double* row = out + i * n;                                                         \
-    const V bv = b - V{};                                                              \
-    for (std::size_t st = 0; st < stages; ++st) {                                      \
-      const double f = c.fixed[st];                                                    \
-      const V fv = f - V{};                                                            \
-      const double* s = c.slope.data() + st * n;                                       \
-      for (std::size_t j = 0; j < whole; j += (lanes)) {                               \
-        V sv, t;                                                                       \
-        std::memcpy(&sv, s + j, sizeof sv);                                            \
-        t = fv + bv * sv;                                                              \
-        if (st > 0) {                                                                  \
-          V r;                                                                         \
-          std::memcpy(&r, row + j, sizeof r);                                          \
-          t = t > r ? t : r;                                                           \
-        }                                                                              \
-        std::memcpy(row + j, &t, sizeof t);                                            \
+    const V bv = b - V{}, f0 = fixed[0] - V{};                                         \
+    double* const row = out + i * n;                                                   \
+    NO_VECTORIZE                                                                       \
+    for (std::size_t j = 0; j < whole; j += (lanes)) {                                 \
+      V sv, best;                                                                      \
+      std::memcpy(&sv, slope + j, sizeof sv);                                          \
+      best = f0 + bv * sv;                                                             \
+      for (std::size_t st = 1; st < stages; ++st) {                                    \
+        std::memcpy(&sv, slope + st * n + j, sizeof sv);                               \
+        const V t = (fixed[st] - V{}) + bv * sv;                                       \
+        best = t > best ? t : best;                                                    \
       }                                                                                \
-      for (std::size_t j = whole; j < n; ++j) {                                        \
-        const double t = f + b * s[j];                                                 \
-        row[j] = st == 0 || t > row[j] ? t : row[j];                                   \
+      std::memcpy(row + j, &best, sizeof best);                                        \
+    }                                                                                  \
+    LLM_MEMORY_NO_VECTORIZE                                                            \
+    for (std::size_t j = whole; j < n; ++j) {                                          \
+      double best = fixed[0] + b * slope[j];                                           \
+      for (std::size_t st = 1; st < stages; ++st) {                                    \
+        const double t = fixed[st] + b * slope[st * n + j];                            \
+        best = t > best ? t : best;                                                    \
       }                                                                                \
+      row[j] = best;                                                                   \
     }                                                                                  \
   }
 
+LLM_MEMORY_SCALAR_FN void rows_scalar(const sweep_columns& c, std::span<const double> batch, double* out) {
+  LLM_MEMORY_ROWS(double, 1, LLM_MEMORY_NO_VECTORIZE)
+}
+
 using v2d = double __attribute__((vector_size(16)));  // SSE2 xmm, wasm v128 (f64x2)
 
-void rows_simd2(const sweep_columns& c, std::span<const double> batch, double* out) { LLM_MEMORY_ROWS_SIMD(v2d, 2) }
+void rows_simd2(const sweep_columns& c, std::span<const double> batch, double* out) { LLM_MEMORY_ROWS(v2d, 2, ) }
 
 #if LLM_MEMORY_X86
 using v4d = double __attribute__((vector_size(32)));  // AVX ymm
 
 __attribute__((target("avx2"))) void rows_avx2(const sweep_columns& c, std::span<const double> batch, double* out) {
-  LLM_MEMORY_ROWS_SIMD(v4d, 4)
+  LLM_MEMORY_ROWS(v4d, 4, )
 }
 
 bool has_avx2() {

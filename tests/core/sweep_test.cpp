@@ -227,6 +227,49 @@ TEST(sweep, degenerate_and_ragged_grids) {
   }
 }
 
+// evaluate() on hand-made columns: K = 1..4 stages, widths 1..9 (the AVX2 kernel's 4-wide vectors plus 0..3 tail
+// columns, SIMD2's 2-wide plus 0..1), each stage winning somewhere, in a vector lane and in the tail. Column j's
+// value does not depend on the width, so every width checks a prefix of one table. Stages, for j = 0..8:
+//   0: 100 + b x 10 j     1: 150 + b x 5     2: 0 + b x (200 - 20 j)     3: 0 + b x (j odd ? 150 : 0)
+// b = 1: stage 0 = 100 110 120 130 140 150 160 170 180, stage 1 = 155, stage 2 = 200 180 160 140 120 100 80 60 40,
+//        stage 3 = 0 150 0 150 0 150 0 150 0 (never the largest);
+// b = 3: stage 0 = 100 130 160 190 220 250 280 310 340, stage 1 = 165, stage 2 = 600 540 480 420 360 300 240 180 120,
+//        stage 3 = 0 450 0 450 0 450 0 450 0.
+// The expected rows are the max over the first K stages of those, column by column.
+TEST(sweep, kernels_take_the_max_over_1_to_4_stages_at_every_width) {
+  const std::vector<double> batch{1, 3};
+  const double want[4][2][9] = {
+      {{100, 110, 120, 130, 140, 150, 160, 170, 180}, {100, 130, 160, 190, 220, 250, 280, 310, 340}},  // K = 1
+      {{155, 155, 155, 155, 155, 155, 160, 170, 180}, {165, 165, 165, 190, 220, 250, 280, 310, 340}},  // K = 2
+      {{200, 180, 160, 155, 155, 155, 160, 170, 180}, {600, 540, 480, 420, 360, 300, 280, 310, 340}},  // K = 3
+      {{200, 180, 160, 155, 155, 155, 160, 170, 180}, {600, 540, 480, 450, 360, 450, 280, 450, 340}},  // K = 4
+  };
+  const double fixed[4] = {100, 150, 0, 0};
+  const auto slope = [](std::size_t st, std::size_t j) {
+    const auto x = static_cast<double>(j);
+    return st == 0 ? 10 * x : st == 1 ? 5.0 : st == 2 ? 200 - 20 * x : (j % 2 == 1 ? 150.0 : 0.0);
+  };
+  for (std::size_t stages = 1; stages <= 4; ++stages) {
+    for (std::size_t width = 1; width <= 9; ++width) {
+      sweep_columns c;
+      c.seq_count = width;
+      for (std::size_t st = 0; st < stages; ++st) {
+        c.fixed.push_back(fixed[st]);
+        for (std::size_t j = 0; j < width; ++j) c.slope.push_back(slope(st, j));
+      }
+      for (const kernel k : {kernel::scalar, kernel::simd}) {
+        std::vector<double> out(batch.size() * width, -1);
+        evaluate(c, batch, out, k);
+        for (std::size_t i = 0; i < batch.size(); ++i)
+          for (std::size_t j = 0; j < width; ++j)
+            EXPECT_EQ(out[i * width + j], want[stages - 1][i][j])
+                << "K " << stages << " width " << width << " b " << batch[i] << " column " << j
+                << (k == kernel::simd ? " simd" : " scalar");
+      }
+    }
+  }
+}
+
 // Brute force over b for a small model whose frontier is at a modest batch.
 TEST(sweep, max_batch_equals_brute_force) {
   const settings s{{"framework", "generic"},     {"hidden_size", "256"},  {"num_hidden_layers", "4"},
