@@ -10,8 +10,9 @@
 // string_view's literal) in a read-only segment (the linker's .rodata: nothing writes it at run time). It moves
 // when the rest's code names an address in it and nothing that can run before the rest names one in it or just
 // before it (a first-part function's i32.const or load/store offset, a global's initial value, any four bytes
-// of the data that read as an address: a table of string_views is data whatever code reads it). Anything else
-// (tables, numbers, writable data) stays where it is.
+// of the data that read as an address: a table of string_views is data whatever code reads it), and no object
+// of the link map that holds it is one the first part reaches. Anything else (tables, numbers, writable data)
+// stays where it is.
 import { readU32 } from "./wasm-binary.mjs";
 
 /** How far before a string a first-part address still keeps it (LLVM may fold `s[i - k]` into `s - k`). */
@@ -245,7 +246,10 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
     if (!rodata.has(segment.offset)) continue;
     const ranges = [];
     const own = whole.filter((o) => o.start >= segment.offset && o.end <= end).map((o) => [o.start, o.end]);
-    const texts = strings(segment, !ends.has(segment.offset), !starts.has(end)).filter(([s, e]) => within(named, s, e));
+    // A run of text bytes inside an object the first part reaches stays: its code may index into the object (a
+    // table of function pointers whose entry 0x000000af reads as a one-byte string, which a rest address named).
+    const texts = strings(segment, !ends.has(segment.offset), !starts.has(end))
+      .filter(([s, e]) => within(named, s, e) && !reached.first.objects.has(objectAt(objects, s)));
     for (const [s, e] of [...own, ...texts].sort((a, b) => a[0] - b[0])) {
       if (ranges.length && s < ranges.at(-1)[1]) continue;
       // A first-part address inside a string (a first-part literal the linker merged into its tail: wasm-ld's

@@ -49,10 +49,11 @@ const READER_BUILT = "llm_memory::detail::reader::reader(";
 /**
  * Functions that only the rest's bindings call and that LTO inlined into them, so that no function of theirs is
  * left to reach: their lambdas are made by the rest's code (the streaming safetensors reader's member callback,
- * checkpoint.cpp, inlined into read_checkpoint). Should a first-part call ever make and call one, it meets a
+ * checkpoint.cpp, inlined into read_checkpoint; the ranking's fast look-ups, core/src/fast_lookups.cpp, which fits()
+ * installs and the first part calls only once they are). Should a first-part call ever make and call one, it meets a
  * placeholder and the engine loads the rest and asks again (web/engine.js Engine#awaitRest).
  */
-const INLINED_MAKERS = ["llm_memory::parse_safetensors_header("];
+const INLINED_MAKERS = ["llm_memory::parse_safetensors_header(", "llm_memory::detail::install_fast_lookups("];
 
 /**
  * Table entries only a model with a recurrent layer kind calls: those kinds' rows (core/src/layers/ linear_attention,
