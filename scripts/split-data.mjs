@@ -9,10 +9,12 @@
 // A string is a run of text bytes (UTF-8 or printable ASCII) after a zero byte and ending at one (a C string, a
 // string_view's literal) in a read-only segment (the linker's .rodata: nothing writes it at run time). It moves
 // when the rest's code names an address in it and nothing that can run before the rest names one in it or just
-// before it (a first-part function's i32.const or load/store offset, a global's initial value, any four bytes
-// of the data that read as an address: a table of string_views is data whatever code reads it), and no object
-// of the link map that holds it is one the first part reaches. Anything else (tables, numbers, writable data)
-// stays where it is.
+// before it (a first-part function's i32.const or load/store offset, a global's initial value, an address the
+// data holds: a table of string_views is data whatever code reads it), and no object of the link map that holds
+// it is one the first part reaches. Anything else (tables, numbers, writable data) stays where it is.
+// The data's addresses are exactly the words the linker relocated (dataPointers: wasm-ld --emit-relocs), not any
+// four bytes that happen to read as one: a function-table index and the next field read across as an address
+// kept a rest-only string in the first part (docs/wasm.md).
 import { readU32 } from "./wasm-binary.mjs";
 
 /** How far before a string a first-part address still keeps it (LLVM may fold `s[i - k]` into `s - k`). */
@@ -149,14 +151,94 @@ function objectAt(objects, address) {
   return lo < objects.length && objects[lo].start <= address ? objects[lo] : null;
 }
 
-/** Every four bytes of the segments that read as an address in [low, high), as [where, value]. */
-function dataWords(segments, low, high) {
-  const out = [];
-  for (const { offset, bytes } of segments) {
-    for (let i = 0; i + 4 <= bytes.length; i++) {
-      const value = bytes.readUInt32LE(i);
-      if (value >= low && value < high) out.push([offset + i, value]);
+/** The relocation types of LLVM's WasmRelocs.def whose entries carry an addend (a signed LEB128 after the index). */
+const WITH_ADDEND = new Set([3, 4, 5, 8, 9, 11, 14, 15, 16, 17, 21, 22, 23, 25]);
+
+/** R_WASM_MEMORY_ADDR_I32: four bytes of data that hold a memory address (its symbol's plus the addend). */
+const MEMORY_ADDR_I32 = 5;
+
+/**
+ * The memory addresses at which the data holds an address: the R_WASM_MEMORY_ADDR_I32 entries of the module's
+ * "reloc.DATA" section, which wasm-ld writes with --emit-relocs and wasm-opt passes through unchanged. Each entry's
+ * offset counts from the start of the data section's body as wasm-ld wrote it (before wasm-opt repacked the
+ * segments, which keeps their addresses); the link map (`map`: --print-map's text) gives each input section's
+ * address and its offset in that file, so an entry at body offset r inside an input section at (address a, file
+ * offset o) of the DATA section at file offset d is at a + r - (o - d). (Function-table indices, R_WASM_TABLE_INDEX_I32,
+ * are no addresses.) Returns the sorted addresses, or {error}.
+ */
+export function dataPointers(module, map) {
+  let relocs = null;
+  for (let at = 8; at < module.length;) {
+    const id = module[at++];
+    const [size, body] = readU32(module, at);
+    at = body + size;
+    if (id !== 0) continue;
+    const [length, name] = readU32(module, body);
+    if (module.subarray(name, name + length).toString() === "reloc.DATA") relocs = name + length;
+  }
+  if (relocs === null) return { error: "the module has no reloc.DATA section: link it with -Wl,--emit-relocs" };
+  let data = null;
+  let inside = false;
+  const chunks = [];
+  for (const line of map.split("\n")) {
+    const section = /^\s*-\s+([0-9a-f]+)\s+[0-9a-f]+ (\S+)$/.exec(line);
+    if (section) {
+      inside = section[2] === "DATA";
+      if (inside) data = parseInt(section[1], 16);
+      continue;
     }
+    const input = /^\s*([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+) {9}\S/.exec(line);
+    const [address, offset, size] = input ? input.slice(1).map((v) => parseInt(v, 16)) : [];
+    // Zero-initialised input sections (.bss) are in no section of the file: their offset is 0.
+    if (inside && input && size > 0 && offset > data) chunks.push({ body: offset - data, address, size });
+  }
+  if (data === null || !chunks.length) return { error: "the link map has no DATA section with input sections" };
+  chunks.sort((a, b) => a.body - b.body);
+  let [, at] = readU32(module, relocs);
+  let [count, next] = readU32(module, at);
+  const out = [];
+  for (at = next; count > 0; count--) {
+    const type = module[at++];
+    let offset;
+    [offset, at] = readU32(module, at);
+    [, at] = readU32(module, at);
+    if (WITH_ADDEND.has(type)) [, at] = readS32(module, at);
+    if (type !== MEMORY_ADDR_I32) continue;
+    let lo = 0;
+    let hi = chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (chunks[mid].body + chunks[mid].size <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    const chunk = chunks[lo];
+    if (!chunk || offset < chunk.body) return { error: `reloc.DATA offset ${offset} is in no input section of the link map's DATA` };
+    out.push(chunk.address + offset - chunk.body);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The words at `pointers` (dataPointers) that hold an address in [low, high), as [where, value]. A byte in no
+ * segment is a zero (memory packing drops runs of zeros, the high bytes of an address among them).
+ */
+function dataWords(segments, pointers, low, high) {
+  const sorted = [...segments].sort((a, b) => a.offset - b.offset);
+  const byteAt = (address) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid].offset + sorted[mid].bytes.length <= address) lo = mid + 1;
+      else hi = mid;
+    }
+    const segment = sorted[lo];
+    return segment && segment.offset <= address ? segment.bytes[address - segment.offset] : 0;
+  };
+  const out = [];
+  for (const where of pointers) {
+    const value = [0, 1, 2, 3].reduce((v, i) => v + byteAt(where + i) * 2 ** (8 * i), 0);
+    if (value >= low && value < high) out.push([where, value]);
   }
   return out;
 }
@@ -215,10 +297,11 @@ const within = (list, low, high) => firstWithin(list, low, high) !== undefined;
  * one segment header less).
  * `first_refs`: the addresses the first part's functions and globals name; `rest_refs`: the rest's; `objects`:
  * the data objects of the link map (mapObjects): a read-only object only the rest reaches moves whole, and the
- * addresses it holds count as the rest's (the launch readers' option tables and their names).
+ * addresses it holds count as the rest's (the launch readers' option tables and their names); `pointers`: where the
+ * data holds an address (dataPointers).
  * Returns {first, rest, moved (bytes)}, or {error}.
  */
-export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, objects) {
+export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, objects, pointers) {
   const out = Buffer.from(first);
   const data = sections(out).filter((s) => s.id === 11);
   if (data.length !== 1) return { error: "the first part has no data section" };
@@ -230,7 +313,7 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
   if (!segments) return { error: "the first part's data section has a segment that is not active at a constant address" };
   const low = Math.min(...segments.map((s) => s.offset));
   const high = Math.max(...segments.map((s) => s.offset + s.bytes.length));
-  const reached = reach(objects, dataWords(segments, low, high), first_refs, rest_refs);
+  const reached = reach(objects, dataWords(segments, pointers, low, high), first_refs, rest_refs);
   const inRange = (list) => list.filter((a) => a >= low && a < high).sort((a, b) => a - b);
   const kept_code = inRange(reached.first.refs.slice(0, first_refs.length));
   const kept_data = inRange(reached.first.refs.slice(first_refs.length));

@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { lineAddresses, mapObjects, moveRestStrings } from "./split-data.mjs";
+import { dataPointers, lineAddresses, mapObjects, moveRestStrings } from "./split-data.mjs";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
@@ -127,9 +127,14 @@ function bodySizes(bytes) {
   return sizes;
 }
 
-/** `bytes` without its "name" section (function names: the page needs none). */
+/**
+ * `bytes` without its "name" section (function names: the page needs none) and the link's relocations ("linking",
+ * "reloc.*": --emit-relocs, for split-data.mjs; they no longer match the code wasm-opt rewrote).
+ */
 const stripNames = (bytes) =>
-  Buffer.concat([bytes.subarray(0, 8), ...sections(bytes).filter(([id, name]) => !(id === 0 && name === "name")).map(([, , s]) => s)]);
+  Buffer.concat([bytes.subarray(0, 8), ...sections(bytes)
+    .filter(([id, name]) => !(id === 0 && (name === "name" || name === "linking" || name.startsWith("reloc."))))
+    .map(([, , s]) => s)]);
 
 /**
  * The function a lambda's table entry belongs to (its name up to the lambda's `$_N`), or null for a table entry
@@ -247,10 +252,14 @@ try {
                             "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
   if (!rodata.size) fail("wasm-dis names no .rodata data segment: split-data.mjs cannot tell the read-only strings");
   // The link map (wasm/CMakeLists.txt: the link's --print-map): the data objects' extents.
-  const objects = mapObjects(readFileSync(join(dir, "llm-memory.map"), "utf8"));
+  const map = readFileSync(join(dir, "llm-memory.map"), "utf8");
+  const objects = mapObjects(map);
   if (!objects.length) fail("llm-memory.map lists no data object: link with -Wl,--print-map (wasm/CMakeLists.txt)");
+  // Where the data holds an address: the link's relocations (-Wl,--emit-relocs), placed by the map.
+  const pointers = dataPointers(named, map);
+  if (pointers.error) fail(pointers.error);
   const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
-                                  first_refs, rest_refs, rodata, objects);
+                                  first_refs, rest_refs, rodata, objects, pointers);
   if (strings.error) fail(strings.error);
   const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.
