@@ -12,7 +12,7 @@
 // before it (a first-part function's i32.const or load/store offset, a global's initial value, an address the
 // data holds: a table of string_views is data whatever code reads it), and no object of the link map that holds
 // it is one the first part reaches. Anything else (tables, numbers, writable data) stays where it is.
-// The data's addresses are exactly the words the linker relocated (dataPointers: wasm-ld --emit-relocs), not any
+// The data's addresses are exactly the words the linker relocated (dataPointers: the LTO object's relocations), not any
 // four bytes that happen to read as one: a function-table index and the next field read across as an address
 // kept a rest-only string in the first part (docs/wasm.md).
 import { readU32 } from "./wasm-binary.mjs";
@@ -157,63 +157,103 @@ const WITH_ADDEND = new Set([3, 4, 5, 8, 9, 11, 14, 15, 16, 17, 21, 22, 23, 25])
 /** R_WASM_MEMORY_ADDR_I32: four bytes of data that hold a memory address (its symbol's plus the addend). */
 const MEMORY_ADDR_I32 = 5;
 
+/** The linking section's subsection that names the data segments (WASM_SEGMENT_INFO). */
+const SEGMENT_INFO = 5;
+
 /**
- * The memory addresses at which the data holds an address: the R_WASM_MEMORY_ADDR_I32 entries of the module's
- * "reloc.DATA" section, which wasm-ld writes with --emit-relocs and wasm-opt passes through unchanged. Each entry's
- * offset counts from the start of the data section's body as wasm-ld wrote it (before wasm-opt repacked the
- * segments, which keeps their addresses); the link map (`map`: --print-map's text) gives each input section's
- * address and its offset in that file, so an entry at body offset r inside an input section at (address a, file
- * offset o) of the DATA section at file offset d is at a + r - (o - d). (Function-table indices, R_WASM_TABLE_INDEX_I32,
- * are no addresses.) Returns the sorted addresses, or {error}.
+ * The memory addresses at which the data holds an address. wasm-ld 14 crashes writing --emit-relocs' symbol table
+ * for a C++ link (llvm-project issue 67111: the heap's synthetic symbols have no segment), so the relocations come
+ * from the object the link's LTO compiled everything into (`object`: wasm-ld --save-temps' OUTPUT.lto.o, the
+ * "lto.tmp" of the link map `map`, --print-map's text): the R_WASM_MEMORY_ADDR_I32 entries of its "reloc.DATA"
+ * section (offsets into its data section's body), each in one of its data segments (one a global, named by the
+ * linking section), which the map places: the address of "lto.tmp:(NAME)" plus the offset in the segment.
+ * Function-table indices (R_WASM_TABLE_INDEX_I32) are no addresses. Two kinds of input section of the map have no
+ * relocations here: the linker's merged strings (`<internal>`: a mergeable section holds no relocated word) hold
+ * no address; an object linked as machine code (libc's pow tables) may, so each of its bytes counts as one
+ * (the four bytes there are read as an address, as before issue 34). Returns the sorted addresses, or {error}.
  */
-export function dataPointers(module, map) {
-  let relocs = null;
-  for (let at = 8; at < module.length;) {
-    const id = module[at++];
-    const [size, body] = readU32(module, at);
-    at = body + size;
-    if (id !== 0) continue;
-    const [length, name] = readU32(module, body);
-    if (module.subarray(name, name + length).toString() === "reloc.DATA") relocs = name + length;
-  }
-  if (relocs === null) return { error: "the module has no reloc.DATA section: link it with -Wl,--emit-relocs" };
+export function dataPointers(object, map) {
   let data = null;
-  let inside = false;
-  const chunks = [];
-  for (const line of map.split("\n")) {
-    const section = /^\s*-\s+([0-9a-f]+)\s+[0-9a-f]+ (\S+)$/.exec(line);
-    if (section) {
-      inside = section[2] === "DATA";
-      if (inside) data = parseInt(section[1], 16);
-      continue;
-    }
-    const input = /^\s*([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+) {9}\S/.exec(line);
-    const [address, offset, size] = input ? input.slice(1).map((v) => parseInt(v, 16)) : [];
-    // Zero-initialised input sections (.bss) are in no section of the file: their offset is 0.
-    if (inside && input && size > 0 && offset > data) chunks.push({ body: offset - data, address, size });
+  let linking = null;
+  let relocs = null;
+  for (let at = 8; at < object.length;) {
+    const id = object[at++];
+    const [size, body] = readU32(object, at);
+    at = body + size;
+    if (id === 11) data = body;
+    if (id !== 0) continue;
+    const [length, name] = readU32(object, body);
+    const section = object.subarray(name, name + length).toString();
+    if (section === "linking") linking = [name + length, at];
+    if (section === "reloc.DATA") relocs = name + length;
   }
-  if (data === null || !chunks.length) return { error: "the link map has no DATA section with input sections" };
-  chunks.sort((a, b) => a.body - b.body);
-  let [, at] = readU32(module, relocs);
-  let [count, next] = readU32(module, at);
-  const out = [];
-  for (at = next; count > 0; count--) {
-    const type = module[at++];
-    let offset;
-    [offset, at] = readU32(module, at);
-    [, at] = readU32(module, at);
-    if (WITH_ADDEND.has(type)) [, at] = readS32(module, at);
-    if (type !== MEMORY_ADDR_I32) continue;
-    let lo = 0;
-    let hi = chunks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (chunks[mid].body + chunks[mid].size <= offset) lo = mid + 1;
-      else hi = mid;
+  if (data === null || linking === null || relocs === null) {
+    return { error: "the link's LTO object has no data, linking or reloc.DATA section: link with -Wl,--save-temps" };
+  }
+  // The data segments' extents in the data section's body, then their names.
+  const segments = [];
+  let [count, at] = readU32(object, data);
+  for (; count > 0; count--) {
+    let flags;
+    [flags, at] = readU32(object, at);
+    if (flags !== 0 || object[at] !== 0x41) return { error: "the LTO object has a data segment that is not active at a constant" };
+    [, at] = readS32(object, at + 1);
+    let size;
+    [size, at] = readU32(object, at + 1);
+    segments.push({ start: at - data, size });
+    at += size;
+  }
+  [, at] = readU32(object, linking[0]);
+  while (at < linking[1]) {
+    const type = object[at++];
+    let size;
+    [size, at] = readU32(object, at);
+    const end = at + size;
+    if (type === SEGMENT_INFO) {
+      [count, at] = readU32(object, at);
+      for (let i = 0; i < count; i++) {
+        let length;
+        [length, at] = readU32(object, at);
+        segments[i].name = object.subarray(at, at + length).toString();
+        [, at] = readU32(object, at + length);
+        [, at] = readU32(object, at);
+      }
     }
-    const chunk = chunks[lo];
-    if (!chunk || offset < chunk.body) return { error: `reloc.DATA offset ${offset} is in no input section of the link map's DATA` };
-    out.push(chunk.address + offset - chunk.body);
+    at = end;
+  }
+  // The map's data input sections: the LTO object's by name, every byte of another object's.
+  const placed = new Map();
+  const out = [];
+  let inside = false;
+  for (const line of map.split("\n")) {
+    const section = /^\s*-\s+[0-9a-f]+\s+[0-9a-f]+ (\S+)$/.exec(line);
+    if (section) inside = section[1] === "DATA";
+    const input = /^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+) {9}(.*):\((.*)\)$/.exec(line);
+    if (!inside || !input) continue;
+    const [address, size] = [parseInt(input[1], 16), parseInt(input[2], 16)];
+    if (input[3] === "lto.tmp") {
+      if (placed.has(input[4])) return { error: `the link map places lto.tmp:(${input[4]}) twice` };
+      placed.set(input[4], address);
+    } else if (input[3] !== "<internal>") {
+      for (let i = 0; i < size; i++) out.push(address + i);
+    }
+  }
+  if (!placed.size) return { error: "the link map has no DATA section with the LTO object's input sections" };
+  let next;
+  [, next] = readU32(object, relocs);
+  [count, at] = readU32(object, next);
+  for (; count > 0; count--) {
+    const type = object[at++];
+    let offset;
+    [offset, at] = readU32(object, at);
+    [, at] = readU32(object, at);
+    if (WITH_ADDEND.has(type)) [, at] = readS32(object, at);
+    if (type !== MEMORY_ADDR_I32) continue;
+    const segment = segments.findLast((g) => g.start <= offset);
+    if (!segment || offset >= segment.start + segment.size) return { error: `reloc.DATA offset ${offset} is in no data segment of the LTO object` };
+    // A segment the link left out (--gc-sections) is not in the map: nothing reads its words.
+    const address = placed.get(segment.name);
+    if (address !== undefined) out.push(address + offset - segment.start);
   }
   return out.sort((a, b) => a - b);
 }

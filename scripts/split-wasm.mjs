@@ -127,14 +127,9 @@ function bodySizes(bytes) {
   return sizes;
 }
 
-/**
- * `bytes` without its "name" section (function names: the page needs none) and the link's relocations ("linking",
- * "reloc.*": --emit-relocs, for split-data.mjs; they no longer match the code wasm-opt rewrote).
- */
+/** `bytes` without its "name" section (function names: the page needs none). */
 const stripNames = (bytes) =>
-  Buffer.concat([bytes.subarray(0, 8), ...sections(bytes)
-    .filter(([id, name]) => !(id === 0 && (name === "name" || name === "linking" || name.startsWith("reloc."))))
-    .map(([, , s]) => s)]);
+  Buffer.concat([bytes.subarray(0, 8), ...sections(bytes).filter(([id, name]) => !(id === 0 && name === "name")).map(([, , s]) => s)]);
 
 /**
  * The function a lambda's table entry belongs to (its name up to the lambda's `$_N`), or null for a table entry
@@ -255,8 +250,8 @@ try {
   const map = readFileSync(join(dir, "llm-memory.map"), "utf8");
   const objects = mapObjects(map);
   if (!objects.length) fail("llm-memory.map lists no data object: link with -Wl,--print-map (wasm/CMakeLists.txt)");
-  // Where the data holds an address: the link's relocations (-Wl,--emit-relocs), placed by the map.
-  const pointers = dataPointers(named, map);
+  // Where the data holds an address: the relocations of the link's LTO object (-Wl,--save-temps), placed by the map.
+  const pointers = dataPointers(readFileSync(join(dir, "llm-memory.wasm.lto.o")), map);
   if (pointers.error) fail(pointers.error);
   const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
                                   first_refs, rest_refs, rodata, objects, pointers);
