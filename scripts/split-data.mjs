@@ -228,7 +228,7 @@ export function dataPointers(object, map) {
   for (const line of map.split("\n")) {
     const section = /^\s*-\s+[0-9a-f]+\s+[0-9a-f]+ (\S+)$/.exec(line);
     if (section) inside = section[1] === "DATA";
-    const input = /^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+) {9}(.*):\((.*)\)$/.exec(line);
+    const input = /^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+) {9}(\S.*):\((.*)\)$/.exec(line);
     if (!inside || !input) continue;
     const [address, size] = [parseInt(input[1], 16), parseInt(input[2], 16)];
     if (input[3] === "lto.tmp") {

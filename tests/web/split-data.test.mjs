@@ -33,6 +33,7 @@ const MAP = `    Addr      Off     Size Out     In      Symbol
      418     1020        8         /lib/libc-optz.a(pow_small.o):(.rodata.bp)
      440     1030        8 .data
      440     1035        8         lto.tmp:(.data.b)
+     440     1035        8                 llm_memory::(anonymous namespace)::b
      6d0     1000      40c .bss
      6d0        0      408         lto.tmp:(.bss.buf)
        -    28bb4      323 CUSTOM(producers)
@@ -41,7 +42,7 @@ const MAP = `    Addr      Off     Size Out     In      Symbol
 test("dataPointers places each R_WASM_MEMORY_ADDR_I32 entry at its address, at any offset; a machine-code object's every byte", () => {
   // 10 is 4 bytes into .rodata.a (body offset 6), at 0x410: 0x414 = 1044; 20 is 1 byte into .data.b (19), at 0x440:
   // 0x441 = 1089; the table index at 19 is none. pow_small.o has no relocations here: its 8 bytes at 0x418 = 1048
-  // count each; the merged strings (<internal>) none.
+  // count each; the merged strings (<internal>) none, nor a symbol's line (its name may hold "::(").
   assert.deepEqual(dataPointers(object(DATA, LINKING, RELOCS), MAP), [1044, 1048, 1049, 1050, 1051, 1052, 1053, 1054, 1055, 1089]);
 });
 
