@@ -2,16 +2,19 @@
 // The whole "what runs on my machine" ranking, timed for five machines, before and after in one run: natively
 // through the CLI (llm-memory fits, one process per ranking, so nothing is kept; the CLI's start, llm-memory
 // --version, subtracted) and in WebAssembly through the JS API's fits() (the module node and the page's fallback
-// load, the whole catalogue read first). In wasm, three figures per machine, each on a fresh module that ranked the
-// same machine at another context first (the same code warmed up, none of its runs kept: the context is in every
-// kept run's key): the first ranking; then another device of the same task (the page's re-rank: fits.cpp keeps
-// llama.cpp's and training's runs across devices); then the first machine again. Medians of `reps` fresh modules.
+// load, the whole catalogue read first). In wasm, four figures per machine, each the median over `reps` fresh
+// modules: the very first ranking in the module (the same machine at context 4096: the code cold, each preset
+// mapped and its settings parsed then), shown apart; the first ranking of the machine (the code warm, none of the
+// first one's runs kept: the context is in every kept run's key); then another device of the same task (the
+// page's re-rank: fits.cpp keeps llama.cpp's and training's runs across devices); then the first machine again.
+// Each machine's first ranking in wasm over the native CLI's (CPU time) is printed as the wasm / native ratio.
 // Not a test: figures for docs/performance.md ("The ranking in under 100 ms"). Usage:
 //   node scripts/bench-fits.mjs [path to llm-memory, default build/release/llm-memory] [reps, default 3]
 //   LLM_MEMORY_WASM=path/to/llm-memory.js picks the JS API (default dist/llm-memory.js); "none" skips wasm.
 //   LLM_MEMORY_BEFORE_CLI / LLM_MEMORY_BEFORE_WASM: a build to time beside it (the ratio printed).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
@@ -60,10 +63,14 @@ function nativeMs(bin, m) {
   return { ms: less("wall"), cpu: less("cpu"), rows: r.rows.length, fitting: r.fitting };
 }
 
+/** Each machine's native first ranking, by label: the CPU ms the wasm / native ratio divides by. */
+const nativeCpu = new Map();
+
 function native() {
   console.log(`llm-memory fits, native (${cli}${beforeCli ? `; before: ${beforeCli}` : ""}), median of ${reps}:`);
   for (const m of machines) {
     const after = nativeMs(cli, m);
+    nativeCpu.set(label(m), after.cpu);
     const before = beforeCli ? nativeMs(beforeCli, m) : null;
     const side = before ? `before ${ms(before.ms)} (CPU ${ms(before.cpu)}) -> ` : "";
     const ratio = before ? `; before / after ${(before.ms / after.ms).toFixed(1)}x` : "";
@@ -85,12 +92,12 @@ function timed(api, request) {
 /** The three figures of `m` on `reps` fresh modules of `path`: medians of wall and CPU ms. */
 async function wasmFigures(path, m) {
   const { load } = await import(resolve(path));
-  const steps = { first: [], other: [], again: [] };
+  const steps = { cold: [], first: [], other: [], again: [] };
   let rows = 0, fitting = 0;
   for (let i = 0; i < reps; ++i) {
     const api = await load({});  // a fresh module: nothing kept
     await api.loadPresets();
-    timed(api, { ...request(m), seq: "4096" });  // warms the code up; no run of it is kept for seq 8192
+    steps.cold.push(timed(api, { ...request(m), seq: "4096" }));  // no run of it is kept for seq 8192
     const f = timed(api, request(m));
     steps.first.push(f);
     steps.other.push(timed(api, { ...request(m), gpu: m.then }));
@@ -110,11 +117,14 @@ async function inWasm() {
     const b = beforeWasm ? await wasmFigures(beforeWasm, m) : null;
     const step = (x) => (b ? `${b[x].ms.toFixed(1)} (${b[x].cpu.toFixed(1)}) -> ` : "") +
       `${a[x].ms.toFixed(1)} (${a[x].cpu.toFixed(1)})`;
-    console.log(`  ${label(m)} (${a.rows} models, ${a.fitting} fit): first ${step("first")}; ` +
-      `then ${m.then} ${step("other")}; ${m.gpu} again ${step("again")}`);
+    const cpu = nativeCpu.get(label(m));
+    const ratio = cpu > 0 ? `; wasm / native first ${(a.first.cpu / cpu).toFixed(1)}x` : "";
+    console.log(`  ${label(m)} (${a.rows} models, ${a.fitting} fit): very first, at 4096 ${step("cold")}; ` +
+      `first ${step("first")}; then ${m.then} ${step("other")}; ${m.gpu} again ${step("again")}${ratio}`);
   }
 }
 
+console.log(`${cpus().length} CPUs (${cpus()[0].model}), load average ${loadavg()[0].toFixed(1)}, node ${process.version}`);
 if (existsSync(cli)) native();
 else console.log(`no native CLI at ${cli}: native figures skipped`);
 if (wasm !== "none" && existsSync(wasm)) await inWasm();

@@ -9,9 +9,12 @@
 // A string is a run of text bytes (UTF-8 or printable ASCII) after a zero byte and ending at one (a C string, a
 // string_view's literal) in a read-only segment (the linker's .rodata: nothing writes it at run time). It moves
 // when the rest's code names an address in it and nothing that can run before the rest names one in it or just
-// before it (a first-part function's i32.const or load/store offset, a global's initial value, any four bytes
-// of the data that read as an address: a table of string_views is data whatever code reads it). Anything else
-// (tables, numbers, writable data) stays where it is.
+// before it (a first-part function's i32.const or load/store offset, a global's initial value, an address the
+// data holds: a table of string_views is data whatever code reads it), and no object of the link map that holds
+// it is one the first part reaches. Anything else (tables, numbers, writable data) stays where it is.
+// The data's addresses are exactly the words the linker relocated (dataPointers: the LTO object's relocations), not any
+// four bytes that happen to read as one: a function-table index and the next field read across as an address
+// kept a rest-only string in the first part (docs/wasm.md).
 import { readU32 } from "./wasm-binary.mjs";
 
 /** How far before a string a first-part address still keeps it (LLVM may fold `s[i - k]` into `s - k`). */
@@ -148,14 +151,134 @@ function objectAt(objects, address) {
   return lo < objects.length && objects[lo].start <= address ? objects[lo] : null;
 }
 
-/** Every four bytes of the segments that read as an address in [low, high), as [where, value]. */
-function dataWords(segments, low, high) {
-  const out = [];
-  for (const { offset, bytes } of segments) {
-    for (let i = 0; i + 4 <= bytes.length; i++) {
-      const value = bytes.readUInt32LE(i);
-      if (value >= low && value < high) out.push([offset + i, value]);
+/** The relocation types of LLVM's WasmRelocs.def whose entries carry an addend (a signed LEB128 after the index). */
+const WITH_ADDEND = new Set([3, 4, 5, 8, 9, 11, 14, 15, 16, 17, 21, 22, 23, 25]);
+
+/** R_WASM_MEMORY_ADDR_I32: four bytes of data that hold a memory address (its symbol's plus the addend). */
+const MEMORY_ADDR_I32 = 5;
+
+/** The linking section's subsection that names the data segments (WASM_SEGMENT_INFO). */
+const SEGMENT_INFO = 5;
+
+/**
+ * The memory addresses at which the data holds an address. wasm-ld 14 crashes writing --emit-relocs' symbol table
+ * for a C++ link (llvm-project issue 67111: the heap's synthetic symbols have no segment), so the relocations come
+ * from the object the link's LTO compiled everything into (`object`: wasm-ld --save-temps' OUTPUT.lto.o, the
+ * "lto.tmp" of the link map `map`, --print-map's text): the R_WASM_MEMORY_ADDR_I32 entries of its "reloc.DATA"
+ * section (offsets into its data section's body), each in one of its data segments (one a global, named by the
+ * linking section), which the map places: the address of "lto.tmp:(NAME)" plus the offset in the segment.
+ * Function-table indices (R_WASM_TABLE_INDEX_I32) are no addresses. Two kinds of input section of the map have no
+ * relocations here: the linker's merged strings (`<internal>`: a mergeable section holds no relocated word) hold
+ * no address; an object linked as machine code (libc's pow tables) may, so each of its bytes counts as one
+ * (the four bytes there are read as an address, as before issue 34). Returns the sorted addresses, or {error}.
+ */
+export function dataPointers(object, map) {
+  let data = null;
+  let linking = null;
+  let relocs = null;
+  for (let at = 8; at < object.length;) {
+    const id = object[at++];
+    const [size, body] = readU32(object, at);
+    at = body + size;
+    if (id === 11) data = body;
+    if (id !== 0) continue;
+    const [length, name] = readU32(object, body);
+    const section = object.subarray(name, name + length).toString();
+    if (section === "linking") linking = [name + length, at];
+    if (section === "reloc.DATA") relocs = name + length;
+  }
+  if (data === null || linking === null || relocs === null) {
+    return { error: "the link's LTO object has no data, linking or reloc.DATA section: link with -Wl,--save-temps" };
+  }
+  // The data segments' extents in the data section's body, then their names.
+  const segments = [];
+  let [count, at] = readU32(object, data);
+  for (; count > 0; count--) {
+    let flags;
+    [flags, at] = readU32(object, at);
+    if (flags !== 0 || object[at] !== 0x41) return { error: "the LTO object has a data segment that is not active at a constant" };
+    [, at] = readS32(object, at + 1);
+    let size;
+    [size, at] = readU32(object, at + 1);
+    segments.push({ start: at - data, size });
+    at += size;
+  }
+  [, at] = readU32(object, linking[0]);
+  while (at < linking[1]) {
+    const type = object[at++];
+    let size;
+    [size, at] = readU32(object, at);
+    const end = at + size;
+    if (type === SEGMENT_INFO) {
+      [count, at] = readU32(object, at);
+      for (let i = 0; i < count; i++) {
+        let length;
+        [length, at] = readU32(object, at);
+        segments[i].name = object.subarray(at, at + length).toString();
+        [, at] = readU32(object, at + length);
+        [, at] = readU32(object, at);
+      }
     }
+    at = end;
+  }
+  // The map's data input sections: the LTO object's by name, every byte of another object's.
+  const placed = new Map();
+  const out = [];
+  let inside = false;
+  for (const line of map.split("\n")) {
+    const section = /^\s*-\s+[0-9a-f]+\s+[0-9a-f]+ (\S+)$/.exec(line);
+    if (section) inside = section[1] === "DATA";
+    const input = /^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+) {9}(\S.*):\((.*)\)$/.exec(line);
+    if (!inside || !input) continue;
+    const [address, size] = [parseInt(input[1], 16), parseInt(input[2], 16)];
+    if (input[3] === "lto.tmp") {
+      if (placed.has(input[4])) return { error: `the link map places lto.tmp:(${input[4]}) twice` };
+      placed.set(input[4], address);
+    } else if (input[3] !== "<internal>") {
+      for (let i = 0; i < size; i++) out.push(address + i);
+    }
+  }
+  if (!placed.size) return { error: "the link map has no DATA section with the LTO object's input sections" };
+  let next;
+  [, next] = readU32(object, relocs);
+  [count, at] = readU32(object, next);
+  for (; count > 0; count--) {
+    const type = object[at++];
+    let offset;
+    [offset, at] = readU32(object, at);
+    [, at] = readU32(object, at);
+    if (WITH_ADDEND.has(type)) [, at] = readS32(object, at);
+    if (type !== MEMORY_ADDR_I32) continue;
+    const segment = segments.findLast((g) => g.start <= offset);
+    if (!segment || offset >= segment.start + segment.size) return { error: `reloc.DATA offset ${offset} is in no data segment of the LTO object` };
+    // A segment the link left out (--gc-sections) is not in the map: nothing reads its words.
+    const address = placed.get(segment.name);
+    if (address !== undefined) out.push(address + offset - segment.start);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The words at `pointers` (dataPointers) that hold an address in [low, high), as [where, value]. A byte in no
+ * segment is a zero (memory packing drops runs of zeros, the high bytes of an address among them).
+ */
+function dataWords(segments, pointers, low, high) {
+  const sorted = [...segments].sort((a, b) => a.offset - b.offset);
+  const byteAt = (address) => {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid].offset + sorted[mid].bytes.length <= address) lo = mid + 1;
+      else hi = mid;
+    }
+    const segment = sorted[lo];
+    return segment && segment.offset <= address ? segment.bytes[address - segment.offset] : 0;
+  };
+  const out = [];
+  for (const where of pointers) {
+    const value = [0, 1, 2, 3].reduce((v, i) => v + byteAt(where + i) * 2 ** (8 * i), 0);
+    if (value >= low && value < high) out.push([where, value]);
   }
   return out;
 }
@@ -214,10 +337,11 @@ const within = (list, low, high) => firstWithin(list, low, high) !== undefined;
  * one segment header less).
  * `first_refs`: the addresses the first part's functions and globals name; `rest_refs`: the rest's; `objects`:
  * the data objects of the link map (mapObjects): a read-only object only the rest reaches moves whole, and the
- * addresses it holds count as the rest's (the launch readers' option tables and their names).
+ * addresses it holds count as the rest's (the launch readers' option tables and their names); `pointers`: where the
+ * data holds an address (dataPointers).
  * Returns {first, rest, moved (bytes)}, or {error}.
  */
-export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, objects) {
+export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, objects, pointers) {
   const out = Buffer.from(first);
   const data = sections(out).filter((s) => s.id === 11);
   if (data.length !== 1) return { error: "the first part has no data section" };
@@ -229,7 +353,7 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
   if (!segments) return { error: "the first part's data section has a segment that is not active at a constant address" };
   const low = Math.min(...segments.map((s) => s.offset));
   const high = Math.max(...segments.map((s) => s.offset + s.bytes.length));
-  const reached = reach(objects, dataWords(segments, low, high), first_refs, rest_refs);
+  const reached = reach(objects, dataWords(segments, pointers, low, high), first_refs, rest_refs);
   const inRange = (list) => list.filter((a) => a >= low && a < high).sort((a, b) => a - b);
   const kept_code = inRange(reached.first.refs.slice(0, first_refs.length));
   const kept_data = inRange(reached.first.refs.slice(first_refs.length));
@@ -245,7 +369,10 @@ export function moveRestStrings(first, rest, first_refs, rest_refs, rodata, obje
     if (!rodata.has(segment.offset)) continue;
     const ranges = [];
     const own = whole.filter((o) => o.start >= segment.offset && o.end <= end).map((o) => [o.start, o.end]);
-    const texts = strings(segment, !ends.has(segment.offset), !starts.has(end)).filter(([s, e]) => within(named, s, e));
+    // A run of text bytes inside an object the first part reaches stays: its code may index into the object (a
+    // table of function pointers whose entry 0x000000af reads as a one-byte string, which a rest address named).
+    const texts = strings(segment, !ends.has(segment.offset), !starts.has(end))
+      .filter(([s, e]) => within(named, s, e) && !reached.first.objects.has(objectAt(objects, s)));
     for (const [s, e] of [...own, ...texts].sort((a, b) => a[0] - b[0])) {
       if (ranges.length && s < ranges.at(-1)[1]) continue;
       // A first-part address inside a string (a first-part literal the linker merged into its tail: wasm-ld's

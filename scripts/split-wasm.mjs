@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { lineAddresses, mapObjects, moveRestStrings } from "./split-data.mjs";
+import { dataPointers, lineAddresses, mapObjects, moveRestStrings } from "./split-data.mjs";
 import { readU32 } from "./wasm-binary.mjs";
 
 /**
@@ -49,10 +49,11 @@ const READER_BUILT = "llm_memory::detail::reader::reader(";
 /**
  * Functions that only the rest's bindings call and that LTO inlined into them, so that no function of theirs is
  * left to reach: their lambdas are made by the rest's code (the streaming safetensors reader's member callback,
- * checkpoint.cpp, inlined into read_checkpoint). Should a first-part call ever make and call one, it meets a
+ * checkpoint.cpp, inlined into read_checkpoint; the ranking's fast look-ups, core/src/fast_lookups.cpp, which fits()
+ * installs and the first part calls only once they are). Should a first-part call ever make and call one, it meets a
  * placeholder and the engine loads the rest and asks again (web/engine.js Engine#awaitRest).
  */
-const INLINED_MAKERS = ["llm_memory::parse_safetensors_header("];
+const INLINED_MAKERS = ["llm_memory::parse_safetensors_header(", "llm_memory::detail::install_fast_lookups("];
 
 /**
  * Table entries only a model with a recurrent layer kind calls: those kinds' rows (core/src/layers/ linear_attention,
@@ -246,10 +247,14 @@ try {
                             "-o1", join(work, "first.wasm"), "-o2", join(work, "rest.wasm")], { stdio: ["ignore", "ignore", "pipe"] });
   if (!rodata.size) fail("wasm-dis names no .rodata data segment: split-data.mjs cannot tell the read-only strings");
   // The link map (wasm/CMakeLists.txt: the link's --print-map): the data objects' extents.
-  const objects = mapObjects(readFileSync(join(dir, "llm-memory.map"), "utf8"));
+  const map = readFileSync(join(dir, "llm-memory.map"), "utf8");
+  const objects = mapObjects(map);
   if (!objects.length) fail("llm-memory.map lists no data object: link with -Wl,--print-map (wasm/CMakeLists.txt)");
+  // Where the data holds an address: the relocations of the link's LTO object (-Wl,--save-temps), placed by the map.
+  const pointers = dataPointers(readFileSync(join(dir, "llm-memory.wasm.lto.o")), map);
+  if (pointers.error) fail(pointers.error);
   const strings = moveRestStrings(stripNames(readFileSync(join(work, "first.wasm"))), stripNames(readFileSync(join(work, "rest.wasm"))),
-                                  first_refs, rest_refs, rodata, objects);
+                                  first_refs, rest_refs, rodata, objects, pointers);
   if (strings.error) fail(strings.error);
   const { first, rest } = strings;
   // Each lazy binding, and nothing else, must have become a placeholder the first part imports.

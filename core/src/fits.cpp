@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "fast_lookups.hpp"
 #include "formula_texts.hpp"
 #include "llm_memory/dtype.hpp"
 #include "llm_memory/resolve.hpp"
@@ -555,6 +556,7 @@ std::optional<speed_bound> speed_of(const estimate_result& r, const gpu_preset& 
 void forget_kept_runs() { memo() = run_memo{}; }
 
 result<fits_result> fits(const fits_request& q) {
+  detail::install_fast_lookups();  // its look-ups and presets parsed once, kept for the rankings after
   const gpu_preset* gpu = find_gpu(detail::lower(q.gpu));
   if (auto errors = check_request(q, gpu); !errors.empty()) return errors;
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};

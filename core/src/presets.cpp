@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "embedded_data.hpp"
+#include "fast_lookups.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -264,7 +265,13 @@ class model_store {
       if (!slots_[i].id.empty()) move_from(i);
     slots_ = std::move(slots);
     presets_ = std::move(presets);
+    ++generation_;
     return added;
+  }
+
+  std::size_t generation() {
+    const std::lock_guard guard(lock_);
+    return generation_;
   }
 
  private:
@@ -313,6 +320,7 @@ class model_store {
   std::vector<model_slot> slots_;
   std::vector<model_preset> presets_;  // presets_[i] mapped from slots_[i]
   std::deque<std::string> owned_;      // ids and entry texts handed over by add_models; a deque keeps them in place
+  std::size_t generation_ = 0;         // how many add()s: a preset's address holds until the next
 };
 
 model_store& models() {
@@ -356,6 +364,8 @@ result<std::size_t> add_models(std::string_view json_text) {
 
 namespace detail {
 
+std::size_t catalogue_generation() { return models().generation(); }
+
 std::string entry_with_settings(const embedded_model& entry) {
   json out = parse_json(entry.json);
   std::erase_if(out.members(), [](const auto& member) { return member.first == "config"; });
@@ -375,6 +385,8 @@ std::span<const gpu_preset> gpu_presets() {
 }
 
 const gpu_preset* find_gpu(std::string_view id) {
+  // Every estimate and each ranking's runs look their device up: from the first ranking on, by its index.
+  if (const detail::fast_lookups* fast = detail::installed_fast_lookups; fast != nullptr) return fast->gpu(id);
   for (const auto& p : gpu_presets())
     if (p.id == id || std::find(p.aliases.begin(), p.aliases.end(), id) != p.aliases.end()) return &p;
   return nullptr;

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "fast_lookups.hpp"
 #include "frameworks/framework_def.hpp"
 #include "layers/layer_kinds.hpp"
 #include "llm_memory/presets.hpp"
@@ -443,11 +444,14 @@ std::optional<error> check_model(const run_spec& r) {
 // and Ollama load a GGUF conversion: Q4_K_M of a 16-bit or FP8 checkpoint, but gpt-oss's MXFP4 experts stay MXFP4
 // (ggml-org/gpt-oss-20b-GGUF and -120b-GGUF ship one file, gpt-oss-*-mxfp4.gguf, file type MXFP4_MOE, which
 // `llama-server -hf` falls back to without a Q4_K_M; Ollama's gpt-oss:20b / :120b tags are MXFP4: docs/runtimes.md).
-bool loads_as_shipped(const settings& explicit_values, const setting_values& values, const model_preset& preset) {
+// `layer(shipped, values, errors, origin)` layers the preset's fields, or with `shipped` its shipped format.
+template <class Layer>
+bool loads_as_shipped(const settings& explicit_values, const setting_values& values, const model_preset& preset,
+                      const Layer& layer) {
   if (preset.shipped.empty()) return false;
   setting_values run = values;
   std::vector<error> ignored;  // reported when the explicit values are layered
-  detail::apply_layer(preset.shipped, run, ignored, "");
+  layer(true, run, ignored, "");
   detail::apply_layer(explicit_values, run, ignored, "");
   if (choice<run_mode>(mode_names, run.mode) != run_mode::inference) return false;
   if (!detail::runtime_of(parse_runtime(run)).converts_checkpoint) return true;
@@ -460,16 +464,24 @@ void apply_model_preset(const settings& explicit_values, setting_values& values,
   const std::string id = detail::lower(detail::trim(it != explicit_values.end() ? it->second : std::string()));
   values.model = id;
   if (id.empty()) return;
-  // Forgiving: "Qwen/Qwen3-14B" or an alias names its preset, and the run carries the preset's id.
-  const auto preset = lookup_model(it->second);
-  if (!preset.ok()) {
-    errors.push_back(preset.errors().front());
+  // Forgiving: "Qwen/Qwen3-14B" or an alias names its preset, and the run carries the preset's id. The ranking
+  // resolves each preset hundreds of times: from its first call on, each is found and its layers parsed once
+  // (fast_lookups.hpp), the same values and errors as from the text.
+  const detail::fast_lookups* fast = detail::installed_fast_lookups;
+  const detail::parsed_preset* parsed = fast != nullptr ? fast->preset(it->second) : nullptr;
+  const auto found = parsed != nullptr ? result<const model_preset*>(parsed->preset) : lookup_model(it->second);
+  if (!found.ok()) {
+    errors.push_back(found.errors().front());
     return;
   }
-  detail::apply_layer(preset.value()->fields, values, errors, " (from model preset)");
-  if (loads_as_shipped(explicit_values, values, *preset.value()))
-    detail::apply_layer(preset.value()->shipped, values, errors, " (from model preset)");
-  values.model = preset.value()->id;
+  const model_preset& preset = *found.value();
+  const auto layer = [&](bool shipped, setting_values& into, std::vector<error>& problems, std::string_view origin) {
+    if (parsed != nullptr) return fast->layer(*parsed, shipped, into, problems, origin);
+    detail::apply_layer(shipped ? preset.shipped : preset.fields, into, problems, origin);
+  };
+  layer(false, values, errors, " (from model preset)");
+  if (loads_as_shipped(explicit_values, values, preset, layer)) layer(true, values, errors, " (from model preset)");
+  values.model = preset.id;
 }
 
 void apply_gpu_preset(const settings& explicit_values, setting_values& values, std::vector<error>& errors) {

@@ -5,9 +5,12 @@
 #include <array>
 #include <cmath>
 #include <utility>
+#include <variant>
 
 #include "decimal.hpp"
+#include "fast_lookups.hpp"
 #include "settings_apply.hpp"
+#include "settings_layer.hpp"
 #include "text.hpp"
 
 namespace llm_memory {
@@ -236,6 +239,8 @@ std::span<const setting_def> setting_table() { return table; }
 std::span<const applies_rule> applies_rules() { return rules; }
 
 const setting_def* find_setting(std::string_view key) {
+  // The ranking layers a run's explicit values about 2,000 times: from its first call on, by its index.
+  if (const detail::fast_lookups* fast = detail::installed_fast_lookups; fast != nullptr) return fast->setting(key);
   for (const auto& def : table)
     if (def.key == key) return &def;
   return nullptr;
@@ -281,6 +286,67 @@ void apply_layer(const settings& layer, setting_values& values, std::vector<erro
       errors.push_back(std::move(*problem));
     }
   }
+}
+
+// Each row's field as a member pointer, in table order: data, not a function per row. Read by a switch on the
+// pointer's type, not std::visit, whose dispatch tables would be table entries (scripts/split-wasm.mjs keeps every
+// table entry in the page's first part, and only the ranking needs these).
+using field_pointer = std::variant<double setting_values::*, std::int64_t setting_values::*, bool setting_values::*,
+                                   std::string setting_values::*>;
+
+// Filled on first use (the ranking's), not a constant: a constant table is read-only data, which the page's split
+// kept in its first part (split-data.mjs keeps an object a first-part address touches, and the end of the array
+// before it, which a first-part loop names, is its first byte). Variant's assignment is not constexpr, so this is
+// code that fills zeroed memory.
+const std::array<field_pointer, table.size()>& fields() {
+  static const std::array<field_pointer, table.size()> rows = [] {
+    std::array<field_pointer, table.size()> out;
+    std::size_t row = 0;
+#define LLM_MEMORY_FIELD_POINTER(k, ...) out[row++] = &setting_values::k;
+    LLM_MEMORY_SETTINGS(LLM_MEMORY_FIELD_POINTER)
+#undef LLM_MEMORY_FIELD_POINTER
+    return out;
+  }();
+  return rows;
+}
+
+// Calls `f` with row `row`'s member pointer and `value`'s member of the same type.
+template <class Value, class F>
+void with_field(std::size_t row, Value& value, const F& f) {
+  const field_pointer& field = fields()[row];
+  switch (field.index()) {
+    case 0: return f(*std::get_if<0>(&field), value.number);
+    case 1: return f(*std::get_if<1>(&field), value.integer);
+    case 2: return f(*std::get_if<2>(&field), value.flag);
+    default: return f(*std::get_if<3>(&field), value.text);
+  }
+}
+
+parsed_layer parse_layer(const settings& layer) {
+  parsed_layer out;
+  for (const auto& [key, raw] : layer) {
+    const setting_def* def = find_setting(key);
+    if (def == nullptr) {
+      out.errors.push_back({key.empty() ? "(empty key)" : key, "unknown setting"});
+      continue;
+    }
+    layer_entry entry{static_cast<std::size_t>(def - table.data()), {}};
+    const std::string_view text = raw;  // clang 14 (Emscripten 3.1.6) captures no structured binding
+    std::optional<error> problem;
+    with_field(entry.row, entry.value, [&](auto, auto& value) { problem = assign(*def, text, value); });
+    if (problem)
+      out.errors.push_back(std::move(*problem));
+    else
+      out.entries.push_back(std::move(entry));
+  }
+  return out;
+}
+
+void apply_layer(const parsed_layer& layer, setting_values& values, std::vector<error>& errors,
+                 std::string_view origin) {
+  for (const layer_entry& e : layer.entries)
+    with_field(e.row, e.value, [&](auto member, const auto& value) { values.*member = value; });
+  for (const error& e : layer.errors) errors.push_back({e.setting, e.message + std::string(origin)});
 }
 
 const setting_values& default_values() {
