@@ -177,12 +177,13 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
     const auto count = static_cast<double>(g.count);
     const layer_params* layer = &g.params;
     if (count == 0) continue;
-    double linear_params = 0, linear_bytes = 0;
+    double linear_params = 0, linear_bytes = 0, layer_whole = 0;
     for (const auto& l : layer->linears) {
       const double values = l.in_features * l.out_features + l.bias;
       const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
       const double b = stored.value_or(values * lp.other_bytes) * l.copies;
       if (replicated(l)) {
+        layer_whole += values * l.copies;
         whole_params += count * values * l.copies;
         whole_bytes += count * b;
         continue;
@@ -190,8 +191,7 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
       linear_params += values * l.copies;
       linear_bytes += b;
     }
-    const double rest =
-        layer->total() - layer->norms - linear_params - replicated_params(*layer);  // router, q/k norms, sinks
+    const double rest = layer->total() - layer->norms - linear_params - layer_whole;  // router, q/k norms, sinks
     params += count * (linear_params + rest);
     bytes += count * (linear_bytes + rest * lp.other_bytes);
   }
