@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Nemotron-H as the runtimes serve it: the FP8 checkpoints' per-tensor scales, the SSM state's dtype when the
-// config does not name it, and LatentMoE's replicated projections under tensor parallelism. Every number is summed
-// by hand from the formula its comment cites.
+// config does not name it, and LatentMoE's replicated projections and routers under tensor parallelism. Every number is
+// summed by hand from the formula its comment cites.
 #include <gtest/gtest.h>
 
 #include "run_support.hpp"
@@ -80,17 +80,18 @@ TEST(nemotron_h_serving, ssm_state_is_fp32_on_every_runtime_without_the_field) {
   EXPECT_EQ(test::item(estimated(bf16), "Mamba state (SSM + conv, per sequence)"), 27 * (73728 + ssm / 2));
 }
 
-// LatentMoE's fc1_latent_proj and fc2_latent_proj are ReplicatedLinear in vLLM and SGLang (nemotron_h.py): at tp 4
-// each rank holds them whole, 40 blocks x 2 x 4,096 x 1,024 = 335,544,320 values. Nemotron 3 Super BF16 (counts:
+// LatentMoE's fc1_latent_proj and fc2_latent_proj are ReplicatedLinear in vLLM and SGLang (nemotron_h.py), and so is
+// the router (its 512 x 4,096 weight and 512 biases, 2,097,664 values per block): at tp 4 each rank holds them whole,
+// 40 blocks x (2 x 4,096 x 1,024 + 2,097,664) = 335,544,320 + 83,906,560 values. Nemotron 3 Super BF16 (counts:
 // presets_2026_test.cpp nemotron_3_super_by_hand): the split layers 40 x 109,635,968 + 40 x (2,873,098,752 -
-// 8,388,608) + 8 x 35,651,584 = 119,259,057,152 / 4 = 29,814,764,288; embedding and untied head 2 x 131,072 x 4,096
-// / 4 = 268,435,456; the 88 block norms and the final norm 89 x 4,096 = 364,544 whole:
-// 29,814,764,288 + 335,544,320 + 268,435,456 + 364,544 = 30,419,108,608 values x 2 B = 60,838,217,216 B.
+// 8,388,608 - 2,097,664) + 8 x 35,651,584 = 119,175,150,592 / 4 = 29,793,787,648; embedding and untied head
+// 2 x 131,072 x 4,096 / 4 = 268,435,456; the 88 block norms and the final norm 89 x 4,096 = 364,544 whole:
+// 29,793,787,648 + 335,544,320 + 83,906,560 + 268,435,456 + 364,544 = 30,482,038,528 values x 2 B.
 TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
-  const double split = 40 * 109635968.0 + 40 * (2873098752.0 - 8388608) + 8 * 35651584.0;
-  EXPECT_EQ(split, 119259057152.0);
-  const double per_device = split / 4 + 40 * 2 * 4096 * 1024.0 + 2 * 131072 * 4096.0 / 4 + 89 * 4096;
-  EXPECT_EQ(per_device, 30419108608.0);
+  const double split = 40 * 109635968.0 + 40 * (2873098752.0 - 8388608 - 2097664) + 8 * 35651584.0;
+  EXPECT_EQ(split, 119175150592.0);
+  const double per_device = split / 4 + 40 * 2 * 4096 * 1024.0 + 40 * 2097664.0 + 2 * 131072 * 4096.0 / 4 + 89 * 4096;
+  EXPECT_EQ(per_device, 30482038528.0);
   for (const char* runtime : {"vllm", "sglang"}) {
     const settings s{{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"},
                      {"mode", "inference"},
@@ -99,26 +100,29 @@ TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
                      {"tp", "4"}};
     EXPECT_EQ(test::item(estimated(s), "weights"), 2 * per_device) << runtime;
   }
-  // Training's tensor parallelism splits them with the rest (fp32 weights, tp 2): the loaded 120,668,707,840 less the
-  // 89 x 4,096 norms, halved, plus the norms: 60,334,171,648 + 364,544 = 60,334,536,192 values x 4 B.
+  // Training's tensor parallelism splits the latent projections with the rest and keeps the routers whole (fp32
+  // weights, tp 2): the loaded 120,668,707,840 less the 89 x 4,096 norms and the 40 x 2,097,664 routers =
+  // 120,584,436,736, halved, plus the norms and routers whole.
   const settings train{{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"}, {"devices", "2"}, {"tp", "2"}};
-  EXPECT_EQ(test::item(estimated(train), "weights"), 4 * ((120668707840.0 - 89 * 4096) / 2 + 89 * 4096));
+  EXPECT_EQ(120668707840.0 - 89 * 4096 - 40 * 2097664, 120584436736.0);
+  EXPECT_EQ(test::item(estimated(train), "weights"), 4 * (120584436736.0 / 2 + 89 * 4096 + 40 * 2097664));
   // The FP8 checkpoint (one fp32 scale per tensor): per block, Mamba in_proj + out_proj 109,576,192 + 2 x 4 B and
   // its other 59,776 values x 2 B; attention 35,651,584 + 4 x 4 B; MoE 512 x 2 expert matrices 2,818,572,288 +
-  // 1,024 x 4 B, the shared expert 44,040,192 + 2 x 4 B, the router and its bias 2,097,664 x 2 B; split 4 ways:
-  // (40 x 109,695,752 + 8 x 35,651,600 + 40 x 2,866,811,912) / 4 = 119,345,519,360 / 4 = 29,836,379,840 B; the
-  // latent projections whole, 40 x (8,388,608 + 2 x 4) = 335,544,640 B; embedding, head and norms
-  // 2 x (268,435,456 + 364,544) = 537,600,000 B: 29,836,379,840 + 335,544,640 + 537,600,000 = 30,709,524,480 B.
-  const double fp8_split = 40 * (109576192.0 + 8 + 2 * 59776) + 8 * (35651584.0 + 16) +
-                           40 * (2818572288.0 + 4096 + 44040192 + 8 + 2 * 2097664);
-  EXPECT_EQ(fp8_split, 119345519360.0);
+  // 1,024 x 4 B and the shared expert 44,040,192 + 2 x 4 B; split 4 ways: (40 x 109,695,752 + 8 x 35,651,600 +
+  // 40 x 2,862,616,584) / 4 = 119,177,706,240 / 4 = 29,794,426,560 B; the latent projections whole, 40 x (8,388,608 +
+  // 2 x 4) = 335,544,640 B, and the routers with their biases (quant_config=None: 16-bit) 40 x 2,097,664 x 2 B =
+  // 167,813,120 B; embedding, head and norms 2 x (268,435,456 + 364,544) = 537,600,000 B: 30,835,384,320 B.
+  const double fp8_split =
+      40 * (109576192.0 + 8 + 2 * 59776) + 8 * (35651584.0 + 16) + 40 * (2818572288.0 + 4096 + 44040192 + 8);
+  EXPECT_EQ(fp8_split, 119177706240.0);
   const settings fp8{{"model", "nvidia-nemotron-3-super-120b-a12b-fp8"},
                      {"mode", "inference"},
                      {"runtime", "vllm"},
                      {"devices", "4"},
                      {"tp", "4"}};
-  EXPECT_EQ(test::item(estimated(fp8), "weights"), fp8_split / 4 + 40 * (8388608.0 + 8) + 2 * (268435456.0 + 364544));
-  EXPECT_EQ(test::item(estimated(fp8), "weights"), 30709524480.0);
+  EXPECT_EQ(test::item(estimated(fp8), "weights"),
+            fp8_split / 4 + 40 * (8388608.0 + 8) + 40 * 2097664 * 2.0 + 2 * (268435456.0 + 364544));
+  EXPECT_EQ(test::item(estimated(fp8), "weights"), 30835384320.0);
 }
 
 }  // namespace

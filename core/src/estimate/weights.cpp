@@ -28,23 +28,31 @@ double rows(const layer_params& layer) {
 
 namespace {
 
-// Whether every tensor-parallel rank holds the linear whole: vLLM and SGLang build LatentMoE's projections as
-// ReplicatedLinear (vllm/model_executor/models/nemotron_h.py NemotronHMoE, python/sglang/srt/models/nemotron_h.py).
-bool replicated(const linear_shape& l) {
-  return l.name == projection::fc1_latent_proj || l.name == projection::fc2_latent_proj;
+// Whether every tensor-parallel rank holds the linear whole: vLLM and SGLang build LatentMoE's projections and MLA's
+// down-projections as ReplicatedLinear (vllm/model_executor/models/nemotron_h.py NemotronHMoE, deepseek_v2.py
+// DeepseekV2Attention; python/sglang/srt/models/nemotron_h.py, deepseek_v2.py fused_qkv_a_proj_with_mqa); a
+// trainer's tensor parallelism is taken to split them (no trainer's sharding of them was read).
+bool replicated(const context& c, const linear_shape& l) {
+  switch (l.name) {
+    case projection::fc1_latent_proj:
+    case projection::fc2_latent_proj:
+    case projection::q_a_proj:
+    case projection::kv_a_proj_with_mqa: return !c.train;
+    default: return false;
+  }
 }
 
-// The weights (and biases) of a layer's replicated linears, and their output rows.
-double replicated_params(const layer_params& layer) {
-  double n = 0;
+// The weights (and biases) of a layer's replicated linears and its MoE router, and the linears' output rows.
+double replicated_params(const context& c, const layer_params& layer) {
+  double n = layer.router;
   for (const auto& l : layer.linears)
-    if (replicated(l)) n += (l.in_features * l.out_features + l.bias) * l.copies;
+    if (replicated(c, l)) n += (l.in_features * l.out_features + l.bias) * l.copies;
   return n;
 }
-double replicated_rows(const layer_params& layer) {
+double replicated_rows(const context& c, const layer_params& layer) {
   double n = 0;
   for (const auto& l : layer.linears)
-    if (replicated(l)) n += l.out_features * l.copies;
+    if (replicated(c, l)) n += l.out_features * l.copies;
   return n;
 }
 
@@ -77,11 +85,14 @@ stage_params count_stage(const context& c) {
     }
   }
   sp.vision = vision / c.t;
-  // A runtime's ReplicatedLinear (LatentMoE's latent projections) stays whole on every rank; a trainer's tensor
-  // parallelism is taken to split it (no trainer's LatentMoE sharding was read); a given `params` has no shape.
-  const bool shaped = c.s.params == 0 && !c.train;
-  const double whole = shaped ? share * p.over_layers(replicated_params) : 0;
-  const double whole_rows = shaped ? share * p.over_layers(replicated_rows) : 0;
+  // A runtime's ReplicatedLinear (LatentMoE's latent projections) and every MoE router stay whole on every rank
+  // (docs/models.md, "Replicated weights": vLLM, SGLang and TGI build the router unsplit, Megatron's TopKRouter and
+  // torchtitan's NoParallel keep it whole); a given `params` has no shape.
+  const bool shaped = c.s.params == 0;
+  const double whole =
+      shaped ? share * p.over_layers([&](const layer_params& l) { return replicated_params(c, l); }) : 0;
+  const double whole_rows =
+      shaped ? share * p.over_layers([&](const layer_params& l) { return replicated_rows(c, l); }) : 0;
   sp.replicated = whole;
   sp.matrices = (matrices - whole) / c.t + whole;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
@@ -182,7 +193,7 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
       const double values = l.in_features * l.out_features + l.bias;
       const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
       const double b = stored.value_or(values * lp.other_bytes) * l.copies;
-      if (replicated(l)) {
+      if (replicated(c, l)) {
         layer_whole += values * l.copies;
         whole_params += count * values * l.copies;
         whole_bytes += count * b;
@@ -191,7 +202,11 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
       linear_params += values * l.copies;
       linear_bytes += b;
     }
-    const double rest = layer->total() - layer->norms - linear_params - layer_whole;  // router, q/k norms, sinks
+    // The router is whole on every rank and 16-bit (vLLM builds it with quant_config=None); the rest (q/k norms,
+    // sinks) splits.
+    whole_params += count * layer->router;
+    whole_bytes += count * layer->router * lp.other_bytes;
+    const double rest = layer->total() - layer->norms - linear_params - layer_whole - layer->router;
     params += count * (linear_params + rest);
     bytes += count * (linear_bytes + rest * lp.other_bytes);
   }
