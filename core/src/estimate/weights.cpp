@@ -211,14 +211,14 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
     bytes += count * (linear_bytes + rest * lp.other_bytes);
   }
   // The split part's share of `params` is exactly 1 at tp 1 for the whole model (or a dyadic share), so the bytes
-  // stay exact; a given `params` has no shape (sp.replicated 0), so it takes the model's average.
+  // stay exact; at tp 1 nothing is split and a given `params` has no shape (sp.replicated 0): the model's average.
   const double all = params + whole_params;
-  const double layers = all == 0             ? 0
-                        : sp.replicated == 0 ? sp.matrices / all * (bytes + whole_bytes)
-                                             : (sp.matrices - sp.replicated) / params * bytes +
-                                                   sp.replicated / whole_params * whole_bytes;
-  const double per_matrix =
-      sp.replicated == 0 ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
+  const bool split = c.t > 1 && sp.replicated > 0 && params > 0;
+  const double layers =
+      all == 0 ? 0
+      : !split ? sp.matrices / all * (bytes + whole_bytes)
+               : (sp.matrices - sp.replicated) / params * bytes + sp.replicated / whole_params * whole_bytes;
+  const double per_matrix = !split ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
   const double others = sp.embed + sp.head + sp.norms;
   const bool per_tensor = c.r.weights == dtype::fp8_block && c.s.quant_group_size == 0;
   const std::string layout = per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout";
