@@ -86,12 +86,18 @@ TEST(nemotron_h_serving, ssm_state_is_fp32_on_every_runtime_without_the_field) {
 // presets_2026_test.cpp nemotron_3_super_by_hand): the split layers 40 x 109,635,968 + 40 x (2,873,098,752 -
 // 8,388,608 - 2,097,664) + 8 x 35,651,584 = 119,175,150,592 / 4 = 29,793,787,648; embedding and untied head
 // 2 x 131,072 x 4,096 / 4 = 268,435,456; the 88 block norms and the final norm 89 x 4,096 = 364,544 whole:
-// 29,793,787,648 + 335,544,320 + 83,906,560 + 268,435,456 + 364,544 = 30,482,038,528 values x 2 B.
+// 29,793,787,648 + 335,544,320 + 83,906,560 + 268,435,456 + 364,544 = 30,482,038,528 values; tp 4 is above the 2 KV
+// heads (head_dim 128), so each rank holds one whole head's k and v (QKVParallelLinear's num_kv_head_replicas 2): of
+// the 8 attention blocks' k/v, 8 x 2 x 4,096 x 256 = 16,777,216 values, 1/2 per rank, not 1/4: 4,194,304 more, so
+// 30,486,232,832 values x 2 B.
 TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
   const double split = 40 * 109635968.0 + 40 * (2873098752.0 - 8388608 - 2097664) + 8 * 35651584.0;
   EXPECT_EQ(split, 119175150592.0);
-  const double per_device = split / 4 + 40 * 2 * 4096 * 1024.0 + 40 * 2097664.0 + 2 * 131072 * 4096.0 / 4 + 89 * 4096;
-  EXPECT_EQ(per_device, 30482038528.0);
+  const double kv_replicas = 8 * 2 * 4096 * 256.0 * (1.0 / 2 - 1.0 / 4);
+  EXPECT_EQ(kv_replicas, 4194304.0);
+  const double per_device =
+      split / 4 + 40 * 2 * 4096 * 1024.0 + 40 * 2097664.0 + 2 * 131072 * 4096.0 / 4 + 89 * 4096 + kv_replicas;
+  EXPECT_EQ(per_device, 30486232832.0);
   for (const char* runtime : {"vllm", "sglang"}) {
     const settings s{{"model", "nvidia-nemotron-3-super-120b-a12b-bf16"},
                      {"mode", "inference"},
@@ -111,7 +117,9 @@ TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
   // 1,024 x 4 B and the shared expert 44,040,192 + 2 x 4 B; split 4 ways: (40 x 109,695,752 + 8 x 35,651,600 +
   // 40 x 2,862,616,584) / 4 = 119,177,706,240 / 4 = 29,794,426,560 B; the latent projections whole, 40 x (8,388,608 +
   // 2 x 4) = 335,544,640 B, and the routers with their biases (quant_config=None: 16-bit) 40 x 2,097,664 x 2 B =
-  // 167,813,120 B; embedding, head and norms 2 x (268,435,456 + 364,544) = 537,600,000 B: 30,835,384,320 B.
+  // 167,813,120 B; embedding, head and norms 2 x (268,435,456 + 364,544) = 537,600,000 B: 30,835,384,320 B. The
+  // replicated KV heads' 4,194,304 k/v values take the k/v linears' rate, (1,048,576 + 4) B per 1,048,576 values
+  // (one fp32 scale per tensor): 4,194,304 + 4 x 4 = 4,194,320 B more, 30,839,578,640 B.
   const double fp8_split =
       40 * (109576192.0 + 8 + 2 * 59776) + 8 * (35651584.0 + 16) + 40 * (2818572288.0 + 4096 + 44040192 + 8);
   EXPECT_EQ(fp8_split, 119177706240.0);
@@ -121,8 +129,8 @@ TEST(nemotron_h_serving, latent_projections_are_whole_on_every_tp_rank) {
                      {"devices", "4"},
                      {"tp", "4"}};
   EXPECT_EQ(test::item(estimated(fp8), "weights"),
-            fp8_split / 4 + 40 * (8388608.0 + 8) + 40 * 2097664 * 2.0 + 2 * (268435456.0 + 364544));
-  EXPECT_EQ(test::item(estimated(fp8), "weights"), 30835384320.0);
+            fp8_split / 4 + 40 * (8388608.0 + 8) + 40 * 2097664 * 2.0 + 2 * (268435456.0 + 364544) + 4194320);
+  EXPECT_EQ(test::item(estimated(fp8), "weights"), 30839578640.0);
 }
 
 }  // namespace

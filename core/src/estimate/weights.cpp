@@ -56,6 +56,37 @@ double replicated_rows(const context& c, const layer_params& layer) {
   return n;
 }
 
+// Whether the linear is an attention layer's k_proj or v_proj, whose rows are num_key_value_heads heads of head_dim.
+bool kv_headed(const layer_group& g, const linear_shape& l) {
+  const bool attention = g.mixer == layer_kind::attention || g.mixer == layer_kind::sliding_attention ||
+                         g.mixer == layer_kind::attention_mamba;
+  return attention && (l.name == projection::k_proj || l.name == projection::v_proj);
+}
+
+// The k/v weights (and biases), and their rows, that replicated KV heads add to each rank's tp split: a runtime's
+// QKV split gives every rank max(1, kv_heads / tp) whole KV heads (vLLM's and SGLang's QKVParallelLinear:
+// num_kv_head_replicas = tp / kv_heads when tp >= kv_heads; TGI only a single MQA head, runtimes/tgi.cpp's check),
+// as their KV caches (kv_heads_per_rank). At tp > kv_heads each rank holds 1 / kv_heads of k and v, not 1 / tp.
+// Trainers split the query groups (Megatron asserts num_query_groups % tp == 0; not refused here).
+struct kv_extra {
+  double values = 0;  ///< weights and biases per rank beyond the split, whole model
+  double rows = 0;    ///< their output rows
+};
+kv_extra kv_replicas(const context& c) {
+  const double kv = c.m.kv_heads;
+  kv_extra e;
+  if (c.train || kv <= 0 || c.t <= kv) return e;
+  const double beyond = 1 / kv - 1 / c.t;  // each rank's share of k and v beyond the split
+  for (const layer_group& g : c.m.params.groups)
+    for (const auto& l : g.params.linears)
+      if (kv_headed(g, l)) {
+        const auto count = static_cast<double>(g.count) * l.copies;
+        e.values += count * (l.in_features * l.out_features + l.bias) * beyond;
+        e.rows += count * l.out_features * beyond;
+      }
+  return e;
+}
+
 }  // namespace
 
 stage_params count_stage(const context& c) {
@@ -93,10 +124,12 @@ stage_params count_stage(const context& c) {
       shaped ? share * p.over_layers([&](const layer_params& l) { return replicated_params(c, l); }) : 0;
   const double whole_rows =
       shaped ? share * p.over_layers([&](const layer_params& l) { return replicated_rows(c, l); }) : 0;
+  const kv_extra kv = shaped ? kv_replicas(c) : kv_extra{};
   sp.replicated = whole;
-  sp.matrices = (matrices - whole) / c.t + whole;
+  sp.kv_replicas = share * kv.values;
+  sp.matrices = (matrices - whole) / c.t + whole + sp.kv_replicas;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
-  sp.matrix_rows = (share * p.over_layers(rows) + encoder_rows - whole_rows) / c.t + whole_rows;
+  sp.matrix_rows = (share * p.over_layers(rows) + encoder_rows - whole_rows) / c.t + whole_rows + share * kv.rows;
   sp.embed = embed / c.t;
   sp.head = head / c.t;
   sp.norms = norms;
@@ -183,7 +216,7 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
   const auto& p = c.m.params;
   const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
   // The split linears and the rest, and apart the replicated linears (every rank holds them whole).
-  double params = 0, bytes = 0, whole_params = 0, whole_bytes = 0;
+  double params = 0, bytes = 0, whole_params = 0, whole_bytes = 0, kv_params = 0, kv_bytes = 0;
   for (const layer_group& g : p.groups) {
     const auto count = static_cast<double>(g.count);
     const layer_params* layer = &g.params;
@@ -193,6 +226,7 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
       const double values = l.in_features * l.out_features + l.bias;
       const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
       const double b = stored.value_or(values * lp.other_bytes) * l.copies;
+      if (kv_headed(g, l)) kv_params += count * values * l.copies, kv_bytes += count * b;
       if (replicated(c, l)) {
         layer_whole += values * l.copies;
         whole_params += count * values * l.copies;
@@ -212,13 +246,16 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
   }
   // The split part's share of `params` is exactly 1 at tp 1 for the whole model (or a dyadic share), so the bytes
   // stay exact; at tp 1 nothing is split and a given `params` has no shape (sp.replicated 0): the model's average.
-  const double all = params + whole_params;
+  // Replicated KV heads' extra k/v rows take the k/v linears' own bytes per value.
+  const double all = params + whole_params, matrices = sp.matrices - sp.kv_replicas;
   const bool split = c.t > 1 && sp.replicated > 0 && params > 0;
   const double layers =
-      all == 0 ? 0
-      : !split ? sp.matrices / all * (bytes + whole_bytes)
-               : (sp.matrices - sp.replicated) / params * bytes + sp.replicated / whole_params * whole_bytes;
-  const double per_matrix = !split ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
+      (all == 0 ? 0
+       : !split ? matrices / all * (bytes + whole_bytes)
+                : (matrices - sp.replicated) / params * bytes + sp.replicated / whole_params * whole_bytes) +
+      (sp.kv_replicas > 0 ? sp.kv_replicas / kv_params * kv_bytes : 0);
+  const double per_matrix =
+      !split && sp.kv_replicas == 0 ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
   const double others = sp.embed + sp.head + sp.norms;
   const bool per_tensor = c.r.weights == dtype::fp8_block && c.s.quant_group_size == 0;
   const std::string layout = per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout";
