@@ -208,11 +208,12 @@ test("a link is marked before its body is parsed: the prerendered controls are n
   // link's own. app.js is held back here, so what is seen is the page before it runs.
   let release;
   const held = new Promise((done) => (release = done));
-  await session.context.route("**/app.js", async (route) => {
+  // This page's own route: no other page waits, whatever happens here.
+  const page = await session.context.newPage();
+  await page.route("**/app.js", async (route) => {
     await held;
     await route.continue();
   });
-  const page = await session.context.newPage();
   // Parsed ("interactive"): DOMContentLoaded would wait for app.js, a deferred module.
   await page.goto(`${session.url}?v=2&model=llama-2-7b&mode=inference&seq=4096`, { waitUntil: "commit" });
   await page.waitForFunction(() => document.readyState !== "loading");
@@ -232,7 +233,6 @@ test("a link is marked before its body is parsed: the prerendered controls are n
                              preloads: ["modulepreload app.js", "preload llm-memory.first.wasm"] });
   assert.ok(before.elements > 50, `the prerendered form is in the document, unlaid (${before.elements} elements)`);
   await page.waitForSelector('body[data-ready="true"]');
-  await session.context.unroute("**/app.js");
   await settled(page);
   // The link's verdict, said once in the polite live region; then the full form, live.
   assert.match(await page.textContent('#verdict-head [elementtiming="verdict"]'), /^(Fits|Does not fit):/);
