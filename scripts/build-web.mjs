@@ -84,6 +84,11 @@ function replaceOnce(text, from, to) {
 }
 
 const template = await prerenderResults(await readFile(`${web}/index.html`, "utf8"), dist);
+// web/index.html's one inline script (a link marked before the body parses), allowed by its hash in the CSP there.
+const head_script = template.match(/<script>([^<]*)<\/script>/)?.[1];
+if (!head_script || !template.includes(`script-src 'self' ${sha256(head_script)} `)) {
+  throw new Error(`web/index.html: its inline script's hash is not in its CSP's script-src: ${head_script ? sha256(head_script) : "no inline script"}`);
+}
 const styles = await css();
 const boot_script = await boot();
 
@@ -103,7 +108,7 @@ for (const inline of [script, boot_script]) {
 }
 const csp_single = [
   "default-src 'none'",
-  `script-src ${sha256(boot_script)} ${sha256(script)} 'wasm-unsafe-eval'`,
+  `script-src ${sha256(head_script)} ${sha256(boot_script)} ${sha256(script)} 'wasm-unsafe-eval'`,
   `style-src ${sha256(styles)}`,
   // Emscripten 3.1.6's SINGLE_FILE glue fetch()es its own data: URL for the wasm bytes.
   "connect-src data:",

@@ -46,6 +46,12 @@ const NARROW = "(max-width: 899px)";
 /** The tab panels of the heatmap and of the table of which GPUs fit: each is computed and drawn only while shown. */
 const HEATMAP_PANEL = "panel-heatmap";
 const FITS_PANEL = "panel-fits";
+/**
+ * The GPU table's rows, drawn while idle into its hidden panel, that the first click on What fits paints: those a
+ * screen can show (73 px each at 1280 × 900, the first at 777 px, or at about 370 px with the tabs scrolled to the
+ * top: 8; measured). The others are painted in the next frame (App.prepareGpuFit).
+ */
+const FIRST_GPU_ROWS = 12;
 /** The one tab panel that shows nothing of the core's rest (App.#wake). */
 const BREAKDOWN_PANEL = "panel-breakdown";
 
@@ -88,6 +94,7 @@ class App {
     this.tabs.addEventListener("tab", () => {
       // The solver's and the knob table's panels show the rest's answers (#wake).
       if (this.tabs.selected !== BREAKDOWN_PANEL) this.#wake();
+      if (this.tabs.selected === FITS_PANEL) afterPaint().then(() => $("gpu-fit").querySelectorAll("tr[data-later]").forEach((row) => delete row.dataset.later));
       if (!this.last) return;
       this.#drawHeatmap(this.state.inputs, this.last);
       this.#drawGpuFit(this.state.inputs, this.last);
@@ -507,6 +514,8 @@ class App {
     if (this.last !== estimate || this.gpu_fit_for === estimate) return;
     this.gpu_fit_for = estimate;
     this.#showGpuFit(renderGpuFit, fit, estimate);
+    // Its first click then paints the first screen's rows only (issue 36 item 9: painting them all was most of it).
+    if (this.tabs.selected !== FITS_PANEL) $("gpu-fit").querySelectorAll("tbody tr").forEach((row, i) => i >= FIRST_GPU_ROWS && (row.dataset.later = ""));
   }
 
   /**

@@ -202,6 +202,67 @@ test("a link with settings fetches the rest at once, beside the first part", asy
   await page.close();
 });
 
+test("a link is marked before its body is parsed: the prerendered controls are not laid out, app.js and the first part come first; its verdict, live region and form follow", async () => {
+  // Issue 36 item 9: index.html's inline head script (allowed by its CSP hash) marks html[data-link], and
+  // styles.css takes the start page's prerendered controls and result out of the layout until app.js has drawn the
+  // link's own. app.js is held back here, so what is seen is the page before it runs.
+  let release;
+  const held = new Promise((done) => (release = done));
+  // This page's own route: no other page waits, whatever happens here.
+  const page = await session.context.newPage();
+  await page.route("**/app.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  // Parsed ("interactive"): DOMContentLoaded would wait for app.js, a deferred module.
+  await page.goto(`${session.url}?v=2&model=llama-2-7b&mode=inference&seq=4096`, { waitUntil: "commit" });
+  await page.waitForFunction(() => document.readyState !== "loading");
+  const before = await page.evaluate(() => ({
+    link: document.documentElement.dataset.link,
+    prerendered: "prerendered" in document.documentElement.dataset,
+    form: getComputedStyle(document.getElementById("settings-form")).display,
+    elements: document.querySelectorAll("#settings-form *").length,
+    gpus: getComputedStyle(document.getElementById("gpu-picker")).display,
+    result: getComputedStyle(document.getElementById("results-table")).display,
+    // The form's box: none (display: none has no layout box).
+    box: document.getElementById("settings-form").getClientRects().length,
+    preloads: [...document.querySelectorAll('link[fetchpriority="high"]')].map((link) => `${link.rel} ${link.getAttribute("href")}`),
+  }));
+  release();
+  assert.deepEqual(before, { link: "", prerendered: true, form: "none", elements: before.elements, gpus: "none", result: "none", box: 0,
+                             preloads: ["modulepreload app.js", "preload llm-memory.first.wasm"] });
+  assert.ok(before.elements > 50, `the prerendered form is in the document, unlaid (${before.elements} elements)`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await settled(page);
+  // The link's verdict, said once in the polite live region; then the full form, live.
+  assert.match(await page.textContent('#verdict-head [elementtiming="verdict"]'), /^(Fits|Does not fit):/);
+  assert.equal(await page.getAttribute("#verdict-live", "aria-live"), "polite");
+  await page.waitForFunction(() => document.getElementById("verdict-live").textContent.length > 0);
+  const line = await page.textContent('#verdict-head [elementtiming="verdict"]');
+  assert.ok((await page.textContent("#verdict-live")).endsWith(` ${line}`), "the live region says the verdict");
+  assert.equal(await page.isVisible('#settings-form input[name="seq"]'), true, "the live form is shown");
+  assert.equal(await page.inputValue('input[name="seq"]'), "4096", "with the link's settings");
+  const verdict = await page.textContent("#verdict-head");
+  await page.fill('input[name="seq"]', "131072");
+  await settled(page);
+  assert.notEqual(await page.textContent("#verdict-head"), verdict, "and it works: a longer context redraws the verdict");
+  assert.match(page.url(), /seq=131072/);
+  await page.close();
+  // The start page: not marked, its prerendered controls laid out as before.
+  const { page: plain } = await firstLoad(session.context, session.url);
+  assert.deepEqual(await plain.evaluate(() => [document.documentElement.dataset.link, getComputedStyle(document.getElementById("settings-form")).display]),
+                   [undefined, "block"]);
+  assert.equal(await plain.locator('link[fetchpriority="high"]').count(), 0, "and nothing preloaded for it");
+  await plain.close();
+  // The single file (no .wasm beside it) is marked too, and preloads nothing.
+  const single = await session.context.newPage();
+  await single.goto(`${session.url}llm-memory.html?v=2&seq=4096`);
+  await single.waitForSelector('body[data-ready="true"]');
+  assert.equal(await single.evaluate(() => document.documentElement.dataset.link), "");
+  assert.equal(await single.locator('link[fetchpriority="high"]').count(), 0);
+  await single.close();
+});
+
 test("a link to a hybrid model answers once the rest is in: its estimate met a recurrent layer kind's placeholder", async () => {
   // Granite 4.0-H's Mamba-2 layers: their rows are in llm-memory.rest.wasm (scripts/split-wasm.mjs REST_ROWS); the
   // engine loads the rest and the page draws again (Engine#awaitRest, onRestIn).
@@ -251,6 +312,10 @@ test("idle after its first answer, the page fetches the core's rest and the cata
   assert.equal(await page.getAttribute("#gpu-fit", "data-state"), "ready", "prepared before the click");
   assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "every GPU's row, before the click");
   assert.equal(await page.locator("#panel-fits").isHidden(), true, "in its hidden panel");
+  // Its first click paints the rows a screen can show, 12 (web/app.js FIRST_GPU_ROWS), and the others the frame
+  // after: until then they are unpainted (visibility: hidden), laid out as ever.
+  assert.equal(await page.locator("#gpu-fit tbody tr[data-later]").count(), gpus - 12, "the rows past the first screen wait");
+  assert.equal(await page.locator("#gpu-fit tbody tr:not([data-later])").count(), 12);
   // What fits' hidden panel is laid out (styles.css), unseen and taking no room: its table has its width already.
   const hidden_fits = await page.evaluate(() => ({
     table: document.querySelector("#gpu-fit table").getBoundingClientRect().width,
@@ -275,6 +340,11 @@ test("idle after its first answer, the page fetches the core's rest and the cata
                "the GPU table shown in the click's task");
   await page.waitForSelector('#gpu-fit[data-state="ready"] tr[data-gpu]');
   assert.equal(await page.locator("#gpu-fit tr[data-gpu]").count(), gpus, "the table the click shows is whole");
+  // Every row, shown the frame after the click: reachable by a screen reader (the accessibility tree leaves
+  // visibility: hidden out, Playwright's roles too), by find-in-page and by the keyboard (the last row's button).
+  await page.waitForFunction(() => !document.querySelector("#gpu-fit tr[data-later]"));
+  assert.equal(await page.locator("#gpu-fit").getByRole("row").count(), gpus + 1, "the header row and one per GPU, in the accessibility tree");
+  assert.equal(await page.locator("#gpu-fit tbody tr:last-child").isVisible(), true);
   // It is the default's: the current GPU (an RTX 4090, web/state.js START_OVERRIDES) is the marked row.
   assert.equal(await page.getAttribute('#gpu-fit tr[aria-current="true"]', "data-gpu"), await page.evaluate(() => window.llmMemoryApp.last.settings.gpu));
   assert.deepEqual(core().sort(), warmed, "the clicks fetched no part of the core again");
