@@ -51,6 +51,7 @@ test("one ranking in the Worker at a time; a newer question replaces the waiting
   const a = ranker.fits({ gpu: "a" });
   const b = ranker.fits({ gpu: "b" });
   const c = ranker.fits({ gpu: "c" });
+  await tick();  // a message is posted once the page's first part (web/boot.js) is known: none here
   assert.equal(made.length, 1, "one Worker");
   assert.deepEqual(made[0].options, { type: "module" });
   assert.deepEqual(made[0].posted.map((m) => m.request.gpu), ["a"], "b and c wait behind a");
@@ -58,6 +59,7 @@ test("one ranking in the Worker at a time; a newer question replaces the waiting
   assert.equal((await b).superseded, true);
   made[0].reply({ ok: true, gpu: "a" });
   assert.deepEqual(await a, { ok: true, gpu: "a" });
+  await tick();
   assert.deepEqual(made[0].posted.map((m) => m.request.gpu), ["a", "c"], "c sent once a answered; b never");
   made[0].reply({ ok: true, gpu: "c" });
   assert.deepEqual(await c, { ok: true, gpu: "c" });
@@ -70,6 +72,7 @@ test("an answer is kept: the same question (the warm-up's, then the view's) is a
   const warm = ranker.fits({ gpu: "a", seq: "8192" });
   // The view opens while the warm-up's ranking runs: the same request joins it.
   const opened = ranker.fits({ gpu: "a", seq: "8192" });
+  await tick();
   made[0].reply({ ok: true, gpu: "a" });
   assert.equal(await opened, await warm);
   const again = await ranker.fits({ gpu: "a", seq: "8192" });
@@ -77,6 +80,7 @@ test("an answer is kept: the same question (the warm-up's, then the view's) is a
   assert.equal(made[0].posted.length, 1, "asked once");
   // An error answer from the Worker's core is the view's to show, as the main thread's would be.
   const bad = ranker.fits({ gpu: "nope" });
+  await tick();
   made[0].reply({ ok: false, errors: [{ setting: "gpu", message: "unknown device" }] });
   assert.deepEqual(await bad, { ok: false, errors: [{ setting: "gpu", message: "unknown device" }] });
 });
@@ -112,6 +116,7 @@ test("a Worker whose script fails, or whose core did not start, hands what it he
   // null: the Worker's core did not start (web/fits-worker.js).
   const no_core = new FitsRanker(engine, "https://example.test/fits-worker.js");
   const c = no_core.fits({ gpu: "c" });
+  await tick();
   made[1].reply(null);
   assert.deepEqual(await c, { ok: true, on: "main", gpu: "c" });
   await tick();
@@ -119,4 +124,19 @@ test("a Worker whose script fails, or whose core did not start, hands what it he
   assert.equal(made.length, 2, "no Worker started again");
   await no_core.fits({ gpu: "d" });
   assert.equal(made.length, 2);
+});
+
+test("the page's compile of the core's first part goes with the request, so the Worker does not compile it again", async () => {
+  globalThis.Worker = FakeWorker;
+  // The smallest module: the magic number and version 1.
+  const module = new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  globalThis.llmMemoryBoot = { module: Promise.resolve(module) };
+  try {
+    const ranker = new FitsRanker(mainEngine(), "https://example.test/fits-worker.js");
+    ranker.fits({ gpu: "a" });
+    await tick();
+    assert.equal(made[0].posted[0].module, module);
+  } finally {
+    delete globalThis.llmMemoryBoot;
+  }
 });

@@ -98,7 +98,11 @@ export class FitsRanker {
     }
     job.id = ++this.#next_id;
     this.#running = job;
-    this.#worker.postMessage({ id: job.id, request: job.request });
+    // The page's compile of the core's first part (web/boot.js), handed over so the Worker neither fetches nor
+    // compiles it again (a WebAssembly.Module is shared, not copied); none (the widget, a failed compile): it fetches.
+    const worker = this.#worker;
+    Promise.resolve(globalThis.llmMemoryBoot?.module).catch(() => undefined)
+      .then((module) => worker.postMessage({ id: job.id, request: job.request, module: module instanceof WebAssembly.Module ? module : undefined }));
   }
 
   #settle(id, answer) {
