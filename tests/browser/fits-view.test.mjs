@@ -178,3 +178,12 @@ for (const [why, setup] of [
     await page.close();
   });
 }
+
+test("the offline single file (llm-memory.html) ranks on its main thread: it has no Worker script to start", async () => {
+  const page = await open(session.context, `${session.url}llm-memory.html#fits?gpu=m4-16gb`);
+  await ranked(page);
+  assert.equal(await source(page), "main");
+  assert.deepEqual(await pageRanking(page), cliRanking(["--gpu", "m4-16gb"]));
+  assert.deepEqual([...page.problems], []);
+  await page.close();
+});

@@ -135,8 +135,12 @@ export class FitsRanker {
 /** The page's one ranker, made on the first ask for `engine`. */
 let shared = null;
 
-/** The page's ranker: the Worker dist/fits-worker.js beside the page's chunks (this module is one of them). */
+/**
+ * The page's ranker: the Worker dist/fits-worker.js beside the page's chunks (this module is one of them); none on
+ * the offline single file, which has no script file to start (it has no llm-memory-core meta: scripts/build-web.mjs).
+ */
 export function fitsRanker(engine) {
-  shared ??= new FitsRanker(engine, new URL("../fits-worker.js", import.meta.url));
+  const hosted = globalThis.document?.querySelector('meta[name="llm-memory-core"]');
+  shared ??= new FitsRanker(engine, hosted ? new URL("../fits-worker.js", import.meta.url) : null);
   return shared;
 }
