@@ -5,6 +5,7 @@
 //                                                           answer needs it (web/engine.js)
 //   dist/chunks/                                            its code split off app.js: imported on a user action,
 //                                                           or shared with those parts (preloaded with app.js)
+//   dist/checkpoint-worker.js, fits-worker.js               the Workers that read big headers and rank the catalogue
 //   dist/llm-memory.html                                    ONE self-contained file: JS, CSS and wasm inlined
 // Expects the wasm modules in dist/ (scripts/build-wasm.sh puts them there); scripts/build-web.sh runs both.
 // Content-Security-Policy of each output: docs/web.md, "Security".
@@ -38,6 +39,9 @@ async function hostedBundle() {
   // ui/checkpoint-read.js starts its Worker at "../checkpoint-worker.js" from itself: it must be a chunk.
   const reader = Object.entries(result.metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith("web/ui/checkpoint-read.js")));
   if (!reader?.[0].includes(`/${CHUNKS}/`)) throw new Error("web/ui/checkpoint-read.js is not in a chunk of dist/chunks/");
+  // Likewise ui/fits-ranker.js, at "../fits-worker.js".
+  const ranker = Object.entries(result.metafile.outputs).find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith("web/ui/fits-ranker.js")));
+  if (!ranker?.[0].includes(`/${CHUNKS}/`)) throw new Error("web/ui/fits-ranker.js is not in a chunk of dist/chunks/");
   return app.imports.filter((i) => i.kind === "import-statement").map((i) => i.path.slice(i.path.lastIndexOf(`${CHUNKS}/`)));
 }
 
@@ -49,6 +53,18 @@ async function workerBundle() {
   await esbuild.build({
     ...BROWSER_BUNDLE, entryPoints: [`${web}/checkpoint-worker.js`], plugins: [wasmModule("llm-memory.js")],
     outfile: `${dist}/checkpoint-worker.js`,
+  });
+}
+
+/**
+ * The Worker that ranks "What runs on my machine" (web/fits-worker.js, started by ui/fits-ranker.js):
+ * dist/fits-worker.js, the glue inlined and built to load the core's two parts and the catalogue beside it, the
+ * files the page itself fetched (revalidated from the HTTP cache).
+ */
+async function fitsWorkerBundle() {
+  await esbuild.build({
+    ...BROWSER_BUNDLE, entryPoints: [`${web}/fits-worker.js`], plugins: [wasmModule("llm-memory.js", { coreParts: true })],
+    outfile: `${dist}/fits-worker.js`,
   });
 }
 
@@ -96,6 +112,7 @@ const boot_script = await boot();
 // imports at once are preloaded beside it (not those imported on a user action).
 const shared = await hostedBundle();
 await workerBundle();
+await fitsWorkerBundle();
 const preloads = shared.map((file) => `<link rel="modulepreload" href="${file}">\n`).join("");
 await writeFile(`${dist}/styles.css`, styles);
 await writeFile(`${dist}/boot.js`, boot_script);
@@ -127,7 +144,7 @@ await writeFile(`${dist}/llm-memory.html`, single);
 await writeModelAliases(dist);
 
 const chunks = (await readdir(`${dist}/${CHUNKS}`)).map((file) => `${CHUNKS}/${file}`);
-for (const file of ["index.html", "boot.js", "app.js", ...chunks, "checkpoint-worker.js", "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {
+for (const file of ["index.html", "boot.js", "app.js", ...chunks, "checkpoint-worker.js", "fits-worker.js", "styles.css", "llm-memory.first.wasm", "llm-memory.rest.wasm", "llm-memory.html"]) {
   const bytes = await readFile(`${dist}/${file}`);
   console.log(`${file.padEnd(30)} ${String(bytes.length).padStart(9)} B raw ${String(gzipSync(bytes, { level: 9 }).length).padStart(9)} B gzip`);
 }

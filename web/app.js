@@ -590,6 +590,18 @@ function afterPaint() {
   });
 }
 
+/**
+ * Ranks, in an idle period after the other answers are prepared, the question "What runs on my machine" asks
+ * first (the page's #fits link, else the view's defaults) in the view's Worker (ui/fits-view.js warmFits), so its
+ * first opening shows that ranking at once (issue 34 item 3). Skipped when the view is already open: it asked.
+ */
+async function prepareFits(engine) {
+  await idle();
+  if ($("fits-view").open) return;
+  const { warmFits } = await import("./ui/fits-view.js");
+  await warmFits(engine, location.hash);
+}
+
 async function main() {
   performance.mark("llm-memory:start");
   const root = document.documentElement.dataset;
@@ -632,6 +644,7 @@ async function main() {
     engine.warmWhenIdle(window.llmMemoryApp.state.inputs)
       .then(() => Promise.all([window.llmMemoryApp.prepareGpuFit(), solverCode()]))
       .then(() => window.llmMemoryApp.prepareAnswers())
+      .then(() => prepareFits(engine))
       .catch(() => {})
       .then(() => (document.body.dataset.warm = "true"));
   } catch (error) {

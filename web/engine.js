@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The WebAssembly core behind the page. Every call is synchronous on the main thread: one estimate takes
-// well under a millisecond (docs/performance.md), so a worker would only add latency. The hosted page loads
+// well under a millisecond (docs/performance.md), so a worker would only add latency; the two long answers run
+// in Workers of their own, each on an Engine or core of its own (web/fits-worker.js, the machine's ranking, on
+// this class; web/checkpoint-worker.js, big checkpoint headers). The hosted page loads
 // the core in two parts (docs/wasm.md, "The page's module in two"): the answers only the rest holds (the
 // solver, the knob search, "Which GPUs fit", the heatmap's sweep, checkpoint headers) wait for it once
 // (Engine.ready).

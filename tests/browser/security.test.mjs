@@ -228,8 +228,9 @@ test("the page requests only its own origin's static files, and nothing once the
   await page.waitForTimeout(300);
   // The catalogue (the model picker) and the settings' help texts (the form, when first pointed at) come later, and
   // the idle warm-up (Engine.warmWhenIdle, issue 36 item 9) fetches the core's rest and the tabs' code chunks: all
-  // static files of this origin without a query, so no setting the user typed leaves the page.
-  const warmed = /^\/(llm-memory\.(models|docs)\.json|llm-memory\.rest\.wasm|chunks\/[A-Za-z0-9_-]+\.js)$/;
+  // static files of this origin without a query, so no setting the user typed leaves the page; so is the Worker
+  // that ranks "What runs on my machine", which the warm-up starts (web/fits-worker.js: it reads the same files).
+  const warmed = /^\/(llm-memory\.(models|docs)\.json|llm-memory\.rest\.wasm|chunks\/[A-Za-z0-9_-]+\.js|fits-worker\.js)$/;
   const later = requests.slice(loaded).filter((url) => !(warmed.test(new URL(url).pathname) && !new URL(url).search));
   assert.deepEqual(later, [], "no request after the first result but the catalogue, the help texts and the warm-up's static files");
   await page.close();

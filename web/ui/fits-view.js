@@ -5,12 +5,16 @@
 // only narrow and sort the ranking, which the core computes. The view's state lives in the URL's fragment,
 // "#fits?gpu=rtx-4090&devices=1&ram=64GB&task=run&seq=8192&family=&size=&moe=any&sort=size", so a link reopens it;
 // the page's own query (the settings) is left alone. Each row's model links to its full estimate (the answer's
-// settings as the page's query, state.js writeQuery). Loaded on the section's first opening (app.js).
+// settings as the page's query, state.js writeQuery). The ranking runs in a Worker (ui/fits-ranker.js), so the page
+// never freezes while it runs. Loaded on the section's first opening, or earlier by the page's idle warm-up
+// (app.js), which ranks the view's first question in that Worker (warmFits).
 // The table is <table id="fits-table"> with one <tr data-model="ID" data-context="TOKENS"> per fitting model;
 // #fits-view-status says how many fit, data-state="pending" from an edit until its ranking is drawn ("ready"), and
-// data-ms how long the ranking took (the browser test reads it: docs/performance.md).
+// data-ms how long the ranking took, data-drawn when it was drawn (performance.now(), ms), data-source "worker" or
+// "main" where it was ranked (the browser tests and scripts/perf-fits-web.mjs read them: docs/performance.md).
 import { writeQuery } from "../state.js";
 import { h } from "./dom.js";
+import { fitsRanker } from "./fits-ranker.js";
 import { formatBytes, formatCapacity, formatCount } from "./format.js";
 
 /** The fragment that holds the view's state (its prefix: "#fits?..."). */
@@ -104,8 +108,20 @@ function row(r, keys) {
 const COLUMNS = [["Model", ""], ["Parameters", "num"], ["Best format", ""], ["Runtime", ""], ["Longest context", "num"],
                  ["Offloaded to RAM", ""], ["Memory per device", "num"], ["Decode tokens/s (upper bound)", "num"]];
 
+/**
+ * Ranks, in the Worker, the question the view asks first when opened on the page whose fragment is `hash` (its
+ * defaults, or a #fits link's state), so that opening is answered from it (app.js: the idle warm-up, after the
+ * page's first answer). Resolves when it is ranked; nothing is ranked where no Worker runs.
+ */
+export async function warmFits(engine, hash) {
+  const ranker = fitsRanker(engine);
+  // On the main thread (no Worker) the warm-up would be the long task it is meant to keep off the page.
+  if (ranker.inWorker) await ranker.fits(fitsRequest(readFitsHash(hash)));
+}
+
 export class FitsView {
   #engine;
+  #ranker;
   #win;
   #state;
   #controls = {};
@@ -120,6 +136,7 @@ export class FitsView {
    */
   constructor(details, engine, win = window) {
     this.#engine = engine;
+    this.#ranker = fitsRanker(engine);
     this.#win = win;
     this.#state = readFitsHash(win.location.hash);
     const c = this.#controls;
@@ -159,20 +176,25 @@ export class FitsView {
     this.#timer = setTimeout(() => this.#rank(), key === "family" || key === "devices" ? 150 : 0);
   }
 
-  /** Asks the core and draws its answer; an answer overtaken by a later ask is dropped. */
+  /**
+   * Asks the ranker (the Worker, else the main thread) and draws its answer; an answer overtaken by a later ask is
+   * dropped, and so is the ranker's word that a later ask replaced this one before it ran.
+   */
   async #rank() {
     const asked = ++this.#asked;
     this.#status.dataset.state = "pending";
     this.#status.textContent = "Ranking every model…";
     const start = performance.now();
-    const answer = await this.#engine.fits(fitsRequest(this.#state));
-    if (asked !== this.#asked) return;
+    const answer = await this.#ranker.fits(fitsRequest(this.#state));
+    if (asked !== this.#asked || answer.superseded) return;
     this.#status.dataset.ms = (performance.now() - start).toFixed(1);
+    this.#status.dataset.source = this.#ranker.inWorker ? "worker" : "main";
     if (answer.ok) this.#draw(answer);
     else {
       this.#status.textContent = answer.errors.map((e) => `${e.setting}: ${e.message}`).join("; ");
       this.#out.replaceChildren();
     }
+    this.#status.dataset.drawn = performance.now().toFixed(1);
     this.#status.dataset.state = "ready";
   }
 
