@@ -190,7 +190,7 @@ double routed_bytes(const context& c, std::int64_t l, double& largest) {
   return sum;
 }
 
-experts_moved experts_on_cpu(const context& c) {
+experts_moved walk_experts_on_cpu(const context& c) {
   experts_moved out;
   const std::int64_t L = c.m.layers;
   if (c.s.n_cpu_moe <= 0 || !c.m.params.experts) return out;
@@ -203,6 +203,29 @@ experts_moved experts_on_cpu(const context& c) {
   return out;
 }
 
+// The experts --n-cpu-moe moves off this device: walked once per context (context::walks), read by every bucket.
+experts_moved experts_on_cpu(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.experts_set) {
+    const experts_moved e = walk_experts_on_cpu(c);
+    w.experts_bytes = e.bytes;
+    w.experts_largest = e.largest;
+    w.experts_layers = e.layers;
+    w.experts_set = true;
+  }
+  return {w.experts_bytes, w.experts_largest, w.experts_layers};
+}
+
+// The GGUF mix's average bytes per matrix weight (estimate/weights.cpp), walked once per context.
+double per_matrix_weight(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.per_matrix_set) {
+    w.per_matrix = gguf_bytes_per_matrix_weight(c);
+    w.per_matrix_set = true;
+  }
+  return w.per_matrix;
+}
+
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
 // layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
 // are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
@@ -212,7 +235,7 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   const bool gguf = info(f).family == dtype_family::gguf_mix;
   const double w = plain_matrix_bytes(c, false);
   const double per_matrix =
-      gguf ? gguf_bytes_per_matrix_weight(c)
+      gguf ? per_matrix_weight(c)
            : (sp.matrices > 0 ? (sp.routed * plain_matrix_bytes(c, true) + (sp.matrices - sp.routed) * w) / sp.matrices
                               : w);
   const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
@@ -252,7 +275,7 @@ struct llamacpp_layout {
 };
 
 // The largest matrix of the first layer (the first CPU layer under -ngl), at its GGUF type [bytes].
-double llamacpp_first_layer_matrix(const context& c) {
+double walk_first_layer_matrix(const context& c) {
   const auto& p = c.m.params;
   const layer_params& layer = p.groups[c.m.group_of(0)].params;
   const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
@@ -266,6 +289,16 @@ double llamacpp_first_layer_matrix(const context& c) {
     largest = std::max(largest, l.in_features * l.out_features * l.copies * per_value);
   }
   return largest;
+}
+
+// The same, once per context (context::walks): every layout reads it.
+double llamacpp_first_layer_matrix(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.first_matrix_set) {
+    w.first_matrix = walk_first_layer_matrix(c);
+    w.first_matrix_set = true;
+  }
+  return w.first_matrix;
 }
 
 // -ngl's split of the layers, and the bytes op offload copies to the GPU.
