@@ -383,19 +383,24 @@ bucket kv_buffer(const context& c, double& cpu) {
   const double seqs = static_cast<double>(std::max<std::int64_t>(1, c.s.batch));  // mem_size = max(1, -np)
   const double rs = recurrent_layers(c) > 0 ? rs_bytes_per_sequence(c) * seqs : 0;
   cpu += std::ceil((full + swa + rs) * (1 - gpu_share));
-  const std::string cells_text = " layers x " + std::to_string(l.cells.total) + " cells x ";
+  // estimate_totals (the ranking's probes) keeps no text: none is built.
+  const bool texts = formula_texts_on();
+  const std::string cells_text = texts ? " layers x " + std::to_string(l.cells.total) + " cells x " : "";
   if (global > 0)
     out.add("full-attention layers", full * gpu_share,
-            full_cell == per_cell
+            !texts ? ""
+            : full_cell == per_cell
                 ? n(global) + cells_text + n(per_cell) + " B"
                 : n(full_layers) + cells_text + n(full_cell) + " B (their own heads)" +
                       (global > full_layers ? " + " + n(global - full_layers) + cells_text + n(per_cell) + " B" : ""));
   if (L > global)
     out.add("sliding-window layers", swa * gpu_share,
-            n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");
+            texts ? n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B" : "");
   if (rs > 0)
-    out.add("RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
-            n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B");
+    out.add(
+        "RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
+        texts ? n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B"
+              : "");
   return out.b;
 }
 
