@@ -29,6 +29,11 @@ const requests = [
   ["--gpu", "h100-80gb", "--task", "full", "--devices", "8"],
   ["--gpu", "a100-80gb", "--task", "full", "--seq", "4096"],
   ["--gpu", "rtx-4090", "--sort", "speed", "--moe", "only", "--family", "qwen"],
+  // The benchmark's re-rank devices (scripts/bench-fits.mjs), and more host RAM at a longer context.
+  ["--gpu", "rtx-4060-ti-16gb", "--ram", "64GB"],
+  ["--gpu", "rtx-3090", "--ram", "128GB", "--seq", "16384"],
+  ["--gpu", "m4-pro-24gb"],
+  ["--gpu", "a100-80gb", "--devices", "8"],
 ];
 
 const run = (bin, args) => {

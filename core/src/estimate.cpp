@@ -213,6 +213,7 @@ std::string_view phase_name(step_phase phase) {
 std::vector<estimate_result> estimate_stages(const run_spec& spec) {
   std::vector<estimate_result> out;
   const std::vector<step_phase> phases = phases_of(spec);
+  out.reserve(phases.size() * (spec.values.pp == 1 ? 1 : 2));  // a result moved on growth is ~50 strings
   for (const bool first : {true, false}) {
     if (!first && spec.values.pp == 1) break;
     for (const step_phase phase : phases)

@@ -228,10 +228,12 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
   auto& runs = memo().runs;
   if (const auto it = runs.find(key); it != runs.end()) return it->second;
   auto r = resolved_on(base, changes, explicit_values, gpu);
-  std::shared_ptr<const answered> a;
+  std::shared_ptr<answered> a;
   if (r.ok()) {
-    estimate_result e = detail::estimate_totals(r.value());  // the ranking reads numbers only
-    a = std::make_shared<const answered>(answered{std::move(r.value()), std::move(e)});
+    // Moved into place: a temporary answered moved again costs a run_spec's and a result's ~50 strings each.
+    a = std::make_shared<answered>();
+    a->spec = std::move(r.value());
+    a->at_seq = detail::estimate_totals(a->spec);  // the ranking reads numbers only
   }
   keep(runs, std::move(key), a);
   return a;

@@ -171,15 +171,21 @@ const layer_run& model_spec::run_at(std::int64_t l) const {
   return layer_pattern.back();
 }
 
-mlp_kind model_spec::mlp_at(std::int64_t l) const {
-  if (const auto named = run_at(l).mlp) return *named;
-  const auto& p = params;
+namespace {
+// Layer l's MLP, `run` being the layer-pattern run that holds it (model_spec::run_at).
+mlp_kind mlp_in(const layer_run& run, const param_breakdown& p, std::int64_t l) {
+  if (run.mlp) return *run.mlp;
   return p.experts && l >= p.first_moe && (l + 1) % p.moe_step == 0 ? mlp_kind::moe : mlp_kind::dense;
 }
+}  // namespace
 
+mlp_kind model_spec::mlp_at(std::int64_t l) const { return mlp_in(run_at(l), params, l); }
+
+// Read per layer by the GGUF walks (every estimate on llama.cpp): the layer's run found once.
 std::size_t model_spec::group_of(std::int64_t l) const {
-  const layer_kind mixer = shapes_of(run_at(l).kind);
-  const mlp_kind mlp = mlp_at(l);
+  const layer_run& run = run_at(l);
+  const layer_kind mixer = shapes_of(run.kind);
+  const mlp_kind mlp = mlp_in(run, params, l);
   for (std::size_t i = 0; i < params.groups.size(); ++i)
     if (params.groups[i].mixer == mixer && params.groups[i].mlp == mlp) return i;
   return 0;

@@ -496,11 +496,10 @@ void apply_gpu_preset(const settings& explicit_values, setting_values& values, s
   }
 }
 
-// base <- model preset <- the framework's model overrides <- config.json <- explicit values, then the GPU
-// preset's memory.
-setting_values layered(const setting_values& base, const settings& explicit_values, const settings& config,
+// `values` (the base, moved in) <- model preset <- the framework's model overrides <- config.json <- explicit values,
+// then the GPU preset's memory.
+setting_values layered(setting_values values, const settings& explicit_values, const settings& config,
                        std::vector<error>& errors, const settings& over_preset = {}) {
-  setting_values values = base;
   apply_model_preset(explicit_values, values, errors);
   const std::string model_id = values.model;
   detail::apply_layer(over_preset, values, errors, " (from the framework)");
@@ -565,8 +564,8 @@ bool moves_default_split(const run_spec& base, const settings& changes) {
 // ---- the resolved run -----------------------------------------------------------------------------------------
 
 // The layered settings parsed and checked (with the layering's `errors`), the model built, or taken from `kept` (a
-// run of the same architecture settings: make_model reads nothing else).
-result<run_spec> checked(setting_values values, const resolve_inputs& inputs, const run_spec* kept,
+// run of the same architecture settings: make_model reads nothing else). `inputs` by value: the run keeps them.
+result<run_spec> checked(setting_values values, resolve_inputs inputs, const run_spec* kept,
                          std::vector<error> errors = {}) {
   run_spec r = parse_choices(std::move(values));
   derive_layer_sac(r, errors);
@@ -585,7 +584,7 @@ result<run_spec> checked(setting_values values, const resolve_inputs& inputs, co
     build_model(r);
   }
   if (auto problem = check_model(r)) return std::move(*problem);
-  r.inputs = std::make_shared<const resolve_inputs>(inputs);
+  r.inputs = std::make_shared<const resolve_inputs>(std::move(inputs));
   return r;
 }
 
@@ -633,7 +632,7 @@ std::string_view runtime_name(runtime_kind k) { return runtime_names[static_cast
 
 namespace {
 
-result<run_spec> resolve(const resolve_inputs& inputs) {
+result<run_spec> resolve(resolve_inputs inputs) {
   const settings& explicit_values = inputs.explicit_values;
   const settings& config = inputs.config;
   std::vector<error> errors;
@@ -652,12 +651,12 @@ result<run_spec> resolve(const resolve_inputs& inputs) {
     setting_values base = detail::default_values();
     detail::apply_layer(split, base, errors, " (from the device split)");
     detail::apply_layer(profile, base, errors, " (from the profile)");
-    values = layered(base, explicit_values, config, errors,
+    values = layered(std::move(base), explicit_values, config, errors,
                      train ? detail::framework_model_overrides(framework) : settings{});
     if (!errors.empty()) return errors;
   }
   if (!train) apply_architecture_rule(values, errors);
-  return checked(std::move(values), inputs, nullptr, std::move(errors));
+  return checked(std::move(values), std::move(inputs), nullptr, std::move(errors));
 }
 
 }  // namespace
@@ -674,14 +673,14 @@ result<run_spec> vary(const run_spec& base, const settings& changes) {
     setting_values values = base.values;
     std::vector<error> errors;
     detail::apply_layer({{"weights_dtype", changes.at("weights_dtype")}}, values, errors, "");
-    if (errors.empty()) return checked(std::move(values), inputs, &base);
+    if (errors.empty()) return checked(std::move(values), std::move(inputs), &base);
     return resolve(inputs);  // its errors, as resolving names them
   }
-  if (!workload_only(changes) || moves_default_split(base, changes)) return resolve(inputs);
+  if (!workload_only(changes) || moves_default_split(base, changes)) return resolve(std::move(inputs));
   run_spec r = base;
   std::vector<error> errors;
   detail::apply_layer(changes, r.values, errors, "");
-  if (!errors.empty() || reads_a_moved_axis(base, r.values)) return resolve(inputs);
+  if (!errors.empty() || reads_a_moved_axis(base, r.values)) return resolve(std::move(inputs));
   // The profile's layer, the model and every other check are as they were: derive and check the axes again.
   derive(r);
   check_parallelism(r, errors);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -17,6 +18,21 @@ namespace llm_memory::detail {
 constexpr double fp32_bytes = 4;
 
 inline std::string n(double v) { return format_number(v); }
+
+/// What several buckets of one context read of llama.cpp's per-layer GGUF types, computed on the first read
+/// (runtimes/llamacpp.cpp): the weights' split, the KV buffer, the compute buffer and the report each walk every
+/// layer's tensor types otherwise, six walks per estimate. Valid because a context's fields are set once, in
+/// make_context (or right after it), before any bucket reads them.
+struct layer_walk_memo {
+  bool per_matrix_set = false;      ///< per_matrix holds gguf_bytes_per_matrix_weight
+  double per_matrix = 0;            ///< the GGUF mix's average bytes per matrix weight [bytes]
+  bool experts_set = false;         ///< the experts_* fields hold experts_on_cpu
+  double experts_bytes = 0;         ///< routed-expert tensors --n-cpu-moe leaves on the host [bytes]
+  double experts_largest = 0;       ///< the largest of them [bytes]
+  std::int64_t experts_layers = 0;  ///< MoE layers whose experts moved [layers]
+  bool first_matrix_set = false;    ///< first_matrix holds llamacpp_first_layer_matrix
+  double first_matrix = 0;          ///< the first layer's largest matrix at its type [bytes]
+};
 
 /// Everything the formulas need about one pipeline stage, derived once.
 struct context {
@@ -35,6 +51,7 @@ struct context {
   double tokens = 0;                   ///< b x s of one micro-batch on this device (/ cp)
   double cp = 1;                       ///< context-parallel degree (training)
   step_phase phase = step_phase::sum;  ///< the phase estimated (sum: framework generic, every bucket summed)
+  mutable layer_walk_memo walks{};     ///< llama.cpp's per-layer walks, each done once (layer_walk_memo)
   [[nodiscard]] bool phased() const { return phase != step_phase::sum && phase != step_phase::inference; }
   [[nodiscard]] bool before_backward() const {
     return phase == step_phase::forward_end || phase == step_phase::backward_start;

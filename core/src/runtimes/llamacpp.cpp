@@ -190,7 +190,7 @@ double routed_bytes(const context& c, std::int64_t l, double& largest) {
   return sum;
 }
 
-experts_moved experts_on_cpu(const context& c) {
+experts_moved walk_experts_on_cpu(const context& c) {
   experts_moved out;
   const std::int64_t L = c.m.layers;
   if (c.s.n_cpu_moe <= 0 || !c.m.params.experts) return out;
@@ -203,6 +203,29 @@ experts_moved experts_on_cpu(const context& c) {
   return out;
 }
 
+// The experts --n-cpu-moe moves off this device: walked once per context (context::walks), read by every bucket.
+experts_moved experts_on_cpu(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.experts_set) {
+    const experts_moved e = walk_experts_on_cpu(c);
+    w.experts_bytes = e.bytes;
+    w.experts_largest = e.largest;
+    w.experts_layers = e.layers;
+    w.experts_set = true;
+  }
+  return {w.experts_bytes, w.experts_largest, w.experts_layers};
+}
+
+// The GGUF mix's average bytes per matrix weight (estimate/weights.cpp), walked once per context.
+double per_matrix_weight(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.per_matrix_set) {
+    w.per_matrix = gguf_bytes_per_matrix_weight(c);
+    w.per_matrix_set = true;
+  }
+  return w.per_matrix;
+}
+
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
 // layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
 // are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
@@ -212,7 +235,7 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
   const bool gguf = info(f).family == dtype_family::gguf_mix;
   const double w = plain_matrix_bytes(c, false);
   const double per_matrix =
-      gguf ? gguf_bytes_per_matrix_weight(c)
+      gguf ? per_matrix_weight(c)
            : (sp.matrices > 0 ? (sp.routed * plain_matrix_bytes(c, true) + (sp.matrices - sp.routed) * w) / sp.matrices
                               : w);
   const gguf_edge_types e = gguf ? gguf_edges(c) : gguf_edge_types{w, w};
@@ -252,7 +275,7 @@ struct llamacpp_layout {
 };
 
 // The largest matrix of the first layer (the first CPU layer under -ngl), at its GGUF type [bytes].
-double llamacpp_first_layer_matrix(const context& c) {
+double walk_first_layer_matrix(const context& c) {
   const auto& p = c.m.params;
   const layer_params& layer = p.groups[c.m.group_of(0)].params;
   const bool gguf = info(c.r.weights).family == dtype_family::gguf_mix;
@@ -266,6 +289,16 @@ double llamacpp_first_layer_matrix(const context& c) {
     largest = std::max(largest, l.in_features * l.out_features * l.copies * per_value);
   }
   return largest;
+}
+
+// The same, once per context (context::walks): every layout reads it.
+double llamacpp_first_layer_matrix(const context& c) {
+  layer_walk_memo& w = c.walks;
+  if (!w.first_matrix_set) {
+    w.first_matrix = walk_first_layer_matrix(c);
+    w.first_matrix_set = true;
+  }
+  return w.first_matrix;
 }
 
 // -ngl's split of the layers, and the bytes op offload copies to the GPU.
@@ -350,19 +383,24 @@ bucket kv_buffer(const context& c, double& cpu) {
   const double seqs = static_cast<double>(std::max<std::int64_t>(1, c.s.batch));  // mem_size = max(1, -np)
   const double rs = recurrent_layers(c) > 0 ? rs_bytes_per_sequence(c) * seqs : 0;
   cpu += std::ceil((full + swa + rs) * (1 - gpu_share));
-  const std::string cells_text = " layers x " + std::to_string(l.cells.total) + " cells x ";
+  // estimate_totals (the ranking's probes) keeps no text: none is built.
+  const bool texts = formula_texts_on();
+  const std::string cells_text = texts ? " layers x " + std::to_string(l.cells.total) + " cells x " : "";
   if (global > 0)
     out.add("full-attention layers", full * gpu_share,
-            full_cell == per_cell
+            !texts ? ""
+            : full_cell == per_cell
                 ? n(global) + cells_text + n(per_cell) + " B"
                 : n(full_layers) + cells_text + n(full_cell) + " B (their own heads)" +
                       (global > full_layers ? " + " + n(global - full_layers) + cells_text + n(per_cell) + " B" : ""));
   if (L > global)
     out.add("sliding-window layers", swa * gpu_share,
-            n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B");
+            texts ? n(L - global) + " layers x " + std::to_string(l.swa_cells) + " cells x " + n(per_cell) + " B" : "");
   if (rs > 0)
-    out.add("RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
-            n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B");
+    out.add(
+        "RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
+        texts ? n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B"
+              : "");
   return out.b;
 }
 
