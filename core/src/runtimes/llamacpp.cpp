@@ -216,14 +216,19 @@ experts_moved experts_on_cpu(const context& c) {
   return {w.experts_bytes, w.experts_largest, w.experts_layers};
 }
 
+// A walk's result kept in the context's memo (context::walks): computed on first use.
+template <class Walk>
+double walked_once(bool& set, double& value, Walk walk) {
+  if (!set) {
+    value = walk();
+    set = true;
+  }
+  return value;
+}
+
 // The GGUF mix's average bytes per matrix weight (estimate/weights.cpp), walked once per context.
 double per_matrix_weight(const context& c) {
-  layer_walk_memo& w = c.walks;
-  if (!w.per_matrix_set) {
-    w.per_matrix = gguf_bytes_per_matrix_weight(c);
-    w.per_matrix_set = true;
-  }
-  return w.per_matrix;
+  return walked_once(c.walks.per_matrix_set, c.walks.per_matrix, [&] { return gguf_bytes_per_matrix_weight(c); });
 }
 
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
@@ -293,12 +298,7 @@ double walk_first_layer_matrix(const context& c) {
 
 // The same, once per context (context::walks): every layout reads it.
 double llamacpp_first_layer_matrix(const context& c) {
-  layer_walk_memo& w = c.walks;
-  if (!w.first_matrix_set) {
-    w.first_matrix = walk_first_layer_matrix(c);
-    w.first_matrix_set = true;
-  }
-  return w.first_matrix;
+  return walked_once(c.walks.first_matrix_set, c.walks.first_matrix, [&] { return walk_first_layer_matrix(c); });
 }
 
 // -ngl's split of the layers, and the bytes op offload copies to the GPU.
