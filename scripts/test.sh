@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: native GoogleTest (unit + golden), the same under ASan + UBSan, the
-# libFuzzer targets for a fixed number of runs, then the
-# WebAssembly build and the same GoogleTest suite under node, then the page (dist/), tests/web/ (wasm equals
-# native) and the browser tests (tests/browser/).
+# Builds everything and runs every test: native GoogleTest (unit + golden), the WebAssembly build and the same
+# GoogleTest suite under node, the page (dist/), tests/web/ (wasm equals native), then the browser tests
+# (tests/browser/) in the background while the same suite runs under ASan + UBSan and the libFuzzer targets run
+# for a fixed number of runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase prints its wall time, so a slow CI run says where its minutes went (the goal: under 30 minutes on
@@ -28,16 +28,10 @@ cmake --build --preset release -j "$jobs"
 phase "release tests"
 # GoogleTest cases run as separate processes (gtest_discover_tests): one per core. No two write the same file.
 ctest --preset release -j "$jobs"
-# The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
-# warning-free), then each fuzzer for a fixed run count, as many at a time as there are cores. One tree serves
-# both (preset sanitize): its core compiles once, at -O2 with the fuzzers' coverage instrumentation.
-phase "ASan/UBSan build"
-cmake --preset sanitize >/dev/null
-cmake --build --preset sanitize -j "$jobs"
-phase "ASan/UBSan tests"
-ctest --preset sanitize -j "$jobs"
-phase "fuzz"
-./scripts/fuzz.sh 5000
+# The wasm build and its tests, then the page, the node tests and the browser tests. The browser tests spend most of
+# their wall time waiting on Chromium and the page (about 250 s of CPU in 330 s of wall on the last runs), so they
+# run in the background beside the sanitizer phase below, which runs `nice`d: the CPU-bound builds and tests take
+# only the time the browser tests leave (docs/performance.md, "The test command under 30 minutes").
 phase "wasm build"
 ./scripts/build-wasm.sh build/wasm
 phase "wasm tests"
@@ -53,6 +47,28 @@ npm run build
 # picks), writes only to temporary folders or files named after itself (test-artifacts/), and times nothing.
 phase "node tests"
 LLM_MEMORY_CLI=build/release/llm-memory node --test --test-concurrency=2 tests/web/*.test.mjs
-phase "browser tests"
-node --test --test-concurrency=2 tests/browser/
+phase "browser tests started (in the background)"
+browser_log=$(mktemp)
+node --test --test-concurrency=2 tests/browser/ > "$browser_log" 2>&1 &
+browser_pid=$!
+# A failed sanitizer phase ends the run: the browser tests with it.
+trap 'kill "$browser_pid" 2>/dev/null; rm -f "$phase_times" "$browser_log"' EXIT
+# The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
+# warning-free), then each fuzzer for a fixed run count, as many at a time as there are cores. One tree serves
+# both (preset sanitize): its core compiles once, at -O2 with the fuzzers' coverage instrumentation.
+phase "ASan/UBSan build"
+cmake --preset sanitize >/dev/null
+nice -n 10 cmake --build --preset sanitize -j "$jobs"
+phase "ASan/UBSan tests"
+nice -n 10 ctest --preset sanitize -j "$jobs"
+phase "fuzz"
+nice -n 10 ./scripts/fuzz.sh 5000
+phase "browser tests (waiting for them)"
+browser_status=0
+wait "$browser_pid" || browser_status=$?
+cat "$browser_log"
+if ((browser_status != 0)); then
+  echo "test.sh: the browser tests failed (exit status $browser_status; their output above)" >&2
+  exit "$browser_status"
+fi
 phase "done"
