@@ -62,8 +62,9 @@ TEST(quant_skip_layers, nano_4b_fp8_total_by_hand) {
   EXPECT_EQ(17 * (54892544.0 + 24084480.0) + 17 * 2 * 39337984.0, 2680100864.0);
   EXPECT_EQ(2 * 3973556832.0 - 2680100864.0 + 68 * 4, 5267013072.0);
   EXPECT_EQ(weights_of({{"model", "nvidia-nemotron-3-nano-4b-fp8"}}), 5267013072.0);
-  EXPECT_EQ(test::resolved({{"model", "nvidia-nemotron-3-nano-4b-fp8"}, {"mode", "inference"}}).values.quant_skip_layers,
-            "11,12,16,17,23,24,31,32");
+  EXPECT_EQ(
+      test::resolved({{"model", "nvidia-nemotron-3-nano-4b-fp8"}, {"mode", "inference"}}).values.quant_skip_layers,
+      "11,12,16,17,23,24,31,32");
 }
 
 std::string first_error(const settings& s) {
@@ -75,8 +76,9 @@ TEST(quant_skip_layers, errors_name_the_setting) {
   const settings base{{"model", "nvidia-nemotron-3-nano-4b-fp8"}, {"mode", "inference"}};
   settings s = base;
   s["quant_skip_layers"] = "abc";
-  EXPECT_EQ(first_error(s), "quant_skip_layers: must list layer indices from 0 to num_hidden_layers - 1 (41), "
-                            "comma-separated, got \"abc\"");
+  EXPECT_EQ(first_error(s),
+            "quant_skip_layers: must list layer indices from 0 to num_hidden_layers - 1 (41), "
+            "comma-separated, got \"abc\"");
   s["quant_skip_layers"] = "3,42";  // 42 layers: 0 to 41
   EXPECT_EQ(first_error(s).substr(0, 18), "quant_skip_layers:");
   s["quant_skip_layers"] = "-1";

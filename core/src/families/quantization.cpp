@@ -51,12 +51,14 @@ std::optional<std::int64_t> layer_named(std::string_view name) {
 void read_skips(reader& r, const json& q, std::initializer_list<const char*> keys) {
   const json* list = reader(q).find(keys);
   if (list == nullptr) return;
-  if (!list->is_array()) return r.fail("quant_skip_layers", std::string("config.json quantization_config: ") +
-                                                                *keys.begin() + " must be a list of module names");
+  if (!list->is_array())
+    return r.fail("quant_skip_layers",
+                  std::string("config.json quantization_config: ") + *keys.begin() + " must be a list of module names");
   const auto layers = r.out.contains("num_hidden_layers") ? number_in(r.out["num_hidden_layers"]) : 1e18;
   std::vector<std::int64_t> found;
   for (const json& e : *list)
-    if (const auto l = e.is_string() ? layer_named(e.get<std::string>()) : std::nullopt; l && static_cast<double>(*l) < layers)
+    if (const auto l = e.is_string() ? layer_named(e.get<std::string>()) : std::nullopt;
+        l && static_cast<double>(*l) < layers)
       found.push_back(*l);
   std::sort(found.begin(), found.end());
   found.erase(std::unique(found.begin(), found.end()), found.end());
