@@ -110,6 +110,11 @@ TEST(quant_skip_layers, fp8_ignored_layers) {
             "1,2");
   EXPECT_EQ(skips_of(R"({"quant_method": "fp8", "modules_to_not_convert": ["model.layers.3.mlp.up_proj"]})"), "3");
   EXPECT_EQ(skips_of(R"({"quant_method": "fp8", "modules_to_not_convert": ["lm_head"]})"), "(unset)");
+  // Qwen3.5 / 3.6 FP8 keep Gated DeltaNet's narrow in_proj_a / in_proj_b and the vision tower bf16: no whole layer.
+  EXPECT_EQ(skips_of(R"({"quant_method": "fp8", "modules_to_not_convert": ["model.visual.blocks.0.attn.qkv",
+      "model.language_model.layers.0.linear_attn.in_proj_a", "model.language_model.layers.0.linear_attn.in_proj_b",
+      "model.language_model.layers.1.mlp.shared_expert_gate", "mtp.layers.0.self_attn.q_proj"]})"),
+            "(unset)");
 }
 
 // compressed-tensors (W4A16 pack-quantized): ignore, a name or a "re:" regex with a literal layer index; a regex

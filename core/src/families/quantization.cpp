@@ -34,7 +34,10 @@ std::optional<std::int64_t> layer_named(std::string_view name) {
   for (const char* tower : {"vision", "visual", "audio", "mtp."})
     if (t.find(tower) != std::string::npos) return std::nullopt;
   const std::string leaf = t.substr(t.rfind('.') + 1);
-  for (const char* kept : {"conv1d", "gate", "router", "shared_expert_gate", "A_log", "D", "dt_bias"})
+  // Gated DeltaNet's in_proj_a / in_proj_b (Qwen3.5 / 3.6 FP8 list them in every linear-attention layer) are a few
+  // heads wide: their layer stays quantised, they are counted in its format (a fraction of a percent of it).
+  for (const char* kept : {"conv1d", "gate", "router", "shared_expert_gate", "in_proj_a", "in_proj_b", "in_proj_ba",
+                           "A_log", "D", "dt_bias"})
     if (leaf == kept) return std::nullopt;
   if (leaf.find("norm") != std::string::npos) return std::nullopt;
   for (auto at = t.find("layers."); at != std::string::npos; at = t.find("layers.", at + 1)) {
