@@ -263,6 +263,8 @@ export interface Settings {
   quant_bits?: number | string | null;
   /** Quantisation group size: Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column (GPTQ group_size -1) or one per tensor (FP8) [weights]. Default `128`. */
   quant_group_size?: number | string | null;
+  /** 16-bit layers: Layers a quantised checkpoint keeps 16-bit whole (0-based, comma-separated: 4,5,11; its quantization_config's ignored_layers, ignore or exclude_modules); empty = every layer quantised [layers]. Default empty. */
+  quant_skip_layers?: string | null;
   /** Gradient precision: Gradient storage; auto = the trainable weights' dtype. Default `auto`. */
   grads_dtype?: "auto" | "fp32" | "bf16" | "fp16" | null;
   /** Optimizer: Optimizer, which sets the number of states kept per trainable parameter. Default `adamw`. */
@@ -450,6 +452,7 @@ export interface ResolvedSettings {
   double_quant: "on" | "off";
   quant_bits: string;
   quant_group_size: string;
+  quant_skip_layers: string;
   grads_dtype: "auto" | "fp32" | "bf16" | "fp16";
   optimizer: "adamw" | "adamw_8bit" | "sgd" | "sgd_momentum" | "lion" | "adafactor";
   optimizer_dtype: "fp32" | "bf16" | "fp16";

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "layers/layer_kinds.hpp"
+#include "text.hpp"
 
 namespace llm_memory {
 namespace detail {
@@ -35,6 +36,13 @@ void add_mlp(const setting_values& s, const model_spec& m, layer_params& layer, 
     add_linear(layer, projection::up_proj, h, inner, copies, bias, routed);
   }
   add_linear(layer, projection::down_proj, inner, h, copies, bias, routed);
+}
+
+void check_quant_skip_layers(const setting_values& v, std::vector<error>& errors) {
+  if (!parse_index_list(v.quant_skip_layers, v.num_hidden_layers - 1))
+    errors.push_back({"quant_skip_layers", "must list layer indices from 0 to num_hidden_layers - 1 (" +
+                                               std::to_string(v.num_hidden_layers - 1) + "), comma-separated, got " +
+                                               quoted(v.quant_skip_layers)});
 }
 
 }  // namespace detail
@@ -254,6 +262,10 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   p.first_moe = s.first_k_dense_replace;
   p.moe_step = s.moe_layer_step;
   group_layers(s, m);
+  // The layers a quantised checkpoint keeps 16-bit, counted per group (checked: detail::check_quant_skip_layers).
+  m.quant_skipped.assign(p.groups.size(), 0);
+  const auto skipped = detail::parse_index_list(s.quant_skip_layers, m.layers - 1);
+  for (const std::int64_t l : skipped.value_or(std::vector<std::int64_t>{})) ++m.quant_skipped[m.group_of(l)];
   if (m.cross_attention()) {
     layer_params& decoder = p.groups.front().params;
     p.encoder_layer = decoder;

@@ -55,7 +55,7 @@ model_preset make_model(const json& m) {
       p.fields[key] = value.is_string() ? value.get<std::string>() : value.dump();
   // The Hub checkpoint's storage format (quantization_config) is kept apart: resolve makes it the default of the
   // runs that load the checkpoint as shipped (inference outside llama.cpp / Ollama), not of every run naming it.
-  for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size"})
+  for (const char* key : {"weights_dtype", "double_quant", "quant_bits", "quant_group_size", "quant_skip_layers"})
     if (const auto field = p.fields.find(key); field != p.fields.end()) {
       p.shipped.insert(*field);
       p.fields.erase(field);

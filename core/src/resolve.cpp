@@ -139,8 +139,7 @@ model_choices parse_model_choices(const setting_values& v) {
 
 // ---- derived facts ---------------------------------------------------------------------------------------------
 
-// The facts of the workload axes (batch, seq, devices), for settings that passed the checks (the effective batch
-// stays below 2^53 only then).
+// The workload axes' facts (batch, seq, devices), for checked settings (the effective batch is below 2^53 then).
 void derive(run_spec& r) {
   const setting_values& v = r.values;
   r.model_parallel = v.tp * v.pp;
@@ -301,6 +300,7 @@ void check_architecture(const setting_values& v, std::vector<error>& errors) {
   if (v.architecture != "decoder" && (v.num_experts > 0 || v.kv_lora_rank > 0))
     fail(errors, "architecture", "an " + v.architecture + " stack with experts or MLA is not modelled");
   check_layer_kinds(v, errors);
+  detail::check_quant_skip_layers(v, errors);
   // ALBERT's shared layers: groups of consecutive layers run one set of weights (modeling_albert.py).
   if (v.num_hidden_groups > 0 &&
       (v.num_hidden_groups > v.num_hidden_layers || v.num_hidden_layers % v.num_hidden_groups != 0))
@@ -523,8 +523,7 @@ void apply_architecture_rule(setting_values& values, std::vector<error>& errors)
 
 // ---- the inference split ---------------------------------------------------------------------------------------
 
-// Tensor-parallel degrees are tried up to one node of 8 GPUs (solve.cpp's node_size: multi-node serving adds
-// pipeline stages).
+// Tensor-parallel degrees are tried up to one node of 8 GPUs (solve.cpp's node_size: more nodes add pp stages).
 constexpr std::int64_t split_node = 8;
 
 // tp is a degree the runtime's QKV split takes: it divides the query heads, and the KV heads divide by it or it by

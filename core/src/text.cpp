@@ -146,6 +146,22 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return parts;
 }
 
+std::optional<std::vector<std::int64_t>> parse_index_list(std::string_view s, std::int64_t max) {
+  std::vector<std::int64_t> out;
+  if (trim(s).empty()) return out;
+  for (const std::string_view part : split(s, ',')) {
+    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string_view::npos)
+      return std::nullopt;
+    std::int64_t v = 0;
+    for (const char c : part) v = v * 10 + (c - '0');
+    if (v > max) return std::nullopt;
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace llm_memory::detail
 
 namespace llm_memory {

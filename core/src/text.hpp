@@ -2,6 +2,8 @@
 // Small text helpers shared by the core's sources (private).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +25,8 @@ namespace llm_memory::detail {
 [[nodiscard]] std::string lower(std::string_view s);
 /// Splits "a|b|c" or "a,b,c".
 [[nodiscard]] std::vector<std::string_view> split(std::string_view s, char sep);
+/// A comma-separated list of whole numbers from 0 to `max` ("4, 5,11"; empty: none), sorted, each once; nullopt
+/// when an entry is not such a number (the caller's error names its setting).
+[[nodiscard]] std::optional<std::vector<std::int64_t>> parse_index_list(std::string_view s, std::int64_t max);
 
 }  // namespace llm_memory::detail

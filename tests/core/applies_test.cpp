@@ -57,12 +57,12 @@ TEST(applies, rows_with_rules) {
   // training), so the page hides them where nothing reads them. Issue 35's leftovers: + selective_ac_option
   // (training with framework torchtitan). zero moves from training to training_or_eval: a ZeRO-3 engine keeps the
   // parameters sharded while it evaluates (eval_test.cpp zero3_shards_the_weights). Round 3: + torchtitan_version
-  // (training with framework torchtitan).
-  EXPECT_EQ(rows, 62U);
+  // (training with framework torchtitan). + quant_skip_layers (grouped_quant: read by the layouts but MXFP4's).
+  EXPECT_EQ(rows, 63U);
   EXPECT_EQ(keys_with("training").size(), 30U);
   EXPECT_EQ(keys_with("torchtitan"), (std::vector<std::string>{"torchtitan_version", "selective_ac_option"}));
   EXPECT_EQ(keys_with("int_packed"), std::vector<std::string>{"quant_bits"});
-  EXPECT_EQ(keys_with("grouped_quant"), std::vector<std::string>{"quant_group_size"});
+  EXPECT_EQ(keys_with("grouped_quant"), (std::vector<std::string>{"quant_group_size", "quant_skip_layers"}));
   EXPECT_EQ(keys_with("training_or_eval").size(), 6U);
   EXPECT_EQ(find_setting("zero")->applies, "training_or_eval");
   EXPECT_EQ(keys_with("eval").size(), 1U);

@@ -32,10 +32,14 @@ const llm_memory::item* find_item(const estimate_result& e, const std::string& n
 // Layers: 21 x (78,977,024 + 8 + 2 x 56,608) + 4 x (38,535,168 + 16) + 17 x (78,675,968 + 8)
 //   = 1,660,895,208 + 154,140,736 + 1,337,491,592 = 3,152,527,536 B; embedding, untied head and the 43 norms
 //   2 x 131,072 x 3,136 + 43 x 3,136 = 822,083,584 + 134,848 = 822,218,432 values x 2 B = 1,644,436,864 B.
+// Every block in FP8 here (quant_skip_layers emptied; the preset keeps 8 blocks 16-bit: quant_skip_layers_test.cpp).
 TEST(nemotron_h_serving, fp8_per_tensor_scales_by_hand) {
   const double layers = 21 * (78977024.0 + 8 + 2 * 56608) + 4 * (38535168.0 + 16) + 17 * (78675968.0 + 8);
   EXPECT_EQ(layers, 3152527536.0);
-  const settings s{{"model", "nvidia-nemotron-3-nano-4b-fp8"}, {"mode", "inference"}, {"runtime", "vllm"}};
+  const settings s{{"model", "nvidia-nemotron-3-nano-4b-fp8"},
+                   {"mode", "inference"},
+                   {"runtime", "vllm"},
+                   {"quant_skip_layers", ""}};
   EXPECT_EQ(resolved(s).values.weights_dtype, "fp8_block");
   EXPECT_EQ(resolved(s).values.quant_group_size, 0);
   const estimate_result e = estimated(s);

@@ -31,7 +31,8 @@ export const RULE_TESTS = {
   tp_gt_1: (c) => Number(c.tp) > 1,
   encoder_decoder: (c) => c.architecture === "encoder_decoder",
   // dtype.cpp layout_linear_bytes reads quant_bits for these packed integer formats, the group size for them and
-  // fp8_block's block edge; every other format ignores both.
+  // fp8_block's block edge; every other format ignores both. The checkpoint layout reads quant_skip_layers for the
+  // same formats (estimate/weights.cpp store_layout; MXFP4 keeps its own rule).
   int_packed: (c) => INT_PACKED.has(c.weights_dtype),
   grouped_quant: (c) => INT_PACKED.has(c.weights_dtype) || c.weights_dtype === "fp8_block",
   torchtitan: (c) => c.framework === "torchtitan",

@@ -239,6 +239,8 @@ struct model_spec {
   [[nodiscard]] bool cross_attention() const { return choices.stack == stack_kind::encoder_decoder; }
   model_choices choices;   ///< norm, position embedding, biases, q/k norm, MLP shape
   param_breakdown params;  ///< exact parameter count
+  /// Per entry of params.groups, its layers a quantised checkpoint keeps 16-bit whole (quant_skip_layers) [layers].
+  std::vector<std::int64_t> quant_skipped;
 };
 
 /// Builds the model from resolved settings. Pure arithmetic: cannot fail once settings are valid.

@@ -396,6 +396,10 @@
     "Weights sharing one scale (gptq, awq, w4a16 group_size) or the edge of an fp8_block block; 0 = one per column "   \
     "(GPTQ group_size -1) or one per tensor (FP8)",                                                                    \
     "Quantisation group size", "", "grouped_quant")                                                                    \
+  X(quant_skip_layers, text, "", 0, 0, "", "layers", "precision",                                                      \
+    "Layers a quantised checkpoint keeps 16-bit whole (0-based, comma-separated: 4,5,11; its quantization_config's "   \
+    "ignored_layers, ignore or exclude_modules); empty = every layer quantised",                                       \
+    "16-bit layers", "", "grouped_quant")                                                                              \
   X(grads_dtype, choice, "auto", 0, 0, "auto|fp32|bf16|fp16", "", "precision",                                         \
     "Gradient storage; auto = the trainable weights' dtype", "Gradient precision", "Automatic|fp32|bf16|fp16",         \
     "training")                                                                                                        \

@@ -209,28 +209,37 @@ weight_storage store_gguf(const context& c, const stage_params& sp) {
 }
 
 // A quantised checkpoint's layout (dtype.hpp layout_linear_bytes): every Linear of every layer as its format stores
-// it, what the format leaves alone (routers, q/k norms, sinks; MXFP4: everything but the routed experts) 16-bit.
+// it, what the format leaves alone (routers, q/k norms, sinks; MXFP4: everything but the routed experts) 16-bit, and
+// the layers the checkpoint keeps 16-bit whole (quant_skip_layers: 2 B a value, no scales).
 // As for GGUF, the layers' bytes become an average per matrix parameter, so tensor and pipeline shares and a given
-// `params` apply unchanged; embeddings, lm_head and norms stay 16-bit (lm_head is in modules_to_not_convert).
+// `params` apply unchanged (a pipeline stage takes the model's average, not its own layers' mix); embeddings,
+// lm_head and norms stay 16-bit (lm_head is in modules_to_not_convert).
 weight_storage store_layout(const context& c, const stage_params& sp) {
   const auto& p = c.m.params;
   const layout_params lp{c.s.quant_bits, c.s.quant_group_size, 2};
   // The split linears and the rest, and apart the replicated linears (every rank holds them whole).
-  double params = 0, bytes = 0, whole_params = 0, whole_bytes = 0, kv_params = 0, kv_bytes = 0;
-  for (const layer_group& g : p.groups) {
+  double params = 0, bytes = 0, whole_params = 0, whole_bytes = 0, kv_params = 0, kv_bytes = 0, kept = 0;
+  for (std::size_t gi = 0; gi < p.groups.size(); ++gi) {
+    const layer_group& g = p.groups[gi];
     const auto count = static_cast<double>(g.count);
     const layer_params* layer = &g.params;
     if (count == 0) continue;
-    double linear_params = 0, linear_bytes = 0, layer_whole = 0;
+    // The group's layers the checkpoint keeps 16-bit whole (quant_skip_layers; MXFP4 quantises the experts alone).
+    const double skipped = c.r.weights == dtype::mxfp4 || gi >= c.m.quant_skipped.size()
+                               ? 0
+                               : std::min(count, static_cast<double>(c.m.quant_skipped[gi]));
+    kept += skipped;
+    double linear_params = 0, linear_bytes = 0, layer_whole = 0;  // per layer; the bytes: the group's
     for (const auto& l : layer->linears) {
       const double values = l.in_features * l.out_features + l.bias;
       const auto stored = layout_linear_bytes(c.r.weights, lp, l.in_features, l.out_features, l.bias, l.routed);
-      const double b = stored.value_or(values * lp.other_bytes) * l.copies;
-      if (kv_headed(g, l)) kv_params += count * values * l.copies, kv_bytes += count * b;
+      const double b =
+          ((count - skipped) * stored.value_or(values * lp.other_bytes) + skipped * values * lp.other_bytes) * l.copies;
+      if (kv_headed(g, l)) kv_params += count * values * l.copies, kv_bytes += b;
       if (replicated(c, l)) {
         layer_whole += values * l.copies;
         whole_params += count * values * l.copies;
-        whole_bytes += count * b;
+        whole_bytes += b;
         continue;
       }
       linear_params += values * l.copies;
@@ -242,7 +251,7 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
     whole_bytes += count * layer->router * lp.other_bytes;
     const double rest = layer->total() - layer->norms - linear_params - layer_whole - layer->router;
     params += count * (linear_params + rest);
-    bytes += count * (linear_bytes + rest * lp.other_bytes);
+    bytes += linear_bytes + count * rest * lp.other_bytes;
   }
   // The split part's share of `params` is exactly 1 at tp 1 for the whole model (or a dyadic share), so the bytes
   // stay exact; at tp 1 nothing is split and a given `params` has no shape (sp.replicated 0): the model's average.
@@ -258,7 +267,8 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
       !split && sp.kv_replicas == 0 ? (all > 0 ? (bytes + whole_bytes) / all : lp.other_bytes) : layers / sp.matrices;
   const double others = sp.embed + sp.head + sp.norms;
   const bool per_tensor = c.r.weights == dtype::fp8_block && c.s.quant_group_size == 0;
-  const std::string layout = per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout";
+  const std::string layout = (per_tensor ? "fp8 (per-tensor scales)" : c.s.weights_dtype + " checkpoint layout") +
+                             (kept > 0 ? ", " + n(kept) + " layers 16-bit" : "");
   return {layers + others * lp.other_bytes, n(sp.matrices) + " layer weights x " + n(per_matrix) + " B (" + layout +
                                                 ") + " + n(others) + " embedding/norm weights x 2 B"};
 }

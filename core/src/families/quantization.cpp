@@ -4,6 +4,10 @@
 // CompressedTensorsConfig), as weights_dtype, quant_bits, quant_group_size and double_quant. The byte layouts are in
 // dtype.cpp (layout_linear_bytes) and docs/methodology.md, "Quantised checkpoints".
 #include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "families/families.hpp"
 #include "text.hpp"
@@ -13,6 +17,57 @@ namespace {
 
 void quant_fail(reader& r, const std::string& what) {
   r.fail("weights_dtype", "config.json quantization_config: " + what);
+}
+
+// The decoder layer a module name of a skip list names ("backbone.layers.4.mixer.in_proj", "model.layers.12.self_attn.
+// q_proj", "re:model\\.layers\\.3\\..*", "backbone.layers.4*": 4, 12, 3, 4), or nullopt: no literal "layers.<n>" (a
+// regex's alternatives, a wildcard index, lm_head), a vision or audio tower's or the MTP module's layer, or a module
+// the layout keeps 16-bit anyway (conv1d, a MoE router, norms). Whole-layer granularity: any projection named keeps
+// its whole layer 16-bit.
+std::optional<std::int64_t> layer_named(std::string_view name) {
+  if (name.starts_with("re:")) name.remove_prefix(3);
+  std::string t;  // the name without regex escapes, anchors and trailing wildcards
+  for (const char c : name)
+    if (c != '\\' && c != '^') t += c;
+  while (!t.empty() && (t.back() == '$' || t.back() == '*' || t.back() == '.')) t.pop_back();
+  if (t.ends_with(".weight")) t.resize(t.size() - 7);
+  for (const char* tower : {"vision", "visual", "audio", "mtp."})
+    if (t.find(tower) != std::string::npos) return std::nullopt;
+  const std::string leaf = t.substr(t.rfind('.') + 1);
+  // Gated DeltaNet's in_proj_a / in_proj_b (Qwen3.5 / 3.6 FP8 list them in every linear-attention layer) are a few
+  // heads wide: their layer stays quantised, they are counted in its format (a fraction of a percent of it).
+  for (const char* kept : {"conv1d", "gate", "router", "shared_expert_gate", "in_proj_a", "in_proj_b", "in_proj_ba",
+                           "A_log", "D", "dt_bias"})
+    if (leaf == kept) return std::nullopt;
+  if (leaf.find("norm") != std::string::npos) return std::nullopt;
+  for (auto at = t.find("layers."); at != std::string::npos; at = t.find("layers.", at + 1)) {
+    const std::size_t from = at + 7, to = t.find_first_not_of("0123456789", from);
+    const std::size_t end = to == std::string::npos ? t.size() : to;
+    if (end == from || end - from > 9 || (end < t.size() && t[end] != '.')) continue;
+    return std::stoll(t.substr(from, end - from));
+  }
+  return std::nullopt;
+}
+
+// quant_skip_layers from a skip list (vLLM's Fp8Config ignored_layers / modules_to_not_convert, compressed-tensors'
+// ignore, ModelOpt's exclude_modules / ignore): the layers below num_hidden_layers its names hold, sorted.
+void read_skips(reader& r, const json& q, std::initializer_list<const char*> keys) {
+  const json* list = reader(q).find(keys);
+  if (list == nullptr) return;
+  if (!list->is_array())
+    return r.fail("quant_skip_layers",
+                  std::string("config.json quantization_config: ") + *keys.begin() + " must be a list of module names");
+  const auto layers = r.out.contains("num_hidden_layers") ? number_in(r.out["num_hidden_layers"]) : 1e18;
+  std::vector<std::int64_t> found;
+  for (const json& e : *list)
+    if (const auto l = e.is_string() ? layer_named(e.get<std::string>()) : std::nullopt;
+        l && static_cast<double>(*l) < layers)
+      found.push_back(*l);
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  std::string text;
+  for (const std::int64_t l : found) text += (text.empty() ? "" : ",") + std::to_string(l);
+  if (!text.empty()) r.out["quant_skip_layers"] = text;
 }
 
 // bits (2..8) and group_size (-1 = one group per column) into quant_bits / quant_group_size.
@@ -63,10 +118,12 @@ void compressed_tensors(reader& r, const json& q) {
   r.out["weights_dtype"] = "w4a16";
   quant_bits_group(r, *w, {"num_bits"}, {"group_size"});
   if (strategy == "channel") r.set("quant_group_size", "0");
+  read_skips(r, q, {"ignore"});
 }
 
 void fp8(reader& r, const json& q) {
   r.out["weights_dtype"] = "fp8_block";
+  read_skips(r, q, {"ignored_layers", "modules_to_not_convert"});
   const auto block = q.find("weight_block_size");
   if (block == q.end() || block->is_null()) {
     r.set("quant_group_size", "0");  // one fp32 scale per tensor
@@ -89,6 +146,8 @@ void modelopt(reader& r, const json& q) {
     return quant_fail(r, "modelopt quant_algo " + quoted(algo) + " is not modelled (FP8, one scale per tensor, is)");
   r.out["weights_dtype"] = "fp8_block";
   r.set("quant_group_size", "0");  // one fp32 scale per tensor
+  // modelopt.py ModelOptQuantConfigBase.from_config: "exclude_modules" nested, "ignore" flat (fnmatch wildcards).
+  read_skips(r, body, {&body == &q ? "ignore" : "exclude_modules"});
 }
 
 }  // namespace

@@ -69,6 +69,9 @@ extern const layer_kind_def no_mixer;
 /// "mamba+none,mlp"); the error names the entry. Empty text gives no runs (table.cpp).
 [[nodiscard]] result<std::vector<layer_run>> parse_layer_types(std::string_view text);
 
+/// quant_skip_layers: whole numbers from 0 to num_hidden_layers - 1, comma-separated (model.cpp).
+void check_quant_skip_layers(const setting_values& v, std::vector<error>& errors);
+
 /// The recurrent state of every layer of the model per sequence on this device, summed over the kinds [bytes].
 [[nodiscard]] double state_bytes_per_sequence(const context& c, double layers);
 
