@@ -93,6 +93,7 @@ class App {
     const estimate = this.view.estimate(this.state.overrides);
     if (!estimate.ok) return false;
     renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    this.verdict_first = estimate;
     document.documentElement.dataset.verdict = "";
     return true;
   }
@@ -410,7 +411,9 @@ class App {
     $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
     this.#updateEmit();
-    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    // The verdict drawn first on a link (drawVerdict) stays as painted: the same estimate, named the same.
+    if (this.verdict_first !== estimate) renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    this.verdict_first = null;
     $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);
     this.units.update(units);
