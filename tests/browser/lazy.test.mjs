@@ -311,6 +311,10 @@ test("a link's verdict is painted alone first: the results and the controls are 
   assert.match(page.url(), /model=llama-2-7b/);
   assert.equal(await page.evaluate(() => document.activeElement === document.body), true, "no control took the focus");
   assert.equal(await page.evaluate(() => "verdict" in document.documentElement.dataset), false);
+  // The keys the link was read against, built into app.js (scripts/build-web.mjs), are the core's schema's.
+  const keys = await page.evaluate(() => [window.llmMemoryApp.engine.keys, window.llmMemoryApp.engine.schema.map((row) => row.key)]);
+  assert.ok(keys[0].length > 100);
+  assert.deepEqual(keys[0], keys[1]);
   // The polite live region says the verdict with the catalogue's name for the model, as the verdict shows it.
   const { name } = JSON.parse(await readFile(join(dist, "models", "llama-2-7b.json"), "utf8"));
   await page.waitForFunction((text) => document.getElementById("verdict-live").textContent.startsWith(text), `${name} · `);
