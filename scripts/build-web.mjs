@@ -11,13 +11,23 @@
 // Content-Security-Policy of each output: docs/web.md, "Security".
 import { createHash } from "node:crypto";
 import { readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { BROWSER_BUNDLE, dist, wasmModule, web } from "./esbuild-common.mjs";
 import { writeModelAliases } from "./model-aliases.mjs";
 import { prerenderResults } from "./prerender.mjs";
 
-const app_options = { ...BROWSER_BUNDLE, entryPoints: { app: `${web}/app.js` } };
+/**
+ * The settings' keys in table order, from the core this build bundles (its schema): the page reads a link against
+ * them before the engine reads its schema, which waits until after the link's verdict is painted (web/engine.js,
+ * globalThis.LLM_MEMORY_SETTING_KEYS; docs/performance.md, s14-link).
+ */
+const setting_keys = (await (await import(pathToFileURL(`${dist}/llm-memory.js`).href)).load()).settingsSchema().map((row) => row.key);
+const app_options = {
+  ...BROWSER_BUNDLE, entryPoints: { app: `${web}/app.js` },
+  define: { ...BROWSER_BUNDLE.define, "globalThis.LLM_MEMORY_SETTING_KEYS": JSON.stringify(setting_keys) },
+};
 
 /** Where the hosted page's chunks go (emptied first: their names change with their content). */
 const CHUNKS = "chunks";

@@ -41,6 +41,7 @@ async function painted(context, url, floor) {
       "rest fetched": fetched("/llm-memory.rest.wasm"),
       "app.js runs": mark("llm-memory:start"),
       "engine made": mark("llm-memory:engine"),
+      "verdict drawn": mark("llm-memory:verdict"),
       "first result": mark("llm-memory:first-result"),
     };
   }, floor);

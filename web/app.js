@@ -57,10 +57,10 @@ const BREAKDOWN_PANEL = "panel-breakdown";
 
 class App {
   /**
-   * `acted`: the start page was woken by the visitor's first action (main: the wake), which ends its prerendered
-   * answers as #wake does; `woken`: by either, the prerendered controls are on screen and are replaced at once.
+   * Reads the page's settings (the link's, checked; a notice names what it ignored) and nothing else: on a link the
+   * verdict is drawn alone next (drawVerdict), then the rest of the page (build).
    */
-  constructor(engine, { woken = false, acted = false } = {}) {
+  constructor(engine) {
     this.engine = engine;
     this.view = new Controller(engine, {
       summary: $("summary"), bar: $("stacked-bar"), table: $("results-table"),
@@ -81,6 +81,31 @@ class App {
      * and applies as soon as the other settings allow it, so no typed value is ever dropped silently.
      */
     this.pending = {};
+  }
+
+  /**
+   * A link's verdict alone, before the rest of the page is built (main; issue 36 item 9): its first estimate, the
+   * task sentence and the verdict line drawn into #verdict-head and shown at once (html[data-verdict]: styles.css),
+   * the prerendered page still hidden. Returns whether it drew one: settings that do not estimate draw nothing
+   * here (build's render says why).
+   */
+  drawVerdict() {
+    const estimate = this.view.estimate(this.state.overrides);
+    if (!estimate.ok) return false;
+    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    this.verdict_first = estimate;
+    document.documentElement.dataset.verdict = "";
+    return true;
+  }
+
+  /**
+   * The rest of the page: the tabs, the task picker and the units, the listeners, and the results drawn; the
+   * pickers and the settings form follow once those are painted (buildControls). `acted`: the start page was woken
+   * by the visitor's first action (main: the wake), which ends its prerendered answers as #wake does; `woken`: by
+   * either, the prerendered controls are on screen and are replaced at once.
+   */
+  build({ woken = false, acted = false } = {}) {
+    const engine = this.engine;
     this.tabs = new Tabs(document.querySelector('#results [role="tablist"]'));
     this.task = new TaskPicker($("task-picker"), engine.schema);
     this.task.addEventListener("edit", (e) => this.edit(e.detail.changes));
@@ -125,6 +150,7 @@ class App {
     engine.onRestIn(() => this.render());
     this.render();
     delete document.documentElement.dataset.prerendered;
+    delete document.documentElement.dataset.verdict;
     performance.mark("llm-memory:first-result");
     /**
      * Resolves once the pickers and the settings form are built, after the results have been painted; on a
@@ -144,7 +170,10 @@ class App {
     // The catalogue arrives after the first answers: the task sentence then names the model as the preset does.
     this.models.addEventListener("loaded", () => {
       this.model_list = this.models.load();
-      if (this.last) renderVerdict($("verdict-head"), this.last, this.#names(this.last.settings));
+      if (!this.last) return;
+      renderVerdict($("verdict-head"), this.last, this.#names(this.last.settings));
+      // The answers settled before the catalogue came: the verdict is said now, with the model's name (#answers).
+      if ($("results").dataset.answers === "ready") announce(this.last);
     });
     this.gpus = this.view.gpuPicker($("gpu-picker"));
     this.parallel = new ParallelPicker($("device-count"), $("parallel-split"), engine.schema);
@@ -382,7 +411,9 @@ class App {
     $("verdict").classList.remove("stale");
     this.view.renderResults(estimate);
     this.#updateEmit();
-    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    // The verdict drawn first on a link (drawVerdict) stays as painted: the same estimate, named the same.
+    if (this.verdict_first !== estimate) renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    this.verdict_first = null;
     $("ways-out").classList.add("pending");
     this.scheduleAnswers(inputs, estimate);
     this.units.update(units);
@@ -458,7 +489,8 @@ class App {
     this.#drawHeatmap(inputs, estimate);
     if (!had_names && this.model_list) renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
     renderWaysOut($("ways-out"), { estimate, solve, ways });
-    announce(estimate);
+    // Said with the model's name as the verdict shows it: once the catalogue is in (else its "loaded" listener says it).
+    if (this.model_list) announce(estimate);
     $("ways-out").classList.remove("pending");
     $("results").dataset.answers = "ready";
     this.#drawGpuFit(inputs, estimate);
@@ -633,8 +665,14 @@ async function main() {
     performance.mark("llm-memory:engine");
     // What the visitor did while the core came up, read just before the live controls replace the prerendered ones.
     carry?.capture();
-    window.llmMemoryApp = new App(engine, { woken: Boolean(carry), acted: carry?.acted });
-    await window.llmMemoryApp.ready;
+    const app = (window.llmMemoryApp = new App(engine));
+    // A link: its verdict painted first, alone; the results, then the controls, after that frame (issue 36 item 9).
+    if (!("default" in root) && app.drawVerdict()) {
+      performance.mark("llm-memory:verdict");
+      await afterPaint();
+    }
+    app.build({ woken: Boolean(carry), acted: carry?.acted });
+    await app.ready;
     carry?.restore();
     performance.mark("llm-memory:live");
     document.body.dataset.ready = "true";

@@ -49,6 +49,7 @@ export const hasDocs = (docs) => Object.values(docs).some((doc) => doc !== "");
 
 export class Controller {
   #heatmap = null;
+  #model_keys = null;
 
   /**
    * `views`: the containers the results are drawn into, each optional: summary, bar, table (renderResults),
@@ -67,8 +68,11 @@ export class Controller {
     this.renderKnobs = renderKnobs;
     /** The controls built by modelPicker, gpuPicker and settingsForm (updateControls shows the values in them). */
     this.controls = {};
-    /** The architecture settings a model preset sets: another model or a config.json replaces them all. */
-    this.model_keys = engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key);
+  }
+
+  /** The architecture settings a model preset sets: another model or a config.json replaces them all. */
+  get model_keys() {
+    return (this.#model_keys ??= this.engine.schema.filter((row) => row.group === "model" && row.key !== "model").map((row) => row.key));
   }
 
   /** The settings to estimate: the page defaults, then the user's `overrides`. */

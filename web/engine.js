@@ -38,6 +38,8 @@ function recall(cache, key, compute) {
 
 export class Engine {
   #api;
+  /** The settings table, once read (schema). */
+  #schema = null;
   /** Where the core came in two (createEngine): instantiates the rest once, resolving when it is in. */
   #load_rest;
   /** That load, once asked for (null again after a failure, so the next ask tries again). */
@@ -83,11 +85,17 @@ export class Engine {
     this.#load_rest = loadRest;
     this.#renew = renew;
     for (const id of presets) this.#presets.set(presetId(id), true);
-    /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc). */
-    this.schema = api.settingsSchema();
-    /** Keys in table order. */
-    this.keys = this.schema.map((row) => row.key);
+    /**
+     * Keys in table order: the page's bundle has them built in (scripts/build-web.mjs, from the same core), so
+     * the schema is read on first use, after a link's verdict is painted; elsewhere from the schema, now.
+     */
+    this.keys = globalThis.LLM_MEMORY_SETTING_KEYS ?? this.schema.map((row) => row.key);
     this.known_keys = new Set(this.keys);
+  }
+
+  /** The settings table (rows: key, kind, default, min, max, choices, unit, group, doc), read once. */
+  get schema() {
+    return (this.#schema ??= this.#api.settingsSchema());
   }
 
   /**

@@ -263,6 +263,69 @@ test("a link is marked before its body is parsed: the prerendered controls are n
   await single.close();
 });
 
+test("a link's verdict is painted alone first: the results and the controls are built after its frame, then live; the live region says the model's name", async () => {
+  // Issue 36 item 9 (docs/web.md, "Start-up"): app.js draws a link's verdict (App.drawVerdict) and waits for its
+  // frame before it builds the results and the controls (App.build, buildControls). Seen from the page: in the
+  // animation frame after the verdict appears, the verdict is shown and nothing else has been built; the verdict's
+  // own paint (its element timing) comes before the settings form gets its fields.
+  const page = await session.context.newPage();
+  await page.addInitScript(() => {
+    const seen = (window.linkOrder = { frame: null, form_at: null });
+    new MutationObserver((records) => {
+      const root = document.documentElement;
+      if (!root || !("started" in root.dataset)) return;
+      if (seen.form_at === null && document.getElementById("settings-form")?.childElementCount) seen.form_at = performance.now();
+      // The link's own verdict drawn (the start page's prerendered one was parsed before app.js started).
+      const drawn = records.some((r) => r.target.id === "verdict-head" && [...r.addedNodes].some((n) => n.getAttribute?.("elementtiming") === "verdict"));
+      if (seen.frame !== null || !drawn) return;
+      seen.frame = "waiting";
+      requestAnimationFrame(() => {
+        const style = getComputedStyle(document.getElementById("verdict-head"));
+        seen.frame = {
+          verdict: document.querySelector('#verdict-head [elementtiming="verdict"]').textContent,
+          shown: `${style.display} ${style.visibility}`,
+          results: getComputedStyle(document.getElementById("results-table")).display,
+          fields: document.getElementById("settings-form").childElementCount,
+          models: document.getElementById("model-picker").childElementCount,
+          ready: document.body.dataset.ready ?? null,
+        };
+      });
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(`${session.url}?v=2&model=llama-2-7b&mode=inference&seq=4096`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await settled(page);
+  const line = await page.textContent('#verdict-head [elementtiming="verdict"]');
+  const { frame, form_at, painted } = await page.evaluate(async () => ({
+    ...window.linkOrder,
+    painted: Math.min(...await new Promise((done) => new PerformanceObserver((list) => done(list.getEntries()
+      .filter((e) => e.identifier === "verdict").map((e) => e.renderTime))).observe({ type: "element", buffered: true }))),
+  }));
+  assert.deepEqual(frame, { verdict: line, shown: "block visible", results: "none", fields: 0, models: 0, ready: null },
+                   "its frame shows the link's own verdict, the same as after, and nothing else is built yet");
+  assert.ok(painted < form_at, `the verdict painted (${painted} ms) before the settings form was built (${form_at} ms)`);
+  // Nothing lost: the results and the live controls with the link's settings, the URL, the focus left where it was.
+  assert.ok(await page.locator("#results-table tr").count() > 1, "the results drawn");
+  assert.equal(await page.isVisible("#results-table"), true);
+  assert.equal(await page.inputValue('input[name="seq"]'), "4096");
+  assert.match(page.url(), /model=llama-2-7b/);
+  assert.equal(await page.evaluate(() => document.activeElement === document.body), true, "no control took the focus");
+  assert.equal(await page.evaluate(() => "verdict" in document.documentElement.dataset), false);
+  // The keys the link was read against, built into app.js (scripts/build-web.mjs), are the core's schema's.
+  const keys = await page.evaluate(() => [window.llmMemoryApp.engine.keys, window.llmMemoryApp.engine.schema.map((row) => row.key)]);
+  assert.ok(keys[0].length > 100);
+  assert.deepEqual(keys[0], keys[1]);
+  // The polite live region says the verdict with the catalogue's name for the model, as the verdict shows it.
+  const { name } = JSON.parse(await readFile(join(dist, "models", "llama-2-7b.json"), "utf8"));
+  await page.waitForFunction((text) => document.getElementById("verdict-live").textContent.startsWith(text), `${name} · `);
+  assert.ok((await page.textContent("#task-sentence")).startsWith(`${name} · `));
+  assert.ok((await page.textContent("#verdict-live")).endsWith(` ${line}`));
+  await page.fill('input[name="seq"]', "131072");
+  await settled(page);
+  assert.match(page.url(), /seq=131072/, "and the form is live");
+  await page.close();
+});
+
 test("a link to a hybrid model answers once the rest is in: its estimate met a recurrent layer kind's placeholder", async () => {
   // Granite 4.0-H's Mamba-2 layers: their rows are in llm-memory.rest.wasm (scripts/split-wasm.mjs REST_ROWS); the
   // engine loads the rest and the page draws again (Engine#awaitRest, onRestIn).
