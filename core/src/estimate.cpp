@@ -236,6 +236,12 @@ std::vector<estimate_result> stages_of(const run_spec& spec, bool with_run) {
 
 // The largest stage and phase, with the reported stage's phases; `with_run`: its settings and model filled.
 estimate_result estimate_run(const run_spec& spec, bool with_run) {
+  if (!spec.train() && spec.values.pp == 1) {
+    // One stage in one phase (phases_of: inference), estimated in place: no list of one, no move out of it.
+    estimate_result r = estimate_stage(spec, true, true, step_phase::inference, with_run);
+    r.phases = {{r.peak.phase, r.peak.allocated}};
+    return r;
+  }
   std::vector<estimate_result> all = stages_of(spec, false);
   std::size_t best = 0;
   for (std::size_t i = 1; i < all.size(); ++i)
