@@ -138,12 +138,16 @@ std::vector<std::string> stage_notes(const context& c) {
   return notes;
 }
 
-estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step_phase phase) {
+// One stage in one phase. `with_run`: the result carries the run's settings and model (~50 strings and every layer
+// group's linears); estimate() copies them into the stage it reports only, and a search reading totals not at all.
+estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step_phase phase, bool with_run) {
   const context c = make_context(spec, first, last, phase);
   const state_layout l = layout_state(c);
   estimate_result r;
-  r.settings = spec.values;
-  r.model = spec.model;
+  if (with_run) {
+    r.settings = spec.values;
+    r.model = spec.model;
+  }
   r.params = spec.params;
   r.trainable_params = l.trainable_model;
   r.data_parallel = spec.data_parallel;
@@ -152,8 +156,13 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   tally t;
   bucket parameters = parameters_bucket(c, l, t);
   stage_buckets trained = stage_rows[static_cast<std::size_t>(phase)](c, l, t);
-  r.buckets = {std::move(parameters), std::move(trained.gradients), std::move(trained.optimizer),
-               std::move(trained.activations), c.train ? kv_cache(c) : inference_kv(c, t.cpu)};
+  // Moved in one by one (a braced list would copy each bucket and its items), in bucket_keys order.
+  r.buckets.reserve(bucket_keys.size());
+  r.buckets.push_back(std::move(parameters));
+  r.buckets.push_back(std::move(trained.gradients));
+  r.buckets.push_back(std::move(trained.optimizer));
+  r.buckets.push_back(std::move(trained.activations));
+  r.buckets.push_back(c.train ? kv_cache(c) : inference_kv(c, t.cpu));
   double tensors = 0;
   for (const auto& b : r.buckets) tensors += b.bytes;
   t.dynamic += c.train ? r.buckets[3].bytes : 0;
@@ -210,20 +219,30 @@ std::string_view phase_name(step_phase phase) {
   return "sum";
 }
 
-std::vector<estimate_result> estimate_stages(const run_spec& spec) {
+namespace {
+
+// Every stage and phase (estimate_stages); `with_run` as estimate_stage's.
+std::vector<estimate_result> stages_of(const run_spec& spec, bool with_run) {
   std::vector<estimate_result> out;
   const std::vector<step_phase> phases = phases_of(spec);
   out.reserve(phases.size() * (spec.values.pp == 1 ? 1 : 2));  // a result moved on growth is ~50 strings
   for (const bool first : {true, false}) {
     if (!first && spec.values.pp == 1) break;
     for (const step_phase phase : phases)
-      out.push_back(estimate_stage(spec, spec.values.pp == 1 || first, spec.values.pp == 1 || !first, phase));
+      out.push_back(estimate_stage(spec, spec.values.pp == 1 || first, spec.values.pp == 1 || !first, phase, with_run));
   }
   return out;
 }
 
-estimate_result estimate(const run_spec& spec) {
-  std::vector<estimate_result> all = estimate_stages(spec);
+// The largest stage and phase, with the reported stage's phases; `with_run`: its settings and model filled.
+estimate_result estimate_run(const run_spec& spec, bool with_run) {
+  if (!spec.train() && spec.values.pp == 1) {
+    // One stage in one phase (phases_of: inference), estimated in place: no list of one, no move out of it.
+    estimate_result r = estimate_stage(spec, true, true, step_phase::inference, with_run);
+    r.phases = {{r.peak.phase, r.peak.allocated}};
+    return r;
+  }
+  std::vector<estimate_result> all = stages_of(spec, false);
   std::size_t best = 0;
   for (std::size_t i = 1; i < all.size(); ++i)
     if (all[i].total_bytes > all[best].total_bytes) best = i;
@@ -233,14 +252,24 @@ estimate_result estimate(const run_spec& spec) {
   for (std::size_t i = from; i < from + per_stage; ++i) phases.push_back({all[i].peak.phase, all[i].peak.allocated});
   estimate_result r = std::move(all[best]);
   r.phases = std::move(phases);
+  if (with_run) {
+    r.settings = spec.values;
+    r.model = spec.model;
+  }
   return r;
 }
 
+}  // namespace
+
+std::vector<estimate_result> estimate_stages(const run_spec& spec) { return stages_of(spec, true); }
+
+estimate_result estimate(const run_spec& spec) { return estimate_run(spec, true); }
+
 namespace detail {
 
-estimate_result estimate_totals(const run_spec& spec) {
+estimate_result estimate_totals(const run_spec& spec, bool with_run) {
   const formula_texts_off off;
-  estimate_result r = estimate(spec);
+  estimate_result r = estimate_run(spec, with_run);
   // The texts made without their numbers are not kept.
   for (bucket& b : r.buckets)
     for (item& i : b.items) i.formula.clear();

@@ -102,8 +102,9 @@ struct fit_facts {
   std::int64_t seq = 0;          ///< the context asked for [tokens]
 };
 
-fit_facts facts_of(const estimate_result& e) {
-  return {e.total_bytes, e.fits_in_ram, e.inference, e.runtime.max_context, e.settings.seq};
+// `seq`: the run's context (the estimates here leave out their copy of the run's settings: estimate_totals).
+fit_facts facts_of(const estimate_result& e, std::int64_t seq) {
+  return {e.total_bytes, e.fits_in_ram, e.inference, e.runtime.max_context, seq};
 }
 
 // Fits a device of `memory` (and host_ram), and the runtime starts at this context (vLLM's maximum model length).
@@ -113,8 +114,9 @@ bool holds(const fit_facts& f, double memory) {
 
 // The answer of one format: the estimate at seq and the run it came from.
 struct answered {
-  run_spec spec;
-  estimate_result at_seq;
+  run_spec spec;           ///< the run
+  estimate_result at_seq;  ///< its estimate's numbers, without its copy of the run's settings and model
+  [[nodiscard]] fit_facts facts() const { return facts_of(at_seq, spec.values.seq); }
 };
 
 // The memo: resolved bases, estimated runs and the context search's probes; nullptr: did not resolve. A map is
@@ -153,8 +155,11 @@ bool device_free(const settings& explicit_values) {
 std::string key_of(const settings& explicit_values, const gpu_preset& gpu, bool by_backend = false) {
   std::string key =
       by_backend || device_free(explicit_values) ? "backend " + std::string(backend_name(gpu.backend)) : gpu.id;
+  std::size_t size = key.size();
+  for (const auto& [k, v] : explicit_values) size += k.size() + v.size() + 2;
+  key.reserve(size);
   for (const auto& [k, v] : explicit_values)
-    if (k != "gpu") key += "\n" + k + "=" + v;
+    if (k != "gpu") key.append("\n").append(k).append("=").append(v);  // no temporaries
   return key;
 }
 
@@ -233,7 +238,7 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
     // Moved into place: a temporary answered moved again costs a run_spec's and a result's ~50 strings each.
     a = std::make_shared<answered>();
     a->spec = std::move(r.value());
-    a->at_seq = detail::estimate_totals(a->spec);  // the ranking reads numbers only
+    a->at_seq = detail::estimate_totals(a->spec, false);  // the ranking reads numbers only
   }
   keep(runs, std::move(key), a);
   return a;
@@ -242,7 +247,7 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
 // The run with `changes` when it holds on `gpu`.
 std::shared_ptr<const answered> holding(const run_spec& base, const settings& changes, const gpu_preset& gpu) {
   auto a = run_with(base, changes, gpu);
-  return a && holds(facts_of(a->at_seq), gpu.memory_bytes) ? a : nullptr;
+  return a && holds(a->facts(), gpu.memory_bytes) ? a : nullptr;
 }
 
 // Whether `runtime` runs on `gpu` at all, as resolve's check_device answers: a refused format is not resolved.
@@ -266,7 +271,10 @@ std::optional<fit_facts> facts_at(const run_spec& spec, std::int64_t seq, const 
   if (const auto it = probes.find(key); it != probes.end()) return it->second;
   const auto r = vary(spec, changes);
   std::optional<fit_facts> f;
-  if (r.ok()) f = facts_of(detail::estimate_totals(r.value()));
+  if (r.ok()) {
+    // Numbers only: the estimate leaves out its copy of the run's settings and model (the seq is the probe's).
+    f = facts_of(detail::estimate_totals(r.value(), false), r.value().values.seq);
+  }
   keep(probes, std::move(key), f);
   return f;
 }
@@ -334,7 +342,7 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
 // What the offload searches read of a run: whether it holds on `gpu`, and its device total.
 detail::line_probe probe_of(const answered* a, const gpu_preset& gpu) {
   if (a == nullptr) return {};
-  return {holds(facts_of(a->at_seq), gpu.memory_bytes), a->at_seq.total_bytes};
+  return {holds(a->facts(), gpu.memory_bytes), a->at_seq.total_bytes};
 }
 
 // MoE first, as llama.cpp's --fit does (common/fit.cpp, ggml-org/llama.cpp 08033df, steps 3 and 4): every layer on
@@ -397,7 +405,15 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   if (offloads && a.spec.model.params.experts) row.n_cpu_moe = std::min(v.n_cpu_moe, v.num_hidden_layers);
   row.host_bytes = a.at_seq.cpu_bytes;
   row.total_bytes = a.at_seq.total_bytes;
-  if (const auto speed = speed_of(a.at_seq, gpu)) row.decode_tokens_per_s = speed->decode_tokens_per_s;
+  if (a.at_seq.inference) {
+    // speed_of reads the estimate's settings and model, which the kept one leaves in its run; the row keeps the
+    // speed, not its formula.
+    estimate_result e = a.at_seq;
+    e.settings = v;
+    e.model = a.spec.model;
+    const detail::formula_texts_off off;
+    if (const auto speed = speed_of(e, gpu)) row.decode_tokens_per_s = speed->decode_tokens_per_s;
+  }
   row.delta = a.spec.inputs->explicit_values;
   row.delta.insert_or_assign("gpu", gpu.id);  // a kept device-free run may come from another device
 }
@@ -417,20 +433,23 @@ bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t 
 // and llama.cpp's, device-free and kept, resolved only when a GGUF format is tried or vLLM's does not resolve.
 // For training: the task's run. Nothing when neither resolves (a task the model cannot take).
 struct model_bases {
-  const fits_request& q;           ///< the request
-  const gpu_preset& gpu;           ///< the device
-  const model_preset& m;           ///< the model
-  std::optional<run_spec> served;  ///< vLLM's base; nothing where vLLM does not run or the model does not resolve
-  std::optional<run_spec> local;   ///< llama.cpp's (training: the task's), once `local_tried`
-  bool local_tried = false;        ///< local_base() has run
+  const fits_request& q;                   ///< the request
+  const gpu_preset& gpu;                   ///< the device
+  const model_preset& m;                   ///< the model
+  std::shared_ptr<const run_spec> served;  ///< vLLM's base; nothing where vLLM does not run or it does not resolve
+  std::shared_ptr<const run_spec> local;   ///< llama.cpp's (training: the task's), once `local_tried`
+  bool local_tried = false;                ///< local_base() has run
 
   const run_spec* local_base();
-  const run_spec* row_base() { return served ? &*served : local_base(); }
-  const run_spec* of(runtime_kind runtime) { return served && runtime == served->runtime ? &*served : local_base(); }
+  const run_spec* row_base() { return served ? served.get() : local_base(); }
+  const run_spec* of(runtime_kind runtime) {
+    return served && runtime == served->runtime ? served.get() : local_base();
+  }
 };
 
-// The model's llama.cpp or training base on `gpu` (device-free, kept).
-std::optional<run_spec> base_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
+// The model's llama.cpp or training base on `gpu` (device-free, kept: shared, not copied, on the device it was
+// resolved on).
+std::shared_ptr<const run_spec> base_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
   const settings values = base_settings(q, gpu, m);
   std::string key = key_of(values, gpu);
   auto& bases = memo().bases;
@@ -442,26 +461,27 @@ std::optional<run_spec> base_run(const fits_request& q, const gpu_preset& gpu, c
     if (r.ok()) kept = std::make_shared<const run_spec>(std::move(r.value()));
     keep(bases, std::move(key), kept);
   }
-  if (!kept) return std::nullopt;
-  return kept->values.gpu == gpu.id ? *kept : on_device(*kept, gpu);
+  if (!kept || kept->values.gpu == gpu.id) return kept;
+  return std::make_shared<const run_spec>(on_device(*kept, gpu));
 }
 
 const run_spec* model_bases::local_base() {
   if (!local_tried) local = base_run(q, gpu, m);
   local_tried = true;
-  return local ? &*local : nullptr;
+  return local.get();
 }
 
 // vLLM's base: the llama.cpp base's settings with the shipped candidate's changes, as best_answer would vary them.
-std::optional<run_spec> served_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
-  if (q.task != fits_task::run || !runs_on(vllm, gpu)) return std::nullopt;
+std::shared_ptr<const run_spec> served_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
+  if (q.task != fits_task::run || !runs_on(vllm, gpu)) return nullptr;
   const settings values = with_changes(base_settings(q, gpu, m), candidate_changes({nullptr, vllm}, q.devices));
   std::string key = key_of(values, gpu, true);
-  if (auto r = resolved_elsewhere(key, gpu)) return r;
+  if (auto r = resolved_elsewhere(key, gpu)) return std::make_shared<const run_spec>(std::move(*r));
   auto r = resolve(values);
-  if (!r.ok()) return std::nullopt;
-  keep(memo().resolved, std::move(key), std::make_shared<const run_spec>(r.value()));
-  return std::move(r.value());
+  if (!r.ok()) return nullptr;
+  auto served = std::make_shared<const run_spec>(std::move(r.value()));
+  keep(memo().resolved, std::move(key), served);  // the same run, shared
+  return served;
 }
 
 // The formats in turn, best first. A runtime's later formats vary the weights of its first run that resolved (its
@@ -485,7 +505,7 @@ std::shared_ptr<const answered> best_answer(model_bases& b) {
       a = run_with(*base, candidate_changes(c, q.devices), gpu);
     }
     if (a && !first) first = a;
-    if (a && holds(facts_of(a->at_seq), gpu.memory_bytes)) return a;
+    if (a && holds(a->facts(), gpu.memory_bytes)) return a;
   }
   const run_spec* local = b.local_base();
   return local != nullptr ? try_offload(*local, q, gpu) : nullptr;
@@ -546,6 +566,7 @@ std::optional<speed_bound> speed_of(const estimate_result& r, const gpu_preset& 
   s.batch_tokens_per_s = seqs / ((weights + kv_per_seq * seqs * stages) / bw + host_time);
   const double flops = gpu.bf16_flops * static_cast<double>(v.tp);
   s.prefill_tokens_per_s = flops > 0 && r.model.params.active > 0 ? flops / (2 * r.model.params.active) : 0;
+  if (!detail::formula_texts_on()) return s;  // the ranking's rows read the numbers only
   s.formula = "bandwidth " + detail::group_digits(bw) + " B/s / (" + detail::group_digits(weights) +
               " B of weights read (active share " + detail::format_number(active) + ") + " +
               detail::group_digits(kv_per_seq * stages) + " B of KV per sequence)" +
@@ -564,7 +585,7 @@ result<fits_result> fits(const fits_request& q) {
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};
   for (const model_preset& m : model_presets()) {
     if (!kept_by_name(q, m)) continue;
-    model_bases bases{q, *gpu, m, served_run(q, *gpu, m), std::nullopt, false};
+    model_bases bases{q, *gpu, m, served_run(q, *gpu, m), nullptr, false};
     const run_spec* base = bases.row_base();
     if (base == nullptr) continue;  // a task the model cannot take (an encoder asked to generate)
     fits_row row;

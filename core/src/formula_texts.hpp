@@ -26,7 +26,8 @@ class formula_texts_off {
 
 /// estimate(spec) without its texts: every number as estimate() gives it (bytes, totals, fits, the runtime's
 /// report, the phases), every item's and runtime term's formula and every note empty. For searches that read only
-/// totals (fits.cpp); tests/core/fits_fast_test.cpp compares it with estimate() field by field.
-[[nodiscard]] estimate_result estimate_totals(const run_spec& spec);
+/// totals (fits.cpp); tests/core/fits_fast_test.cpp compares it with estimate() field by field. `with_run` false:
+/// the result's `settings` and `model` are left empty (the caller has them in `spec`), the rest the same.
+[[nodiscard]] estimate_result estimate_totals(const run_spec& spec, bool with_run = true);
 
 }  // namespace llm_memory::detail

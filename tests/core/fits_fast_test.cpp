@@ -149,43 +149,51 @@ TEST(FitsTotals, TheEstimateWithoutTextsHasEveryNumberOfTheFullOne) {
       s.emplace("gpu", "rtx-4090");
       const auto spec = resolve(s);
       if (!spec.ok()) continue;  // a run the model cannot take (an encoder on a runtime)
-      const estimate_result full = estimate(spec.value()), totals = detail::estimate_totals(spec.value());
-      const std::string at = m.id + " " + (s.contains("runtime") ? s.at("runtime") : "train");
+      const estimate_result full = estimate(spec.value());
+      const std::string model_at = m.id + " " + (s.contains("runtime") ? s.at("runtime") : "train");
       ++compared[run];
-      EXPECT_EQ(totals.total_bytes, full.total_bytes) << at;
-      EXPECT_EQ(totals.cpu_bytes, full.cpu_bytes) << at;
-      EXPECT_EQ(totals.fits, full.fits) << at;
-      EXPECT_EQ(totals.fits_in_ram, full.fits_in_ram) << at;
-      EXPECT_EQ(totals.peak.allocated, full.peak.allocated) << at;
-      EXPECT_EQ(totals.peak.reserved, full.peak.reserved) << at;
-      EXPECT_EQ(totals.peak.phase, full.peak.phase) << at;
-      ASSERT_EQ(totals.buckets.size(), full.buckets.size()) << at;
-      for (std::size_t b = 0; b < full.buckets.size(); ++b) {
-        EXPECT_EQ(totals.buckets[b].bytes, full.buckets[b].bytes) << at << " " << full.buckets[b].key;
-        ASSERT_EQ(totals.buckets[b].items.size(), full.buckets[b].items.size()) << at;
-        for (std::size_t i = 0; i < full.buckets[b].items.size(); ++i) {
-          EXPECT_EQ(totals.buckets[b].items[i].bytes, full.buckets[b].items[i].bytes) << at;
-          EXPECT_EQ(totals.buckets[b].items[i].formula, "") << at;
+      // With the run's settings and model (the rows' estimates), and without them (the searches' probes).
+      for (const bool with_run : {true, false}) {
+        const estimate_result totals = detail::estimate_totals(spec.value(), with_run);
+        const std::string at = model_at + (with_run ? "" : " without the run");
+        EXPECT_EQ(totals.settings.seq, with_run ? full.settings.seq : setting_values{}.seq) << at;
+        EXPECT_EQ(totals.model.params.loaded(), with_run ? full.model.params.loaded() : 0) << at;
+        EXPECT_EQ(totals.inference, full.inference) << at;
+        EXPECT_EQ(totals.total_bytes, full.total_bytes) << at;
+        EXPECT_EQ(totals.cpu_bytes, full.cpu_bytes) << at;
+        EXPECT_EQ(totals.fits, full.fits) << at;
+        EXPECT_EQ(totals.fits_in_ram, full.fits_in_ram) << at;
+        EXPECT_EQ(totals.peak.allocated, full.peak.allocated) << at;
+        EXPECT_EQ(totals.peak.reserved, full.peak.reserved) << at;
+        EXPECT_EQ(totals.peak.phase, full.peak.phase) << at;
+        ASSERT_EQ(totals.buckets.size(), full.buckets.size()) << at;
+        for (std::size_t b = 0; b < full.buckets.size(); ++b) {
+          EXPECT_EQ(totals.buckets[b].bytes, full.buckets[b].bytes) << at << " " << full.buckets[b].key;
+          ASSERT_EQ(totals.buckets[b].items.size(), full.buckets[b].items.size()) << at;
+          for (std::size_t i = 0; i < full.buckets[b].items.size(); ++i) {
+            EXPECT_EQ(totals.buckets[b].items[i].bytes, full.buckets[b].items[i].bytes) << at;
+            EXPECT_EQ(totals.buckets[b].items[i].formula, "") << at;
+          }
         }
+        ASSERT_EQ(totals.phases.size(), full.phases.size()) << at;
+        for (std::size_t i = 0; i < full.phases.size(); ++i)
+          EXPECT_EQ(totals.phases[i].allocated, full.phases[i].allocated) << at;
+        const runtime_report &a = totals.runtime, &b = full.runtime;
+        EXPECT_EQ(a.budget, b.budget) << at;
+        EXPECT_EQ(a.kv_available, b.kv_available) << at;
+        EXPECT_EQ(a.kv_capacity_tokens, b.kv_capacity_tokens) << at;
+        EXPECT_EQ(a.max_concurrency, b.max_concurrency) << at;
+        EXPECT_EQ(a.max_context, b.max_context) << at;
+        EXPECT_EQ(a.has_buffers, b.has_buffers) << at;
+        EXPECT_EQ(a.model_buffer, b.model_buffer) << at;
+        EXPECT_EQ(a.host_buffer, b.host_buffer) << at;
+        EXPECT_EQ(a.kv_buffer, b.kv_buffer) << at;
+        EXPECT_EQ(a.compute_buffer, b.compute_buffer) << at;
+        EXPECT_EQ(a.host_compute_buffer, b.host_compute_buffer) << at;
+        EXPECT_EQ(a.kv_cells, b.kv_cells) << at;
+        EXPECT_TRUE(totals.notes.empty()) << at;
       }
-      ASSERT_EQ(totals.phases.size(), full.phases.size()) << at;
-      for (std::size_t i = 0; i < full.phases.size(); ++i)
-        EXPECT_EQ(totals.phases[i].allocated, full.phases[i].allocated) << at;
-      const runtime_report &a = totals.runtime, &b = full.runtime;
-      EXPECT_EQ(a.budget, b.budget) << at;
-      EXPECT_EQ(a.kv_available, b.kv_available) << at;
-      EXPECT_EQ(a.kv_capacity_tokens, b.kv_capacity_tokens) << at;
-      EXPECT_EQ(a.max_concurrency, b.max_concurrency) << at;
-      EXPECT_EQ(a.max_context, b.max_context) << at;
-      EXPECT_EQ(a.has_buffers, b.has_buffers) << at;
-      EXPECT_EQ(a.model_buffer, b.model_buffer) << at;
-      EXPECT_EQ(a.host_buffer, b.host_buffer) << at;
-      EXPECT_EQ(a.kv_buffer, b.kv_buffer) << at;
-      EXPECT_EQ(a.compute_buffer, b.compute_buffer) << at;
-      EXPECT_EQ(a.host_compute_buffer, b.host_compute_buffer) << at;
-      EXPECT_EQ(a.kv_cells, b.kv_cells) << at;
-      EXPECT_TRUE(totals.notes.empty()) << at;
-      EXPECT_FALSE(full.buckets[0].items.empty() || full.buckets[0].items[0].formula.empty()) << at;
+      EXPECT_FALSE(full.buckets[0].items.empty() || full.buckets[0].items[0].formula.empty()) << model_at;
     }
   }
   // Each run for most of the catalogue (the models vLLM cannot split over tp 2 skipped).

@@ -24,7 +24,9 @@ struct error {
 template <class T>
 class result {
  public:
-  result(T value) : value_(std::move(value)) {}                      // NOLINT: implicit by design
+  // Two overloads, not one by value: a value moved in is moved once (into the optional), not twice.
+  result(T&& value) : value_(std::move(value)) {}                    // NOLINT: implicit by design
+  result(const T& value) : value_(value) {}                          // NOLINT
   result(error e) : errors_{std::move(e)} {}                         // NOLINT
   result(std::vector<error> errors) : errors_(std::move(errors)) {}  // NOLINT
 

@@ -376,7 +376,7 @@ bucket activations_train(const context& c) {
   const double layer_bytes = per_layer_linear + per_layer_square;
   if (c.phased() && !c.before_backward()) {
     backward_activations(c, layer_bytes, t_seq, out);
-    return out.b;
+    return std::move(out.b);
   }
   if (c.r.recompute == recompute_policy::none) {
     out.add("transformer layers", layer_bytes * L * mb,
@@ -418,7 +418,7 @@ bucket activations_train(const context& c) {
     if (vocab_logits && !c.phased()) logits_generic(c, out);
     if (vocab_logits && c.phased()) logits_phase(c, out);
   }
-  return out.b;
+  return std::move(out.b);
 }
 
 // transformers generate(): the whole prompt in one pass.
@@ -460,7 +460,7 @@ bucket activations_prefill(const context& c) {
       for (const auto& l : g.params.linears) largest = std::max(largest, l.in_features * l.out_features / t);
     out.add("bitsandbytes dequantisation workspace", largest * B, "largest matrix " + n(largest) + " x " + n(B) + " B");
   }
-  return out.b;
+  return std::move(out.b);
 }
 
 }  // namespace llm_memory::detail

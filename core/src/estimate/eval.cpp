@@ -99,7 +99,7 @@ bucket activations_eval(const context& c) {
     out.add("MLP block (largest live set)", mlp + encoder,
             "(2 x h + " + std::string(c.m.choices.gated_mlp ? "3" : "2") + " x inner) x " + n(c.act) + " B x tokens" +
                 extra);
-  return out.b;
+  return std::move(out.b);
 }
 
 }  // namespace llm_memory::detail

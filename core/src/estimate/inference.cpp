@@ -88,7 +88,7 @@ bucket activations_inference(const context& c) {
   if (factor_rule(c)) {
     builder out = workspace();
     out.b.assumes = "overhead = factor: the whole estimate is weights x overhead_factor (seed 2's rule)";
-    return out.b;
+    return std::move(out.b);
   }
   return runtime_of(c.r.runtime).activations(c);
 }

@@ -20,12 +20,12 @@ bucket kv_cache(const context& c) {
                "Keys and values of every cached token in every layer of this device",
                "The cache is allocated for the full context (seq) and batch",
                {}}};
-  if (c.train) return out.b;
+  if (c.train) return std::move(out.b);
   if (m.choices.stack == stack_kind::encoder) {
     out.add("no KV cache (encoder only)", 0,
             "bidirectional attention reads the whole input in one pass: nothing is "
             "cached between tokens");
-    return out.b;
+    return std::move(out.b);
   }
   const double kv_bytes = bytes_per_value(c.r.kv);
   const double b = static_cast<double>(s.batch), L = c.layers_on_stage;
@@ -42,7 +42,7 @@ bucket kv_cache(const context& c) {
     const double layers = m.cached_layers_of(kind->kind, L);
     if (layers > 0) kind->kv_cache(c, layers, out);
   }
-  return out.b;
+  return std::move(out.b);
 }
 
 }  // namespace llm_memory::detail

@@ -84,7 +84,7 @@ bucket overhead_bucket(const context& c, const state_layout& l, const tally& t, 
                  : (c.r.overhead == overhead_mode::detailed ? std::ceil(tensors * s.fragmentation / 100) : 0);
   peak.reserved = peak.allocated + reserve;
   peak.device = tensors + over.b.bytes;
-  return over.b;
+  return std::move(over.b);
 }
 
 }  // namespace llm_memory::detail

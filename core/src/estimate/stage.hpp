@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llm_memory/estimate.hpp"
@@ -19,19 +21,36 @@ constexpr double fp32_bytes = 4;
 
 inline std::string n(double v) { return format_number(v); }
 
-/// What several buckets of one context read of llama.cpp's per-layer GGUF types, computed on the first read
-/// (runtimes/llamacpp.cpp): the weights' split, the KV buffer, the compute buffer and the report each walk every
-/// layer's tensor types otherwise, six walks per estimate. Valid because a context's fields are set once, in
-/// make_context (or right after it), before any bucket reads them.
+/// What --n-cpu-moe moves off one device of the mix rule's layers (runtimes/llamacpp.cpp experts_on_cpu).
+struct experts_moved {
+  double bytes = 0;         ///< expert matrices and biases left on the host [bytes]
+  double largest = 0;       ///< the largest of those tensors (every expert of one projection) [bytes]
+  std::int64_t layers = 0;  ///< MoE layers whose experts moved [layers]
+};
+
+/// The weights' split llama.cpp's report reads (runtimes/llamacpp.cpp split_llamacpp).
+struct placed_weights {
+  double device = 0;  ///< on the GPU (its model buffer) [bytes]
+  double host = 0;    ///< in host memory (its CPU model buffer) [bytes]
+};
+
+/// The KV buffer's numbers llama.cpp's report reads (runtimes/llamacpp.cpp kv_buffer).
+struct kv_buffer_bytes {
+  double bucket = 0;                ///< the KV cache bucket on this device, the RS buffer included [bytes]
+  std::optional<double> recurrent;  ///< the RS buffer's item on this device; nothing: no recurrent layer [bytes]
+};
+
+/// What several buckets of one context read of llama.cpp's placement, computed on the first read
+/// (runtimes/llamacpp.cpp): the weights' split, the KV buffer, the compute buffer and the report would otherwise
+/// each walk every layer's tensor types, and the report build the split and the KV buffer again. Valid because a
+/// context's fields are set once, in make_context (or right after it), before any bucket reads them. Each field:
+/// nothing until computed.
 struct layer_walk_memo {
-  bool per_matrix_set = false;      ///< per_matrix holds gguf_bytes_per_matrix_weight
-  double per_matrix = 0;            ///< the GGUF mix's average bytes per matrix weight [bytes]
-  bool experts_set = false;         ///< the experts_* fields hold experts_on_cpu
-  double experts_bytes = 0;         ///< routed-expert tensors --n-cpu-moe leaves on the host [bytes]
-  double experts_largest = 0;       ///< the largest of them [bytes]
-  std::int64_t experts_layers = 0;  ///< MoE layers whose experts moved [layers]
-  bool first_matrix_set = false;    ///< first_matrix holds llamacpp_first_layer_matrix
-  double first_matrix = 0;          ///< the first layer's largest matrix at its type [bytes]
+  std::optional<double> per_matrix;      ///< the GGUF mix's average bytes per matrix weight [bytes]
+  std::optional<experts_moved> experts;  ///< the routed experts --n-cpu-moe leaves on the host
+  std::optional<double> first_matrix;    ///< the first layer's largest matrix at its type [bytes]
+  std::optional<placed_weights> split;   ///< the weights' split of count_stage(c) between the GPU and host
+  std::optional<kv_buffer_bytes> kv;     ///< the KV buffer's bucket
 };
 
 /// Everything the formulas need about one pipeline stage, derived once.
@@ -68,6 +87,8 @@ struct tally {
 /// The context of one stage in one phase.
 [[nodiscard]] context make_context(const run_spec& r, bool first, bool last, step_phase phase);
 
+// A bucket put together item by item; functions return std::move(out.b) (a member is not moved by `return` on its
+// own: each bucket and its items' strings were copied once more).
 struct builder {
   bucket b;
   void add(std::string name, double bytes, std::string formula) {

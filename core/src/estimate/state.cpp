@@ -85,7 +85,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
     const weight_split split = rt.place_weights(c, l.sp);
     t.cpu += std::ceil(split.host);
     params.add("weights on the GPU (model buffer)", split.device, split.formula);
-    return params.b;
+    return std::move(params.b);
   }
   weight_storage stored = store_weights(c, l.sp);
   if (r.gguf() != nullptr && !c.train)  // the file's bytes, whatever the mix rule would give
@@ -129,7 +129,7 @@ bucket parameters_bucket(const context& c, const state_layout& l, tally& t) {
                "2 x largest layer " + n(l.sp.largest_layer) + " x " + n(gather_w) + " B");
   }
   if (c.phased() && c.before_backward() && r.autocast_weights) autocast_copies(c, l, params, t);
-  return params.b;
+  return std::move(params.b);
 }
 
 namespace {
@@ -175,7 +175,7 @@ bucket no_gradients() {
 
 bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   builder grads{no_gradients()};
-  if (!c.train || c.eval) return grads.b;
+  if (!c.train || c.eval) return std::move(grads.b);
   const double g = bytes_per_value(c.r.gradients);
   const std::string name = std::string(info(c.r.gradients).name) + " gradients";
   const std::string formula = n(l.trainable_dev) + " trainable x " + n(g) + " B" + (l.zero_grads > 1 ? l.shard : "");
@@ -183,13 +183,13 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
   const double all = own * g / l.zero_grads;
   if (!c.phased()) {
     grads.add(name, all, formula);
-    return grads.b;
+    return std::move(grads.b);
   }
   const bool resident = c.r.grad_lifetime == gradient_lifetime::resident;
   if (offloads_gradients(c)) {
     t.cpu += std::ceil(all);
     grads.add(name + " (partitions offloaded to CPU with the optimizer)", 0, formula + " on CPU");
-    return grads.b;
+    return std::move(grads.b);
   }
   if (resident) {
     grads.add(name + " (resident buffer)", all, formula);
@@ -210,7 +210,7 @@ bucket gradients_bucket(const context& c, const state_layout& l, tally& t) {
     grads.add(name, all, formula);
   }
   if (!resident) t.dynamic += grads.b.bytes;
-  return grads.b;
+  return std::move(grads.b);
 }
 
 namespace {
@@ -254,7 +254,7 @@ bucket no_optimizer_state() {
 bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
   const run_spec& r = c.r;
   builder opt{no_optimizer_state()};
-  if (!c.train || c.eval) return opt.b;
+  if (!c.train || c.eval) return std::move(opt.b);
   const double o = bytes_per_value(r.optimizer_states);
   const bool to_cpu = r.offload != offload_target::none;
   const bool paged = c.phased() && r.optimizer_impl == optimizer_step_impl::paged;
@@ -299,7 +299,7 @@ bucket optimizer_bucket(const context& c, const state_layout& l, tally& t) {
     t.dynamic += std::ceil(bytes);
     opt.add("foreach step transient (sqrt of the second moments)", bytes, n(dev) + " x " + n(o) + " B");
   }
-  return opt.b;
+  return std::move(opt.b);
 }
 
 }  // namespace llm_memory::detail

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <vector>
 
 #include "formula_texts.hpp"
 #include "layers/layer_kinds.hpp"
@@ -156,13 +158,6 @@ weight_split split_gguf_file(const context& c, const gguf_placement& g) {
   return out;
 }
 
-// What --n-cpu-moe moves off this device of the mix rule's layers (above).
-struct experts_moved {
-  double bytes = 0;         // expert matrices and biases left on the host [bytes]
-  double largest = 0;       // the largest of those tensors (every expert of one projection) [bytes]
-  std::int64_t layers = 0;  // MoE layers whose experts moved [layers]
-};
-
 // A non-GGUF format's bytes per value of one llama.cpp matrix. MXFP4 is the GGUF of gpt-oss's MXFP4 checkpoint
 // (ggml-org/gpt-oss-*-GGUF, file type MXFP4_MOE): src/llama-quant.cpp llama_tensor_get_type stores "MoE tensors ->
 // MXFP4, other tensors -> Q8_0" (3-D expert tensors at 17 B per 32 values, every other matrix, token_embd and output
@@ -205,36 +200,52 @@ experts_moved walk_experts_on_cpu(const context& c) {
 
 // The experts --n-cpu-moe moves off this device: walked once per context (context::walks), read by every bucket.
 experts_moved experts_on_cpu(const context& c) {
-  layer_walk_memo& w = c.walks;
-  if (!w.experts_set) {
-    const experts_moved e = walk_experts_on_cpu(c);
-    w.experts_bytes = e.bytes;
-    w.experts_largest = e.largest;
-    w.experts_layers = e.layers;
-    w.experts_set = true;
-  }
-  return {w.experts_bytes, w.experts_largest, w.experts_layers};
+  std::optional<experts_moved>& kept = c.walks.experts;
+  if (!kept) kept = walk_experts_on_cpu(c);
+  return *kept;
 }
 
-// A walk's result kept in the context's memo (context::walks): computed on first use.
-template <class Walk>
-double walked_once(bool& set, double& value, Walk walk) {
-  if (!set) {
-    value = walk();
-    set = true;
+// Everything gguf_bytes_per_matrix_weight reads (estimate/weights.cpp), as numbers: the format, gguf_facts' inputs,
+// the layers, what model_spec::group_of reads (the layer pattern, the MoE placement, each group's mixer and MLP)
+// and each group's matrices (name, shape, copies). Equal keys walk alike, so the walk's answer is kept by it.
+std::vector<double> per_matrix_key(const context& c) {
+  const model_spec& m = c.m;
+  const param_breakdown& p = m.params;
+  std::vector<double> key;
+  key.reserve(16 + 3 * m.layer_pattern.size() + 40 * p.groups.size());
+  const auto add = [&](auto x) { key.push_back(static_cast<double>(x)); };
+  add(c.r.weights), add(m.heads), add(m.kv_heads), add(c.s.num_experts), add(m.layers), add(m.hidden);
+  add(p.experts), add(p.first_moe), add(p.moe_step), add(m.layer_pattern.size());
+  for (const layer_run& run : m.layer_pattern)
+    add(run.kind), add(run.count), add(run.mlp ? 1 + static_cast<int>(*run.mlp) : 0);
+  add(p.groups.size());
+  for (const layer_group& g : p.groups) {
+    add(g.mixer), add(g.mlp), add(g.params.linears.size());
+    for (const linear_shape& l : g.params.linears) add(l.name), add(l.in_features), add(l.out_features), add(l.copies);
   }
-  return value;
+  return key;
 }
 
-// The GGUF mix's average bytes per matrix weight (estimate/weights.cpp), walked once per context.
+// The GGUF mix's average bytes per matrix weight (estimate/weights.cpp), walked once per context, and once per
+// model and format across estimates: every -ngl, --n-cpu-moe and context probe of fits.cpp's searches estimates
+// the same model in the same format again (about 17,000 instructions a walk, 9 % of a ranking with host RAM).
+// Kept by per_matrix_key, which holds everything the walk reads; cleared past 4,096 models and formats.
 double per_matrix_weight(const context& c) {
-  return walked_once(c.walks.per_matrix_set, c.walks.per_matrix, [&] { return gguf_bytes_per_matrix_weight(c); });
+  std::optional<double>& kept = c.walks.per_matrix;
+  if (kept) return *kept;
+  thread_local std::map<std::vector<double>, double> walked;
+  std::vector<double> key = per_matrix_key(c);
+  if (const auto it = walked.find(key); it != walked.end()) return *(kept = it->second);
+  if (walked.size() >= 4096) walked.clear();
+  kept = gguf_bytes_per_matrix_weight(c);
+  walked.emplace(std::move(key), *kept);
+  return *kept;
 }
 
 // llama.cpp's placement (llama-model.cpp): token_embd stays in host memory; the first n_layer - ngl repeating
 // layers stay on the CPU; the output layer (output_norm + output) goes to the GPU only when ngl > n_layer. Norms
 // are f32 in every GGUF. With tied embeddings the output is a copy of token_embd.
-weight_split split_llamacpp(const context& c, const stage_params& sp) {
+weight_split place_llamacpp(const context& c, const stage_params& sp) {
   if (c.r.gguf() != nullptr) return split_gguf_file(c, *c.r.gguf());
   const dtype f = c.r.weights;
   const bool gguf = info(f).family == dtype_family::gguf_mix;
@@ -269,6 +280,14 @@ weight_split split_llamacpp(const context& c, const stage_params& sp) {
                 (moved.layers > 0 ? " and those experts" : "") + " in host memory";
   return out;
 }
+
+// The weights' split (runtime_def::place_weights, called with count_stage(c)), its bytes kept in the context's memo
+// for the report, which reads the same split.
+weight_split split_llamacpp(const context& c, const stage_params& sp) {
+  weight_split out = place_llamacpp(c, sp);
+  c.walks.split = placed_weights{out.device, out.host};
+  return out;
+}
 // llama.cpp's worst-case graph: n_ubatch tokens against the padded cells.
 struct llamacpp_layout {
   llamacpp_cells cells;        // of the full-attention layers
@@ -298,7 +317,9 @@ double walk_first_layer_matrix(const context& c) {
 
 // The same, once per context (context::walks): every layout reads it.
 double llamacpp_first_layer_matrix(const context& c) {
-  return walked_once(c.walks.first_matrix_set, c.walks.first_matrix, [&] { return walk_first_layer_matrix(c); });
+  std::optional<double>& kept = c.walks.first_matrix;
+  if (!kept) kept = walk_first_layer_matrix(c);
+  return *kept;
 }
 
 // -ngl's split of the layers, and the bytes op offload copies to the GPU.
@@ -340,7 +361,7 @@ bucket activations(const context& c) {
           "max(attention, MLP, logits) phases at ubatch " + n(l.graph.ubatch) + ", " + n(l.graph.kv_cells) + " cells" +
               (l.graph.flash ? ", flash attention" : "") +
               (l.offload.output_on_gpu ? "" : "; the output matrix copied in for its op (op offload)"));
-  return out.b;
+  return std::move(out.b);
 }
 
 // llama.cpp's recurrent memory (src/llama-memory-recurrent.cpp, b6500+): per recurrent layer an R tensor of
@@ -401,7 +422,9 @@ bucket kv_buffer(const context& c, double& cpu) {
         "RS buffer (llama_memory_recurrent: R and S in f32)", rs * gpu_share,
         texts ? n(recurrent_layers(c)) + " recurrent layers x max(1, -np) " + n(seqs) + " x (n_embd_r + n_embd_s) x 4 B"
               : "");
-  return out.b;
+  // The report reads these numbers (context::walks): it builds the buffer no second time.
+  c.walks.kv = kv_buffer_bytes{out.b.bytes, rs > 0 ? std::optional(out.b.items.back().bytes) : std::nullopt};
+  return std::move(out.b);
 }
 
 void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {
@@ -410,20 +433,25 @@ void overhead(const context& c, double /*allocated*/, double /*weights*/, builde
 
 void report(const context& c, const runtime_term& /*weights*/, runtime_report& out, std::vector<std::string>& notes) {
   const llamacpp_layout l = layout_llamacpp(c);
-  const weight_split split = split_llamacpp(c, count_stage(c));
-  double cpu = 0;
+  // The parameters and KV buckets' own numbers (context::walks), built here only where no bucket built them.
+  if (!c.walks.split) split_llamacpp(c, count_stage(c));
+  if (!c.walks.kv) {
+    double cpu = 0;
+    (void)kv_buffer(c, cpu);
+  }
+  const placed_weights split = *c.walks.split;
+  const kv_buffer_bytes kv = *c.walks.kv;
   out.has_buffers = true;
   out.model_buffer = std::ceil(split.device);
   out.host_buffer = std::ceil(split.host);
-  const bucket kv = kv_buffer(c, cpu);
-  out.kv_buffer = kv.bytes;
-  for (const item& i : kv.items)
-    if (i.name.rfind("RS buffer", 0) == 0) {
-      out.kv_buffer -= i.bytes;  // llama.cpp logs its recurrent memory on a line of its own
-      char line[96];
-      std::snprintf(line, sizeof line, "llama_memory_recurrent: CUDA0 RS buffer size = %8.2f MiB", i.bytes / 1048576);
-      notes.emplace_back(line);
-    }
+  out.kv_buffer = kv.bucket;
+  if (kv.recurrent) {
+    out.kv_buffer -= *kv.recurrent;  // llama.cpp logs its recurrent memory on a line of its own
+    char line[96];
+    std::snprintf(line, sizeof line, "llama_memory_recurrent: CUDA0 RS buffer size = %8.2f MiB",
+                  *kv.recurrent / 1048576);
+    notes.emplace_back(line);
+  }
   out.compute_buffer = llamacpp_compute_buffer(l.graph, l.offload);
   out.host_compute_buffer = llamacpp_host_compute_buffer(l.graph, l.offload);
   out.kv_cells = l.cells.total;

@@ -60,7 +60,7 @@ architecture_rule architecture(const setting_values& v) {
 bucket activations(const context& /*c*/) {
   builder out = workspace();
   out.b.assumes = "SGLang keeps activations and CUDA graphs in the share outside mem_fraction_static (overhead)";
-  return out.b;
+  return std::move(out.b);
 }
 
 void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {

@@ -142,7 +142,7 @@ bucket activations(const context& c) {
       "TGI sizes its KV cache after a warmup prefill of max_batch_prefill_tokens (the head on every prefill "
       "token up to 2.4, on each request's last position from 3.0)";
   for (const runtime_term& t : {prefill_forward(c), prefill_logits(c)}) out.add(t.name, t.bytes, t.formula);
-  return out.b;
+  return std::move(out.b);
 }
 
 void overhead(const context& c, double /*allocated*/, double weights, builder& over) {

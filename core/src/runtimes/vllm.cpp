@@ -134,7 +134,7 @@ bucket activations(const context& c) {
       "vLLM's profiling run: the larger of a forward at max_num_batched_tokens (calibrated on Llama 3.1 8B "
       "logs) and the dummy sampler over max_num_seqs rows (its top-k/top-p path by vllm_version)";
   out.add(t.name, t.bytes, t.formula);
-  return out.b;
+  return std::move(out.b);
 }
 
 void overhead(const context& c, double /*allocated*/, double /*weights*/, builder& over) {
@@ -228,13 +228,13 @@ recurrent_pages pages_of(const context& c) {
 bucket kv(const context& c, double& cpu) {
   builder out{device_kv(c, cpu)};
   const double R = recurrent_layers(c);
-  if (R == 0 || attention_layers(c) == 0 || c.m.mla) return out.b;
+  if (R == 0 || attention_layers(c) == 0 || c.m.mla) return std::move(out.b);
   const recurrent_pages p = pages_of(c);
   const double b = static_cast<double>(c.s.batch);
   out.add("recurrent state padded to the attention page (mamba_page_size_padded)", R * b * (p.page - p.state),
           n(R) + " layers x b " + n(b) + " x (page " + n(p.page) + " B = block " + std::to_string(p.block) + " x " +
               n(p.token) + " B - state " + n(p.state) + " B)");
-  return out.b;
+  return std::move(out.b);
 }
 
 // kv_cache_utils.py groups the layers by type into groups of group_size (vllm_hybrid_grouping); each running request
