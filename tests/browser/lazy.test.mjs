@@ -216,7 +216,10 @@ test("a link is marked before its body is parsed: the prerendered controls are n
   });
   // Parsed ("interactive"): DOMContentLoaded would wait for app.js, a deferred module.
   await page.goto(`${session.url}?v=2&model=llama-2-7b&mode=inference&seq=4096`, { waitUntil: "commit" });
-  await page.waitForFunction(() => document.readyState !== "loading");
+  // And styled: a render-blocking stylesheet still loading when the parse ends (two test files at a time on a loaded
+  // machine) leaves the computed style unstyled, which no frame ever shows.
+  await page.waitForFunction(() => document.readyState !== "loading" &&
+                                   document.querySelector('link[rel="stylesheet"][href="styles.css"]')?.sheet != null);
   const before = await page.evaluate(() => ({
     link: document.documentElement.dataset.link,
     prerendered: "prerendered" in document.documentElement.dataset,
