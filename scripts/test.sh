@@ -52,7 +52,7 @@ browser_log=$(mktemp)
 node --test --test-concurrency=2 tests/browser/ > "$browser_log" 2>&1 &
 browser_pid=$!
 # A failed sanitizer phase ends the run: the browser tests with it.
-trap 'kill "$browser_pid" 2>/dev/null; rm -f "$phase_times" "$browser_log"' EXIT
+trap 'kill "$browser_pid" 2>/dev/null || true; rm -f "$phase_times" "$browser_log"' EXIT
 # The same suite built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (so both compilers build
 # warning-free), then each fuzzer for a fixed run count, as many at a time as there are cores. One tree serves
 # both (preset sanitize): its core compiles once, at -O2 with the fuzzers' coverage instrumentation.
