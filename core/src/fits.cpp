@@ -392,6 +392,41 @@ std::shared_ptr<const answered> try_offload(const run_spec& base, const fits_req
   return holding(q4->spec, {{"n_gpu_layers", std::to_string(ngl)}}, gpu);
 }
 
+// speed_of over the run's settings `v` and parameter counts `p`, which the ranking's kept estimates leave in their
+// run (estimate_totals without the run), so a row is answered without copying the estimate to fill them in.
+std::optional<speed_bound> speed_bound_of(const estimate_result& r, const setting_values& v, const param_breakdown& p,
+                                          const gpu_preset& gpu) {
+  if (!r.inference || gpu.bandwidth_bytes_per_s <= 0) return std::nullopt;
+  const double loaded = p.loaded();
+  const double active = loaded > 0 ? std::min(1.0, p.active / loaded) : 1;
+  const double seqs = static_cast<double>(std::max<std::int64_t>(1, v.batch));
+  const double kv_per_seq = r.bytes("kv_cache") / seqs;
+  // The layers on the host (llama.cpp -ngl): their share of the host buffers, read by the CPU.
+  const double layers = static_cast<double>(v.num_hidden_layers);
+  const double host_layers =
+      r.runtime.has_buffers ? std::max(0.0, layers - static_cast<double>(std::min(v.n_gpu_layers, v.num_hidden_layers)))
+                            : 0;
+  speed_bound s;
+  const double stages = static_cast<double>(v.pp);  // pipeline stages run one after another for one token
+  const double weights = r.bytes("parameters") * active * stages;
+  s.device_bytes_per_token = weights + kv_per_seq * stages;
+  s.host_bytes_per_token = layers > 0 ? r.cpu_bytes * active * host_layers / layers : 0;
+  const double host_time = s.host_bytes_per_token / host_bandwidth_bytes_per_s;
+  const double bw = gpu.bandwidth_bytes_per_s;
+  s.decode_tokens_per_s = 1 / (s.device_bytes_per_token / bw + host_time);
+  s.batch_tokens_per_s = seqs / ((weights + kv_per_seq * seqs * stages) / bw + host_time);
+  const double flops = gpu.bf16_flops * static_cast<double>(v.tp);
+  s.prefill_tokens_per_s = flops > 0 && p.active > 0 ? flops / (2 * p.active) : 0;
+  if (!detail::formula_texts_on()) return s;  // the ranking's rows read the numbers only
+  s.formula = "bandwidth " + detail::group_digits(bw) + " B/s / (" + detail::group_digits(weights) +
+              " B of weights read (active share " + detail::format_number(active) + ") + " +
+              detail::group_digits(kv_per_seq * stages) + " B of KV per sequence)" +
+              (host_time > 0 ? " + " + detail::group_digits(s.host_bytes_per_token) + " B at the host's " +
+                                   detail::group_digits(host_bandwidth_bytes_per_s) + " B/s"
+                             : "");
+  return s;
+}
+
 void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fits_request& q) {
   const setting_values& v = a.spec.values;
   const auto layers = static_cast<double>(v.num_hidden_layers);
@@ -405,14 +440,10 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
   if (offloads && a.spec.model.params.experts) row.n_cpu_moe = std::min(v.n_cpu_moe, v.num_hidden_layers);
   row.host_bytes = a.at_seq.cpu_bytes;
   row.total_bytes = a.at_seq.total_bytes;
-  if (a.at_seq.inference) {
-    // speed_of reads the estimate's settings and model, which the kept one leaves in its run; the row keeps the
-    // speed, not its formula.
-    estimate_result e = a.at_seq;
-    e.settings = v;
-    e.model = a.spec.model;
-    const detail::formula_texts_off off;
-    if (const auto speed = speed_of(e, gpu)) row.decode_tokens_per_s = speed->decode_tokens_per_s;
+  {
+    const detail::formula_texts_off off;  // the row keeps the speed, not its formula
+    if (const auto speed = speed_bound_of(a.at_seq, v, a.spec.model.params, gpu))
+      row.decode_tokens_per_s = speed->decode_tokens_per_s;
   }
   row.delta = a.spec.inputs->explicit_values;
   row.delta.insert_or_assign("gpu", gpu.id);  // a kept device-free run may come from another device
@@ -544,36 +575,7 @@ std::vector<error> check_request(const fits_request& q, const gpu_preset* gpu) {
 }  // namespace
 
 std::optional<speed_bound> speed_of(const estimate_result& r, const gpu_preset& gpu) {
-  if (!r.inference || gpu.bandwidth_bytes_per_s <= 0) return std::nullopt;
-  const setting_values& v = r.settings;
-  const double loaded = r.model.params.loaded();
-  const double active = loaded > 0 ? std::min(1.0, r.model.params.active / loaded) : 1;
-  const double seqs = static_cast<double>(std::max<std::int64_t>(1, v.batch));
-  const double kv_per_seq = r.bytes("kv_cache") / seqs;
-  // The layers on the host (llama.cpp -ngl): their share of the host buffers, read by the CPU.
-  const double layers = static_cast<double>(v.num_hidden_layers);
-  const double host_layers =
-      r.runtime.has_buffers ? std::max(0.0, layers - static_cast<double>(std::min(v.n_gpu_layers, v.num_hidden_layers)))
-                            : 0;
-  speed_bound s;
-  const double stages = static_cast<double>(v.pp);  // pipeline stages run one after another for one token
-  const double weights = r.bytes("parameters") * active * stages;
-  s.device_bytes_per_token = weights + kv_per_seq * stages;
-  s.host_bytes_per_token = layers > 0 ? r.cpu_bytes * active * host_layers / layers : 0;
-  const double host_time = s.host_bytes_per_token / host_bandwidth_bytes_per_s;
-  const double bw = gpu.bandwidth_bytes_per_s;
-  s.decode_tokens_per_s = 1 / (s.device_bytes_per_token / bw + host_time);
-  s.batch_tokens_per_s = seqs / ((weights + kv_per_seq * seqs * stages) / bw + host_time);
-  const double flops = gpu.bf16_flops * static_cast<double>(v.tp);
-  s.prefill_tokens_per_s = flops > 0 && r.model.params.active > 0 ? flops / (2 * r.model.params.active) : 0;
-  if (!detail::formula_texts_on()) return s;  // the ranking's rows read the numbers only
-  s.formula = "bandwidth " + detail::group_digits(bw) + " B/s / (" + detail::group_digits(weights) +
-              " B of weights read (active share " + detail::format_number(active) + ") + " +
-              detail::group_digits(kv_per_seq * stages) + " B of KV per sequence)" +
-              (host_time > 0 ? " + " + detail::group_digits(s.host_bytes_per_token) + " B at the host's " +
-                                   detail::group_digits(host_bandwidth_bytes_per_s) + " B/s"
-                             : "");
-  return s;
+  return speed_bound_of(r, r.settings, r.model.params, gpu);
 }
 
 void forget_kept_runs() { memo() = run_memo{}; }

@@ -173,24 +173,16 @@ constexpr std::array choice_aliases = {
 // name for; empty when not a choice.
 // Every resolve parses each layered choice, so the choices are walked in place: no list, no lowered copies.
 std::string_view canonical_choice(const setting_def& def, std::string_view value) {
-  const auto lowered = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  // detail::lower(a) == detail::lower(b), or a == detail::lower(b) with `a_as_is`.
-  const auto same = [&](std::string_view a, std::string_view b, bool a_as_is) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if ((a_as_is ? a[i] : lowered(a[i])) != lowered(b[i])) return false;
-    return true;
-  };
   // The options of `choices` as detail::split(choices, '|') gives them, each trimmed.
   for (std::string_view rest = def.choices;;) {
     const std::size_t bar = rest.find('|');
     const std::string_view option = detail::trim(rest.substr(0, bar));
-    if (same(option, value, false)) return option;
+    if (detail::same_ignoring_case(option, value)) return option;
     if (bar == std::string_view::npos) break;
     rest.remove_prefix(bar + 1);
   }
   for (const auto& a : choice_aliases)
-    if (a.key == def.key && same(a.alias, value, true)) return a.choice;
+    if (a.key == def.key && detail::same_ignoring_case(a.alias, value)) return a.choice;  // aliases: lower case
   return {};
 }
 

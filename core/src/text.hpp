@@ -23,6 +23,8 @@ namespace llm_memory::detail {
 [[nodiscard]] std::string escape_controls(std::string_view text);
 [[nodiscard]] std::string_view trim(std::string_view s);
 [[nodiscard]] std::string lower(std::string_view s);
+/// lower(a) == lower(b), without making either.
+[[nodiscard]] bool same_ignoring_case(std::string_view a, std::string_view b);
 /// Splits "a|b|c" or "a,b,c".
 [[nodiscard]] std::vector<std::string_view> split(std::string_view s, char sep);
 /// A comma-separated list of whole numbers from 0 to `max` ("4, 5,11"; empty: none), sorted, each once; nullopt
