@@ -170,7 +170,7 @@ estimate_result estimate_stage(const run_spec& spec, bool first, bool last, step
   r.peak.phase = phase_name(phase);
   // What the framework's own log prints (docs/methodology.md, "Frameworks").
   r.peak.printed = c.train ? std::string(framework_of(spec.framework).printed) : "device";
-  r.notes = stage_notes(c);
+  if (formula_texts_on()) r.notes = stage_notes(c);  // estimate_totals drops them: not written for a search
   r.inference = !c.train;
   if (r.inference) r.runtime = report_runtime(c, r, r.notes);
   r.total_bytes = r.peak.device;

@@ -21,6 +21,7 @@ const fast_lookups& install_fast_lookups() {
           name_index out;
           const auto table = setting_table();
           for (std::size_t i = 0; i < table.size(); ++i) out.add(table[i].key, i);
+          out.seal();
           return out;
         }();
         const auto found = rows.find(key);
@@ -35,6 +36,7 @@ const fast_lookups& install_fast_lookups() {
             out.add(presets[i].id, i);
             for (const auto& alias : presets[i].aliases) out.add(alias, i);
           }
+          out.seal();
           return out;
         }();
         const auto found = named.find(id);

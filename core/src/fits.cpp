@@ -52,10 +52,10 @@ const char* finetune_of(fits_task t) {
   }
 }
 
-// The settings of one model on the machine before a format is chosen.
-settings base_settings(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
-  settings s{{"model", m.id},
-             {"gpu", gpu.id},
+// The settings of every model on the machine before a format is chosen, but the model: made once per ranking (the
+// host RAM's text alone, format_number's shortest round trip, cost more than copying them for each model).
+settings machine_settings(const fits_request& q, const gpu_preset& gpu) {
+  settings s{{"gpu", gpu.id},
              {"devices", std::to_string(q.devices)},
              {"seq", std::to_string(q.seq)},
              {"host_ram", detail::format_number(q.ram_bytes)}};
@@ -69,6 +69,13 @@ settings base_settings(const fits_request& q, const gpu_preset& gpu, const model
   s.emplace("finetune", finetune_of(q.task));
   s.emplace("recompute", "full");             // gradient checkpointing, as LoRA / QLoRA recipes turn it on
   if (q.devices > 1) s.emplace("zero", "3");  // sharded over the devices (the Trainer with DeepSpeed / FSDP)
+  return s;
+}
+
+// The settings of one model on the machine (machine_settings) before a format is chosen.
+settings base_settings(const settings& machine, const model_preset& m) {
+  settings s = machine;
+  s.emplace("model", m.id);
   return s;
 }
 
@@ -114,6 +121,9 @@ bool holds(const fit_facts& f, double memory) {
 
 // The answer of one format: the estimate at seq and the run it came from.
 struct answered {
+  /// The run moved in and estimated in place: a default member assigned afterwards costs a run_spec's and an
+  /// estimate's ~50 strings each.
+  explicit answered(run_spec&& run) : spec(std::move(run)), at_seq(detail::estimate_totals(spec, false)) {}
   run_spec spec;           ///< the run
   estimate_result at_seq;  ///< its estimate's numbers, without its copy of the run's settings and model
   [[nodiscard]] fit_facts facts() const { return facts_of(at_seq, spec.values.seq); }
@@ -233,13 +243,8 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
   auto& runs = memo().runs;
   if (const auto it = runs.find(key); it != runs.end()) return it->second;
   auto r = resolved_on(base, changes, explicit_values, gpu);
-  std::shared_ptr<answered> a;
-  if (r.ok()) {
-    // Moved into place: a temporary answered moved again costs a run_spec's and a result's ~50 strings each.
-    a = std::make_shared<answered>();
-    a->spec = std::move(r.value());
-    a->at_seq = detail::estimate_totals(a->spec, false);  // the ranking reads numbers only
-  }
+  // The ranking reads numbers only: estimate_totals, in place.
+  std::shared_ptr<const answered> a = r.ok() ? std::make_shared<const answered>(std::move(r.value())) : nullptr;
   keep(runs, std::move(key), a);
   return a;
 }
@@ -339,6 +344,13 @@ std::int64_t longest_context(const run_spec& spec, const estimate_result& at_seq
 
 // ---- the format and the offload ----------------------------------------------------------------------------------
 
+// Whether the model's matrices alone, in `format`, pass `memory`: the parameters past the embedding (llama.cpp keeps
+// token_embd on the host) at 0.9 x the format's nominal bytes, below what any mix of it stores.
+bool matrices_pass(const run_spec& base, dtype format, double memory) {
+  const double matrices = base.model.params.loaded() - base.model.params.embedding;
+  return matrices * bytes_per_value(format) * 0.9 > memory;
+}
+
 // What the offload searches read of a run: whether it holds on `gpu`, and its device total.
 detail::line_probe probe_of(const answered* a, const gpu_preset& gpu) {
   if (a == nullptr) return {};
@@ -371,6 +383,9 @@ std::shared_ptr<const answered> try_experts_on_cpu(const answered& q4, const gpu
 // (along a straight line: the layers are alike), so the fitting values are 0..boundary.
 std::shared_ptr<const answered> try_offload(const run_spec& base, const fits_request& q, const gpu_preset& gpu) {
   if (q.task != fits_task::run || q.ram_bytes <= 0) return nullptr;
+  // On one device each matrix is in its memory or the host's, whatever -ngl and --n-cpu-moe say (llama.cpp's
+  // placement, runtimes/llamacpp.cpp): matrices that pass both together hold at no position, and none is probed.
+  if (q.devices == 1 && matrices_pass(base, dtype::q4_k_m, base.values.gpu_memory + q.ram_bytes)) return nullptr;
   auto q4 = run_with(base, candidate_changes({"q4_k_m", llamacpp}, q.devices), gpu);
   if (!q4) return nullptr;
   if (auto experts = try_experts_on_cpu(*q4, gpu)) return experts;
@@ -450,13 +465,15 @@ void fill_row(fits_row& row, const answered& a, const gpu_preset& gpu, const fit
 }
 
 // A format whose matrices alone pass the memory of every device cannot fit: skipped without resolving it. The
-// parameters past the embedding (llama.cpp keeps token_embd on the host) at 0.9 x the format's nominal bytes, below
-// what any mix of it stores.
+// checkpoint as shipped (no weights named) is the base's own format: bounded the same way where that stores every
+// weight at its bytes (bf16, fp16, fp32), so vLLM's shipped run of a model several times the devices' memory is not
+// estimated; a quantised checkpoint's bits may be fewer than its format's nominal figure (quant_bits), so not it.
 bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t devices) {
-  const auto format = c.weights != nullptr ? find_dtype(c.weights) : std::nullopt;
-  if (!format) return false;
-  const double matrices = base.model.params.loaded() - base.model.params.embedding;
-  return matrices * bytes_per_value(*format) * 0.9 > base.values.gpu_memory * static_cast<double>(devices);
+  const double memory = base.values.gpu_memory * static_cast<double>(devices);
+  if (c.weights == nullptr)
+    return info(base.weights).family == dtype_family::floating && matrices_pass(base, base.weights, memory);
+  const auto format = find_dtype(c.weights);
+  return format && matrices_pass(base, *format, memory);
 }
 
 // A model's base runs on the machine. For run: vLLM's (the checkpoint as shipped, tp over the devices), where vLLM
@@ -466,6 +483,7 @@ bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t 
 struct model_bases {
   const fits_request& q;                   ///< the request
   const gpu_preset& gpu;                   ///< the device
+  const settings& machine;                 ///< machine_settings(q, gpu)
   const model_preset& m;                   ///< the model
   std::shared_ptr<const run_spec> served;  ///< vLLM's base; nothing where vLLM does not run or it does not resolve
   std::shared_ptr<const run_spec> local;   ///< llama.cpp's (training: the task's), once `local_tried`
@@ -480,8 +498,8 @@ struct model_bases {
 
 // The model's llama.cpp or training base on `gpu` (device-free, kept: shared, not copied, on the device it was
 // resolved on).
-std::shared_ptr<const run_spec> base_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
-  const settings values = base_settings(q, gpu, m);
+std::shared_ptr<const run_spec> base_run(const gpu_preset& gpu, const settings& machine, const model_preset& m) {
+  const settings values = base_settings(machine, m);
   std::string key = key_of(values, gpu);
   auto& bases = memo().bases;
   std::shared_ptr<const run_spec> kept;
@@ -497,15 +515,16 @@ std::shared_ptr<const run_spec> base_run(const fits_request& q, const gpu_preset
 }
 
 const run_spec* model_bases::local_base() {
-  if (!local_tried) local = base_run(q, gpu, m);
+  if (!local_tried) local = base_run(gpu, machine, m);
   local_tried = true;
   return local.get();
 }
 
 // vLLM's base: the llama.cpp base's settings with the shipped candidate's changes, as best_answer would vary them.
-std::shared_ptr<const run_spec> served_run(const fits_request& q, const gpu_preset& gpu, const model_preset& m) {
+std::shared_ptr<const run_spec> served_run(const fits_request& q, const gpu_preset& gpu, const settings& machine,
+                                           const model_preset& m) {
   if (q.task != fits_task::run || !runs_on(vllm, gpu)) return nullptr;
-  const settings values = with_changes(base_settings(q, gpu, m), candidate_changes({nullptr, vllm}, q.devices));
+  const settings values = with_changes(base_settings(machine, m), candidate_changes({nullptr, vllm}, q.devices));
   std::string key = key_of(values, gpu, true);
   if (auto r = resolved_elsewhere(key, gpu)) return std::make_shared<const run_spec>(std::move(*r));
   auto r = resolve(values);
@@ -585,9 +604,10 @@ result<fits_result> fits(const fits_request& q) {
   const gpu_preset* gpu = find_gpu(detail::lower(q.gpu));
   if (auto errors = check_request(q, gpu); !errors.empty()) return errors;
   fits_result out{gpu->name, gpu->memory_bytes, q.devices, 0, {}};
+  const settings machine = machine_settings(q, *gpu);
   for (const model_preset& m : model_presets()) {
     if (!kept_by_name(q, m)) continue;
-    model_bases bases{q, *gpu, m, served_run(q, *gpu, m), nullptr, false};
+    model_bases bases{q, *gpu, machine, m, served_run(q, *gpu, machine, m), nullptr, false};
     const run_spec* base = bases.row_base();
     if (base == nullptr) continue;  // a task the model cannot take (an encoder asked to generate)
     fits_row row;

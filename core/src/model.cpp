@@ -130,14 +130,21 @@ std::vector<layer_run> layer_pattern_of(const setting_values& s, bool mla) {
 // The mixer whose shapes a layer of kind `k` has: sliding layers are full attention's, one group with them.
 layer_kind shapes_of(layer_kind k) { return k == layer_kind::sliding_attention ? layer_kind::attention : k; }
 
+// Layer l's MLP, `run` being the layer-pattern run that holds it (model_spec::run_at).
+mlp_kind mlp_in(const layer_run& run, const param_breakdown& p, std::int64_t l) {
+  if (run.mlp) return *run.mlp;
+  return p.experts && l >= p.first_moe && (l + 1) % p.moe_step == 0 ? mlp_kind::moe : mlp_kind::dense;
+}
+
 // The layers grouped by (mixer, MLP) in the order each first appears, the first mixer's dense group always present
 // (a per-layer rule reads its shapes even in an all-MoE model); ALBERT's shared layers count their weight sets.
 void group_layers(const setting_values& s, model_spec& m) {
   auto& groups = m.params.groups;
   groups.push_back({shapes_of(m.layer_pattern.front().kind), mlp_kind::dense, 0, {}});
   for (std::int64_t l = 0; l < m.layers; ++l) {
-    const layer_kind mixer = shapes_of(m.run_at(l).kind);
-    const mlp_kind mlp = m.mlp_at(l);
+    const layer_run& run = m.run_at(l);  // found once, not again through mlp_at
+    const layer_kind mixer = shapes_of(run.kind);
+    const mlp_kind mlp = mlp_in(run, m.params, l);
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const layer_group& g) { return g.mixer == mixer && g.mlp == mlp; });
     if (it == groups.end()) it = groups.insert(groups.end(), {mixer, mlp, 0, {}});
@@ -178,14 +185,6 @@ const layer_run& model_spec::run_at(std::int64_t l) const {
   }
   return layer_pattern.back();
 }
-
-namespace {
-// Layer l's MLP, `run` being the layer-pattern run that holds it (model_spec::run_at).
-mlp_kind mlp_in(const layer_run& run, const param_breakdown& p, std::int64_t l) {
-  if (run.mlp) return *run.mlp;
-  return p.experts && l >= p.first_moe && (l + 1) % p.moe_step == 0 ? mlp_kind::moe : mlp_kind::dense;
-}
-}  // namespace
 
 mlp_kind model_spec::mlp_at(std::int64_t l) const { return mlp_in(run_at(l), params, l); }
 

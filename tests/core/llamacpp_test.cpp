@@ -240,6 +240,41 @@ TEST(llamacpp_offload, host_compute_holds_the_cpu_layers_kq) {
   EXPECT_DOUBLE_EQ(llamacpp_compute_buffer(g, full), llamacpp_compute_buffer(g, true));
 }
 
+// ---- the GGUF walk kept across estimates (runtimes/llamacpp.cpp per_matrix_key) ---------------------------------
+
+// The mix's average bytes per matrix weight is walked once per model and format and kept on the thread under a key
+// of every fact the walk reads, so a run estimated after another that differs in one of those facts alone must get
+// its own average, not the other's. Each run below is estimated right after one that differs from it in one fact
+// (the format, the layer count, the MLP's shapes), on one thread, with 20 of Mistral 7B's layers on the GPU: the
+// weights bucket is 20 layers at the mix's average per layer + 20 x 32,768 B of norms (mistral_7b_ngl_20_buffers).
+// Dropping that fact from the key gives the run before it's average, so the expectation (derived by hand) fails.
+TEST(llamacpp_gguf_walk, kept_walks_do_not_cross_models_or_formats) {
+  const settings q4 = mistral_ngl20();  // Q4_K_M, 32 layers, intermediate 14,336: 2,616,524,800 B (above)
+  const auto weights = [](settings s) { return run(s).bytes("parameters"); };
+  EXPECT_DOUBLE_EQ(weights(q4), 2616524800);
+  // Q5_K_M: one layer at Q5_K 218,103,808 x 176/256 = 149,946,368 B; the use_more_bits layers (16 of 32) add attn_v
+  // and ffn_down at Q6_K, (4,194,304 + 58,720,256) x (210 - 176)/256 = 8,355,840: 20 x 149,946,368 + 10 x
+  // 8,355,840 + 20 x 32,768 = 3,083,141,120 B.
+  settings q5 = q4;
+  q5["weights_dtype"] = "q5_k_m";
+  EXPECT_DOUBLE_EQ(weights(q5), 3083141120);
+  EXPECT_DOUBLE_EQ(weights(q4), 2616524800);
+  // 33 layers (the layer pattern, one full-attention run, does not say how many): n / 8 = 4 and 7n / 8 = 28, so 17
+  // use_more_bits layers (0-3, 6, 9, .., 27, 28-32), an average of 17/33 x 16,220,160 = 8,355,840 B a layer on top
+  // of Q4_K's 122,683,392: 20 x 131,039,232 + 20 x 32,768 = 2,621,440,000 B.
+  settings deeper = q4;
+  deeper["num_hidden_layers"] = "33";
+  EXPECT_DOUBLE_EQ(weights(deeper), 2621440000);
+  EXPECT_DOUBLE_EQ(weights(q4), 2616524800);
+  // intermediate_size 12,288: a layer of 41,943,040 attention + 3 x 4,096 x 12,288 MLP = 192,937,984 weights, at
+  // Q4_K 108,527,616 B; use_more_bits adds (4,194,304 + 50,331,648) x 66/256 = 14,057,472, half the layers:
+  // 20 x (108,527,616 + 7,028,736) + 20 x 32,768 = 2,311,782,400 B.
+  settings narrower = q4;
+  narrower["intermediate_size"] = "12288";
+  EXPECT_DOUBLE_EQ(weights(narrower), 2311782400);
+  EXPECT_DOUBLE_EQ(weights(q4), 2616524800);
+}
+
 // ---- a GGUF header's own tensors replace the mix rule ----------------------------------------------------------
 
 namespace {
