@@ -37,7 +37,7 @@ class name_index {
   }
 
  private:
-  std::vector<entry> entries_;       ///< sorted by name, then position
+  std::vector<entry> entries_;        ///< sorted by name, then position
   std::vector<std::uint32_t> slots_;  ///< per hash slot: 1 + the first entry of a name; 0: empty (none: not sealed)
 };
 
