@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Names to positions searched by halves (name_index.hpp): find_setting, find_gpu and the model catalogue's
+// Names to positions searched by halves, then hashed (name_index.hpp): find_setting, find_gpu and the model catalogue's
 // look-ups use it where a scan of their table found the first position a name names.
 #include "name_index.hpp"
 
@@ -36,6 +36,26 @@ TEST(NameIndex, PositionsInOrderEachOnce) {
   EXPECT_TRUE(index.find("").empty());
   EXPECT_TRUE(index.find("c").empty());   // after the last name
   EXPECT_TRUE(index.find("aa").empty());  // between two names
+}
+
+// Sealed, the index finds by hash what it found by halves; an add after the seal is found again (by halves).
+TEST(NameIndex, SealedFindsWhatHalvingFinds) {
+  detail::name_index index;
+  const std::vector<std::string_view> names{"b", "a", "b", "ab", "seq", "gpu_memory", "gpu", ""};
+  for (std::size_t i = 0; i < names.size(); ++i) index.add(names[i], i);
+  std::vector<std::vector<std::size_t>> halving;
+  const std::vector<std::string_view> asked{"b", "a", "ab", "seq", "gpu", "gpu_memory", "", "c", "aa", "gp"};
+  for (const auto name : asked) halving.push_back(positions(index, name));
+  index.seal();
+  for (std::size_t i = 0; i < asked.size(); ++i) EXPECT_EQ(positions(index, asked[i]), halving[i]) << asked[i];
+  EXPECT_EQ(positions(index, "b"), (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(positions(index, ""), (std::vector<std::size_t>{7}));
+  index.add("c", 8);
+  EXPECT_EQ(positions(index, "c"), (std::vector<std::size_t>{8}));
+  EXPECT_EQ(positions(index, "b"), (std::vector<std::size_t>{0, 2}));
+  detail::name_index none;
+  none.seal();
+  EXPECT_TRUE(none.find("a").empty());
 }
 
 TEST(NameIndex, LookupsFindWhatAScanFinds) {
