@@ -2,6 +2,7 @@
 #include "llm_memory/fits.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -256,14 +257,19 @@ std::shared_ptr<const answered> holding(const run_spec& base, const settings& ch
 }
 
 // Whether `runtime` runs on `gpu` at all, as resolve's check_device answers: a refused format is not resolved.
+// Asked for every format of every model: kept per runtime and device id (the device catalogue does not change).
 bool runs_on(runtime_kind runtime, const gpu_preset& gpu) {
+  thread_local std::array<std::map<std::string, bool, std::less<>>, static_cast<std::size_t>(runtime_kind::ollama) + 1>
+      known;
+  auto& on = known.at(static_cast<std::size_t>(runtime));
+  if (const auto it = on.find(gpu.id); it != on.end()) return it->second;
   run_spec probe;
   probe.mode = run_mode::inference;
   probe.runtime = runtime;
   probe.values.gpu = gpu.id;
   std::vector<error> refused;
   detail::check_device(probe, refused);
-  return refused.empty();
+  return on.emplace(gpu.id, refused.empty()).first->second;
 }
 
 // ---- the longest context ---------------------------------------------------------------------------------------
