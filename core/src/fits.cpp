@@ -208,26 +208,26 @@ std::optional<run_spec> resolved_elsewhere(const std::string& key, const gpu_pre
 // setting's range, which apply_layer checks as resolve() does. So the run
 // with another value is `base` with the value set, as vary() keeps the model for batch, seq and devices; resolving
 // it again (the settings layered twice) was most of each offload probe. Nothing for other changes or runtimes.
-std::optional<run_spec> placed(const run_spec& base, const settings& changes) {
-  if (!detail::runtime_of(base.runtime).places_layers_on_host || !base.inputs) return std::nullopt;
+// `explicit_values`: base's with `changes`. Estimated here: the run moved once, into its answer.
+std::shared_ptr<const answered> placed(const run_spec& base, const settings& changes, const settings& explicit_values) {
+  if (!detail::runtime_of(base.runtime).places_layers_on_host || !base.inputs) return nullptr;
   for (const auto& change : changes)
-    if (change.first != "n_gpu_layers" && change.first != "n_cpu_moe") return std::nullopt;
+    if (change.first != "n_gpu_layers" && change.first != "n_cpu_moe") return nullptr;
   run_spec r = base;
   std::vector<error> errors;
   detail::apply_layer(changes, r.values, errors, "");
-  if (!errors.empty()) return std::nullopt;  // vary() names the setting
+  if (!errors.empty()) return nullptr;  // vary() names the setting
   r.inputs = std::make_shared<const resolve_inputs>(
-      resolve_inputs{with_changes(base.inputs->explicit_values, changes), base.inputs->config, base.inputs->gguf_file});
-  return r;
+      resolve_inputs{explicit_values, base.inputs->config, base.inputs->gguf_file});
+  return std::make_shared<const answered>(std::move(r));
 }
 
 // `changes` over `base` resolved on `gpu`: a vLLM run from another device where it is the same run (kept per
-// backend), an offload probe without resolving (placed), else vary().
+// backend), else vary() (an offload probe is placed first, by run_with).
 result<run_spec> resolved_on(const run_spec& base, const settings& changes, const settings& explicit_values,
                              const gpu_preset& gpu) {
   // Training's base itself, or vLLM's shipped run over its base: the same inputs resolve to the same run.
   if (explicit_values == base.inputs->explicit_values) return base;
-  if (auto r = placed(base, changes)) return std::move(*r);
   if (device_free(explicit_values)) return vary(base, changes);
   std::string key = key_of(explicit_values, gpu, true);
   if (auto r = resolved_elsewhere(key, gpu)) return std::move(*r);
@@ -243,9 +243,13 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
   std::string key = key_of(explicit_values, gpu);
   auto& runs = memo().runs;
   if (const auto it = runs.find(key); it != runs.end()) return it->second;
-  auto r = resolved_on(base, changes, explicit_values, gpu);
-  // The ranking reads numbers only: estimate_totals, in place.
-  std::shared_ptr<const answered> a = r.ok() ? std::make_shared<const answered>(std::move(r.value())) : nullptr;
+  // An offload probe without resolving; else resolved. The ranking reads numbers only: estimate_totals, in place.
+  std::shared_ptr<const answered> a;
+  if (explicit_values != base.inputs->explicit_values) a = placed(base, changes, explicit_values);
+  if (!a) {
+    auto r = resolved_on(base, changes, explicit_values, gpu);
+    if (r.ok()) a = std::make_shared<const answered>(std::move(r.value()));
+  }
   keep(runs, std::move(key), a);
   return a;
 }
