@@ -244,8 +244,7 @@ std::shared_ptr<const answered> run_with(const run_spec& base, const settings& c
   auto& runs = memo().runs;
   if (const auto it = runs.find(key); it != runs.end()) return it->second;
   // An offload probe without resolving; else resolved. The ranking reads numbers only: estimate_totals, in place.
-  std::shared_ptr<const answered> a;
-  if (explicit_values != base.inputs->explicit_values) a = placed(base, changes, explicit_values);
+  std::shared_ptr<const answered> a = placed(base, changes, explicit_values);
   if (!a) {
     auto r = resolved_on(base, changes, explicit_values, gpu);
     if (r.ok()) a = std::make_shared<const answered>(std::move(r.value()));
