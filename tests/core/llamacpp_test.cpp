@@ -247,10 +247,10 @@ TEST(llamacpp_offload, host_compute_holds_the_cpu_layers_kq) {
 // its own average, not the other's. Each run below is estimated right after one that differs from it in one fact
 // (the format, the layer count, the MLP's shapes), on one thread, with 20 of Mistral 7B's layers on the GPU: the
 // weights bucket is 20 layers at the mix's average per layer + 20 x 32,768 B of norms (mistral_7b_ngl_20_buffers).
-// Dropping that fact from the key gives the run before it's average, so the expectation (derived by hand) fails.
+// With that fact dropped from the key a run gets the average of the run before it, and its expectation fails.
 TEST(llamacpp_gguf_walk, kept_walks_do_not_cross_models_or_formats) {
   const settings q4 = mistral_ngl20();  // Q4_K_M, 32 layers, intermediate 14,336: 2,616,524,800 B (above)
-  const auto weights = [](settings s) { return run(s).bytes("parameters"); };
+  const auto weights = [](const settings& s) { return run(s).bytes("parameters"); };
   EXPECT_DOUBLE_EQ(weights(q4), 2616524800);
   // Q5_K_M: one layer at Q5_K 218,103,808 x 176/256 = 149,946,368 B; the use_more_bits layers (16 of 32) add attn_v
   // and ffn_down at Q6_K, (4,194,304 + 58,720,256) x (210 - 176)/256 = 8,355,840: 20 x 149,946,368 + 10 x
