@@ -72,7 +72,7 @@ class App {
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
     if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
-    this.hub_link = takeHubId(overrides, this.view.model_keys);  // ?model=org/name: fetched once the controls exist
+    this.hub_link = takeHubId(overrides, () => this.view.model_keys);  // ?model=org/name: fetched once the controls exist
     const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
