@@ -13,6 +13,7 @@ import { idle } from "./engine.js";
 import { OWN_CONTROLS, PageState, START_OVERRIDES, emptyQuery, pushUrl, readQuery, syncUrl } from "./state.js";
 import { h } from "./ui/dom.js";
 import { lazyConfigDrop } from "./ui/drop-target.js";
+import { pickedGpuName } from "./ui/gpu-picker.js";
 import { HubBox, takeHubId } from "./ui/hub.js";
 import { Notice } from "./ui/notice.js";
 import { ParallelPicker } from "./ui/parallel-picker.js";
@@ -71,7 +72,7 @@ class App {
 
     const { overrides, problems } = readQuery(location.search, engine.known_keys);
     if (emptyQuery(location.search)) Object.assign(overrides, START_OVERRIDES);
-    this.hub_link = takeHubId(overrides, this.view.model_keys);  // ?model=org/name: fetched once the controls exist
+    this.hub_link = takeHubId(overrides, () => this.view.model_keys);  // ?model=org/name: fetched once the controls exist
     const clean = this.view.check(overrides);
     this.notice.show("Some settings in this link were ignored:", [...problems, ...clean.problems]);
     this.state = new PageState(clean.overrides);
@@ -87,12 +88,13 @@ class App {
    * A link's verdict alone, before the rest of the page is built (main; issue 36 item 9): its first estimate, the
    * task sentence and the verdict line drawn into #verdict-head and shown at once (html[data-verdict]: styles.css),
    * the prerendered page still hidden. Returns whether it drew one: settings that do not estimate draw nothing
-   * here (build's render says why).
+   * here (build's render says why). `gpus`: the start page's prerendered GPU picker (its <select>), which names
+   * the link's GPU as the core's list does, without building and parsing that list first (122 rows of JSON).
    */
-  drawVerdict() {
+  drawVerdict(gpus = null) {
     const estimate = this.view.estimate(this.state.overrides);
     if (!estimate.ok) return false;
-    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings));
+    renderVerdict($("verdict-head"), estimate, this.#names(estimate.settings, gpus));
     this.verdict_first = estimate;
     document.documentElement.dataset.verdict = "";
     return true;
@@ -389,11 +391,11 @@ class App {
     this.parallel?.update(estimate.settings, { shown: this.pending, errors, stated: this.state.overrides });
   }
 
-  /** Display names for the task sentence: the presets' where their lists have been read. */
-  #names(settings) {
+  /** Display names for the task sentence: the presets' where their lists have been read (`picker`: drawVerdict's). */
+  #names(settings, picker = null) {
     const model = this.model_list?.find((m) => m.id === settings.model);
-    const gpu = this.engine.gpus.find((g) => g.id === settings.gpu);
-    return { modelName: model?.name, gpuName: gpu?.name };
+    const gpuName = pickedGpuName(picker, settings.gpu) ?? this.engine.gpus.find((g) => g.id === settings.gpu)?.name;
+    return { modelName: model?.name, gpuName };
   }
 
   render() {
@@ -639,8 +641,11 @@ async function main() {
   const root = document.documentElement.dataset;
   if (matchMedia(NARROW).matches) $("settings-details").open = false;
   root.started = "";
-  // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now.
+  // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now (their GPU
+  // list kept for the verdict's GPU name: drawVerdict).
+  let prerendered_gpus = null;
   if ("prerendered" in root && !("default" in root)) {
+    prerendered_gpus = $("gpu-select");
     for (const id of CONTROLS) $(id).replaceChildren();
     $("emit-launch").hidden = true;
   }
@@ -667,7 +672,7 @@ async function main() {
     carry?.capture();
     const app = (window.llmMemoryApp = new App(engine));
     // A link: its verdict painted first, alone; the results, then the controls, after that frame (issue 36 item 9).
-    if (!("default" in root) && app.drawVerdict()) {
+    if (!("default" in root) && app.drawVerdict(prerendered_gpus)) {
       performance.mark("llm-memory:verdict");
       await afterPaint();
     }

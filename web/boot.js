@@ -32,7 +32,8 @@ function modelKey(text) {
 
 const core = document.querySelector('meta[name="llm-memory-core"]');
 if (core && typeof WebAssembly === "object" && WebAssembly.compileStreaming) {
-  const parts = coreParts(new URL(core.content, document.baseURI).href);
+  // A link's compile was started by index.html's head script, before the body was parsed.
+  const parts = coreParts(new URL(core.content, document.baseURI).href, globalThis.llmMemoryEarly?.module);
   if (empty) {
     // The start page: nothing before the wake. Its preset is read with the core then (Engine's load).
     globalThis.llmMemoryBoot = { get module() { return parts.module; }, rest: parts.rest, prefetchRest: parts.prefetchRest, presets: [START_OVERRIDES.model], deferred: true };

@@ -202,7 +202,7 @@ test("a link with settings fetches the rest at once, beside the first part", asy
   await page.close();
 });
 
-test("a link is marked before its body is parsed: the prerendered controls are not laid out, app.js and the first part come first; its verdict, live region and form follow", async () => {
+test("a link is marked before its body is parsed: the prerendered controls are not laid out, app.js is preloaded and the first part compiling; its verdict, live region and form follow", async () => {
   // Issue 36 item 9: index.html's inline head script (allowed by its CSP hash) marks html[data-link], and
   // styles.css takes the start page's prerendered controls and result out of the layout until app.js has drawn the
   // link's own. app.js is held back here, so what is seen is the page before it runs.
@@ -210,6 +210,8 @@ test("a link is marked before its body is parsed: the prerendered controls are n
   const held = new Promise((done) => (release = done));
   // This page's own route: no other page waits, whatever happens here.
   const page = await session.context.newPage();
+  const requested = [];
+  page.on("request", (request) => requested.push(new URL(request.url()).pathname));
   await page.route("**/app.js", async (route) => {
     await held;
     await route.continue();
@@ -230,10 +232,13 @@ test("a link is marked before its body is parsed: the prerendered controls are n
     // The form's box: none (display: none has no layout box).
     box: document.getElementById("settings-form").getClientRects().length,
     preloads: [...document.querySelectorAll('link[fetchpriority="high"]')].map((link) => `${link.rel} ${link.getAttribute("href")}`),
+    // The head script's compile of the first part, which web/boot.js hands to the engine (docs/web.md, "Start-up").
+    compiling: globalThis.llmMemoryEarly?.module instanceof Promise,
   }));
   release();
   assert.deepEqual(before, { link: "", prerendered: true, form: "none", elements: before.elements, gpus: "none", result: "none", box: 0,
-                             preloads: ["modulepreload app.js", "preload llm-memory.first.wasm"] });
+                             preloads: ["modulepreload app.js"], compiling: true });
+  assert.ok(requested.includes("/llm-memory.first.wasm"), "its fetch started before app.js ran");
   assert.ok(before.elements > 50, `the prerendered form is in the document, unlaid (${before.elements} elements)`);
   await page.waitForSelector('body[data-ready="true"]');
   await settled(page);
@@ -256,6 +261,7 @@ test("a link is marked before its body is parsed: the prerendered controls are n
   assert.deepEqual(await plain.evaluate(() => [document.documentElement.dataset.link, getComputedStyle(document.getElementById("settings-form")).display]),
                    [undefined, "block"]);
   assert.equal(await plain.locator('link[fetchpriority="high"]').count(), 0, "and nothing preloaded for it");
+  assert.equal(await plain.evaluate(() => "llmMemoryEarly" in globalThis), false, "nor compiled before its wake");
   await plain.close();
   // The single file (no .wasm beside it) is marked too, and preloads nothing.
   const single = await session.context.newPage();

@@ -5,6 +5,7 @@
 // tests/browser/layout.test.mjs.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { pickedGpuName } from "../../web/ui/gpu-picker.js";
 import { fitSplit, validPp, validTp } from "../../web/ui/parallel-picker.js";
 import { taskOf } from "../../web/ui/task-picker.js";
 import { devicesText, neededBytes, taskSentence } from "../../web/ui/verdict.js";
@@ -88,3 +89,18 @@ test("the verdict compares what fits compares: the peak on the device where the 
   assert.equal(neededBytes(estimate({})), 100e9);
   assert.equal(neededBytes(estimate({}, { peak: { device: 90e9 } })), 90e9);
 });
+
+test("a link's verdict names its GPU from the prerendered picker: the option's text before its last ' · ' (web/ui/gpu-picker.js)", () => {
+  // GpuPicker writes each option as `${gpu.name} · ${formatCapacity(memory)}`; the custom device has no capacity.
+  const select = { options: [{ value: "", textContent: "Custom memory (gpu_memory)" },
+                             { value: "h100-80gb", textContent: "NVIDIA H100 80GB SXM5 · 79.19 GiB (85.03 GB)" },
+                             { value: "x", textContent: "A · B · 8 GiB (8.59 GB)" }] };
+  assert.equal(pickedGpuName(select, "h100-80gb"), "NVIDIA H100 80GB SXM5");
+  // A name holding the separator keeps it: only the capacity after the last one goes.
+  assert.equal(pickedGpuName(select, "x"), "A · B");
+  // Not listed so (the custom device, an id the picker lacks, no picker): the core's list answers instead (app.js).
+  assert.equal(pickedGpuName(select, ""), undefined);
+  assert.equal(pickedGpuName(select, "a100-80gb"), undefined);
+  assert.equal(pickedGpuName(null, "h100-80gb"), undefined);
+});
+

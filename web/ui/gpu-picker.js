@@ -55,3 +55,13 @@ export class GpuPicker extends EventTarget {
     this.#info.dataset.bytes = String(memory_bytes);
   }
 }
+
+/**
+ * The name of the GPU `id` as a picker's <select> lists it ("<name> · <capacity>", GpuPicker above), or undefined
+ * where it is not listed so: a link's verdict names its GPU from the start page's prerendered picker (web/app.js).
+ */
+export function pickedGpuName(select, id) {
+  const text = [...(select?.options ?? [])].find((option) => option.value === id)?.textContent ?? "";
+  const end = text.lastIndexOf(" · ");
+  return id && end > 0 ? text.slice(0, end) : undefined;
+}

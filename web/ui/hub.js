@@ -88,14 +88,16 @@ export class HubBox {
  * Takes a repo id out of a link's overrides (`model=org/name` is not a preset the core knows): returns
  * {id, keep} (keep: the link's other model-group settings, applied over the repo's) or null, and deletes
  * `model` (and those settings) from `overrides` so the rest of the link loads while the repo is fetched.
+ * `modelKeys()`: the model group's keys, asked for only when there is a repo id (they come from the settings'
+ * schema, which a link with a preset reads after its verdict is painted: docs/web.md, "Start-up").
  */
-export function takeHubId(overrides, model_keys) {
+export function takeHubId(overrides, modelKeys) {
   if (!Object.hasOwn(overrides, "model")) return null;
   const id = parseHubId(overrides.model);
   if (id === null || !overrides.model.includes("/")) return null;
   delete overrides.model;
   const keep = {};
-  for (const key of model_keys) {
+  for (const key of modelKeys()) {
     if (!Object.hasOwn(overrides, key)) continue;
     keep[key] = overrides[key];
     delete overrides[key];
