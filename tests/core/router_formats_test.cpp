@@ -72,7 +72,7 @@ TEST(router_formats, bitsandbytes_quantises_an_nn_linear_router) {
 // twice) and refuse tp 5 for Qwen2.5-14B's 8 KV heads (40 query heads: resolve's head check passes).
 TEST(router_formats, tp_must_split_the_kv_heads_as_the_stack_does) {
   settings megatron{{"model", "llama-3.1-70b"}, {"framework", "megatron"}, {"tp", "16"}, {"devices", "16"}};
-  EXPECT_TRUE(refused_tp(megatron, "Megatron-LM splits the 8 query groups"));
+  EXPECT_TRUE(refused_tp(megatron, "Megatron-LM splits the query groups (num_key_value_heads = 8)"));
   megatron["tp"] = megatron["devices"] = "8";
   EXPECT_TRUE(estimate(megatron).ok());
   for (const char* runtime : {"vllm", "sglang"}) {

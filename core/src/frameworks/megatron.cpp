@@ -32,9 +32,9 @@ void check(const run_spec& r, std::vector<error>& errors) {
   const setting_values& v = r.values;
   const std::int64_t groups = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
   if (groups > 0 && groups % v.tp != 0)
-    errors.push_back({"tp", "Megatron-LM splits the " + std::to_string(groups) +
-                                " query groups (num_key_value_heads) over the tp ranks and asserts tp divides them "
-                                "(Attention: divide(num_query_groups, tp)), got " +
+    errors.push_back({"tp", "Megatron-LM splits the query groups (num_key_value_heads = " + std::to_string(groups) +
+                                ") over the tp ranks and asserts tp divides them (Attention: divide(num_query_groups, "
+                                "tp)), got " +
                                 std::to_string(v.tp)});
 }
 
