@@ -68,13 +68,19 @@ TEST(router_formats, bitsandbytes_quantises_an_nn_linear_router) {
 }
 
 // Megatron-Core's Attention divides num_query_groups by tp (megatron/core/transformer/attention.py): Llama 3.1 70B's
-// 8 KV heads at tp 16 are refused, at tp 8 they split. vLLM and SGLang replicate them at tp 16 (each of 8 heads
-// twice) and refuse tp 5 for Qwen2.5-14B's 8 KV heads (40 query heads: resolve's head check passes).
+// 8 KV heads at tp 16 are refused, at tp 8 they split; torchtitan alike. vLLM and SGLang replicate them at tp 16 (each
+// of 8 heads twice) and refuse tp 5 for Qwen2.5-14B's 8 KV heads (40 query heads: resolve's head check passes).
 TEST(router_formats, tp_must_split_the_kv_heads_as_the_stack_does) {
   settings megatron{{"model", "llama-3.1-70b"}, {"framework", "megatron"}, {"tp", "16"}, {"devices", "16"}};
   EXPECT_TRUE(refused_tp(megatron, "Megatron-LM splits the query groups (num_key_value_heads = 8)"));
   megatron["tp"] = megatron["devices"] = "8";
   EXPECT_TRUE(estimate(megatron).ok());
+  // torchtitan views each rank's wk / wv output as whole heads (Attention.forward): 8 KV heads over 16 ranks are half
+  // a head each.
+  settings titan{{"model", "llama-3.1-70b"}, {"framework", "torchtitan"}, {"tp", "16"}, {"devices", "16"}};
+  EXPECT_TRUE(refused_tp(titan, "torchtitan shards wk and wv"));
+  titan["tp"] = "8";
+  EXPECT_TRUE(estimate(titan).ok());
   for (const char* runtime : {"vllm", "sglang"}) {
     const settings replicated{
         {"model", "llama-3.1-70b"}, {"mode", "inference"}, {"runtime", runtime}, {"tp", "16"}, {"devices", "16"}};
