@@ -27,11 +27,11 @@ void profile(settings& p, const setting_values& v) {
 // Megatron-Core's Attention splits the heads and the query groups (num_key_value_heads) over the tp ranks with
 // divide(), which asserts each divides (megatron/core/transformer/attention.py Attention.__init__,
 // megatron/core/utils.py ensure_divisibility, NVIDIA/Megatron-LM @00c2c0ad): no KV head is replicated. resolve
-// checks the heads for every run.
+// refuses a tp that does not divide the heads for every run (then nothing is added here).
 void check(const run_spec& r, std::vector<error>& errors) {
   const setting_values& v = r.values;
   const std::int64_t groups = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
-  if (groups > 0 && groups % v.tp != 0)
+  if (v.num_attention_heads % v.tp == 0 && groups > 0 && groups % v.tp != 0)
     errors.push_back({"tp", "Megatron-LM splits the query groups (num_key_value_heads = " + std::to_string(groups) +
                                 ") over the tp ranks and asserts tp divides them (Attention: divide(num_query_groups, "
                                 "tp)), got " +

@@ -95,7 +95,7 @@ void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 void check(const run_spec& r, std::vector<error>& errors) {
   const setting_values& v = r.values;
   const std::int64_t kv = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
-  if (kv > 0 && kv % v.tp != 0)
+  if (v.num_attention_heads % v.tp == 0 && kv > 0 && kv % v.tp != 0)
     errors.push_back({"tp",
                       "torchtitan shards wk and wv by tp and views each rank's part as whole heads, so tp must "
                       "divide the KV heads (num_key_value_heads = " +

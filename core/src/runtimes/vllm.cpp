@@ -362,11 +362,12 @@ void check(const run_spec& r, std::vector<error>& errors) { check_kv_split(r, "v
 
 // vLLM's and SGLang's attention layers assert that tp divides the KV heads, or they divide tp (each replicated
 // tp / kv_heads times): vllm/model_executor/models/llama.py LlamaAttention (nemotron_h.py @00b08dc4 the same),
-// python/sglang/srt/models/llama.py @00239548. resolve checks that tp divides the query heads.
+// python/sglang/srt/models/llama.py @00239548. resolve refuses a tp that does not divide the query heads (then nothing
+// is added here).
 void check_kv_split(const run_spec& r, std::string_view runtime, std::vector<error>& errors) {
   const setting_values& v = r.values;
   const std::int64_t kv = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
-  if (kv > 0 && kv % v.tp != 0 && v.tp % kv != 0)
+  if (v.num_attention_heads % v.tp == 0 && kv > 0 && kv % v.tp != 0 && v.tp % kv != 0)
     errors.push_back({"tp", std::string(runtime) + " splits the " + std::to_string(kv) +
                                 " KV heads over the tp ranks or replicates them, so tp must divide them or be a "
                                 "multiple of them, got " +
