@@ -349,10 +349,10 @@ void check_parallelism(const run_spec& r, std::vector<error>& errors) {
     fail(errors, "offload", "optimizer+params needs zero = 3 (parameters are offloaded by ZeRO-3 / FSDP)");
 }
 
-// The runtime's own checks of an inference run (its row in runtimes/table.cpp).
+// The runtime's own checks of an inference run, the framework's of a training one (their rows' `check`).
 void check_runtime(const run_spec& r, std::vector<error>& errors) {
-  const auto check = detail::runtime_of(r.runtime).check;
-  if (!r.train() && check != nullptr) check(r, errors);
+  const auto check = r.train() ? detail::framework_of(r.framework).check : detail::runtime_of(r.runtime).check;
+  if (check != nullptr) check(r, errors);
   detail::check_device(r, errors);
 }
 

@@ -105,8 +105,9 @@ test("the first part answers as the whole module does; only an estimate with a r
   // DeepSpeed's ZeRO-3 window) = 139; + estimate.cpp's training row (training_buckets) and the 6 saved rows of the
   // dense layer kinds (SAVED_ROWS: attention, sliding, mla and dsa saved widths, dense and moe saved) = 146; + Ollama's
   // notes row (the assumed Q4_K_M weights in Ollama's words) = 147; + the ranking's 4 fast look-ups
-  // (core/src/fast_lookups.cpp: lambdas only fits() installs) = 151, split-wasm.mjs's own count.
-  assert.equal(placeholders, 151, `${placeholders} placeholders`);
+  // (core/src/fast_lookups.cpp: lambdas only fits() installs) = 151; + SGLang's, Megatron's and torchtitan's `check`
+  // rows (tp and the KV heads or query groups) = 154, split-wasm.mjs's own count.
+  assert.equal(placeholders, 154, `${placeholders} placeholders`);
   same(api.settingsSchema(), whole.settingsSchema(), "settingsSchema");
   same(api.listGpus(), whole.listGpus(), "listGpus");
   // The list computes every preset's exact count, the hybrid ones' too: after the rest (Engine.models waits for it).

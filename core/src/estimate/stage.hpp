@@ -109,6 +109,7 @@ struct stage_params {
   double routed = 0;         ///< routed-expert matrix weights on this device, before expert parallelism
   double vision = 0;         ///< vision tower + projector on this device (first stage, split by tp), 16-bit
   double replicated = 0;     ///< of `matrices`, the linear weights tp does not split (ReplicatedLinear)
+  double router = 0;         ///< of `replicated`, the MoE routers (weights, biases, shared_expert_gate)
   double kv_replicas = 0;    ///< of `matrices`, the k/v weights a runtime's replicated KV heads add to a tp split
   [[nodiscard]] double total() const { return matrices + embed + head + norms + vision; }
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "estimate/stage.hpp"
+#include "runtimes/runtime_def.hpp"
 #include "settings_apply.hpp"
 
 namespace llm_memory::detail {
@@ -126,6 +127,7 @@ stage_params count_stage(const context& c) {
       shaped ? share * p.over_layers([&](const layer_params& l) { return replicated_rows(c, l); }) : 0;
   const kv_extra kv = shaped ? kv_replicas(c) : kv_extra{};
   sp.replicated = whole;
+  sp.router = shaped ? share * p.over_layers([](const layer_params& l) { return l.router; }) : 0;
   sp.kv_replicas = share * kv.values;
   sp.matrices = (matrices - whole) / c.t + whole + sp.kv_replicas;
   const double encoder_rows = c.first_stage ? static_cast<double>(p.encoder_layers) * rows(p.encoder_layer) : 0;
@@ -137,9 +139,11 @@ stage_params count_stage(const context& c) {
   const double encoder_adapters =
       c.first_stage ? static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, c.r) : 0;
   sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t : 0;
+  // ZeRO-3 gathers a layer's shard of each rank's own tp part: the router is whole there, as above.
   double largest = 0;
-  for (const layer_group& g : p.groups) largest = std::max(largest, g.params.total());
-  sp.largest_layer = largest / c.t;
+  for (const layer_group& g : p.groups)
+    largest = std::max(largest, (g.params.total() - g.params.router) / c.t + g.params.router);
+  sp.largest_layer = largest;
   const double routed = p.over_layers([](const layer_params& layer) {
     double n = 0;
     for (const auto& l : layer.linears)
@@ -273,6 +277,14 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
                                                 ") + " + n(others) + " embedding/norm weights x 2 B"};
 }
 
+// The MoE routers a format that compresses every linear leaves 16-bit: an inference runtime that builds them
+// without the quantisation method (runtime_def::router_unquantized: vLLM's and SGLang's quant_config=None, TGI's
+// FastLinear). bitsandbytes, for transformers and the trainers, converts a router that is an nn.Linear with the rest.
+double router_16bit(const context& c, const stage_params& sp) {
+  return !c.train && runtime_of(c.r.runtime).router_unquantized ? sp.router : 0;
+}
+std::string routers_text(double router) { return router > 0 ? "routers " + n(router) + " x 2 B + " : ""; }
+
 }  // namespace
 
 // Bytes of the stored weights in the chosen format (dtype.hpp). Quantised formats compress the linear layers
@@ -289,12 +301,17 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
       const double w = bytes_per_value(c.r.weights, c.s.double_quant);
       // peft's prepare_model_for_kbit_training casts every non-4-bit parameter to fp32.
       const double o = c.train && c.r.adapters() && c.s.qlora_upcast ? fp32_bytes : 2;
-      return {sp.matrices * w + others * o, n(sp.matrices) + " matrix weights x " + n(w) + " B + " + n(others) +
-                                                " embedding/norm weights x " + n(o) + " B"};
+      const double router = router_16bit(c, sp), linears = sp.matrices - router;
+      return {linears * w + router * 2 + others * o, n(linears) + " matrix weights x " + n(w) + " B + " +
+                                                         routers_text(router) + n(others) +
+                                                         " embedding/norm weights x " + n(o) + " B"};
     }
-    case dtype_family::matrices_rows:
-      return {sp.matrices + sp.matrix_rows * fp32_bytes + others * 2,
-              n(sp.matrices) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + n(others) + " x 2 B"};
+    case dtype_family::matrices_rows: {
+      const double router = router_16bit(c, sp), linears = sp.matrices - router;
+      return {linears + router * 2 + sp.matrix_rows * fp32_bytes + others * 2,
+              n(linears) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + routers_text(router) + n(others) +
+                  " x 2 B"};
+    }
     case dtype_family::layout: return store_layout(c, sp);
     case dtype_family::gguf_mix: break;
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "llm_memory/resolve.hpp"
+#include "llm_memory/result.hpp"
 #include "llm_memory/settings.hpp"
 
 namespace llm_memory::detail {
@@ -44,6 +45,9 @@ struct framework_def {
   void (*profile)(settings& profile, const setting_values& values) = nullptr;
   /// The settings `profile` reads: a search that moves one re-resolves the run (vary(), profile_axes.hpp).
   profile_reads reads{};
+  /// Its own checks of a resolved run (Megatron: tp divides the query groups), each error naming its setting.
+  /// nullptr: none past resolve's.
+  void (*check)(const run_spec& r, std::vector<error>& errors) = nullptr;
   /// What it changes in the model itself, layered over the model preset (under config.json and explicit values).
   /// nullptr: nothing.
   void (*model_overrides)(settings& overrides) = nullptr;

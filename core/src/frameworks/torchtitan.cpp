@@ -3,6 +3,8 @@
 // over every device, bf16 compute over fp32 parameters, op-level selective activation checkpointing, an fp32
 // cross-entropy.
 #include <array>
+#include <string>
+#include <vector>
 
 #include "estimate/stage.hpp"
 #include "frameworks/framework_def.hpp"
@@ -87,6 +89,19 @@ void op_selective_saved(const context& c, const layer_params& layer, layer_activ
 // llama3/model/model.py l.407: its own `output` linear, never tied to tok_embeddings.
 void model_overrides(settings& p) { set(p, "tie_word_embeddings", "off"); }
 
+// Its plan shards wk and wv column-wise and Attention.forward views their outputs as (-1, head_dim) heads, repeated
+// n_heads // n_kv_heads times (torchtitan/models/llama3/model/model.py @018740b7): a rank's k and v must be whole
+// heads, so tp divides the KV heads; above them the view fails (no KV head is replicated).
+void check(const run_spec& r, std::vector<error>& errors) {
+  const setting_values& v = r.values;
+  const std::int64_t kv = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
+  if (v.num_attention_heads % v.tp == 0 && kv > 0 && kv % v.tp != 0)
+    errors.push_back({"tp",
+                      "torchtitan shards wk and wv by tp and views each rank's part as whole heads, so tp must "
+                      "divide the KV heads (num_key_value_heads = " +
+                          std::to_string(kv) + "), got " + std::to_string(v.tp)});
+}
+
 }  // namespace rest_rows
 }  // namespace
 
@@ -95,6 +110,7 @@ extern constinit const framework_def torchtitan_framework{
     .kind = framework_kind::torchtitan,
     .profile = profile,
     .reads = {.several_devices = true},  // FSDP2 over every device from two, autocast on one
+    .check = check,                      // tp divides the KV heads
     .model_overrides = model_overrides,
     .printed = "reserved",  // components/metrics.py l.444: "memory: {max_reserved_gib}GiB"
     // training.enable_cpu_offload (config/job_config.py @000204a4): "CPU offloading of parameters, gradients, and

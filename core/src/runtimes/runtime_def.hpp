@@ -104,6 +104,10 @@ struct runtime_def {
   /// Columns a causal convolution's state keeps beyond kernel - 1: transformers pads it to the whole kernel (1)
   /// [columns]
   double conv_state_extra = 0;
+  /// Builds every MoE router without the quantisation method (vLLM's and SGLang's gate with quant_config=None, TGI's
+  /// FastLinear): a weights format that compresses the linears (fp8, int8, int4, nf4) leaves the router 16-bit
+  /// (estimate/weights.cpp). false: the format converts it with the other linears (bitsandbytes' nn.Linear swap).
+  bool router_unquantized = false;
   /// Loads a GGUF conversion, not the checkpoint's own files: a preset's shipped format (FP8, MXFP4) is not its
   /// default (resolve.cpp)
   bool converts_checkpoint = false;
@@ -131,6 +135,9 @@ struct runtime_def {
   /// false: every point of a sweep is estimate() itself.
   bool lowerable = true;
 };
+
+/// vLLM's and SGLang's check: tp divides the KV heads or is a multiple of them, the error naming `runtime`.
+void check_kv_split(const run_spec& r, std::string_view runtime, std::vector<error>& errors);
 
 /// The runtime's row in the table (runtimes/table.cpp).
 [[nodiscard]] const runtime_def& runtime_of(runtime_kind kind);

@@ -208,6 +208,8 @@ void report(const context& c, const runtime_term& weights, runtime_report& out, 
 // The profile reads: chunked_prefill_size from the device's memory, mem_fraction_static from it, tp and pp.
 profile_reads reads(const run_spec&) { return {.tp = true, .pp = true, .gpu_memory = true}; }
 
+void check(const run_spec& r, std::vector<error>& errors) { check_kv_split(r, "SGLang", errors); }
+
 }  // namespace rest_rows
 }  // namespace
 
@@ -216,7 +218,9 @@ runtime_def sglang_runtime() {
   d.kind = runtime_kind::sglang;
   d.profile = profile;
   d.reads = reads;
+  d.check = check;
   d.architecture = architecture;
+  d.router_unquantized = true;  // ReplicatedLinear(quant_config=None) gates: docs/methodology.md
   d.activations = activations;
   d.overhead = overhead;
   d.report = report;

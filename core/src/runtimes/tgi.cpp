@@ -186,6 +186,7 @@ runtime_def tgi_runtime() {
   d.reads = reads;
   d.check = check;
   d.extra_weights = tied_head_copy;
+  d.router_unquantized = true;  // FastLinear.load: the gate as its tensor, unquantised
   d.mla_cache = mla_cache;
   // TGI pages sliding-window layers at full length (FlashCausalLM.init_kv_cache): they hold the whole context.
   d.sliding_at_full_length = true;

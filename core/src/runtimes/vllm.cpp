@@ -110,6 +110,36 @@ void rotary_cache(const context& c, builder& params) {
                    n(c.m.head_dim) + " x " + n(c.act) + " B");
 }
 
+// Whether the GPU preset runs GateLinear's specialised router kernels: CUDA capability 9.0 (H100, H200, H20, GH200)
+// or the 10.x family (B200, B300, GB200, GB300); not 8.x, 12.x (RTX 50, RTX PRO 6000, DGX Spark) or ROCm.
+bool hopper_or_blackwell(std::string_view gpu) {
+  for (const std::string_view prefix : {"h100", "h200", "h20-", "gh200", "b200", "b300", "gb200", "gb300"})
+    if (gpu.starts_with(prefix)) return true;
+  return false;
+}
+
+// Nemotron-H's router is a GateLinear(force_fp32_compute=True) with no bias: off those GPUs it stores its weight in
+// fp32 (params_dtype = torch.float32) so that F.linear computes in fp32 (vllm/model_executor/layers/fused_moe/router/
+// gate_linear.py @0487d5c2, models/nemotron_h.py @00b08dc4 NemotronHMoE). The weights bucket holds it 16-bit: the
+// other 2 B a weight here. No GPU preset: the GPU is not known, 16-bit.
+void fp32_gate(const context& c, builder& params) {
+  if (c.s.model_type != "nemotron_h" || c.s.gpu.empty() || hopper_or_blackwell(c.s.gpu) || c.s.params > 0) return;
+  const dtype_info& w = info(c.r.weights);
+  const double stored = w.family == dtype_family::floating ? w.bytes_per_value() : 2;
+  const double moe_layers = c.layers_on_stage / static_cast<double>(c.m.layers) *
+                            c.m.params.over_layers([](const layer_params& l) { return l.router > 0 ? 1.0 : 0.0; });
+  const double gates = moe_layers * c.m.hidden * static_cast<double>(c.s.num_experts);
+  if (gates > 0 && stored < fp32_bytes && w.family != dtype_family::gguf_mix)
+    params.add("router in fp32 (GateLinear off Hopper and Blackwell)", gates * (fp32_bytes - stored),
+               n(moe_layers) + " layers x hidden " + n(c.m.hidden) + " x " + std::to_string(c.s.num_experts) +
+                   " experts x (4 - " + n(stored) + ") B");
+}
+
+void extra_weights(const context& c, builder& params) {
+  rotary_cache(c, params);
+  fp32_gate(c, params);
+}
+
 // vLLM's profiling run: a forward at the chunk, then the sampler over max_num_seqs rows; not at once.
 runtime_term profile_peak(const context& c) {
   const double N = chunk_tokens(c);
@@ -326,7 +356,23 @@ profile_reads reads(const run_spec& r) {
   return {.seq = r.vllm == vllm_release::v0_6, .tp = true, .gpu = true, .gpu_memory = true};
 }
 
+void check(const run_spec& r, std::vector<error>& errors) { check_kv_split(r, "vLLM", errors); }
+
 }  // namespace
+
+// vLLM's and SGLang's attention layers assert that tp divides the KV heads, or they divide tp (each replicated
+// tp / kv_heads times): vllm/model_executor/models/llama.py LlamaAttention (nemotron_h.py @00b08dc4 the same),
+// python/sglang/srt/models/llama.py @00239548. resolve refuses a tp that does not divide the query heads (then nothing
+// is added here).
+void check_kv_split(const run_spec& r, std::string_view runtime, std::vector<error>& errors) {
+  const setting_values& v = r.values;
+  const std::int64_t kv = v.num_key_value_heads > 0 ? v.num_key_value_heads : v.num_attention_heads;
+  if (v.num_attention_heads % v.tp == 0 && kv > 0 && kv % v.tp != 0 && v.tp % kv != 0)
+    errors.push_back({"tp", std::string(runtime) + " splits the " + std::to_string(kv) +
+                                " KV heads over the tp ranks or replicates them, so tp must divide them or be a "
+                                "multiple of them, got " +
+                                std::to_string(v.tp)});
+}
 
 runtime_def vllm_runtime() {
   runtime_def d;
@@ -335,7 +381,9 @@ runtime_def vllm_runtime() {
   d.weights_free_profile = true;  // batch defaults by memory, A100 and version; the windows by version and chunking
   d.reads = reads;
   d.architecture = architecture;
-  d.extra_weights = rotary_cache;
+  d.check = check;
+  d.extra_weights = extra_weights;
+  d.router_unquantized = true;  // ReplicatedLinear / GateLinear(quant_config=None): docs/methodology.md
   d.activations = activations;
   d.overhead = overhead;
   d.kv = kv;
