@@ -80,13 +80,15 @@ settings base_settings(const settings& machine, const model_preset& m) {
   return s;
 }
 
-// The candidate's changes: its format and runtime, and the split over several devices (vLLM: tensor parallel;
-// llama.cpp: its layer split).
+// The candidate's changes: its format and runtime, and llama.cpp's layer split over several devices. vLLM's split is
+// the one it is launched with on them (resolve.cpp default_split: the largest tp up to a node that divides the
+// devices and the heads, pipeline stages for the rest), so a model whose KV heads tp = devices does not divide
+// (Phi-4's 10 on 8 GPUs: vLLM refuses tp 8) runs tp 2 x pp 4 rather than not at all.
 settings candidate_changes(const candidate& c, std::int64_t devices) {
   settings s{{"runtime", std::string(runtime_name(c.runtime))}};
   if (c.weights != nullptr) s.emplace("weights_dtype", c.weights);
-  const bool layers = detail::runtime_of(c.runtime).splits == detail::device_split::layers;
-  if (devices > 1) s.emplace(layers ? "pp" : "tp", std::to_string(devices));
+  if (devices > 1 && detail::runtime_of(c.runtime).splits == detail::device_split::layers)
+    s.emplace("pp", std::to_string(devices));
   return s;
 }
 
@@ -485,10 +487,10 @@ bool weights_pass_memory(const run_spec& base, const candidate& c, std::int64_t 
   return format && matrices_pass(base, *format, memory);
 }
 
-// A model's base runs on the machine. For run: vLLM's (the checkpoint as shipped, tp over the devices), where vLLM
-// runs on the device, resolved per backend and moved to a device of the same vLLM profile (resolved_elsewhere);
-// and llama.cpp's, device-free and kept, resolved only when a GGUF format is tried or vLLM's does not resolve.
-// For training: the task's run. Nothing when neither resolves (a task the model cannot take).
+// A model's base runs on the machine. For run: vLLM's (the checkpoint as shipped, split as it is launched on the
+// devices), where vLLM runs on the device, resolved per backend and moved to a device of the same vLLM profile
+// (resolved_elsewhere); and llama.cpp's, device-free and kept, resolved only when a GGUF format is tried or vLLM's does
+// not resolve. For training: the task's run. Nothing when neither resolves (a task the model cannot take).
 struct model_bases {
   const fits_request& q;                   ///< the request
   const gpu_preset& gpu;                   ///< the device
