@@ -231,6 +231,35 @@ TEST(Fits, TrainingTasks) {
   EXPECT_EQ(row.decode_tokens_per_s, 0);
 }
 
+// Several devices serve one copy with the split vLLM is launched with (resolve.cpp default_split), not tp = devices:
+// on 8 GPUs, tp 8 divides neither Qwen2.5-7B's 28 query heads nor Phi-4's 10 KV heads (vLLM refuses both). The
+// largest t <= 8 dividing 8 and the query heads, with the KV heads divisible by t (or t by them): Qwen2.5-7B
+// (28 heads, 4 KV) t = 4, so tp 4 x pp 2; Phi-4 (40 heads, 10 KV) t = 2 (4 leaves 10 % 4 = 2), so tp 2 x pp 4.
+// Each row's link states no split, and opening it gives that split and the row's total.
+TEST(Fits, SeveralDevicesTakeVllmsLaunchSplit) {
+  struct expected {
+    const char* model;
+    std::int64_t tp;
+    std::int64_t pp;
+  };
+  for (const expected e : {expected{"qwen2.5-7b", 4, 2}, expected{"phi-4", 2, 4}}) {
+    fits_request q;
+    q.gpu = "h100-80gb";
+    q.devices = 8;
+    q.family = e.model;
+    const fits_result result = ranked(q);  // the row refers into it
+    const fits_row& row = row_of(result, e.model);
+    ASSERT_TRUE(row.fits) << e.model;
+    EXPECT_EQ(row.runtime, "vllm") << e.model;
+    EXPECT_FALSE(row.delta.contains("tp")) << e.model;
+    const auto run = resolve(row.delta);
+    ASSERT_TRUE(run.ok()) << e.model;
+    EXPECT_EQ(run.value().values.tp, e.tp) << e.model;
+    EXPECT_EQ(run.value().values.pp, e.pp) << e.model;
+    EXPECT_EQ(estimate(run.value()).total_bytes, row.total_bytes) << e.model;
+  }
+}
+
 TEST(Fits, OrderFiltersAndErrors) {
   fits_request q;
   q.gpu = "rtx-4090";
