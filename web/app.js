@@ -88,8 +88,7 @@ class App {
    * A link's verdict alone, before the rest of the page is built (main; issue 36 item 9): its first estimate, the
    * task sentence and the verdict line drawn into #verdict-head and shown at once (html[data-verdict]: styles.css),
    * the prerendered page still hidden. Returns whether it drew one: settings that do not estimate draw nothing
-   * here (build's render says why). `gpus`: the start page's prerendered GPU picker (its <select>), which names
-   * the link's GPU as the core's list does, without building and parsing that list first (122 rows of JSON).
+   * here (build's render says why). `gpus`: the prerendered GPU <select>, naming the GPU without the core's list.
    */
   drawVerdict(gpus = null) {
     const estimate = this.view.estimate(this.state.overrides);
@@ -641,8 +640,8 @@ async function main() {
   const root = document.documentElement.dataset;
   if (matchMedia(NARROW).matches) $("settings-details").open = false;
   root.started = "";
-  // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now (their GPU
-  // list kept for the verdict's GPU name: drawVerdict).
+  // A link with settings draws its own controls (buildControls): the start page's prerendered ones go now (the GPU
+  // <select> kept for drawVerdict).
   let prerendered_gpus = null;
   if ("prerendered" in root && !("default" in root)) {
     prerendered_gpus = $("gpu-select");
