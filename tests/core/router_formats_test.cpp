@@ -105,6 +105,14 @@ TEST(router_formats, all_linear_adapts_an_nn_linear_router) {
   EXPECT_EQ(all.bytes("optimizer"), 242225152.0 * 8);
   s["tp"] = s["devices"] = "2";
   EXPECT_EQ(test::item(estimated(s), "LoRA adapters"), 488652800.0);
+  // Adafactor factors each adapter matrix into a row and a column vector: lora_A (r x h) and lora_B (E x r) of the
+  // gate hold r + h + E + r = 32 + 4,104 values a layer, 4,136 x 32 x 4 B = 529,408 B beside the seven projections'.
+  EXPECT_EQ((2 * 16 + 4096 + 8) * 32 * 4.0, 529408.0);
+  settings f{{"model", "mixtral-8x7b-v0.1"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"optimizer", "adafactor"}};
+  f["lora_targets"] = "all-linear";
+  const double all_factored = test::item(estimated(f), "fp32 Adafactor factored second moment");
+  f["lora_targets"] = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+  EXPECT_EQ(all_factored - test::item(estimated(f), "fp32 Adafactor factored second moment"), 529408.0);
   // Qwen1.5-MoE-A2.7B: the gate (2,048 -> 60) and the shared_expert_gate (2,048 -> 1), 24 layers: 16 x (2,108 +
   // 2,049) x 24 = 1,596,288 adapter weights more than the seven projections' adapters, 6,385,152 B.
   EXPECT_EQ(16 * (2108 + 2049) * 24.0 * 4, 6385152.0);
