@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "families/families.hpp"
 #include "layers/layer_kinds.hpp"
 #include "text.hpp"
 
@@ -245,6 +246,8 @@ model_spec make_model(const setting_values& s, const model_choices& choices) {
   m.intermediate = s.intermediate_size > 0 ? static_cast<double>(s.intermediate_size) : 4 * m.hidden;
   m.vocab = static_cast<double>(s.vocab_size);
   m.mla = s.kv_lora_rank > 0;
+  const detail::family* fam = detail::find_family(s.model_type);
+  m.router_parameter = fam != nullptr && fam->router_parameter;
   m.layer_pattern = layer_pattern_of(s, m.mla);
   m.kv_shared_layers = static_cast<double>(std::min(s.num_kv_shared_layers, s.num_hidden_layers));
 

@@ -67,6 +67,68 @@ TEST(router_formats, bitsandbytes_quantises_an_nn_linear_router) {
   EXPECT_EQ(weights(s, "vllm", "nf4") - weights(s, "transformers", "nf4"), 70844416.0);
 }
 
+// A router that is an nn.Parameter of its own is no nn.Linear for _replace_with_bnb_linear to swap: it stays at the
+// load dtype (DeepSeek's MoEGate / DeepseekV3TopkRouter, gpt-oss's GptOssTopKRouter: docs/methodology.md). DeepSeek-
+// V3's 58 MoE layers (61 less first_k_dense_replace 3) hold 256 x 7,168 router weights and the 256-value score
+// correction: 58 x 1,835,264 = 106,445,312 values at 2 B, not NF4's 0.5625 B: 106,445,312 x 1.4375 = 153,015,136 B
+// more than the same shapes with an nn.Linear router (model_type mixtral), and as much as vLLM keeps.
+TEST(router_formats, bitsandbytes_leaves_a_parameter_router_16_bit) {
+  EXPECT_EQ(58 * (256 * 7168.0 + 256), 106445312.0);
+  EXPECT_EQ(106445312 * (2 - 0.5625), 153015136.0);
+  const settings s{{"model", "deepseek-v3"}, {"mode", "inference"}, {"double_quant", "off"}};
+  settings linear = s;
+  linear["model_type"] = "mixtral";
+  EXPECT_EQ(weights(s, "transformers", "nf4") - weights(linear, "transformers", "nf4"), 153015136.0);
+  EXPECT_EQ(weights(s, "vllm", "nf4"), weights(s, "transformers", "nf4"));
+  // QLoRA with prepare_model_for_kbit_training (qlora_upcast) casts every 16-bit parameter to fp32, the Parameter
+  // router with the embeddings: gpt-oss-20b's 24 layers x (32 x 2,880 + 32 bias) = 2,212,608 values at 4 B, not
+  // 0.5625 B: 2,212,608 x 3.4375 = 7,605,840 B.
+  EXPECT_EQ(24 * (32 * 2880.0 + 32) * (4 - 0.5625), 7605840.0);
+  settings q{{"model", "gpt-oss-20b"}, {"finetune", "qlora"}, {"qlora_upcast", "on"}, {"double_quant", "off"}};
+  settings q_linear = q;
+  q_linear["model_type"] = "mixtral";
+  EXPECT_EQ(test::item(estimated(q), "frozen base weights") - test::item(estimated(q_linear), "frozen base weights"),
+            7605840.0);
+}
+
+// peft's all-linear adapts every nn.Linear but the output layer (tuners_utils.py _maybe_include_all_linear_layers):
+// Mixtral-8x7B's gate (4,096 -> 8) gets r x (4,096 + 8) adapter weights a layer, 16 x 4,104 x 32 layers = 2,101,248
+// at rank 16, beside the 16 x (8,192 + 5,120 x 2 + 8,192 + 8 experts x 3 x 18,432) x 32 = 240,123,904 of the seven
+// projections: 242,225,152 adapter weights at 4 B (fp32 adapters), Adam's two fp32 moments 8 B each. At tp 2 the
+// projections' adapters split, the router's stay whole: (120,061,952 + 2,101,248) x 4 B = 488,652,800 B.
+TEST(router_formats, all_linear_adapts_an_nn_linear_router) {
+  EXPECT_EQ(16 * 4104 * 32.0, 2101248.0);
+  EXPECT_EQ(16 * (8192 + 5120 * 2 + 8192 + 8 * 3 * 18432.0) * 32, 240123904.0);
+  settings s{{"model", "mixtral-8x7b-v0.1"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"lora_targets", "all-linear"}};
+  const auto all = estimated(s);
+  EXPECT_EQ(test::item(all, "LoRA adapters"), 242225152.0 * 4);
+  EXPECT_EQ(all.bytes("optimizer"), 242225152.0 * 8);
+  s["tp"] = s["devices"] = "2";
+  EXPECT_EQ(test::item(estimated(s), "LoRA adapters"), 488652800.0);
+  // Adafactor factors each adapter matrix into a row and a column vector: lora_A (r x h) and lora_B (E x r) of the
+  // gate hold r + h + E + r = 32 + 4,104 values a layer, 4,136 x 32 x 4 B = 529,408 B beside the seven projections'.
+  EXPECT_EQ((2 * 16 + 4096 + 8) * 32 * 4.0, 529408.0);
+  settings f{{"model", "mixtral-8x7b-v0.1"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"optimizer", "adafactor"}};
+  f["lora_targets"] = "all-linear";
+  const double all_factored = test::item(estimated(f), "fp32 Adafactor factored second moment");
+  f["lora_targets"] = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+  EXPECT_EQ(all_factored - test::item(estimated(f), "fp32 Adafactor factored second moment"), 529408.0);
+  // Qwen1.5-MoE-A2.7B: the gate (2,048 -> 60) and the shared_expert_gate (2,048 -> 1), 24 layers: 16 x (2,108 +
+  // 2,049) x 24 = 1,596,288 adapter weights more than the seven projections' adapters, 6,385,152 B.
+  EXPECT_EQ(16 * (2108 + 2049) * 24.0 * 4, 6385152.0);
+  settings q{{"model", "qwen1.5-moe-a2.7b"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"lora_targets", "all-linear"}};
+  settings seven = q;
+  seven["lora_targets"] = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+  EXPECT_EQ(test::item(estimated(q), "LoRA adapters") - test::item(estimated(seven), "LoRA adapters"), 6385152.0);
+  // A Parameter router gets none: DeepSeek-V3's 58 routers would take 16 x (7,168 + 256) x 58 = 6,889,472 adapter
+  // weights (27,557,888 B) as nn.Linear gates (model_type mixtral).
+  EXPECT_EQ(16 * (7168 + 256) * 58.0 * 4, 27557888.0);
+  settings d{{"model", "deepseek-v3"}, {"finetune", "lora"}, {"lora_rank", "16"}, {"lora_targets", "all-linear"}};
+  settings d_linear = d;
+  d_linear["model_type"] = "mixtral";
+  EXPECT_EQ(test::item(estimated(d_linear), "LoRA adapters") - test::item(estimated(d), "LoRA adapters"), 27557888.0);
+}
+
 // Megatron-Core's Attention divides num_query_groups by tp (megatron/core/transformer/attention.py): Llama 3.1 70B's
 // 8 KV heads at tp 16 are refused, at tp 8 they split; torchtitan alike. vLLM and SGLang replicate them at tp 16 (each
 // of 8 heads twice) and refuse tp 5 for Qwen2.5-14B's 8 KV heads (40 query heads: resolve's head check passes).

@@ -215,6 +215,9 @@ struct model_spec {
   double intermediate = 0;  ///< dense MLP inner width
   double vocab = 0;         ///< V, 0 when unknown
   bool mla = false;         ///< multi-head latent attention (DeepSeek)
+  /// The MoE router is an nn.Parameter of its own, not an nn.Linear (DeepSeek, GLM-4.5, gpt-oss: the family's
+  /// modeling code): bitsandbytes does not quantise it and peft's all-linear gives it no adapter.
+  bool router_parameter = false;
   /// The layers' kinds as a repeating unit: layer l has the kind at position l mod the unit's length (Gemma 3:
   /// five sliding_attention then one attention).
   std::vector<layer_run> layer_pattern = {layer_run{}};

@@ -144,6 +144,10 @@ layer_activations layer_saved(const context& c, layer_kind mixer, mlp_kind mlp, 
     for (const auto& l : layer.linears)
       if (c.r.lora_targets.contains(l.name))
         out.linear_terms += c.act * (l.routed ? k * T : T) * static_cast<double>(s.lora_rank);
+    // The router's adapters (peft's all-linear on an nn.Linear router) see every token, whole on each tp rank.
+    const double router =
+        c.act * T * static_cast<double>(s.lora_rank) * static_cast<double>(adapted_router_linears(c, layer).size());
+    out.linear_terms += router, out.outside_tp += router;
   }
   return out;
 }

@@ -150,6 +150,10 @@ struct state_layout {
 // ---- estimate/weights.cpp ----
 
 [[nodiscard]] double adapter_params(const layer_params& layer, const run_spec& r);
+// The nn.Linear modules of a MoE layer's router that peft's all-linear adapts (none for a Parameter router).
+[[nodiscard]] std::vector<linear_shape> adapted_router_linears(const context& c, const layer_params& layer);
+// Their adapters' parameters, whole on every tensor-parallel rank as the router is.
+[[nodiscard]] double router_adapter_params(const context& c, const layer_params& layer);
 
 [[nodiscard]] double rows(const layer_params& layer);
 

@@ -22,8 +22,9 @@ state_layout layout_state(const context& c) {
   l.zero_opt = r.values.zero >= 1 ? c.dp : 1;
   l.shard = c.dp > 1 ? " / " + n(c.dp) + " data-parallel shards" : "";
   if (r.adapters()) {
-    l.trainable_model = p.over_layers([&](const layer_params& layer) { return adapter_params(layer, r); }) +
-                        static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, r);
+    l.trainable_model = p.over_layers([&](const layer_params& layer) {
+      return adapter_params(layer, r) + router_adapter_params(c, layer);
+    }) + static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, r);
   } else {
     const double given = r.values.trainable_params;
     l.trainable_fraction = given <= 1 ? given : given / r.params;
@@ -226,6 +227,8 @@ double adafactor_values(const context& c, const state_layout& l) {
       for (const auto& lin : layer.linears)
         if (r.lora_targets.contains(lin.name))
           f += (2 * static_cast<double>(r.values.lora_rank) + lin.in_features + lin.out_features) * lin.copies;
+      for (const auto& lin : adapted_router_linears(c, layer))
+        f += 2 * static_cast<double>(r.values.lora_rank) + lin.in_features + lin.out_features;
       return f;
     }
     double f = layer.norms + (layer.router > 0 ? c.m.hidden + static_cast<double>(r.values.num_experts) : 0);

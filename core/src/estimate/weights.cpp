@@ -21,6 +21,23 @@ double adapter_params(const layer_params& layer, const run_spec& r) {
   return total;
 }
 
+// peft's all-linear targets every nn.Linear but the output layer (peft/tuners/tuners_utils.py
+// _maybe_include_all_linear_layers): a router that is one (Mixtral's gate, h -> E) and Qwen2-MoE's shared_expert_gate
+// (h -> 1) get adapters; a router that is an nn.Parameter (c.m.router_parameter) is no module peft can wrap.
+std::vector<linear_shape> adapted_router_linears(const context& c, const layer_params& layer) {
+  std::vector<linear_shape> out;
+  if (layer.router == 0 || !c.r.adapters() || !c.r.lora_targets.is_all_linear() || c.m.router_parameter) return out;
+  out.push_back({.in_features = c.m.hidden, .out_features = static_cast<double>(c.s.num_experts)});
+  if (c.s.shared_expert_gate) out.push_back({.in_features = c.m.hidden, .out_features = 1});
+  return out;
+}
+double router_adapter_params(const context& c, const layer_params& layer) {
+  double total = 0;
+  for (const auto& l : adapted_router_linears(c, layer))
+    total += static_cast<double>(c.r.values.lora_rank) * (l.in_features + l.out_features);
+  return total;
+}
+
 double rows(const layer_params& layer) {
   double n = 0;
   for (const auto& l : layer.linears) n += l.out_features * l.copies;
@@ -138,7 +155,9 @@ stage_params count_stage(const context& c) {
   const double adapters_all = p.over_layers([&](const layer_params& l) { return adapter_params(l, c.r); });
   const double encoder_adapters =
       c.first_stage ? static_cast<double>(p.encoder_layers) * adapter_params(p.encoder_layer, c.r) : 0;
-  sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t : 0;
+  const double router_adapters =
+      share * p.over_layers([&](const layer_params& l) { return router_adapter_params(c, l); });
+  sp.adapters = c.r.adapters() ? (share * adapters_all + encoder_adapters) / c.t + router_adapters : 0;
   // ZeRO-3 gathers a layer's shard of each rank's own tp part: the router is whole there, as above.
   double largest = 0;
   for (const layer_group& g : p.groups)
@@ -277,13 +296,16 @@ weight_storage store_layout(const context& c, const stage_params& sp) {
                                                 ") + " + n(others) + " embedding/norm weights x 2 B"};
 }
 
-// The MoE routers a format that compresses every linear leaves 16-bit: an inference runtime that builds them
+// The MoE routers a format that compresses every linear leaves unquantised: an inference runtime that builds them
 // without the quantisation method (runtime_def::router_unquantized: vLLM's and SGLang's quant_config=None, TGI's
-// FastLinear). bitsandbytes, for transformers and the trainers, converts a router that is an nn.Linear with the rest.
-double router_16bit(const context& c, const stage_params& sp) {
-  return !c.train && runtime_of(c.r.runtime).router_unquantized ? sp.router : 0;
+// FastLinear), and a router that is an nn.Parameter, which bitsandbytes' _replace_with_bnb_linear (for transformers
+// and the trainers) does not swap; it converts a router that is an nn.Linear with the rest.
+double router_unquantized(const context& c, const stage_params& sp) {
+  return c.m.router_parameter || (!c.train && runtime_of(c.r.runtime).router_unquantized) ? sp.router : 0;
 }
-std::string routers_text(double router) { return router > 0 ? "routers " + n(router) + " x 2 B + " : ""; }
+std::string routers_text(double router, double bytes) {
+  return router > 0 ? "routers " + n(router) + " x " + n(bytes) + " B + " : "";
+}
 
 }  // namespace
 
@@ -301,16 +323,17 @@ weight_storage store_weights(const context& c, const stage_params& sp) {
       const double w = bytes_per_value(c.r.weights, c.s.double_quant);
       // peft's prepare_model_for_kbit_training casts every non-4-bit parameter to fp32.
       const double o = c.train && c.r.adapters() && c.s.qlora_upcast ? fp32_bytes : 2;
-      const double router = router_16bit(c, sp), linears = sp.matrices - router;
-      return {linears * w + router * 2 + others * o, n(linears) + " matrix weights x " + n(w) + " B + " +
-                                                         routers_text(router) + n(others) +
+      // A Parameter router is one of those (o B); in inference o is 2.
+      const double router = router_unquantized(c, sp), linears = sp.matrices - router;
+      return {linears * w + router * o + others * o, n(linears) + " matrix weights x " + n(w) + " B + " +
+                                                         routers_text(router, o) + n(others) +
                                                          " embedding/norm weights x " + n(o) + " B"};
     }
     case dtype_family::matrices_rows: {
-      const double router = router_16bit(c, sp), linears = sp.matrices - router;
+      const double router = router_unquantized(c, sp), linears = sp.matrices - router;
       return {linears + router * 2 + sp.matrix_rows * fp32_bytes + others * 2,
-              n(linears) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + routers_text(router) + n(others) +
-                  " x 2 B"};
+              n(linears) + " x 1 B + " + n(sp.matrix_rows) + " fp32 row scales + " + routers_text(router, 2) +
+                  n(others) + " x 2 B"};
     }
     case dtype_family::layout: return store_layout(c, sp);
     case dtype_family::gguf_mix: break;

@@ -238,9 +238,10 @@ constexpr std::array families = {
     // OLMo 3 (modular_olmo3.py): OLMo 2's layers, three sliding-window layers to one full (layer_types).
     family{.model_type = "olmo3", .qk_norm = "full", .sliding_pattern = 4},
     family{.model_type = "minimax_m2", .qk_norm = "full", .router_bias = true, .fields = minimax_m2_fields},
-    family{"deepseek_v2"}, family{"deepseek_v3"},
+    family{.model_type = "deepseek_v2", .router_parameter = true},
+    family{.model_type = "deepseek_v3", .router_parameter = true},
     // DeepSeek-V3.2: DeepSeek-V3 with the lightning indexer in every layer (index_n_heads: layers/dsa.cpp).
-    family{"deepseek_v32"},
+    family{.model_type = "deepseek_v32", .router_parameter = true},
     family{.model_type = "falcon", .norm = "layernorm", .mlp = "plain", .tie = true, .attention_bias = "none",
            .fields = falcon_fields},
     // Issue 18's families; the derivations are in docs/models.md.
@@ -257,10 +258,11 @@ constexpr std::array families = {
            .mlp_bias = true, .lm_head_bias = true, .fields = phi_fields},
     family{.model_type = "phimoe", .norm = "layernorm"},
     family{.model_type = "gpt_oss", .attention_bias = "all", .sliding_pattern = 2, .mlp_bias = true,
-           .attention_sinks = true, .router_bias = true},
+           .attention_sinks = true, .router_bias = true, .router_parameter = true},
     family{.model_type = "llama4_text", .fields = llama4_fields},
     family{.model_type = "glm4", .attention_bias = "qkv", .norms_per_layer = 4},
-    family{.model_type = "glm4_moe", .attention_bias = "qkv", .router_bias = true, .fields = glm4_moe_fields},
+    family{.model_type = "glm4_moe", .attention_bias = "qkv", .router_bias = true, .router_parameter = true,
+           .fields = glm4_moe_fields},
     family{.model_type = "cohere", .tie = true, .attention_bias = "none", .norms_per_layer = 1,
            .fields = cohere_fields},
     family{.model_type = "granite", .tie = true}, family{.model_type = "granitemoe", .tie = true},
@@ -273,7 +275,7 @@ constexpr std::array families = {
     family{.model_type = "cohere2", .tie = true, .norms_per_layer = 1, .sliding_pattern = 4},
     // State-space and short-convolution hybrids (ssm.cpp reads their layer lists; docs/models.md).
     family{.model_type = "nemotron_h", .mlp = "plain", .attention_bias = "none", .norms_per_layer = 1,
-           .router_bias = true, .fields = nemotron_h_fields},
+           .router_bias = true, .router_parameter = true, .fields = nemotron_h_fields},
     family{.model_type = "granitemoehybrid", .fields = granitemoehybrid_fields},
     family{.model_type = "lfm2", .tie = true, .attention_bias = "none", .qk_norm = "head", .fields = lfm2_fields},
     family{.model_type = "lfm2_moe", .tie = true, .attention_bias = "none", .qk_norm = "head",
@@ -287,7 +289,8 @@ constexpr std::array families = {
     family{.model_type = "minimax", .fields = minimax_fields},
     // Kimi Linear: KDA and MLA layers (3:1), DeepSeek-V3's experts (linear_hybrids.cpp); no rotary anywhere
     // (modeling_kimi.py KimiMLAAttention asserts mla_use_nope).
-    family{.model_type = "kimi_linear", .position = "none", .router_bias = true, .fields = kimi_linear_fields},
+    family{.model_type = "kimi_linear", .position = "none", .router_bias = true, .router_parameter = true,
+           .fields = kimi_linear_fields},
     // Zamba2: Mamba-2 layers, shared attention + MLP blocks applied at the hybrid layers (zamba2.cpp).
     family{.model_type = "zamba2", .tie = true, .norms_per_layer = 1, .fields = zamba2_fields},
     // Issue 32's Gated DeltaNet hybrids; the derivations are in docs/models.md.

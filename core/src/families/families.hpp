@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// What the config.json readers of core/src/families/ share (private to them and config_json.cpp). The field names
-// per model_type and the family conventions a config does not spell out come from the transformers
-// configuration_*.py / modeling_*.py files of each family; docs/models.md lists them. docs/architecture.md,
-// "Families", says where each reader lives and how a family is added.
+// What the config.json readers of core/src/families/ share (private to them, config_json.cpp and model.cpp, which
+// reads a family's router_parameter). The field names per model_type and the family conventions a config does not
+// spell out come from the transformers configuration_*.py / modeling_*.py files of each family; docs/models.md lists
+// them. docs/architecture.md, "Families", says where each reader lives and how a family is added.
 #pragma once
 
 #include <initializer_list>
@@ -73,6 +73,7 @@ struct family {
   bool embedding_norm = false;           ///< a norm on the token embeddings
   bool attention_sinks = false;          ///< one learned sink logit per head
   bool router_bias = false;              ///< a bias per expert on the router
+  bool router_parameter = false;         ///< the router is an nn.Parameter, not an nn.Linear
   family_fields fields = nullptr;        ///< the family's own fields; nullptr when it has none
 };
 

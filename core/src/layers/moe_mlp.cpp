@@ -50,10 +50,11 @@ void moe_saved(const context& c, const layer_params& layer, layer_activations& o
   const auto& s = c.s;
   const double T = c.tokens, h = c.m.hidden, B = c.act;
   const mlp_saving mlp = mlp_saving_of(c, layer);
-  // The router's linear keeps the MLP input when it trains (full fine-tuning; peft's all-linear adapts it).
+  // The router keeps the MLP input when it trains (full fine-tuning), when peft's all-linear adapts an nn.Linear
+  // router, or (bitsandbytes before 0.43.2) when it is a frozen 4-bit linear; a frozen Parameter router does not.
   const bool router_input =
       trains(c, layer, {projection::gate_proj, projection::up_proj, projection::fc1_latent_proj}) || !c.r.adapters() ||
-      c.r.lora_targets.is_all_linear() || c.r.frozen_linears_keep_input;
+      (!c.m.router_parameter && (c.r.lora_targets.is_all_linear() || c.r.frozen_linears_keep_input));
   const auto k = static_cast<double>(s.num_experts_per_tok);
   const double input = router_input ? B * T * h : 0;
   out.linear_terms += input + fp32_bytes * T * static_cast<double>(s.num_experts);  // input, router probs
